@@ -1,0 +1,69 @@
+package lab
+
+import (
+	"strconv"
+	"strings"
+)
+
+// MarkerKind names the lines /init prints for the host to find.
+type MarkerKind int
+
+// The markers, in the order a good boot prints them.
+const (
+	MarkerNone  MarkerKind = iota
+	MarkerProbe            // the guest reached /init (accelerator probe)
+	MarkerReady            // modules loaded, rxe0 up, the command starts
+	MarkerExit             // the command ended; Code holds its status
+	MarkerFail             // /init gave up; Reason says why
+)
+
+// Marker is one marker found on the console.
+type Marker struct {
+	Kind   MarkerKind
+	Code   int
+	Reason string
+}
+
+const (
+	markOpen  = "<<<VERBSCOPE-"
+	markClose = ">>>"
+)
+
+// ParseMarker looks for a marker in one console line. It returns the text
+// before the marker (a command's last line may lack its newline) and the
+// marker. Lines without a well-formed marker come back whole with ok false.
+func ParseMarker(line string) (before string, m Marker, ok bool) {
+	i := strings.Index(line, markOpen)
+	if i < 0 {
+		return line, Marker{}, false
+	}
+	rest := line[i+len(markOpen):]
+	j := strings.Index(rest, markClose)
+	if j < 0 {
+		return line, Marker{}, false
+	}
+	word, arg, _ := strings.Cut(rest[:j], " ")
+	switch word {
+	case "PROBE":
+		m.Kind = MarkerProbe
+	case "READY":
+		m.Kind = MarkerReady
+	case "EXIT":
+		code, err := strconv.Atoi(arg)
+		if err != nil || code < 0 || code > 255 {
+			return line, Marker{}, false
+		}
+		m.Kind, m.Code = MarkerExit, code
+	case "FAIL":
+		m.Kind, m.Reason = MarkerFail, arg
+	default:
+		return line, Marker{}, false
+	}
+	return line[:i], m, true
+}
+
+// cleanLine removes what the serial console adds: the carriage returns of
+// its CRLF line ends.
+func cleanLine(s string) string {
+	return strings.TrimRight(s, "\r")
+}

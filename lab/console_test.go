@@ -1,0 +1,53 @@
+package lab
+
+import "testing"
+
+func TestParseMarker(t *testing.T) {
+	for _, tc := range []struct {
+		line   string
+		before string
+		m      Marker
+		ok     bool
+	}{
+		{"<<<VERBSCOPE-READY>>>", "", Marker{Kind: MarkerReady}, true},
+		{"<<<VERBSCOPE-EXIT 0>>>", "", Marker{Kind: MarkerExit}, true},
+		{"<<<VERBSCOPE-EXIT 3>>>", "", Marker{Kind: MarkerExit, Code: 3}, true},
+		{"no newline at end<<<VERBSCOPE-EXIT 1>>>", "no newline at end", Marker{Kind: MarkerExit, Code: 1}, true},
+		{"<<<VERBSCOPE-FAIL insmod rdma_rxe: Unknown symbol>>>", "", Marker{Kind: MarkerFail, Reason: "insmod rdma_rxe: Unknown symbol"}, true},
+		{"<<<VERBSCOPE-PROBE>>>", "", Marker{Kind: MarkerProbe}, true},
+		{"<<<VERBSCOPE-EXIT x>>>", "<<<VERBSCOPE-EXIT x>>>", Marker{}, false},
+		{"<<<VERBSCOPE-EXIT 256>>>", "<<<VERBSCOPE-EXIT 256>>>", Marker{}, false},
+		{"<<<VERBSCOPE-EXIT -1>>>", "<<<VERBSCOPE-EXIT -1>>>", Marker{}, false},
+		{"<<<VERBSCOPE-EXIT 0", "<<<VERBSCOPE-EXIT 0", Marker{}, false},
+		{"<<<VERBSCOPE-WHAT>>>", "<<<VERBSCOPE-WHAT>>>", Marker{}, false},
+		{"plain output", "plain output", Marker{}, false},
+	} {
+		before, m, ok := ParseMarker(tc.line)
+		if before != tc.before || m != tc.m || ok != tc.ok {
+			t.Errorf("ParseMarker(%q) = %q, %+v, %v; want %q, %+v, %v", tc.line, before, m, ok, tc.before, tc.m, tc.ok)
+		}
+	}
+}
+
+func TestCleanLine(t *testing.T) {
+	if got := cleanLine("PASS\r"); got != "PASS" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func FuzzParseMarker(f *testing.F) {
+	f.Add("<<<VERBSCOPE-EXIT 12>>>")
+	f.Add("x<<<VERBSCOPE-FAIL why>>>y")
+	f.Fuzz(func(t *testing.T, s string) {
+		before, m, ok := ParseMarker(s)
+		if !ok && before != s {
+			t.Fatalf("no marker, but the line changed: %q -> %q", s, before)
+		}
+		if ok && m.Kind == MarkerExit && (m.Code < 0 || m.Code > 255) {
+			t.Fatalf("exit code %d out of range", m.Code)
+		}
+		if len(before) > len(s) {
+			t.Fatal("before longer than the line")
+		}
+	})
+}

@@ -1,0 +1,235 @@
+// Command labtest runs the project's lab tests (files tagged //go:build lab)
+// inside the lab VM, against the real kernel RDMA stack on rxe0.
+//
+// It builds one test binary per package with `go test -c -tags lab`, boots
+// one VM with the repository shared at /mnt/host, runs each binary from its
+// package folder (so testdata/ resolves), and passes go test's output
+// through, ending with the usual ok/FAIL lines. It exits non-zero when a
+// test fails or the VM cannot boot: a lab suite that cannot run has failed.
+//
+//	go run ./lab/labtest [-race] [-cgocheck2] [-run RE] [-bench RE] [PKG...]
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/verbscope/verbscope/lab"
+)
+
+func main() {
+	race := flag.Bool("race", false, "build the tests with the race detector")
+	cgocheck2 := flag.Bool("cgocheck2", false, "build with GOEXPERIMENT=cgocheck2 (full checks of pointers passed to C)")
+	run := flag.String("run", "", "run only tests matching `regexp`")
+	bench := flag.String("bench", "", "run benchmarks matching `regexp` (and no tests)")
+	count := flag.Int("count", 1, "run each test `n` times")
+	timeout := flag.Duration("timeout", 10*time.Minute, "per package")
+	short := flag.Bool("short", false, "pass -test.short")
+	cache := flag.String("cache", "", "lab cache `folder` (default .cache/lab in the repository)")
+	verbose := flag.Bool("v", false, "print the guest boot log too")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := runTests(ctx, config{
+		race: *race, cgocheck2: *cgocheck2, run: *run, bench: *bench, count: *count,
+		timeout: *timeout, short: *short, cache: *cache, verbose: *verbose, pkgs: flag.Args(),
+	})
+	var exit exitCode
+	switch {
+	case errors.As(err, &exit):
+		os.Exit(int(exit))
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "labtest:", err)
+		os.Exit(1)
+	}
+}
+
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+type config struct {
+	race, cgocheck2, short, verbose bool
+	run, bench, cache               string
+	count                           int
+	timeout                         time.Duration
+	pkgs                            []string
+}
+
+// labPackage is a package with lab tests.
+type labPackage struct {
+	importPath, dir, name string
+}
+
+func runTests(ctx context.Context, c config) error {
+	root, err := goOutput(ctx, nil, "list", "-m", "-f", "{{.Dir}}")
+	if err != nil {
+		return err
+	}
+	if len(c.pkgs) == 0 {
+		c.pkgs = []string{"./..."}
+	}
+	pkgs, err := findLabPackages(ctx, c.pkgs)
+	if err != nil {
+		return err
+	}
+	if len(pkgs) == 0 {
+		return fmt.Errorf("no lab tests (files with //go:build lab) in %s", strings.Join(c.pkgs, " "))
+	}
+	out, err := os.MkdirTemp(filepath.Join(root, ".cache"), "labtest-")
+	if err != nil {
+		if err := os.MkdirAll(filepath.Join(root, ".cache"), 0o755); err != nil {
+			return err
+		}
+		if out, err = os.MkdirTemp(filepath.Join(root, ".cache"), "labtest-"); err != nil {
+			return err
+		}
+	}
+	defer os.RemoveAll(out)
+
+	env := os.Environ()
+	if c.cgocheck2 {
+		env = append(env, "GOEXPERIMENT=cgocheck2")
+	}
+	build := []string{"test", "-c", "-tags", "lab", "-o", out + "/"}
+	bin := []string{"build", "-o", filepath.Join(out, "verbscope"), "."}
+	if c.race {
+		build = append(build, "-race")
+		bin = append(bin[:1], append([]string{"-race"}, bin[1:]...)...)
+	}
+	for _, p := range pkgs {
+		build = append(build, p.importPath)
+	}
+	fmt.Fprintf(os.Stderr, "labtest: building %d test binaries%s\n", len(pkgs), flagNote(c))
+	if _, err := goOutput(ctx, env, build...); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", bin...)
+	cmd.Dir, cmd.Env, cmd.Stderr = root, env, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("build verbscope for the guest: %w", err)
+	}
+
+	script := guestScript(c, root, out, pkgs)
+	cacheDir := c.cache
+	if cacheDir == "" {
+		cacheDir = filepath.Join(root, ".cache", "lab")
+	}
+	l, err := lab.New(ctx, &lab.Cache{Dir: cacheDir}, lab.Options{
+		Share: root, Bin: []string{filepath.Join(out, "verbscope")},
+		Timeout: time.Duration(len(pkgs)+1) * c.timeout, Verbose: c.verbose,
+	})
+	if err != nil {
+		return err
+	}
+	code, err := l.Run(ctx, script)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+func flagNote(c config) string {
+	var f []string
+	if c.race {
+		f = append(f, "-race")
+	}
+	if c.cgocheck2 {
+		f = append(f, "GOEXPERIMENT=cgocheck2")
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(f, ", ") + ")"
+}
+
+// guestScript runs each test binary from its package folder in the guest
+// and prints go test's summary line for it.
+func guestScript(c config, root, out string, pkgs []labPackage) string {
+	args := []string{"-test.v", "-test.timeout=" + c.timeout.String(), fmt.Sprintf("-test.count=%d", c.count)}
+	if c.run != "" {
+		args = append(args, "-test.run="+shellQuote(c.run))
+	}
+	if c.bench != "" {
+		args = append(args, "-test.bench="+shellQuote(c.bench), "-test.run=^$", "-test.benchmem")
+	}
+	if c.short {
+		args = append(args, "-test.short")
+	}
+	guest := func(p string) string {
+		rel, _ := filepath.Rel(root, p)
+		return "/mnt/host/" + filepath.ToSlash(rel)
+	}
+	var b strings.Builder
+	b.WriteString("fail=0\nnow() { cut -d' ' -f1 /proc/uptime; }\n")
+	for _, p := range pkgs {
+		fmt.Fprintf(&b, "cd %s\nt0=$(now)\n%s/%s.test %s\nrc=$?\n", guest(p.dir), guest(out), p.name, strings.Join(args, " "))
+		fmt.Fprintf(&b, "dt=$(awk -v a=$t0 -v b=$(now) 'BEGIN{printf \"%%.3fs\", b-a}')\n")
+		fmt.Fprintf(&b, "if [ $rc = 0 ]; then printf 'ok  \\t%%s\\t%%s\\n' %s $dt; else printf 'FAIL\\t%%s\\t%%s\\n' %s $dt; fail=1; fi\n", p.importPath, p.importPath)
+	}
+	b.WriteString("exit $fail\n")
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// findLabPackages lists the packages among patterns that have test files
+// built only with the lab tag.
+func findLabPackages(ctx context.Context, patterns []string) ([]labPackage, error) {
+	args := append([]string{"list", "-tags", "lab", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{.Name}}\t{{join .TestGoFiles \",\"}}\t{{join .XTestGoFiles \",\"}}\t."}, patterns...)
+	text, err := goOutput(ctx, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	var pkgs []labPackage
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 6 { // the trailing "." keeps empty fields from being trimmed
+			continue
+		}
+		for _, file := range strings.Split(f[3]+","+f[4], ",") {
+			if file == "" {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(f[1], file))
+			if err != nil {
+				return nil, err
+			}
+			if bytes.Contains(data, []byte("//go:build lab")) {
+				// go test -c -o DIR/ names each binary after the
+				// last element of its import path.
+				pkgs = append(pkgs, labPackage{importPath: f[0], dir: f[1], name: path.Base(f[0])})
+				break
+			}
+		}
+	}
+	return pkgs, nil
+}
+
+func goOutput(ctx context.Context, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,97 @@
+package lab
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Guest holds what /init reads from the kernel command line.
+type Guest struct {
+	Mode       string // "run", "shell" or "probe"
+	Role       string // "single", "a" or "b"
+	IP         string // address/prefix of eth0, roles a and b
+	Peer       string // the other host's address, roles a and b
+	Rows, Cols int    // the host terminal, for the shell
+	Term       string // $TERM for the shell
+}
+
+// Cmdline returns the kernel command line for this guest. The console is
+// the first serial port because qemu -nographic puts it on stdio; quiet
+// keeps the boot log off it; panic=-1 with qemu's -no-reboot makes a
+// kernel panic end qemu instead of hanging the run.
+func (g Guest) Cmdline() string {
+	w := []string{"console=ttyS0", "quiet", "loglevel=3", "panic=-1"}
+	add := func(k, v string) {
+		if v != "" {
+			w = append(w, "vs."+k+"="+v)
+		}
+	}
+	add("mode", g.Mode)
+	add("role", g.Role)
+	add("ip", g.IP)
+	add("peer", g.Peer)
+	if g.Rows > 0 && g.Cols > 0 {
+		add("rows", strconv.Itoa(g.Rows))
+		add("cols", strconv.Itoa(g.Cols))
+	}
+	add("term", g.Term)
+	return strings.Join(w, " ")
+}
+
+// Share is a host folder the guest mounts over 9p at /mnt/<Tag>.
+type Share struct {
+	Tag string
+	Dir string
+}
+
+// Link joins two VMs through a qemu UDP socket netdev: each sends to the
+// other's port on loopback. (qemu's TCP socket netdev works too, but Nagle
+// makes it about 100 times slower.)
+type Link struct {
+	LocalPort, RemotePort int
+	MAC                   string
+}
+
+// Machine is one qemu invocation.
+type Machine struct {
+	Kernel, Initrd string
+	Accel          string // "kvm" or "tcg"
+	MemMB, CPUs    int
+	Guest          Guest
+	Shares         []Share
+	Link           *Link
+}
+
+// Args returns qemu-system-x86_64's arguments for the machine.
+func (m Machine) Args() []string {
+	// qboot is a minimal firmware: 0.2 s faster than SeaBIOS to the kernel,
+	// and it prints no banner onto the console.
+	a := []string{"-nographic", "-no-reboot", "-nodefaults", "-serial", "mon:stdio", "-bios", "qboot.rom"}
+	switch m.Accel {
+	case "kvm":
+		// arch-capabilities: qemu 7.2 aborts on MSR 0x10a with -cpu host on
+		// these hosts' paravirtual KVM otherwise.
+		a = append(a, "-accel", "kvm", "-cpu", "host,-arch-capabilities")
+	default:
+		a = append(a, "-accel", "tcg")
+	}
+	a = append(a,
+		"-m", strconv.Itoa(m.MemMB),
+		"-smp", strconv.Itoa(m.CPUs),
+		"-kernel", m.Kernel,
+		"-initrd", m.Initrd,
+		"-append", m.Guest.Cmdline(),
+	)
+	for _, s := range m.Shares {
+		a = append(a, "-virtfs", fmt.Sprintf("local,path=%s,mount_tag=%s,security_model=none", s.Dir, s.Tag))
+	}
+	if m.Link != nil {
+		a = append(a,
+			"-netdev", fmt.Sprintf("socket,id=n0,udp=127.0.0.1:%d,localaddr=127.0.0.1:%d", m.Link.RemotePort, m.Link.LocalPort),
+			// romfile= : the option ROM is for PXE boot, which the lab never
+			// does, and Debian ships it in a package we do not need.
+			"-device", fmt.Sprintf("virtio-net-pci,netdev=n0,mac=%s,romfile=", m.Link.MAC))
+	}
+	return a
+}
