@@ -1,0 +1,104 @@
+package verbs
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Devices lists the RDMA devices of this host, as ibv_get_device_list(3)
+// does. A host without RDMA (ENOSYS: the kernel has no ib_uverbs) or
+// without devices gives an empty list and an error that says which, so
+// callers can show the reason and go on.
+func Devices() ([]DeviceInfo, error) {
+	return listDevices()
+}
+
+// Context is an open device: struct ibv_context from ibv_open_device(3).
+// Close it when done; Close destroys whatever was created from it first.
+type Context struct {
+	// Device is the device this context was opened on.
+	Device DeviceInfo
+
+	mu sync.Mutex
+	h  *ctxHandle // nil once closed
+}
+
+// Open opens the named device (ibv_open_device(3)).
+func Open(name string) (*Context, error) {
+	h, info, err := openDevice(name)
+	if err != nil {
+		return nil, err
+	}
+	return &Context{Device: info, h: h}, nil
+}
+
+// Close releases the context (ibv_close_device(3)). It is idempotent.
+func (c *Context) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil {
+		return nil
+	}
+	err := c.h.close()
+	c.h = nil
+	return err
+}
+
+// handle returns the live platform handle or ErrClosed.
+func (c *Context) handle(op string) (*ctxHandle, error) {
+	if c == nil || c.h == nil {
+		return nil, &Error{Op: op, Err: ErrClosed, Hint: "the device context was closed"}
+	}
+	return c.h, nil
+}
+
+// QueryDevice returns the device's attributes (ibv_query_device(3)).
+func (c *Context) QueryDevice() (DeviceAttr, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, err := c.handle("ibv_query_device")
+	if err != nil {
+		return DeviceAttr{}, err
+	}
+	return h.queryDevice()
+}
+
+// QueryPort returns a port's attributes (ibv_query_port(3)); ports count
+// from 1.
+func (c *Context) QueryPort(port int) (PortAttr, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, err := c.handle("ibv_query_port")
+	if err != nil {
+		return PortAttr{}, err
+	}
+	if port < 1 || port > 255 {
+		return PortAttr{}, &Error{Op: "ibv_query_port", Err: ErrNoDevice, Hint: fmt.Sprintf("port %d does not exist: ports count from 1", port)}
+	}
+	return h.queryPort(port)
+}
+
+// QueryGID returns one GID table entry with its type and netdev
+// (ibv_query_gid_ex(3)). An empty slot fails with ENODATA on most
+// providers.
+func (c *Context) QueryGID(port, index int) (GIDEntry, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, err := c.handle("ibv_query_gid_ex")
+	if err != nil {
+		return GIDEntry{}, err
+	}
+	return h.queryGID(port, index)
+}
+
+// GIDTable returns every populated GID entry of every port
+// (ibv_query_gid_table(3)), sorted by port and index as the kernel keeps them.
+func (c *Context) GIDTable() ([]GIDEntry, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, err := c.handle("ibv_query_gid_table")
+	if err != nil {
+		return nil, err
+	}
+	return h.gidTable()
+}

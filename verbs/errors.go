@@ -1,0 +1,115 @@
+package verbs
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// Sentinel errors. Each Error wraps one of these or a syscall.Errno, so
+// callers test with errors.Is.
+var (
+	// ErrNoDevice: the host has no RDMA device, or none of that name
+	// (ibv_get_device_list(3) returned an empty list or failed).
+	ErrNoDevice = errors.New("no RDMA device")
+	// ErrClosed: the object was already closed (or destroyed by its parent).
+	ErrClosed = errors.New("verbs object is closed")
+	// ErrUnsupported: this build has no libibverbs (CGO_ENABLED=0 or not
+	// Linux), or the device lacks the feature.
+	ErrUnsupported = errors.New("not supported")
+)
+
+// Error is a failed verbs call. Op names the libibverbs function, Err is
+// the errno (syscall.Errno) or a sentinel, and Hint says, in words, what
+// usually causes this failure and what to do about it.
+type Error struct {
+	Op   string
+	Err  error
+	Hint string
+}
+
+func (e *Error) Error() string {
+	s := "verbs: " + e.Op + ": " + describe(e.Err)
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// describe gives an errno its symbolic name as well as its text, since
+// the name is what man pages and kernel sources use.
+func describe(err error) string {
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		if name := errnoName(en); name != "" {
+			return fmt.Sprintf("%s (%s)", en.Error(), name)
+		}
+	}
+	return err.Error()
+}
+
+func errnoName(en syscall.Errno) string {
+	switch en {
+	case syscall.EPERM:
+		return "EPERM"
+	case syscall.ENOENT:
+		return "ENOENT"
+	case syscall.EIO:
+		return "EIO"
+	case syscall.ENOMEM:
+		return "ENOMEM"
+	case syscall.EACCES:
+		return "EACCES"
+	case syscall.EFAULT:
+		return "EFAULT"
+	case syscall.EBUSY:
+		return "EBUSY"
+	case syscall.EEXIST:
+		return "EEXIST"
+	case syscall.ENODEV:
+		return "ENODEV"
+	case syscall.EINVAL:
+		return "EINVAL"
+	case syscall.ENOSPC:
+		return "ENOSPC"
+	case syscall.EAGAIN:
+		return "EAGAIN"
+	case syscall.ENOSYS:
+		return "ENOSYS"
+	case syscall.EOPNOTSUPP:
+		return "EOPNOTSUPP"
+	case syscall.ETIMEDOUT:
+		return "ETIMEDOUT"
+	case syscall.ENETUNREACH:
+		return "ENETUNREACH"
+	}
+	return ""
+}
+
+// errnoError builds an Error for a call that failed with errno, adding the
+// usual hint for that call and errno.
+func errnoError(op string, errno syscall.Errno) error {
+	if errno == 0 {
+		// Some providers fail without setting errno; say so rather than
+		// print "success".
+		return &Error{Op: op, Err: syscall.EIO, Hint: "the library failed without setting errno"}
+	}
+	return &Error{Op: op, Err: errno, Hint: hintFor(op, errno)}
+}
+
+// hintFor is the teacher's note for common failures.
+func hintFor(op string, errno syscall.Errno) string {
+	switch {
+	case errno == syscall.ENOSYS && op == "ibv_get_device_list":
+		return "this kernel has no RDMA support (no ib_uverbs); run `verbscope lab` for a Soft-RoCE VM"
+	case errno == syscall.ENOMEM && op == "ibv_reg_mr":
+		return "pinning memory failed: raise the locked-memory limit (ulimit -l, RLIMIT_MEMLOCK) or run as root"
+	case errno == syscall.EACCES || errno == syscall.EPERM:
+		return "check permissions on /dev/infiniband/uverbs*"
+	case errno == syscall.EBUSY:
+		return "the object still has children: destroy QPs, CQs, MRs and AHs before their PD or context"
+	}
+	return ""
+}
