@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// Command is one subcommand: `verbscope NAME [flags] [args]`.
+type Command struct {
+	Name    string
+	Summary string // one line for the command list
+	Usage   string // argument synopsis after the name
+	Help    string // paragraphs after the flags, examples included
+	// Setup declares flags and returns the function that runs the command
+	// once they are parsed.
+	Setup func(fs *flag.FlagSet, env *Env) func(ctx context.Context, args []string) error
+}
+
+// Env is the outside world of a command, swapped in tests.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Version        string
+}
+
+// ExitError ends the program with Code and prints nothing more: the
+// command already said what happened (the lab passes on the guest's status).
+type ExitError struct{ Code int }
+
+func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// errUsage marks a mistake in the command line; the usage follows it.
+var errUsage = errors.New("usage")
+
+func usageErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// commands returns every subcommand, sorted by name.
+func commands() []*Command {
+	cs := []*Command{versionCmd(), labCmd()}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+	return cs
+}
+
+func lookup(name string) *Command {
+	for _, c := range commands() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Main runs verbscope with the given arguments (without the program name)
+// and returns the process exit status. SIGINT and SIGTERM cancel the
+// command's context, so every command gets to clean up.
+func Main(args []string, env *Env) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, env)
+}
+
+func run(ctx context.Context, args []string, env *Env) int {
+	if len(args) == 0 {
+		printOverview(env.Stdout)
+		return 0
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 0 {
+			printOverview(env.Stdout)
+			return 0
+		}
+		c := lookup(rest[0])
+		if c == nil {
+			fmt.Fprintf(env.Stderr, "verbscope: no command %q; `verbscope help` lists them\n", rest[0])
+			return 2
+		}
+		fs := newFlagSet(c, env)
+		c.Setup(fs, env)
+		printCommandHelp(env.Stdout, c, fs)
+		return 0
+	case "-version", "--version":
+		name = "version"
+	}
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(env.Stderr, "verbscope: no command %q; `verbscope help` lists them\n", name)
+		return 2
+	}
+	fs := newFlagSet(c, env)
+	runFn := c.Setup(fs, env)
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(env.Stdout, c, fs)
+			return 0
+		}
+		fmt.Fprintf(env.Stderr, "verbscope %s: %v\n", c.Name, err)
+		fmt.Fprintf(env.Stderr, "usage: verbscope %s %s (see `verbscope %s --help`)\n", c.Name, c.Usage, c.Name)
+		return 2
+	}
+	err := runFn(ctx, fs.Args())
+	var exit ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		return exit.Code
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(env.Stderr, "verbscope %s: %s\n", c.Name, strings.TrimPrefix(err.Error(), "usage: "))
+		fmt.Fprintf(env.Stderr, "usage: verbscope %s %s (see `verbscope %s --help`)\n", c.Name, c.Usage, c.Name)
+		return 2
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(env.Stderr, "verbscope %s: interrupted\n", c.Name)
+		return 130
+	default:
+		fmt.Fprintf(env.Stderr, "verbscope %s: %v\n", c.Name, err)
+		return 1
+	}
+}
+
+func newFlagSet(c *Command, env *Env) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are printed by run, help by printCommandHelp
+	return fs
+}
+
+func printOverview(w io.Writer) {
+	fmt.Fprint(w, `verbscope: explore, teach and debug RDMA verbs on Linux.
+
+Usage: verbscope COMMAND [flags] [args]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
+	}
+	fmt.Fprint(w, `
+Run 'verbscope help COMMAND' or 'verbscope COMMAND --help' for details.
+`)
+}
+
+func printCommandHelp(w io.Writer, c *Command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: verbscope %s %s\n\n%s\n", c.Name, c.Usage, c.Summary)
+	var flags strings.Builder
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		line := "  " + dash + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+			usage += " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(&flags, "%-24s %s\n", line, usage)
+	})
+	if flags.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", flags.String())
+	}
+	if c.Help != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.Help))
+	}
+}

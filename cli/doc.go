@@ -1,0 +1,5 @@
+// Package cli is verbscope's command line: the subcommands, their flags
+// and help, and how their errors become exit statuses. Each subcommand
+// lives in its own file and only parses arguments, calls the package that
+// does the work, and formats the result.
+package cli

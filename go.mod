@@ -1,0 +1,9 @@
+module github.com/verbscope/verbscope
+
+go 1.26.0
+
+require (
+	github.com/google/go-cmp v0.7.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+)
