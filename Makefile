@@ -1,0 +1,69 @@
+# verbscope. `make run` and `make test` do all the set-up (see README.md).
+SHELL := /bin/bash
+export PATH := /usr/local/go/bin:$(PATH)
+# The lab's cache: the guest kernel, the initramfs, git-ignored.
+export VERBSCOPE_CACHE := $(CURDIR)/.cache/lab
+
+GO      ?= go
+BIN     := bin/verbscope
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: all deps build run test vet unit stub vm-test lab-test bench fuzz clean
+
+all: build
+
+deps:
+	@sh lab/deps.sh
+
+build: deps
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+# The main job: on a host with RDMA devices it runs here; without (the
+# usual lab machine), inside the lab VM on a real Soft-RoCE rxe0.
+run: build
+	@if ls /sys/class/infiniband/* >/dev/null 2>&1; then \
+	  echo "run: this host has RDMA devices: $$(ls /sys/class/infiniband | tr '\n' ' ')"; \
+	fi; \
+	echo "run: starting the lab VM (Debian's kernel with rdma_rxe under qemu); 'exit' or Ctrl-D leaves it"; \
+	exec $(BIN) lab
+
+test: deps
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory vet unit stub vm-test lab-test && \
+	echo "make test: all passed in $$(( $$(date +%s) - start )) s"
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags lab ./...
+	$(GO) vet -tags vm ./...
+
+unit:
+	$(GO) test -race ./...
+
+# The !cgo stub must keep building with the same API.
+stub:
+	CGO_ENABLED=0 $(GO) build ./...
+	CGO_ENABLED=0 $(GO) vet ./...
+
+# Host-side tests that boot VMs: exit codes, the two-VM wire, no qemu left.
+vm-test:
+	$(GO) test -tags vm -count=1 ./lab/
+
+# Every package's lab tests, inside one VM boot, on the real rxe0.
+lab-test:
+	$(GO) run ./lab/labtest -race -cgocheck2 $(PKGS)
+
+bench:
+	$(GO) run ./lab/labtest -bench . $(PKGS)
+
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz: $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin .cache/labtest-*
