@@ -15,10 +15,10 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 
 func TestCLI(t *testing.T) {
 	for _, tc := range []struct {
-		args       []string
-		code       int
-		stdout     []string // substrings
-		stderr     []string
+		args   []string
+		code   int
+		stdout []string // substrings
+		stderr []string
 	}{
 		{nil, 0, []string{"Usage: verbscope COMMAND", "lab", "version"}, nil},
 		{[]string{"help"}, 0, []string{"Commands:"}, nil},

@@ -53,10 +53,10 @@ func TestParseDevinfoRecorded(t *testing.T) {
 
 func TestParseDevinfoErrors(t *testing.T) {
 	for _, in := range []string{
-		"\tmax_qp:\t\t1\n",                // field before hca_id
-		"hca_id:\trxe0\n\t\tport:\tx\n",   // port not a number
+		"\tmax_qp:\t\t1\n",                 // field before hca_id
+		"hca_id:\trxe0\n\t\tport:\tx\n",    // port not a number
 		"hca_id:\trxe0\n\tGID[ 0]:\t::1\n", // GID outside a port
-		"hca_id:\trxe0\nBOGUS\n",          // continuation without a field
+		"hca_id:\trxe0\nBOGUS\n",           // continuation without a field
 		"hca_id:\trxe0\n\t\tport:\t1\n\t\t\tGID[zz]:\t::1\n",
 	} {
 		if _, err := ParseDevinfo(in); err == nil {
