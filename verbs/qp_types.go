@@ -1,0 +1,278 @@
+package verbs
+
+import (
+	"fmt"
+	"strings"
+)
+
+// QPState is enum ibv_qp_state (ibv_modify_qp(3)).
+type QPState int
+
+// QP states, values as in verbs.h.
+const (
+	QPSReset   QPState = 0
+	QPSInit    QPState = 1
+	QPSRTR     QPState = 2 // ready to receive
+	QPSRTS     QPState = 3 // ready to send
+	QPSSQD     QPState = 4 // send queue drained
+	QPSSQE     QPState = 5 // send queue error
+	QPSErr     QPState = 6
+	QPSUnknown QPState = 7
+)
+
+var qpStateNames = []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN"}
+
+func (s QPState) String() string {
+	if s >= 0 && int(s) < len(qpStateNames) {
+		return qpStateNames[s]
+	}
+	return fmt.Sprintf("QPState(%d)", int(s))
+}
+
+// ParseQPState reads a state name ("rts", "RTS", "IBV_QPS_RTS").
+func ParseQPState(s string) (QPState, bool) {
+	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_QPS_")
+	for i, n := range qpStateNames {
+		if n == s {
+			return QPState(i), true
+		}
+	}
+	return 0, false
+}
+
+// QPType is enum ibv_qp_type (ibv_create_qp(3)); the numbers are shared
+// with the kernel's enum ib_qp_type, so netlink dumps use them too.
+type QPType int
+
+// QP types, values as in verbs.h (SMI and GSI exist only in the kernel).
+const (
+	QPTSMI       QPType = 0
+	QPTGSI       QPType = 1
+	QPTRC        QPType = 2
+	QPTUC        QPType = 3
+	QPTUD        QPType = 4
+	QPTRawPacket QPType = 8
+	QPTXRCSend   QPType = 9  // kernel: XRC_INI
+	QPTXRCRecv   QPType = 10 // kernel: XRC_TGT
+	QPTDriver    QPType = 0xff
+)
+
+var qpTypeNames = map[QPType]string{
+	QPTSMI: "SMI", QPTGSI: "GSI", QPTRC: "RC", QPTUC: "UC", QPTUD: "UD",
+	5: "RAW_IPV6", 6: "RAW_ETHERTYPE",
+	QPTRawPacket: "RAW_PACKET", QPTXRCSend: "XRC_SEND", QPTXRCRecv: "XRC_RECV", QPTDriver: "DRIVER",
+}
+
+func (t QPType) String() string {
+	if n, ok := qpTypeNames[t]; ok {
+		return n
+	}
+	return fmt.Sprintf("QPType(%d)", int(t))
+}
+
+// ParseQPType reads a type name ("rc", "UD", "IBV_QPT_UC", "XRC_INI").
+func ParseQPType(s string) (QPType, bool) {
+	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_QPT_")
+	switch s {
+	case "XRC_INI":
+		return QPTXRCSend, true
+	case "XRC_TGT":
+		return QPTXRCRecv, true
+	}
+	for t, n := range qpTypeNames {
+		if n == s {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// QPAttrMask is enum ibv_qp_attr_mask (ibv_modify_qp(3), ibv_query_qp(3)):
+// which fields of a QPAttr a modify sets or a query returns.
+type QPAttrMask uint32
+
+// Mask bits: IBV_QP_<NAME> in verbs.h is Attr<Name> here.
+const (
+	AttrState            QPAttrMask = 1 << 0
+	AttrCurState         QPAttrMask = 1 << 1
+	AttrEnSQDAsyncNotify QPAttrMask = 1 << 2
+	AttrAccessFlags      QPAttrMask = 1 << 3
+	AttrPKeyIndex        QPAttrMask = 1 << 4
+	AttrPort             QPAttrMask = 1 << 5
+	AttrQKey             QPAttrMask = 1 << 6
+	AttrAV               QPAttrMask = 1 << 7
+	AttrPathMTU          QPAttrMask = 1 << 8
+	AttrTimeout          QPAttrMask = 1 << 9
+	AttrRetryCnt         QPAttrMask = 1 << 10
+	AttrRNRRetry         QPAttrMask = 1 << 11
+	AttrRQPSN            QPAttrMask = 1 << 12
+	AttrMaxQPRdAtomic    QPAttrMask = 1 << 13
+	AttrAltPath          QPAttrMask = 1 << 14
+	AttrMinRNRTimer      QPAttrMask = 1 << 15
+	AttrSQPSN            QPAttrMask = 1 << 16
+	AttrMaxDestRdAtomic  QPAttrMask = 1 << 17
+	AttrPathMigState     QPAttrMask = 1 << 18
+	AttrCap              QPAttrMask = 1 << 19
+	AttrDestQPN          QPAttrMask = 1 << 20
+	AttrRateLimit        QPAttrMask = 1 << 25
+)
+
+// qpMaskNames are the attribute names in ibv_modify_qp(3) order, as the
+// shell and the checker print them (IBV_QP_ without the prefix).
+var qpMaskNames = []struct {
+	bit  QPAttrMask
+	name string
+}{
+	{AttrState, "STATE"}, {AttrCurState, "CUR_STATE"}, {AttrEnSQDAsyncNotify, "EN_SQD_ASYNC_NOTIFY"},
+	{AttrAccessFlags, "ACCESS_FLAGS"}, {AttrPKeyIndex, "PKEY_INDEX"}, {AttrPort, "PORT"}, {AttrQKey, "QKEY"},
+	{AttrAV, "AV"}, {AttrPathMTU, "PATH_MTU"}, {AttrTimeout, "TIMEOUT"}, {AttrRetryCnt, "RETRY_CNT"},
+	{AttrRNRRetry, "RNR_RETRY"}, {AttrRQPSN, "RQ_PSN"}, {AttrMaxQPRdAtomic, "MAX_QP_RD_ATOMIC"},
+	{AttrAltPath, "ALT_PATH"}, {AttrMinRNRTimer, "MIN_RNR_TIMER"}, {AttrSQPSN, "SQ_PSN"},
+	{AttrMaxDestRdAtomic, "MAX_DEST_RD_ATOMIC"}, {AttrPathMigState, "PATH_MIG_STATE"}, {AttrCap, "CAP"},
+	{AttrDestQPN, "DEST_QPN"}, {AttrRateLimit, "RATE_LIMIT"},
+}
+
+// Names lists the mask's bits by name in ibv_modify_qp(3) order; unknown
+// bits come last as hex.
+func (m QPAttrMask) Names() []string {
+	var out []string
+	for _, b := range qpMaskNames {
+		if m&b.bit != 0 {
+			out = append(out, b.name)
+			m &^= b.bit
+		}
+	}
+	if m != 0 {
+		out = append(out, fmt.Sprintf("0x%x", uint32(m)))
+	}
+	return out
+}
+
+func (m QPAttrMask) String() string {
+	if m == 0 {
+		return "0"
+	}
+	return strings.Join(m.Names(), "|")
+}
+
+// ParseQPAttrMaskBit reads one attribute name ("dest_qpn", "IBV_QP_AV",
+// "path_mtu"); the shell and explain use it.
+func ParseQPAttrMaskBit(s string) (QPAttrMask, bool) {
+	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_QP_")
+	if s == "MTU" { // the first seed's code says IBV_QP_MTU; verbs.h says PATH_MTU
+		s = "PATH_MTU"
+	}
+	for _, b := range qpMaskNames {
+		if b.name == s {
+			return b.bit, true
+		}
+	}
+	return 0, false
+}
+
+// MigState is enum ibv_mig_state (path migration, ibv_modify_qp(3)).
+type MigState int
+
+// Path migration states, values as in verbs.h.
+const (
+	MigMigrated MigState = 0
+	MigRearm    MigState = 1
+	MigArmed    MigState = 2
+)
+
+func (m MigState) String() string {
+	return enumName(int(m), map[int]string{0: "MIGRATED", 1: "REARM", 2: "ARMED"})
+}
+
+// AccessFlags is enum ibv_access_flags (ibv_reg_mr(3), ibv_modify_qp(3)).
+type AccessFlags uint32
+
+// Access flags, values as in verbs.h.
+const (
+	AccessLocalWrite   AccessFlags = 1 << 0
+	AccessRemoteWrite  AccessFlags = 1 << 1
+	AccessRemoteRead   AccessFlags = 1 << 2
+	AccessRemoteAtomic AccessFlags = 1 << 3
+	AccessMWBind       AccessFlags = 1 << 4
+	AccessZeroBased    AccessFlags = 1 << 5
+	AccessOnDemand     AccessFlags = 1 << 6
+	AccessHugeTLB      AccessFlags = 1 << 7
+)
+
+// accessNames[i] names bit i.
+var accessNames = []string{"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND", "ZERO_BASED", "ON_DEMAND", "HUGETLB"}
+
+func (a AccessFlags) String() string { return flagNames(uint32(a), accessNames) }
+
+// ParseAccessFlag reads one flag name ("remote_write", "IBV_ACCESS_LOCAL_WRITE").
+func ParseAccessFlag(s string) (AccessFlags, bool) {
+	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_ACCESS_")
+	for i, n := range accessNames {
+		if n == s {
+			return AccessFlags(1) << i, true
+		}
+	}
+	return 0, false
+}
+
+// GlobalRoute is struct ibv_global_route: the GRH of an address vector,
+// required on RoCE (is_global=1), where there are no LIDs.
+type GlobalRoute struct {
+	DGID         GID
+	FlowLabel    uint32
+	SGIDIndex    uint8
+	HopLimit     uint8
+	TrafficClass uint8
+}
+
+// AHAttr is struct ibv_ah_attr: an address vector (ibv_create_ah(3), and
+// the AV of an RC/UC QP at INIT->RTR).
+type AHAttr struct {
+	GRH         GlobalRoute
+	DLID        uint16
+	SL          uint8
+	SrcPathBits uint8
+	StaticRate  uint8
+	IsGlobal    bool
+	PortNum     uint8
+}
+
+// QPCap is struct ibv_qp_cap: a QP's queue sizes (ibv_create_qp(3)).
+type QPCap struct {
+	MaxSendWR     uint32
+	MaxRecvWR     uint32
+	MaxSendSGE    uint32
+	MaxRecvSGE    uint32
+	MaxInlineData uint32
+}
+
+// QPAttr is struct ibv_qp_attr (ibv_modify_qp(3), ibv_query_qp(3)). Only
+// the fields named by the accompanying QPAttrMask are meaningful.
+type QPAttr struct {
+	State            QPState
+	CurState         QPState
+	PathMTU          MTU
+	PathMigState     MigState
+	QKey             uint32
+	RQPSN            uint32
+	SQPSN            uint32
+	DestQPN          uint32
+	AccessFlags      AccessFlags
+	Cap              QPCap
+	AH               AHAttr
+	AltAH            AHAttr
+	PKeyIndex        uint16
+	AltPKeyIndex     uint16
+	EnSQDAsyncNotify bool
+	SQDraining       bool
+	MaxRdAtomic      uint8 // max_rd_atomic: outstanding RDMA reads/atomics this QP initiates
+	MaxDestRdAtomic  uint8 // max_dest_rd_atomic: ... it accepts as responder
+	MinRNRTimer      uint8
+	Port             uint8
+	Timeout          uint8
+	RetryCnt         uint8
+	RNRRetry         uint8
+	AltPort          uint8
+	AltTimeout       uint8
+	RateLimit        uint32
+}
