@@ -36,7 +36,7 @@ func main() {
 	count := flag.Int("count", 1, "run each test `n` times")
 	timeout := flag.Duration("timeout", 10*time.Minute, "per package")
 	short := flag.Bool("short", false, "pass -test.short")
-	cache := flag.String("cache", "", "lab cache `folder` (default .cache/lab in the repository)")
+	cache := flag.String("cache", "", "lab cache `folder` (default $VERBSCOPE_CACHE, else .cache/lab in the repository)")
 	verbose := flag.Bool("v", false, "print the guest boot log too")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -123,6 +123,9 @@ func runTests(ctx context.Context, c config) error {
 
 	script := guestScript(c, root, out, pkgs)
 	cacheDir := c.cache
+	if cacheDir == "" {
+		cacheDir = os.Getenv("VERBSCOPE_CACHE")
+	}
 	if cacheDir == "" {
 		cacheDir = filepath.Join(root, ".cache", "lab")
 	}
