@@ -102,3 +102,16 @@ func (c *Context) GIDTable() ([]GIDEntry, error) {
 	}
 	return h.gidTable()
 }
+
+// NumCompVectors is the number of completion vectors (usually one per IRQ
+// the device has for completions) that CQs can be spread across
+// (struct ibv_context.num_comp_vectors; ibv_create_cq(3)).
+func (c *Context) NumCompVectors() (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, err := c.handle("num_comp_vectors")
+	if err != nil {
+		return 0, err
+	}
+	return h.numCompVectors(), nil
+}

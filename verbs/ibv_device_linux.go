@@ -99,6 +99,8 @@ func openDevice(name string) (*ctxHandle, DeviceInfo, error) {
 	return h, info, nil
 }
 
+func (h *ctxHandle) numCompVectors() int { return int(h.ctx.num_comp_vectors) }
+
 func (h *ctxHandle) close() error {
 	if rc := C.ibv_close_device(h.ctx); rc != 0 {
 		return errnoError("ibv_close_device", syscall.Errno(-rc))
