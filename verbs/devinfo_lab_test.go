@@ -60,6 +60,11 @@ func TestDevinfoMatchesIbvDevinfo(t *testing.T) {
 			"atomic_cap":     fmt.Sprintf("%s (%d)", attr.AtomicCap, int(attr.AtomicCap)),
 			"vendor_id":      fmt.Sprintf("0x%04x", attr.VendorID),
 		}
+		if n, err := ctx.NumCompVectors(); err != nil {
+			t.Error(err)
+		} else {
+			got["num_comp_vectors"] = strconv.Itoa(n)
+		}
 		wantFields := map[string]string{}
 		for k := range got {
 			wantFields[k] = oracleDev.Fields[k]
