@@ -28,3 +28,27 @@ func (*ctxHandle) queryGID(int, int) (GIDEntry, error) {
 	return GIDEntry{}, unsupported("ibv_query_gid_ex")
 }
 func (*ctxHandle) gidTable() ([]GIDEntry, error) { return nil, unsupported("ibv_query_gid_table") }
+
+type (
+	pdHandle   struct{}
+	chanHandle struct{}
+	cqHandle   struct{}
+	qpHandle   struct{}
+)
+
+func (*ctxHandle) allocPD() (*pdHandle, error) { return nil, unsupported("ibv_alloc_pd") }
+func (*pdHandle) dealloc() error               { return unsupported("ibv_dealloc_pd") }
+func (*ctxHandle) createCompChannel() (*chanHandle, error) {
+	return nil, unsupported("ibv_create_comp_channel")
+}
+func (*chanHandle) destroy() error { return unsupported("ibv_destroy_comp_channel") }
+func (*ctxHandle) createCQ(int, *chanHandle, int) (*cqHandle, int, error) {
+	return nil, 0, unsupported("ibv_create_cq")
+}
+func (*cqHandle) destroy() error { return unsupported("ibv_destroy_cq") }
+func (*pdHandle) createQP(QPType, *cqHandle, *cqHandle, QPCap, bool) (*qpHandle, uint32, QPCap, error) {
+	return nil, 0, QPCap{}, unsupported("ibv_create_qp")
+}
+func (*qpHandle) destroy() error                   { return unsupported("ibv_destroy_qp") }
+func (*qpHandle) modify(*QPAttr, QPAttrMask) error { return unsupported("ibv_modify_qp") }
+func (*qpHandle) query(QPAttrMask) (QPAttr, error) { return QPAttr{}, unsupported("ibv_query_qp") }
