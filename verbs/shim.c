@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +165,18 @@ int vs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *scratch, struct vs_wc *o
 		o->slid = w->slid;
 		o->sl = w->sl;
 		o->dlid_path_bits = w->dlid_path_bits;
+	}
+	return got;
+}
+
+int vs_poll_cq_spin(struct ibv_cq *cq, int n, struct ibv_wc *scratch, struct vs_wc *out, int spins, int yield_every) {
+	int i, got = 0;
+	for (i = 0; i < spins; i++) {
+		got = vs_poll_cq(cq, n, scratch, out);
+		if (got != 0)
+			break;
+		if (yield_every > 0 && i % yield_every == yield_every - 1)
+			sched_yield();
 	}
 	return got;
 }

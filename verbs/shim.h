@@ -89,6 +89,13 @@ struct vs_wc {
 // value on error.
 int vs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *scratch, struct vs_wc *out);
 
+// vs_poll_cq_spin polls like vs_poll_cq until at least one completion
+// arrives or spins empty polls were made, calling sched_yield(2) every
+// yield_every empty polls: busy waiting stays in C (no cgo crossing per
+// empty poll), and the yield lets a kernel thread that shares this CPU
+// (ksoftirqd running rxe's deferred work) make the progress we wait for.
+int vs_poll_cq_spin(struct ibv_cq *cq, int n, struct ibv_wc *scratch, struct vs_wc *out, int spins, int yield_every);
+
 // vs_req_notify_cq wraps the inline ibv_req_notify_cq(3).
 int vs_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 

@@ -65,10 +65,11 @@ func (*chanHandle) getEvent() (uintptr, error) { return 0, unsupported("ibv_get_
 func (*ctxHandle) createCQ(int, *chanHandle, int) (*cqHandle, int, error) {
 	return nil, 0, unsupported("ibv_create_cq")
 }
-func (*cqHandle) destroy() error         { return unsupported("ibv_destroy_cq") }
-func (*cqHandle) addr() uintptr          { return 0 }
-func (*cqHandle) poll([]WC) (int, error) { return 0, unsupported("ibv_poll_cq") }
-func (*cqHandle) reqNotify(bool) error   { return unsupported("ibv_req_notify_cq") }
+func (*cqHandle) destroy() error              { return unsupported("ibv_destroy_cq") }
+func (*cqHandle) addr() uintptr               { return 0 }
+func (*cqHandle) poll([]WC) (int, error)      { return 0, unsupported("ibv_poll_cq") }
+func (*cqHandle) spin([]WC, int) (int, error) { return 0, unsupported("ibv_poll_cq") }
+func (*cqHandle) reqNotify(bool) error        { return unsupported("ibv_req_notify_cq") }
 func (*pdHandle) createQP(qpCreate) (*qpHandle, uint32, QPCap, error) {
 	return nil, 0, QPCap{}, unsupported("ibv_create_qp")
 }
