@@ -42,10 +42,12 @@ func (d Dest) String() string {
 	return fmt.Sprintf("LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s", d.LID, d.QPN, d.PSN, net.IP(d.GID[:]))
 }
 
-// ErrFormat is wrapped by every parse failure.
+// ErrFormat is wrapped by every failure to read a peer's message in
+// rc_pingpong's format.
 var ErrFormat = errors.New("oob: malformed address message")
 
-// Marshal encodes d as one wire message of MessageSize bytes. QPN and PSN
+// Marshal encodes d as one wire message of MessageSize bytes, as
+// rc_pingpong.c's sprintf does. QPN and PSN
 // must fit in 24 bits (the C side's buffer has room for six digits).
 func (d Dest) Marshal() ([]byte, error) {
 	if d.QPN > 0xffffff || d.PSN > 0xffffff {

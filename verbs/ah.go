@@ -33,7 +33,8 @@ func (pd *PD) CreateAH(attr AHAttr) (*AH, error) {
 	return ah, nil
 }
 
-// Attr is what the handle was created with.
+// Attr is the address vector the handle was created with
+// (ibv_create_ah(3)).
 func (ah *AH) Attr() AHAttr { return ah.attr }
 
 // Close destroys the handle (ibv_destroy_ah(3)). It is idempotent.

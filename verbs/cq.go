@@ -14,7 +14,8 @@ type CompChannel struct {
 	h   *chanHandle
 }
 
-// String names the channel for messages.
+// String names the channel for messages by its fd (struct
+// ibv_comp_channel.fd).
 func (cc *CompChannel) String() string { return cc.obj.name }
 
 // CreateCompChannel creates a completion channel (ibv_create_comp_channel(3)).
@@ -94,11 +95,13 @@ func (c *Context) CreateCQ(cqe int, ch *CompChannel, vector int) (*CQ, error) {
 	return cq, nil
 }
 
-// CQE is the number of entries the CQ really has; providers round the
+// CQE is the number of entries the CQ really has (struct ibv_cq.cqe);
+// providers round the
 // requested size up (rxe to a power of two minus one).
 func (cq *CQ) CQE() int { return cq.cqe }
 
-// Channel is the completion channel the CQ reports to, or nil.
+// Channel is the completion channel the CQ reports to, or nil
+// (ibv_create_cq(3)'s channel).
 func (cq *CQ) Channel() *CompChannel { return cq.ch }
 
 // Close destroys the QPs that use the CQ, then the CQ (ibv_destroy_cq(3)).

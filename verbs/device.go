@@ -88,11 +88,12 @@ type PortAttr struct {
 // GID is a 128-bit port address (ibv_query_gid(3), union ibv_gid).
 type GID [16]byte
 
-// IP returns the GID as an IP address: IPv4-mapped GIDs (RoCE v2 over
-// IPv4) read as IPv4.
+// IP returns the GID (union ibv_gid, an IPv6 address) as an IP address:
+// IPv4-mapped GIDs (RoCE v2 over IPv4) read as IPv4.
 func (g GID) IP() net.IP { return net.IP(g[:]) }
 
-// IsZero reports an empty GID table slot.
+// IsZero reports an empty GID table slot (ibv_query_gid(3) returns zeros
+// for unused entries).
 func (g GID) IsZero() bool { return g == GID{} }
 
 // String prints the GID the way ibv_devinfo -v does: IPv6 notation, with
@@ -106,7 +107,7 @@ func (g GID) String() string {
 }
 
 // Raw prints the GID as sysfs does: eight groups of four hex digits
-// (/sys/class/infiniband/DEV/ports/N/gids/I).
+// (/sys/class/infiniband/DEV/ports/N/gids/I, drivers/infiniband/core/sysfs.c).
 func (g GID) Raw() string {
 	var b strings.Builder
 	for i := 0; i < 16; i += 2 {

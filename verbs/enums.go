@@ -17,6 +17,8 @@ const (
 	NodeUnspecified NodeType = 7
 )
 
+// String is the value's name as in verbs.h (enum ibv_node_type), without its
+// prefix.
 func (t NodeType) String() string {
 	return enumName(int(t), map[int]string{-1: "unknown", 1: "CA", 2: "switch", 3: "router", 4: "RNIC", 5: "usNIC", 6: "usNIC UDP", 7: "unspecified"})
 }
@@ -35,6 +37,8 @@ const (
 	TransportUnspecified Transport = 4
 )
 
+// String is the value's name as in verbs.h (enum ibv_transport_type),
+// without its prefix.
 func (t Transport) String() string {
 	return enumName(int(t), map[int]string{-1: "unknown", 0: "InfiniBand", 1: "iWARP", 2: "usNIC", 3: "usNIC UDP", 4: "unspecified"})
 }
@@ -52,6 +56,8 @@ const (
 	PortActiveDefer PortState = 5
 )
 
+// String is the value's name as in verbs.h (enum ibv_port_state), without
+// its prefix.
 func (s PortState) String() string {
 	return enumName(int(s), map[int]string{0: "NOP", 1: "DOWN", 2: "INIT", 3: "ARMED", 4: "ACTIVE", 5: "ACTIVE_DEFER"})
 }
@@ -60,6 +66,7 @@ func (s PortState) String() string {
 // PortPhysicalState; sysfs ports/N/phys_state).
 type PhysState int
 
+// String is the state's IBTA PortPhysicalState name, as ibv_devinfo prints it.
 func (s PhysState) String() string {
 	return enumName(int(s), map[int]string{1: "SLEEP", 2: "POLLING", 3: "DISABLED", 4: "PORT_CONFIGURATION_TRAINING", 5: "LINK_UP", 6: "LINK_ERROR_RECOVERY", 7: "PHY_TEST"})
 }
@@ -67,7 +74,7 @@ func (s PhysState) String() string {
 // MTU is enum ibv_mtu (verbs.h): path MTU codes, not bytes.
 type MTU int
 
-// MTU codes.
+// MTU codes: enum ibv_mtu in verbs.h.
 const (
 	MTU256  MTU = 1
 	MTU512  MTU = 2
@@ -76,7 +83,8 @@ const (
 	MTU4096 MTU = 5
 )
 
-// Bytes is the MTU in bytes (0 for an invalid code).
+// Bytes is the MTU in bytes (enum ibv_mtu code n means 128<<n bytes), 0
+// for an invalid code.
 func (m MTU) Bytes() int {
 	if m < MTU256 || m > MTU4096 {
 		return 0
@@ -84,7 +92,7 @@ func (m MTU) Bytes() int {
 	return 128 << int(m)
 }
 
-// MTUFromBytes is the code for 256..4096 bytes.
+// MTUFromBytes is the enum ibv_mtu code for 256..4096 bytes.
 func MTUFromBytes(n int) (MTU, bool) {
 	for m := MTU256; m <= MTU4096; m++ {
 		if m.Bytes() == n {
@@ -94,6 +102,7 @@ func MTUFromBytes(n int) (MTU, bool) {
 	return 0, false
 }
 
+// String is the value's name as in verbs.h (enum ibv_mtu), without its prefix.
 func (m MTU) String() string {
 	if b := m.Bytes(); b > 0 {
 		return fmt.Sprint(b)
@@ -111,6 +120,7 @@ const (
 	LinkLayerEthernet    LinkLayer = 2
 )
 
+// String is the value's name as in verbs.h (IBV_LINK_LAYER_*), without its prefix.
 func (l LinkLayer) String() string {
 	return enumName(int(l), map[int]string{0: "unspecified", 1: "InfiniBand", 2: "Ethernet"})
 }
@@ -125,6 +135,7 @@ const (
 	GIDTypeRoCEv2 GIDType = 2
 )
 
+// String is the value's name as in verbs.h (enum ibv_gid_type), without its prefix.
 func (t GIDType) String() string {
 	return enumName(int(t), map[int]string{0: "IB", 1: "RoCE v1", 2: "RoCE v2"})
 }
@@ -139,6 +150,8 @@ const (
 	AtomicGlob AtomicCap = 2 // atomic across HCAs and CPUs
 )
 
+// String is the value's name as in verbs.h (enum ibv_atomic_cap), without
+// its prefix.
 func (a AtomicCap) String() string {
 	return enumName(int(a), map[int]string{0: "ATOMIC_NONE", 1: "ATOMIC_HCA", 2: "ATOMIC_GLOB"})
 }

@@ -12,22 +12,28 @@ var (
 	// ErrNoDevice: the host has no RDMA device, or none of that name
 	// (ibv_get_device_list(3) returned an empty list or failed).
 	ErrNoDevice = errors.New("no RDMA device")
-	// ErrClosed: the object was already closed (or destroyed by its parent).
+	// ErrClosed: the object was already closed (or destroyed by its
+	// parent). Calls on it fail here, since libibverbs would use freed
+	// memory (ibv_destroy_qp(3) and the like free the object).
 	ErrClosed = errors.New("verbs object is closed")
 	// ErrUnsupported: this build has no libibverbs (CGO_ENABLED=0 or not
-	// Linux), or the device lacks the feature.
+	// Linux), or the device lacks the feature (where libibverbs answers
+	// EOPNOTSUPP, see ibv_alloc_mw(3)).
 	ErrUnsupported = errors.New("not supported")
 )
 
 // Error is a failed verbs call. Op names the libibverbs function, Err is
 // the errno (syscall.Errno) or a sentinel, and Hint says, in words, what
-// usually causes this failure and what to do about it.
+// usually causes this failure and what to do about it. (the libibverbs
+// function names are those of its man pages, e.g. ibv_modify_qp(3)).
 type Error struct {
 	Op   string
 	Err  error
 	Hint string
 }
 
+// Error reads "verbs: <libibverbs call>: <errno text> (<ERRNO>) (<hint>)",
+// the call named as in its man page, e.g. ibv_modify_qp(3).
 func (e *Error) Error() string {
 	s := "verbs: " + e.Op + ": " + describe(e.Err)
 	if e.Hint != "" {
@@ -36,6 +42,8 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Unwrap gives the errno the libibverbs call returned or set (errno(3)),
+// or a sentinel, for errors.Is.
 func (e *Error) Unwrap() error { return e.Err }
 
 // describe gives an errno its symbolic name as well as its text, since

@@ -28,7 +28,8 @@ type AsyncEvent struct {
 	Port int
 }
 
-// String describes the event the way a log line would.
+// String describes the event the way a log line would: the
+// ibv_event_type name and the object it names.
 func (e AsyncEvent) String() string {
 	switch {
 	case e.QPNum != 0 || e.QP != nil:
@@ -79,8 +80,9 @@ func (c *Context) Events() <-chan AsyncEvent {
 }
 
 // EventsErr says why the Events channel closed while the context was
-// still open (the device went away, or the fd could not be watched); nil
-// if it is running or was closed by Close.
+// still open (ibv_get_async_event(3) failed, e.g. the device went away,
+// or the async fd could not be watched); nil if it is running or was
+// closed by Close.
 func (c *Context) EventsErr() error {
 	c.evOnce.Do(c.noEvents)
 	select {

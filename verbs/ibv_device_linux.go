@@ -17,7 +17,8 @@ import (
 	"unsafe"
 )
 
-// Backend names the verbs implementation this build uses.
+// Backend names the verbs implementation this build uses: libibverbs,
+// the rdma-core library behind verbs.h.
 const Backend = "libibverbs"
 
 // ctxHandle owns a struct ibv_context.

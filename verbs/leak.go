@@ -22,7 +22,8 @@ var (
 )
 
 // Leak is a verbs object whose Go wrapper the garbage collector found
-// unreachable while it was still open.
+// unreachable while it was still open: a struct ibv_* object that
+// libibverbs and the kernel still hold.
 type Leak struct {
 	Kind    string // "QP", "CQ", ...
 	Label   string // e.g. "QP 17 (RC)"
@@ -30,7 +31,8 @@ type Leak struct {
 }
 
 // TrackLeaks turns the leak tracker on or off for objects created after
-// the call. It costs a stack capture per object created.
+// the call. It costs a stack capture per object created. Objects are those
+// of ibv_alloc_pd(3), ibv_create_cq(3), ibv_create_qp(3) and the rest.
 func TrackLeaks(on bool) { trackLeaks.Store(on) }
 
 // watch arranges for wrapper's collection to be reported if o is still
@@ -68,7 +70,9 @@ func frames(pcs []uintptr) string {
 
 // CheckLeaks runs the garbage collector, waits briefly for cleanups, and
 // returns an error listing every leaked object since the last call (and
-// forgets them). Call it at the end of a test binary (TestMain).
+// forgets them). Call it at the end of a test binary (TestMain). The objects
+// it reports are still allocated in libibverbs and the kernel (rdma resource
+// show lists them).
 func CheckLeaks() error {
 	for i := 0; i < 3; i++ {
 		runtime.GC()

@@ -51,14 +51,16 @@ func (pd *PD) RegMR(size int, access AccessFlags) (*MR, error) {
 	return mr, nil
 }
 
-// Bytes is the registered buffer itself, for reading what the device
-// wrote and writing what it will send. It is valid until Close: the
+// Bytes is the registered buffer itself (struct ibv_mr.addr, length
+// bytes), for reading what the device wrote and writing what it will send.
+// It is valid until Close: the
 // memory is unmapped then, and touching the slice afterwards crashes.
 // Copy out what must outlive the MR.
 func (mr *MR) Bytes() []byte { return mr.buf }
 
-// ReadAt copies from the buffer at off (io.ReaderAt); it fails with
-// ErrClosed after Close instead of touching unmapped memory.
+// ReadAt copies from the registered buffer at off (io.ReaderAt); it
+// fails with ErrClosed after ibv_dereg_mr(3) instead of touching
+// unmapped memory.
 func (mr *MR) ReadAt(p []byte, off int64) (int, error) {
 	var n int
 	err := mr.obj.use("MR read", func() error {
@@ -74,8 +76,9 @@ func (mr *MR) ReadAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
-// WriteAt copies p into the buffer at off (io.WriterAt); a write past the
-// end copies nothing and says how big the region is.
+// WriteAt copies p into the registered buffer at off (io.WriterAt); a
+// write past the end copies nothing and says how big the region is, as
+// the device would refuse it (ibv_reg_mr(3) fixes the length).
 func (mr *MR) WriteAt(p []byte, off int64) (int, error) {
 	var n int
 	err := mr.obj.use("MR write", func() error {
@@ -103,13 +106,15 @@ func (mr *MR) LKey() uint32 { return mr.lkey }
 // atomics on this region.
 func (mr *MR) RKey() uint32 { return mr.rkey }
 
-// Access is what the region was registered with.
+// Access is the access the region was registered with (ibv_reg_mr(3)
+// access flags).
 func (mr *MR) Access() AccessFlags { return mr.access }
 
-// PD is the protection domain the region belongs to.
+// PD is the protection domain the region belongs to (struct ibv_mr.pd).
 func (mr *MR) PD() *PD { return mr.pd }
 
-// String names the region for messages.
+// String names the region for messages by its lkey (struct ibv_mr.lkey)
+// and length.
 func (mr *MR) String() string { return mr.obj.name }
 
 // Close deregisters the region (ibv_dereg_mr(3)) after the memory

@@ -14,11 +14,13 @@ const (
 	// MWType1 windows are bound with ibv_bind_mw(3) (QP.BindMW) and
 	// stay bound until bound again.
 	MWType1 MWType = 1
-	// MWType2 windows are bound by a BIND_MW work request (SendWR.Bind)
-	// and freed again by LOCAL_INV or a remote SEND_WITH_INV.
+	// MWType2 windows are bound by a BIND_MW work request (SendWR.Bind,
+	// ibv_post_send(3)) and freed again by LOCAL_INV or a remote
+	// SEND_WITH_INV.
 	MWType2 MWType = 2
 )
 
+// String names the type as ibv_alloc_mw(3) does (IBV_MW_TYPE_1/2).
 func (t MWType) String() string { return enumName(int(t), map[int]string{1: "type 1", 2: "type 2"}) }
 
 // MW is a memory window (ibv_alloc_mw(3)): a remote key for a slice of an
@@ -68,10 +70,11 @@ func (pd *PD) AllocMW(typ MWType) (*MW, error) {
 	return mw, nil
 }
 
-// Type is the window's type.
+// Type is the window's type (struct ibv_mw.type).
 func (mw *MW) Type() MWType { return mw.typ }
 
-// RKey is the window's current remote key. A bind changes it: a type 1
+// RKey is the window's current remote key (struct ibv_mw.rkey). A bind
+// changes it: a type 1
 // bind as soon as it is posted (as libibverbs does), a type 2 bind when
 // its work request is posted with the RKey it carries.
 func (mw *MW) RKey() uint32 { return mw.rkey.Load() }

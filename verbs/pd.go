@@ -25,7 +25,8 @@ func (c *Context) AllocPD() (*PD, error) {
 	return pd, nil
 }
 
-// Context is the device context the PD belongs to.
+// Context is the device context the PD belongs to (struct
+// ibv_pd.context).
 func (pd *PD) Context() *Context { return pd.ctx }
 
 // Close destroys everything created in the PD (QPs, MRs, AHs, SRQs),

@@ -23,8 +23,9 @@ func (cq *CQ) Poll(wcs []WC) (int, error) {
 	return n, err
 }
 
-// PollBatch is the most completions one Poll call takes: the size of each
-// CQ's C scratch area (smaller for smaller CQs).
+// PollBatch is the most completions one Poll call takes, the num_entries
+// of its ibv_poll_cq(3): the size of each CQ's C scratch area (smaller
+// for smaller CQs).
 const PollBatch = 256
 
 // BusyPoll polls until at least atLeast completions arrived (or wcs is

@@ -64,10 +64,14 @@ type PostError struct {
 	Err    error
 }
 
+// Error says which request the post refused and why, in the words of
+// ibv_post_send(3)'s bad_wr.
 func (e *PostError) Error() string {
 	return fmt.Sprintf("verbs: %s: work request %d refused (%d posted before it): %v", e.Op, e.Index, e.Posted, e.Err)
 }
 
+// Unwrap gives the errno-carrying *Error, so errors.Is(err,
+// syscall.ENOMEM) works on a post (ibv_post_send(3) returns the errno).
 func (e *PostError) Unwrap() error { return e.Err }
 
 // refuse builds the PostError for a request this package rejects before

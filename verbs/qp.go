@@ -97,19 +97,20 @@ func useAll(op string, objs []*object, fn func() error) error {
 	return objs[0].use(op, func() error { return useAll(op, objs[1:], fn) })
 }
 
-// Num is the QP number (qp_num) a peer puts in DEST_QPN.
+// Num is the QP number (struct ibv_qp.qp_num) a peer puts in DEST_QPN.
 func (qp *QP) Num() uint32 { return qp.num }
 
-// Type is the QP's transport type.
+// Type is the QP's transport type (struct ibv_qp.qp_type).
 func (qp *QP) Type() QPType { return qp.typ }
 
 // Cap is what ibv_create_qp(3) granted.
 func (qp *QP) Cap() QPCap { return qp.cap }
 
-// InitAttr is what the QP was created with (granted caps included).
+// InitAttr is what the QP was created with (struct ibv_qp_init_attr,
+// granted caps included).
 func (qp *QP) InitAttr() QPInitAttr { return qp.init }
 
-// PD is the protection domain the QP was created in.
+// PD is the protection domain the QP was created in (struct ibv_qp.pd).
 func (qp *QP) PD() *PD { return qp.pd }
 
 // Modify changes the QP's attributes named by mask (ibv_modify_qp(3)),
@@ -145,7 +146,7 @@ func (qp *QP) QueryInit(mask QPAttrMask) (QPAttr, QPInitAttr, error) {
 	return a, init, err
 }
 
-// State is the QP's current state as the provider reports it.
+// State is the QP's current state as ibv_query_qp(3) reports it.
 func (qp *QP) State() (QPState, error) {
 	a, err := qp.Query(AttrState)
 	return a.State, err

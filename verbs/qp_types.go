@@ -22,6 +22,7 @@ const (
 
 var qpStateNames = []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN"}
 
+// String is the value's name as in verbs.h (enum ibv_qp_state), without its prefix.
 func (s QPState) String() string {
 	if s >= 0 && int(s) < len(qpStateNames) {
 		return qpStateNames[s]
@@ -29,7 +30,8 @@ func (s QPState) String() string {
 	return fmt.Sprintf("QPState(%d)", int(s))
 }
 
-// ParseQPState reads a state name ("rts", "RTS", "IBV_QPS_RTS").
+// ParseQPState reads a state name ("rts", "RTS", "IBV_QPS_RTS"). The names
+// are those of enum ibv_qp_state.
 func ParseQPState(s string) (QPState, bool) {
 	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_QPS_")
 	for i, n := range qpStateNames {
@@ -63,6 +65,7 @@ var qpTypeNames = map[QPType]string{
 	QPTRawPacket: "RAW_PACKET", QPTXRCSend: "XRC_SEND", QPTXRCRecv: "XRC_RECV", QPTDriver: "DRIVER",
 }
 
+// String is the value's name as in verbs.h (enum ibv_qp_type), without its prefix.
 func (t QPType) String() string {
 	if n, ok := qpTypeNames[t]; ok {
 		return n
@@ -70,7 +73,8 @@ func (t QPType) String() string {
 	return fmt.Sprintf("QPType(%d)", int(t))
 }
 
-// ParseQPType reads a type name ("rc", "UD", "IBV_QPT_UC", "XRC_INI").
+// ParseQPType reads a type name ("rc", "UD", "IBV_QPT_UC", "XRC_INI"). The
+// names are those of enum ibv_qp_type and the kernel's enum ib_qp_type.
 func ParseQPType(s string) (QPType, bool) {
 	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_QPT_")
 	switch s {
@@ -148,6 +152,8 @@ func (m QPAttrMask) Names() []string {
 	return out
 }
 
+// String is the value's name as in verbs.h (enum ibv_qp_attr_mask), without
+// its prefix.
 func (m QPAttrMask) String() string {
 	if m == 0 {
 		return "0"
@@ -156,7 +162,8 @@ func (m QPAttrMask) String() string {
 }
 
 // ParseQPAttrMaskBit reads one attribute name ("dest_qpn", "IBV_QP_AV",
-// "path_mtu"); the shell and explain use it.
+// "path_mtu"); the shell and explain use it. The names are those of enum
+// ibv_qp_attr_mask.
 func ParseQPAttrMaskBit(s string) (QPAttrMask, bool) {
 	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_QP_")
 	if s == "MTU" { // the first seed's code says IBV_QP_MTU; verbs.h says PATH_MTU
@@ -180,6 +187,8 @@ const (
 	MigArmed    MigState = 2
 )
 
+// String is the value's name as in verbs.h (enum ibv_mig_state), without its
+// prefix.
 func (m MigState) String() string {
 	return enumName(int(m), map[int]string{0: "MIGRATED", 1: "REARM", 2: "ARMED"})
 }
@@ -202,9 +211,12 @@ const (
 // accessNames[i] names bit i.
 var accessNames = []string{"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND", "ZERO_BASED", "ON_DEMAND", "HUGETLB"}
 
+// String is the value's name as in verbs.h (enum ibv_access_flags), without
+// its prefix.
 func (a AccessFlags) String() string { return flagNames(uint32(a), accessNames) }
 
-// ParseAccessFlag reads one flag name ("remote_write", "IBV_ACCESS_LOCAL_WRITE").
+// ParseAccessFlag reads one flag name ("remote_write",
+// "IBV_ACCESS_LOCAL_WRITE"). The names are those of enum ibv_access_flags.
 func ParseAccessFlag(s string) (AccessFlags, bool) {
 	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_ACCESS_")
 	for i, n := range accessNames {

@@ -61,7 +61,8 @@ func (pd *PD) CreateSRQ(attr SRQAttr) (*SRQ, error) {
 	return s, nil
 }
 
-// Attr is what the provider granted at creation.
+// Attr is what the provider granted at creation (ibv_create_srq(3)
+// writes the real sizes back).
 func (s *SRQ) Attr() SRQAttr { return s.attr }
 
 // Query reads the SRQ's current attributes (ibv_query_srq(3)).

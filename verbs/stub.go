@@ -7,7 +7,8 @@ import (
 	"sync"
 )
 
-// Backend names the verbs implementation this build uses.
+// Backend names the verbs implementation this build uses: none, as
+// there is no libibverbs (the rdma-core library behind verbs.h).
 const Backend = "none (built without cgo/libibverbs)"
 
 // ctxHandle is empty: a build without libibverbs never opens a device,

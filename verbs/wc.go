@@ -26,7 +26,7 @@ type WC struct {
 }
 
 // Err returns nil for a successful completion and a *WCError explaining
-// the status otherwise.
+// the status otherwise (enum ibv_wc_status, ibv_poll_cq(3)).
 func (wc WC) Err() error {
 	if wc.Status == WCSuccess {
 		return nil
@@ -34,13 +34,16 @@ func (wc WC) Err() error {
 	return &WCError{WC: wc}
 }
 
-// WCError is a completion with an error status. Once a request fails the
+// WCError is a completion with an error status (ibv_poll_cq(3): any
+// status but IBV_WC_SUCCESS). Once a request fails the
 // QP is in the error state (RC) and every request still queued completes
 // with WR_FLUSH_ERR.
 type WCError struct {
 	WC WC
 }
 
+// Error names the request, its QP, the status (with its verbs.h name
+// and number) and what usually causes it.
 func (e *WCError) Error() string {
 	s := fmt.Sprintf("verbs: work request 0x%x on QP %d completed with %s (status %d", e.WC.WRID, e.WC.QPNum, e.WC.Status, int(e.WC.Status))
 	if e.WC.VendorErr != 0 {

@@ -30,6 +30,8 @@ var wrOpcodeNames = map[WROpcode]string{
 	WRSendWithInv: "SEND_WITH_INV", WRTSO: "TSO",
 }
 
+// String is the value's name as in verbs.h (enum ibv_wr_opcode), without its
+// prefix.
 func (o WROpcode) String() string {
 	if n, ok := wrOpcodeNames[o]; ok {
 		return n
@@ -37,7 +39,8 @@ func (o WROpcode) String() string {
 	return fmt.Sprintf("WROpcode(%d)", int(o))
 }
 
-// ParseWROpcode reads an opcode name ("send", "RDMA_WRITE", "IBV_WR_RDMA_READ").
+// ParseWROpcode reads an opcode name ("send", "RDMA_WRITE",
+// "IBV_WR_RDMA_READ"). The names are those of enum ibv_wr_opcode.
 func ParseWROpcode(s string) (WROpcode, bool) {
 	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_WR_")
 	for o, n := range wrOpcodeNames {
@@ -60,6 +63,8 @@ const (
 	SendIPCsum    SendFlags = 1 << 4
 )
 
+// String is the value's name as in verbs.h (enum ibv_send_flags), without
+// its prefix.
 func (f SendFlags) String() string {
 	return flagNames(uint32(f), []string{"FENCE", "SIGNALED", "SOLICITED", "INLINE", "IP_CSUM"})
 }
@@ -103,6 +108,8 @@ var wcStatusNames = []string{
 	"TM_RNDV_INCOMPLETE",
 }
 
+// String is the value's name as in verbs.h (enum ibv_wc_status), without its
+// prefix.
 func (s WCStatus) String() string {
 	if s >= 0 && int(s) < len(wcStatusNames) {
 		return wcStatusNames[s]
@@ -110,7 +117,8 @@ func (s WCStatus) String() string {
 	return fmt.Sprintf("WCStatus(%d)", int(s))
 }
 
-// ParseWCStatus reads a status name ("REM_ACCESS_ERR", "IBV_WC_WR_FLUSH_ERR").
+// ParseWCStatus reads a status name ("REM_ACCESS_ERR",
+// "IBV_WC_WR_FLUSH_ERR"). The names are those of enum ibv_wc_status.
 func ParseWCStatus(s string) (WCStatus, bool) {
 	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_WC_")
 	for i, n := range wcStatusNames {
@@ -139,6 +147,8 @@ const (
 	WCRecvRDMAWithImm WCOpcode = WCRecv + 1
 )
 
+// String is the value's name as in verbs.h (enum ibv_wc_opcode), without its
+// prefix.
 func (o WCOpcode) String() string {
 	return enumName(int(o), map[int]string{0: "SEND", 1: "RDMA_WRITE", 2: "RDMA_READ", 3: "COMP_SWAP", 4: "FETCH_ADD",
 		5: "BIND_MW", 6: "LOCAL_INV", 7: "TSO", 128: "RECV", 129: "RECV_RDMA_WITH_IMM"})
@@ -155,6 +165,7 @@ const (
 	WCWithInv  WCFlags = 1 << 3
 )
 
+// String is the value's name as in verbs.h (enum ibv_wc_flags), without its prefix.
 func (f WCFlags) String() string {
 	return flagNames(uint32(f), []string{"GRH", "WITH_IMM", "IP_CSUM_OK", "WITH_INV"})
 }
@@ -193,6 +204,8 @@ var eventNames = []string{
 	"GID_CHANGE", "WQ_FATAL",
 }
 
+// String is the value's name as in verbs.h (enum ibv_event_type), without
+// its prefix.
 func (e EventType) String() string {
 	if e >= 0 && int(e) < len(eventNames) {
 		return eventNames[e]
@@ -200,7 +213,8 @@ func (e EventType) String() string {
 	return fmt.Sprintf("EventType(%d)", int(e))
 }
 
-// ParseEventType reads an event name ("QP_FATAL", "IBV_EVENT_PORT_ERR").
+// ParseEventType reads an event name ("QP_FATAL", "IBV_EVENT_PORT_ERR"). The
+// names are those of enum ibv_event_type.
 func ParseEventType(s string) (EventType, bool) {
 	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_EVENT_")
 	for i, n := range eventNames {

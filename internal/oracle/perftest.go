@@ -14,7 +14,7 @@ import (
 // perftest's bandwidth columns is 2^20 bytes (perftest_parameters.c).
 type Perftest map[string]float64
 
-// Column names the benchmarks read.
+// Column names the benchmarks read, as perftest prints them.
 const (
 	PerftestTypical   = "t_typical[usec]"
 	PerftestP99       = "99% percentile[usec]"
@@ -22,8 +22,8 @@ const (
 	PerftestMsgRate   = "MsgRate[Mpps]"
 )
 
-// ParsePerftest finds the first header line (it starts with "#bytes") and
-// reads the row of numbers under it.
+// ParsePerftest finds the first header line of a perftest result table
+// (it starts with "#bytes") and reads the row of numbers under it.
 func ParsePerftest(out string) (Perftest, error) {
 	sc := bufio.NewScanner(strings.NewReader(out))
 	var cols []string
