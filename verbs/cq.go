@@ -2,6 +2,7 @@ package verbs
 
 import (
 	"fmt"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -46,6 +47,9 @@ type CQ struct {
 	h   *cqHandle
 	ch  *CompChannel
 	cqe int
+	// spins counts BusyPoll's spins, to yield to the Go scheduler now
+	// and then.
+	spins atomic.Uint32
 }
 
 // CreateCQ creates a completion queue for at least cqe entries

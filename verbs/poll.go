@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -36,6 +37,13 @@ const PollBatch = 256
 // being waited for (rxe runs part of its protocol in softirq threads)
 // gets the processor. Between spins of spinBatch polls it returns to Go
 // to check ctx.
+//
+// It also yields to the Go scheduler every so often (runtime.Gosched):
+// a goroutine that only ever spins in C is never rescheduled, so after
+// 10 ms the runtime's sysmon takes its P away while it is inside a cgo
+// call, and when two such spinners ping-pong (each side of a loopback)
+// the one left without a P waits for the next retake: stalls of
+// milliseconds, seen in the lab before this.
 func (cq *CQ) BusyPoll(ctx context.Context, wcs []WC, atLeast int) (int, error) {
 	atLeast = max(1, min(atLeast, len(wcs)))
 	got := 0
@@ -49,6 +57,9 @@ func (cq *CQ) BusyPoll(ctx context.Context, wcs []WC, atLeast int) (int, error) 
 			return got, err
 		}
 		got += n
+		if n == 0 || cq.spins.Add(1)%goschedEvery == 0 {
+			runtime.Gosched()
+		}
 		if n == 0 {
 			if err := ctx.Err(); err != nil {
 				return got, &Error{Op: "ibv_poll_cq", Err: err, Hint: pollTimeoutHint(got)}
@@ -59,8 +70,14 @@ func (cq *CQ) BusyPoll(ctx context.Context, wcs []WC, atLeast int) (int, error) 
 }
 
 // spinBatch is how many empty polls BusyPoll makes in C before it looks
-// at its context again (well under a millisecond, even emulated).
-const spinBatch = 8192
+// at its context again (well under a millisecond natively, about one
+// emulated).
+const spinBatch = 2048
+
+// goschedEvery is how many successful spins BusyPoll makes between
+// yields to the Go scheduler; even at tens of microseconds per spin that
+// is far inside sysmon's 10 ms.
+const goschedEvery = 32
 
 func pollTimeoutHint(got int) string {
 	if got == 0 {

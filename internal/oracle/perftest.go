@@ -3,6 +3,7 @@ package oracle
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -21,6 +22,17 @@ const (
 	PerftestBWAverage = "BW average[MB/sec]"
 	PerftestMsgRate   = "MsgRate[Mpps]"
 )
+
+// Finite reports whether every number in the table is finite: perftest
+// prints inf and -nan when its calibration of the CPU clock failed.
+func (p Perftest) Finite() bool {
+	for _, v := range p {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return false
+		}
+	}
+	return true
+}
 
 // ParsePerftest finds the first header line of a perftest result table
 // (it starts with "#bytes") and reads the row of numbers under it.
@@ -44,6 +56,9 @@ func ParsePerftest(out string) (Perftest, error) {
 		}
 		p := Perftest{}
 		for i, v := range vals {
+			if v == "-nan" || v == "nan" { // C's printf of NaN
+				v = "NaN"
+			}
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
 				return nil, fmt.Errorf("oracle: perftest column %s: %q is not a number", cols[i], v)

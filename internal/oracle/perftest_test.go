@@ -30,6 +30,19 @@ func TestParsePerftestRecorded(t *testing.T) {
 	}
 }
 
+// A run whose clock calibration failed parses, but is not Finite.
+func TestParsePerftestFailedCalibration(t *testing.T) {
+	out := " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n" +
+		" 2       1000          inf            inf          inf      \t       inf         \t-nan   \t\tinf     \t\tinf    \n"
+	p, err := ParsePerftest(out)
+	if err != nil || p.Finite() {
+		t.Errorf("ParsePerftest = %v, %v; want a table that is not Finite", p, err)
+	}
+	if q, _ := ParsePerftest(" #bytes BW peak[MB/sec]\n 8 1.5\n"); !q.Finite() {
+		t.Error("a normal table is Finite")
+	}
+}
+
 func TestParsePerftestErrors(t *testing.T) {
 	for _, tc := range []struct{ out, want string }{
 		{"", "no perftest result table"},
