@@ -10,8 +10,17 @@
 // what usually causes it. Builds without cgo or off Linux get the same API
 // from stub.go, every call failing with ErrUnsupported.
 //
+// The data path: PostSend and PostRecv take slices of work requests and
+// cross into C once per batch; Poll converts completions in C; BusyPoll
+// spins in C; CompChannel.Wait and Context.Events wait in Go's
+// netpoller. Buffers the device touches (MRs, work requests, SGEs,
+// completions) live in mmap or C memory, never on the Go heap.
+//
 // Files: the public API is plain Go (context.go, device.go, enums.go,
-// errors.go); everything that touches C is in *_linux.go files with the
-// cgo build tag and shim.c, which wraps verbs.h's macros and inline
-// functions.
+// errors.go, pd.go, cq.go, qp.go, mr.go, mw.go, ah.go, srq.go, post.go,
+// poll.go, wc.go, events.go, with the shared vocabulary in qp_types.go
+// and wr_types.go); the object graph and the leak tracker are object.go,
+// registry.go and leak.go. Everything that touches C is in ibv_*_linux.go
+// with the cgo build tag and shim.c, which wraps verbs.h's macros and
+// inline functions and holds the batch loops.
 package verbs
