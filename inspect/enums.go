@@ -196,22 +196,31 @@ func nameOr(names []string, i int, fallback string) string {
 
 // attrName names an attribute in error messages: "RES_LQPN (21)".
 func attrName(a Attr) string {
-	if n, ok := attrNames[a]; ok {
-		return n + " (" + strconv.Itoa(int(a)) + ")"
+	if int(a) < len(attrNames) {
+		return attrNames[a] + " (" + strconv.Itoa(int(a)) + ")"
 	}
 	return "attribute " + strconv.Itoa(int(a))
 }
 
-// attrNames is only for errors; the common attributes suffice.
-var attrNames = map[Attr]string{
-	AttrDevIndex: "DEV_INDEX", AttrDevName: "DEV_NAME", AttrPortIndex: "PORT_INDEX",
-	AttrResLQPN: "RES_LQPN", AttrResSQPSN: "RES_SQ_PSN", AttrResType: "RES_TYPE",
-	AttrResState: "RES_STATE", AttrResCQE: "RES_CQE", AttrResUseCnt: "RES_USECNT",
-	AttrResMRLen: "RES_MRLEN", AttrResCtxN: "RES_CTXN", AttrResSRQN: "RES_SRQN",
-	AttrResPS: "RES_PS", AttrResSummaryEntryName: "RES_SUMMARY_ENTRY_NAME",
-	AttrResSummaryEntryCurr:     "RES_SUMMARY_ENTRY_CURR",
-	AttrStatHWCounterEntryName:  "STAT_HWCOUNTER_ENTRY_NAME",
-	AttrStatHWCounterEntryValue: "STAT_HWCOUNTER_ENTRY_VALUE",
-	AttrStatCounterID:           "STAT_COUNTER_ID",
-	AttrResSrcAddr:              "RES_SRC_ADDR", AttrResDstAddr: "RES_DST_ADDR",
+// attrNames are the rdma_nldev_attr names without their prefix, in ABI
+// order (index = value).
+var attrNames = [...]string{
+	"PAD (UNSPEC)", "DEV_INDEX", "DEV_NAME", "PORT_INDEX", "CAP_FLAGS", "FW_VERSION", "NODE_GUID",
+	"SYS_IMAGE_GUID", "SUBNET_PREFIX", "LID", "SM_LID", "LMC", "PORT_STATE", "PORT_PHYS_STATE",
+	"DEV_NODE_TYPE", "RES_SUMMARY", "RES_SUMMARY_ENTRY", "RES_SUMMARY_ENTRY_NAME",
+	"RES_SUMMARY_ENTRY_CURR", "RES_QP", "RES_QP_ENTRY", "RES_LQPN", "RES_RQPN", "RES_RQ_PSN",
+	"RES_SQ_PSN", "RES_PATH_MIG_STATE", "RES_TYPE", "RES_STATE", "RES_PID", "RES_KERN_NAME",
+	"RES_CM_ID", "RES_CM_ID_ENTRY", "RES_PS", "RES_SRC_ADDR", "RES_DST_ADDR", "RES_CQ",
+	"RES_CQ_ENTRY", "RES_CQE", "RES_USECNT", "RES_POLL_CTX", "RES_MR", "RES_MR_ENTRY", "RES_RKEY",
+	"RES_LKEY", "RES_IOVA", "RES_MRLEN", "RES_PD", "RES_PD_ENTRY", "RES_LOCAL_DMA_LKEY",
+	"RES_UNSAFE_GLOBAL_RKEY", "NDEV_INDEX", "NDEV_NAME", "DRIVER", "DRIVER_ENTRY", "DRIVER_STRING",
+	"DRIVER_PRINT_TYPE", "DRIVER_S32", "DRIVER_U32", "DRIVER_S64", "DRIVER_U64", "RES_PDN", "RES_CQN",
+	"RES_MRN", "RES_CM_IDN", "RES_CTXN", "LINK_TYPE", "SYS_ATTR_NETNS_MODE", "DEV_PROTOCOL",
+	"NET_NS_FD", "CHARDEV_TYPE", "CHARDEV_NAME", "CHARDEV_ABI", "CHARDEV", "UVERBS_DRIVER_ID",
+	"STAT_MODE", "STAT_RES", "STAT_AUTO_MODE_MASK", "STAT_COUNTER", "STAT_COUNTER_ENTRY",
+	"STAT_COUNTER_ID", "STAT_HWCOUNTERS", "STAT_HWCOUNTER_ENTRY", "STAT_HWCOUNTER_ENTRY_NAME",
+	"STAT_HWCOUNTER_ENTRY_VALUE", "DEV_DIM", "RES_RAW", "RES_CTX", "RES_CTX_ENTRY", "RES_SRQ",
+	"RES_SRQ_ENTRY", "RES_SRQN", "MIN_RANGE", "MAX_RANGE", "SYS_ATTR_COPY_ON_FORK",
+	"STAT_HWCOUNTER_INDEX", "STAT_HWCOUNTER_DYNAMIC", "SYS_ATTR_PRIVILEGED_QKEY_MODE",
+	"DRIVER_DETAILS", "RES_SUBTYPE", "DEV_TYPE", "PARENT_NAME", "NAME_ASSIGN_TYPE",
 }

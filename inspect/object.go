@@ -167,7 +167,7 @@ func forEachEntry(tab []byte, entry Attr, fn func(i int, payload []byte) error) 
 	n := 0
 	for it.next() {
 		if it.typ != entry {
-			return fmt.Errorf("table holds %s, expected entries of type %d", attrName(it.typ), entry)
+			return fmt.Errorf("table holds %s, expected %s entries", attrName(it.typ), attrName(entry))
 		}
 		if err := fn(n, it.val); err != nil {
 			return err
