@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/verbscope/verbscope/internal/labkit"
 )
 
 // scenario puts the lab into a state worth recording and returns the
@@ -27,42 +28,42 @@ func labScenarios() []scenario {
 	return []scenario{
 		{"idle", func(t *testing.T, c *Conn) {}},
 		{"rc-init", func(t *testing.T, c *Conn) {
-			gid := labEnv(t, "LAB_GID_INDEX")
-			srv := start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
-			waitFor(t, 20*time.Second, "the server QP in INIT", func() bool {
-				return allInState(qpsOf(t, c, srv.pid()), 1, QPStateInit)
+			gid := labkit.Env(t, "LAB_GID_INDEX")
+			srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
+			labkit.WaitFor(t, 20*time.Second, "the server QP in INIT", func() bool {
+				return allInState(qpsOf(t, c, srv.PID()), 1, QPStateInit)
 			})
 		}},
 		{"rc-rts", func(t *testing.T, c *Conn) {
-			gid, ip := labEnv(t, "LAB_GID_INDEX"), labEnv(t, "LAB_IP")
-			srv := start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
-			waitFor(t, 20*time.Second, "the server QP in INIT", func() bool {
-				return allInState(qpsOf(t, c, srv.pid()), 1, QPStateInit)
+			gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
+			srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
+			labkit.WaitFor(t, 20*time.Second, "the server QP in INIT", func() bool {
+				return allInState(qpsOf(t, c, srv.PID()), 1, QPStateInit)
 			})
-			cli := start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000", ip)
-			waitFor(t, 20*time.Second, "both QPs in RTS", func() bool {
-				return allInState(qpsOf(t, c, srv.pid()), 1, QPStateRTS) &&
-					allInState(qpsOf(t, c, cli.pid()), 1, QPStateRTS)
+			cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000", ip)
+			labkit.WaitFor(t, 20*time.Second, "both QPs in RTS", func() bool {
+				return allInState(qpsOf(t, c, srv.PID()), 1, QPStateRTS) &&
+					allInState(qpsOf(t, c, cli.PID()), 1, QPStateRTS)
 			})
 		}},
 		{"srq", func(t *testing.T, c *Conn) {
 			// The server creates an SRQ and 16 QPs on it, then waits.
-			srv := start(t, "ibv_srq_pingpong", "-g", labEnv(t, "LAB_GID_INDEX"))
-			waitFor(t, 20*time.Second, "the SRQ server's 16 QPs in INIT", func() bool {
-				return allInState(qpsOf(t, c, srv.pid()), 16, QPStateInit)
+			srv := labkit.Start(t, "ibv_srq_pingpong", "-g", labkit.Env(t, "LAB_GID_INDEX"))
+			labkit.WaitFor(t, 20*time.Second, "the SRQ server's 16 QPs in INIT", func() bool {
+				return allInState(qpsOf(t, c, srv.PID()), 16, QPStateInit)
 			})
 		}},
 		{"rping", func(t *testing.T, c *Conn) {
-			ip := labEnv(t, "LAB_IP")
-			srv := start(t, "rping", "-s", "-a", ip, "-C", "1000000")
-			waitFor(t, 20*time.Second, "rping's listening cm_id", func() bool {
+			ip := labkit.Env(t, "LAB_IP")
+			srv := labkit.Start(t, "rping", "-s", "-a", ip, "-C", "1000000")
+			labkit.WaitFor(t, 20*time.Second, "rping's listening cm_id", func() bool {
 				ids, err := c.CMIDs(Query{})
 				return err == nil && len(ids) == 1
 			})
-			cli := start(t, "rping", "-c", "-a", ip, "-C", "1000000")
-			waitFor(t, 20*time.Second, "rping's connected QPs", func() bool {
-				return allInState(qpsOf(t, c, srv.pid()), 1, QPStateRTS) &&
-					allInState(qpsOf(t, c, cli.pid()), 1, QPStateRTS)
+			cli := labkit.Start(t, "rping", "-c", "-a", ip, "-C", "1000000")
+			labkit.WaitFor(t, 20*time.Second, "rping's connected QPs", func() bool {
+				return allInState(qpsOf(t, c, srv.PID()), 1, QPStateRTS) &&
+					allInState(qpsOf(t, c, cli.PID()), 1, QPStateRTS)
 			})
 		}},
 	}
@@ -98,7 +99,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			c.Record(nil)
 			oracle := map[string]json.RawMessage{}
 			for _, k := range append([]string{""}, resObjectKinds...) {
-				oracle[k] = rdmaJSON(t, k)
+				oracle[k] = labkit.RdmaJSON(t, k)
 			}
 			live.eachObject(func(o *Object) { rec.AddComm(o) })
 

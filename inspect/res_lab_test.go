@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/oracle"
 )
 
@@ -49,9 +50,9 @@ func matchIproute2(t *testing.T, c *Conn, kind string, ours func() []byte) {
 	t.Helper()
 	var err error
 	for try := 0; try < 10; try++ {
-		before := parseOracle(t, rdmaJSON(t, kind))
+		before := parseOracle(t, labkit.RdmaJSON(t, kind))
 		got := parseOracle(t, ours())
-		after := parseOracle(t, rdmaJSON(t, kind))
+		after := parseOracle(t, labkit.RdmaJSON(t, kind))
 		if kind == "srq" {
 			// iproute2 6.1 prints a dangling stack buffer as an SRQ's
 			// comm (fixed in v6.10, commit 3a882b6b); take ours.
@@ -141,16 +142,16 @@ func (p *poller) halt(t *testing.T) {
 // its history must show the server's QP going INIT -> RTS and then gone,
 // the client's reaching RTS and going, with timestamps in order.
 func TestMatchesIproute2DuringPingpong(t *testing.T) {
-	gid, ip := labEnv(t, "LAB_GID_INDEX"), labEnv(t, "LAB_IP")
+	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
 	c := dial(t)
 	waitIdle(t, c)
 	matchAllKinds(t, c, "idle")
 	p := startPoller(t)
 
-	srv := start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
+	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
 	var srvQP, cliQP QP
-	waitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
-		qps := qpsOf(t, c, srv.pid())
+	labkit.WaitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
+		qps := qpsOf(t, c, srv.PID())
 		if allInState(qps, 1, QPStateInit) {
 			srvQP = qps[0]
 			return true
@@ -159,10 +160,10 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	})
 	matchAllKinds(t, c, "server waiting (INIT)")
 
-	cli := start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000", ip)
-	waitFor(t, 30*time.Second, "both QPs in RTS", func() bool {
-		qps := qpsOf(t, c, cli.pid())
-		if allInState(qpsOf(t, c, srv.pid()), 1, QPStateRTS) && allInState(qps, 1, QPStateRTS) {
+	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000", ip)
+	labkit.WaitFor(t, 30*time.Second, "both QPs in RTS", func() bool {
+		qps := qpsOf(t, c, cli.PID())
+		if allInState(qpsOf(t, c, srv.PID()), 1, QPStateRTS) && allInState(qps, 1, QPStateRTS) {
 			cliQP = qps[0]
 			return true
 		}
@@ -170,10 +171,10 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	})
 	matchAllKinds(t, c, "pingpong running (RTS)")
 
-	srv.wait(t, 10*time.Minute)
-	cli.wait(t, time.Minute)
-	waitFor(t, 30*time.Second, "the pingpong QPs to go away", func() bool {
-		return len(qpsOf(t, c, srv.pid())) == 0 && len(qpsOf(t, c, cli.pid())) == 0
+	srv.Wait(t, 10*time.Minute)
+	cli.Wait(t, time.Minute)
+	labkit.WaitFor(t, 30*time.Second, "the pingpong QPs to go away", func() bool {
+		return len(qpsOf(t, c, srv.PID())) == 0 && len(qpsOf(t, c, cli.PID())) == 0
 	})
 	// One more poll after they are gone.
 	time.Sleep(100 * time.Millisecond)
