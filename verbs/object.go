@@ -166,6 +166,14 @@ func sortedForTeardown(set map[*object]bool) []*object {
 	return out
 }
 
+// isClosed reports whether the object was destroyed (directly or by a
+// cascade from something it used).
+func (o *object) isClosed() bool {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return o.closed
+}
+
 // use runs fn with o's handle held against a concurrent destroy.
 func (o *object) use(op string, fn func() error) error {
 	o.mu.RLock()
