@@ -397,7 +397,7 @@ func (f *FS) readNetdev(ws *warnings, p *Port) {
 }
 
 func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
+	var keys []string
 	for k := range m {
 		keys = append(keys, k)
 	}

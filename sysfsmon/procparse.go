@@ -148,7 +148,7 @@ func ParseModules(data string) ([]Module, error) {
 		if f[2] == "-" {
 			refs, err2 = -1, nil
 		}
-		if err1 != nil || err2 != nil {
+		if err1 != nil || err2 != nil || refs < -1 || (refs == -1 && f[2] != "-") {
 			bad = append(bad, fmt.Errorf("modules: line %d: %q: size or refcount is not a number", i+1, line))
 			continue
 		}
