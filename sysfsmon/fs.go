@@ -128,6 +128,20 @@ func (w Warning) MarshalJSON() ([]byte, error) {
 	}{w.Path, w.Err.Error()})
 }
 
+// UnmarshalJSON reads what MarshalJSON writes; Err becomes a plain error
+// with the message.
+func (w *Warning) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Path  string `json:"path"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*w = Warning{Path: v.Path, Err: errors.New(v.Error)}
+	return nil
+}
+
 // warnings collects the per-file problems of one read.
 type warnings []Warning
 
