@@ -118,6 +118,7 @@ type Warning struct {
 	Err  error  // the read or parse error (errors.Is(w.Err, syscall.EINVAL) works)
 }
 
+// String is "path: error", the way the CLI prints warnings.
 func (w Warning) String() string { return w.Path + ": " + w.Err.Error() }
 
 // MarshalJSON writes {"path": ..., "error": ...}.

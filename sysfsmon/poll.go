@@ -6,7 +6,9 @@ import (
 )
 
 // Update is one tick of Poll: a snapshot of the devices, their counters
-// and their IRQs, and what changed since the previous tick.
+// and their IRQs (the files of Documentation/ABI/stable/
+// sysfs-class-infiniband and /proc/interrupts), and what changed since
+// the previous tick.
 type Update struct {
 	Seq  int       // 0 for the first update, then 1, 2...
 	Time time.Time // when the counters were read

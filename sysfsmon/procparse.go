@@ -172,6 +172,7 @@ type Limit struct {
 	Unlimited bool   `json:"unlimited"`
 }
 
+// String prints the limit as /proc/PID/limits does: bytes or "unlimited".
 func (l Limit) String() string {
 	if l.Unlimited {
 		return "unlimited"
