@@ -27,6 +27,8 @@ func constMax(n uint64) func(*checkCtx) (uint64, bool) {
 	return func(*checkCtx) (uint64, bool) { return n, true }
 }
 
+func hexText(v uint64) string { return fmt.Sprintf("%#x", v) }
+
 func mtuText(v uint64) string {
 	if b := MTU(v).Bytes(); b > 0 {
 		return fmt.Sprint(b)
@@ -40,12 +42,12 @@ func mtuText(v uint64) string {
 // the field widths are the IBTA's (BTH: 24-bit PSN and QPN; 3-bit retry
 // counts; 5-bit RNR timer and ACK timeout).
 var valueLimits = []valueLimit{
-	{id: "core.rq-psn-24bit", stage: StageCore, bit: AttrRQPSN, field: "rq_psn",
+	{id: "core.rq-psn-24bit", stage: StageCore, bit: AttrRQPSN, field: "rq_psn", format: hexText,
 		get: func(a *QPAttr) uint64 { return uint64(a.RQPSN) }, max: constMax(0xffffff),
 		why:    "PSNs are 24 bits on the wire; the kernel keeps the low 24 bits and logs \"rq_psn overflow, masking to 24 bits\"",
 		fix:    "use a 24-bit PSN (rc_pingpong: lrand48() & 0xffffff)",
 		source: srcCorePSN},
-	{id: "core.sq-psn-24bit", stage: StageCore, bit: AttrSQPSN, field: "sq_psn",
+	{id: "core.sq-psn-24bit", stage: StageCore, bit: AttrSQPSN, field: "sq_psn", format: hexText,
 		get: func(a *QPAttr) uint64 { return uint64(a.SQPSN) }, max: constMax(0xffffff),
 		why:    "PSNs are 24 bits on the wire; the kernel keeps the low 24 bits and logs \"sq_psn overflow, masking to 24 bits\"",
 		fix:    "use a 24-bit PSN (rc_pingpong: lrand48() & 0xffffff)",
@@ -95,7 +97,7 @@ var valueLimits = []valueLimit{
 		get: func(a *QPAttr) uint64 { return uint64(a.MinRNRTimer) }, max: constMax(31),
 		why: "the RNR NAK timer is a 5-bit code in the AETH; rxe 6.1 stores the value and sends only its low 5 bits",
 		fix: "set min_rnr_timer=12 (0.64 ms, rc_pingpong)", source: srcRxeFrom + "; " + srcSpec},
-	{id: "later.dest-qpn-24bit", stage: StageLater, bit: AttrDestQPN, field: "dest_qpn",
+	{id: "later.dest-qpn-24bit", stage: StageLater, bit: AttrDestQPN, field: "dest_qpn", format: hexText,
 		get: func(a *QPAttr) uint64 { return uint64(a.DestQPN) }, max: constMax(0xffffff),
 		why: "QP numbers are 24 bits in the BTH; rxe 6.1 stores the value unchecked, and its packets carry only the low 24 bits, so they go to another QP",
 		fix: "use the peer's qp_num as it was given to you", source: srcRxeFrom + "; " + srcSpec},

@@ -274,10 +274,13 @@ func ruleSGID(c *checkCtx) []Finding {
 }
 
 // gidChoices lists the populated GIDs for a fix text.
-func gidChoices(c *checkCtx) string {
+func gidChoices(c *checkCtx) string { return gidChoicesWhere(c, func(GIDEntry) bool { return true }) }
+
+// gidChoicesWhere lists the populated GIDs that pass keep.
+func gidChoicesWhere(c *checkCtx, keep func(GIDEntry) bool) string {
 	var parts []string
 	for _, g := range c.env.GIDs {
-		if !g.GID.IsZero() {
+		if !g.GID.IsZero() && keep(g) {
 			parts = append(parts, fmt.Sprintf("%d (%s, %s)", g.Index, g.GID, g.Type))
 		}
 	}
@@ -312,9 +315,14 @@ func ruleDGIDFamily(c *checkCtx) []Finding {
 	if dgid.IsZero() {
 		problem = fmt.Sprintf("the DGID is all zeros (it names no peer), and the source GID %d (%s) is %s", src.Index, src.GID, family[gidIsIPv4(src.GID)])
 	}
+	fix := fmt.Sprintf("for this DGID use an %s source GID: sgid_index=%s", family[gidIsIPv4(dgid)],
+		gidChoicesWhere(c, func(g GIDEntry) bool { return gidIsIPv4(g.GID) == gidIsIPv4(dgid) }))
+	if dgid.IsZero() {
+		fix = "set dgid=<the peer's GID> (for an IPv4 peer ::ffff:a.b.c.d)"
+	}
 	return fail(AttrAV, problem,
 		"for a connected QP on RoCE the kernel finds the peer's MAC address through the IP stack now, and an IPv4 source cannot reach an IPv6 destination or back",
-		"use a DGID and an sgid_index of the same family (for an IPv4 peer, your RoCE v2 IPv4 GID: "+gidChoices(c)+")")
+		fix)
 }
 
 func ruleAltPathRoCE(c *checkCtx) []Finding {
@@ -381,7 +389,7 @@ func ruleTransition(c *checkCtx) []Finding {
 	}
 	c.missing = c.rule.Required &^ c.kmask
 	c.extra = c.kmask &^ c.rule.Allowed()
-	step := fmt.Sprintf("%s→%s on a %s QP", c.tableFrom, c.tableTo, c.typ)
+	step := fmt.Sprintf("%s→%s on %s QP", c.tableFrom, c.tableTo, withArticle(c.typ))
 	var out []Finding
 	if c.missing != 0 {
 		f := fail(c.missing, fmt.Sprintf("%s needs %s, which the mask does not have", step, strings.Join(c.missing.Names(), ", ")),
@@ -404,8 +412,18 @@ func ruleTransition(c *checkCtx) []Finding {
 				why += "; " + b.Name + ": " + w
 			}
 		}
+		fix := "remove " + maskWords(extra)
+		if added := extra & AttrPort &^ c.mask; added != 0 {
+			fix = "the kernel added PORT because of AV; this step cannot take a new AV, so leave AV out"
+			if rest := extra &^ AttrPort; rest != 0 {
+				fix += ", and remove " + maskWords(rest)
+			}
+		}
+		if c.mask&AttrState == 0 && c.next != c.tableFrom {
+			fix = fmt.Sprintf("add STATE to move to %s (or %s)", c.next, fix)
+		}
 		f := fail(extra, fmt.Sprintf("%s does not accept %s (it takes %s)", step, strings.Join(extra.Names(), ", "), accepts),
-			why, "remove "+maskWords(extra))
+			why, fix)
 		f[0].Rule = "table.not-allowed"
 		out = append(out, f...)
 	}
@@ -439,6 +457,15 @@ func invalidTransition(c *checkCtx) []Finding {
 	f := fail(0, problem, why, fix)
 	f[0].Rule = "table.invalid"
 	return f
+}
+
+// withArticle is "an RC", "a UD": the type's name with its article.
+func withArticle(t QPType) string {
+	switch t {
+	case QPTRC, QPTXRCSend, QPTXRCRecv, QPTSMI:
+		return "an " + t.String()
+	}
+	return "a " + t.String()
 }
 
 func ruleSQDDraining(c *checkCtx) []Finding {

@@ -157,9 +157,9 @@ func DefaultStep(from QPState, typ QPType, p ConnParams) (Step, error) {
 	to, ok := Next(from, typ)
 	if !ok {
 		if from == QPSRTS {
-			return Step{}, fmt.Errorf("verbs: a %s QP in RTS is ready: post work; SQD pauses sending, ERR flushes, RESET starts over", typ)
+			return Step{}, fmt.Errorf("verbs: %s QP in RTS is ready: post work; SQD pauses sending, ERR flushes, RESET starts over", withArticle(typ))
 		}
-		return Step{}, fmt.Errorf("verbs: no usual next step for a %s QP in %s", typ, from)
+		return Step{}, fmt.Errorf("verbs: no usual next step for %s QP in %s", withArticle(typ), from)
 	}
 	return DefaultsFor(from, to, typ, p)
 }
@@ -171,7 +171,7 @@ func DefaultStep(from QPState, typ QPType, p ConnParams) (Step, error) {
 func DefaultsFor(from, to QPState, typ QPType, p ConnParams) (Step, error) {
 	r := LookupTransition(from, to, typ)
 	if !r.Valid || !TableHasType(typ) {
-		return Step{}, fmt.Errorf("verbs: %s→%s is not a transition for a %s QP", from, to, typ)
+		return Step{}, fmt.Errorf("verbs: %s→%s is not a transition for %s QP", from, to, withArticle(typ))
 	}
 	if p.Port == 0 {
 		p.Port = 1

@@ -19,9 +19,19 @@ type attrField struct {
 // uintField makes a field of an unsigned integer type of the given bit
 // width; values parse as decimal or 0x-prefixed hex.
 func uintField[T ~uint8 | ~uint16 | ~uint32](name string, bit QPAttrMask, width int, ptr func(*QPAttr) *T) attrField {
+	return uintFieldFmt(name, bit, width, ptr, "%d")
+}
+
+// hexField is a uintField printed in hex, as rc_pingpong prints QPNs,
+// PSNs and Q_Keys.
+func hexField[T ~uint8 | ~uint16 | ~uint32](name string, bit QPAttrMask, width int, ptr func(*QPAttr) *T) attrField {
+	return uintFieldFmt(name, bit, width, ptr, "%#06x")
+}
+
+func uintFieldFmt[T ~uint8 | ~uint16 | ~uint32](name string, bit QPAttrMask, width int, ptr func(*QPAttr) *T, format string) attrField {
 	return attrField{
 		name: name, bit: bit,
-		get: func(a *QPAttr) string { return strconv.FormatUint(uint64(*ptr(a)), 10) },
+		get: func(a *QPAttr) string { return fmt.Sprintf(format, uint64(*ptr(a))) },
 		set: func(a *QPAttr, v string) error {
 			n, err := strconv.ParseUint(v, 0, width)
 			if err != nil {
@@ -93,7 +103,7 @@ var qpAttrFields = []attrField{
 		}},
 	uintField("pkey_index", AttrPKeyIndex, 16, func(a *QPAttr) *uint16 { return &a.PKeyIndex }),
 	uintField("port", AttrPort, 8, func(a *QPAttr) *uint8 { return &a.Port }),
-	uintField("qkey", AttrQKey, 32, func(a *QPAttr) *uint32 { return &a.QKey }),
+	hexField("qkey", AttrQKey, 32, func(a *QPAttr) *uint32 { return &a.QKey }),
 	gidField("dgid", func(a *QPAttr) *GID { return &a.AH.GRH.DGID }),
 	uintField("sgid_index", AttrAV, 8, func(a *QPAttr) *uint8 { return &a.AH.GRH.SGIDIndex }),
 	uintField("hop_limit", AttrAV, 8, func(a *QPAttr) *uint8 { return &a.AH.GRH.HopLimit }),
@@ -119,14 +129,14 @@ var qpAttrFields = []attrField{
 	uintField("timeout", AttrTimeout, 8, func(a *QPAttr) *uint8 { return &a.Timeout }),
 	uintField("retry_cnt", AttrRetryCnt, 8, func(a *QPAttr) *uint8 { return &a.RetryCnt }),
 	uintField("rnr_retry", AttrRNRRetry, 8, func(a *QPAttr) *uint8 { return &a.RNRRetry }),
-	uintField("rq_psn", AttrRQPSN, 32, func(a *QPAttr) *uint32 { return &a.RQPSN }),
+	hexField("rq_psn", AttrRQPSN, 32, func(a *QPAttr) *uint32 { return &a.RQPSN }),
 	uintField("max_rd_atomic", AttrMaxQPRdAtomic, 8, func(a *QPAttr) *uint8 { return &a.MaxRdAtomic }),
 	uintField("alt_port", AttrAltPath, 8, func(a *QPAttr) *uint8 { return &a.AltPort }),
 	uintField("alt_timeout", AttrAltPath, 8, func(a *QPAttr) *uint8 { return &a.AltTimeout }),
 	uintField("alt_pkey_index", AttrAltPath, 16, func(a *QPAttr) *uint16 { return &a.AltPKeyIndex }),
 	gidField("alt_dgid", func(a *QPAttr) *GID { return &a.AltAH.GRH.DGID }),
 	uintField("min_rnr_timer", AttrMinRNRTimer, 8, func(a *QPAttr) *uint8 { return &a.MinRNRTimer }),
-	uintField("sq_psn", AttrSQPSN, 32, func(a *QPAttr) *uint32 { return &a.SQPSN }),
+	hexField("sq_psn", AttrSQPSN, 32, func(a *QPAttr) *uint32 { return &a.SQPSN }),
 	uintField("max_dest_rd_atomic", AttrMaxDestRdAtomic, 8, func(a *QPAttr) *uint8 { return &a.MaxDestRdAtomic }),
 	{name: "path_mig_state", bit: AttrPathMigState,
 		get: func(a *QPAttr) string { return a.PathMigState.String() },
@@ -141,7 +151,7 @@ var qpAttrFields = []attrField{
 		}},
 	uintField("max_send_wr", AttrCap, 32, func(a *QPAttr) *uint32 { return &a.Cap.MaxSendWR }),
 	uintField("max_recv_wr", AttrCap, 32, func(a *QPAttr) *uint32 { return &a.Cap.MaxRecvWR }),
-	uintField("dest_qpn", AttrDestQPN, 32, func(a *QPAttr) *uint32 { return &a.DestQPN }),
+	hexField("dest_qpn", AttrDestQPN, 32, func(a *QPAttr) *uint32 { return &a.DestQPN }),
 	uintField("rate_limit", AttrRateLimit, 32, func(a *QPAttr) *uint32 { return &a.RateLimit }),
 }
 
