@@ -177,10 +177,14 @@ func (v *Verdict) Decisive() *Finding {
 	return nil
 }
 
-// Errors, Warnings and Notes split the findings by severity.
-func (v *Verdict) Errors() []Finding   { return v.bySeverity(SevError) }
+// Errors are the findings that make the modify fail, in call order.
+func (v *Verdict) Errors() []Finding { return v.bySeverity(SevError) }
+
+// Warnings are values the kernel accepts that are wrong or meaningless.
 func (v *Verdict) Warnings() []Finding { return v.bySeverity(SevWarning) }
-func (v *Verdict) Notes() []Finding    { return v.bySeverity(SevNote) }
+
+// Notes are things worth knowing about the modify (mask rewrites, ...).
+func (v *Verdict) Notes() []Finding { return v.bySeverity(SevNote) }
 
 func (v *Verdict) bySeverity(s Severity) []Finding {
 	var out []Finding
@@ -213,9 +217,13 @@ func Check(cur, next QPState, typ QPType, mask QPAttrMask, attr *QPAttr, env *Ch
 	if env != nil {
 		c.env = *env
 	}
+	// The target is next, whatever attr.State says: the shell names the
+	// state, the attr carries the values.
 	c.attr.State = next
 	c.roce = c.env.Port != nil && c.env.Port.LinkLayer == LinkLayerEthernet
 	c.rxe = c.env.Driver == "rxe"
+	// The driver's view of the transition (rxe_qp_chk_attr): a claimed
+	// current state wins, and no STATE means staying put.
 	c.tableFrom = cur
 	if mask&AttrCurState != 0 && c.hasAttr {
 		c.tableFrom = c.attr.CurState

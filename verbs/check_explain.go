@@ -21,10 +21,14 @@ func (v *Verdict) Explain() string {
 	default:
 		fmt.Fprintf(&b, "%s: the kernel will refuse this modify with %s.\n", step, errnoText(v.Errno))
 	}
+	// The step's purpose first: knowing what RTR is for explains most of
+	// what it requires.
 	if v.Rule.Valid && v.Rule.Note != "" {
 		fmt.Fprintf(&b, "%s%s.\n", strings.ToUpper(v.Rule.Note[:1]), v.Rule.Note[1:])
 	}
 	fmt.Fprintf(&b, "Mask: %s\n", v.Mask)
+	// uverbs may rewrite the mask (AV adds PORT, XRC drops bits); show
+	// what the table really judged.
 	if v.KernelMask != v.Mask {
 		fmt.Fprintf(&b, "Mask as the kernel checks it: %s\n", v.KernelMask)
 	}
@@ -32,6 +36,9 @@ func (v *Verdict) Explain() string {
 		fmt.Fprintf(&b, "%s→%s on %s requires: %s\n", v.TableFrom, v.TableTo, v.Type, namesOrNone(v.Rule.Required, "nothing but STATE"))
 		fmt.Fprintf(&b, "%s→%s on %s also accepts: %s\n", v.TableFrom, v.TableTo, v.Type, namesOrNone(v.Rule.Optional, "nothing else"))
 	}
+	// Findings come in call order. The first error is where the kernel
+	// stops; later errors are still shown, because a learner fixing one
+	// problem at a time would otherwise meet them one EINVAL at a time.
 	decisive := v.Decisive()
 	for i := range v.Findings {
 		f := &v.Findings[i]
@@ -43,6 +50,8 @@ func (v *Verdict) Explain() string {
 			b.WriteString(" (would fail too)")
 		}
 		b.WriteString("\n")
+		// Missing and refused attributes get a line each: the
+		// learner needs to know what DEST_QPN is to fill it in.
 		if f.Rule == "table.missing" || f.Rule == "table.not-allowed" {
 			for _, h := range ExplainMask(f.Attrs) {
 				fmt.Fprintf(&b, "    %-19s %s\n", h.Name, h.What)
@@ -58,6 +67,7 @@ func (v *Verdict) Explain() string {
 	return b.String()
 }
 
+// namesOrNone lists a mask's names, or says none instead of "0".
 func namesOrNone(m QPAttrMask, none string) string {
 	if m == 0 {
 		return none

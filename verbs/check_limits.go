@@ -23,12 +23,15 @@ type valueLimit struct {
 	source   string
 }
 
+// constMax is a fixed bound (a field width or a driver constant).
 func constMax(n uint64) func(*checkCtx) (uint64, bool) {
 	return func(*checkCtx) (uint64, bool) { return n, true }
 }
 
+// hexText prints PSNs and QPNs in hex, as ibv_rc_pingpong does.
 func hexText(v uint64) string { return fmt.Sprintf("%#x", v) }
 
+// mtuText prints an MTU code as bytes, or as a code when it is none.
 func mtuText(v uint64) string {
 	if b := MTU(v).Bytes(); b > 0 {
 		return fmt.Sprint(b)
@@ -42,6 +45,9 @@ func mtuText(v uint64) string {
 // the field widths are the IBTA's (BTH: 24-bit PSN and QPN; 3-bit retry
 // counts; 5-bit RNR timer and ACK timeout).
 var valueLimits = []valueLimit{
+	// The core masks PSNs to 24 bits before the driver and warns in
+	// dmesg (_ib_modify_qp, for IB and RoCE ports); rxe masks again
+	// with BTH_PSN_MASK. The lab reads the masked value back.
 	{id: "core.rq-psn-24bit", stage: StageCore, bit: AttrRQPSN, field: "rq_psn", format: hexText,
 		get: func(a *QPAttr) uint64 { return uint64(a.RQPSN) }, max: constMax(0xffffff),
 		why:    "PSNs are 24 bits on the wire; the kernel keeps the low 24 bits and logs \"rq_psn overflow, masking to 24 bits\"",
@@ -53,6 +59,7 @@ var valueLimits = []valueLimit{
 		fix:    "use a 24-bit PSN (rc_pingpong: lrand48() & 0xffffff)",
 		source: srcCorePSN},
 
+	// rxe's own bounds, checked after the table (rxe_qp_chk_attr).
 	{id: "rxe.path-mtu", stage: StageDriver, driver: "rxe", errno: syscall.EINVAL, bit: AttrPathMTU, field: "path_mtu",
 		get: func(a *QPAttr) uint64 { return uint64(a.PathMTU) },
 		max: func(c *checkCtx) (uint64, bool) {
@@ -76,6 +83,9 @@ var valueLimits = []valueLimit{
 		fix:    "set timeout=14 (about 67 ms, rc_pingpong)",
 		source: srcRxeChk},
 
+	// Bounds nothing in the 6.1 modify path enforces: rxe stores the
+	// value (rxe_qp_from_attr), and the harm comes in traffic or on
+	// other devices. The differential test shows each is accepted.
 	{id: "later.path-mtu-active", stage: StageLater, bit: AttrPathMTU, field: "path_mtu",
 		get: func(a *QPAttr) uint64 { return uint64(a.PathMTU) },
 		max: func(c *checkCtx) (uint64, bool) {

@@ -39,7 +39,8 @@ const (
 	srcSpec       = "IBTA spec vol. 1 ch. 9 (BTH/AETH field widths); ibv_modify_qp(3)"
 )
 
-// Finding constructors.
+// fail, warn and note build a rule's findings; Check fills in the rule
+// id, stage and source.
 func fail(attrs QPAttrMask, problem, why, fix string) []Finding {
 	return []Finding{{Severity: SevError, Attrs: attrs, Problem: problem, Why: why, Fix: fix}}
 }
@@ -85,6 +86,8 @@ var extraWhy = map[QPAttrMask]string{
 // them: libibverbs, uverbs, the core, the state table, the driver; then
 // the values nothing checks.
 var modifyRules = slices.Concat(
+	// libibverbs, then uverbs' command handler, in the order modify_qp
+	// tests them, then _ib_modify_qp's address work.
 	[]modifyRule{
 		{id: "libibverbs.extended-mask", stage: StageLibrary, errno: syscall.EOPNOTSUPP, driver: "rxe", source: srcLibCmd, run: ruleLegacyMask},
 		{id: "uverbs.mask-bits", stage: StageUVerbs, errno: syscall.EOPNOTSUPP, source: srcUVerbsMask, run: ruleMaskBits},
@@ -100,7 +103,10 @@ var modifyRules = slices.Concat(
 		{id: "core.dgid-family", stage: StageCore, errno: syscall.EINVAL, source: srcCoreDMAC, run: ruleDGIDFamily},
 		{id: "core.alt-path-roce", stage: StageCore, errno: syscall.EINVAL, source: srcCoreAlt, run: ruleAltPathRoCE},
 	},
+	// PSN masking happens in _ib_modify_qp after the AV work.
 	limitRules(StageCore),
+	// The driver: ib_modify_qp_is_ok first, then rxe's own checks in
+	// rxe_qp_chk_attr's order.
 	[]modifyRule{
 		{id: "table.no-state", stage: StageTable, source: srcTable, run: ruleNoState},
 		{id: "table.cur-state-claim", stage: StageTable, source: srcRxeChk + "; drivers/infiniband/hw/mlx5/qp.c mlx5_ib_modify_qp", run: ruleCurStateClaim},
@@ -110,6 +116,7 @@ var modifyRules = slices.Concat(
 		{id: "rxe.gid-type", stage: StageDriver, errno: syscall.EINVAL, driver: "rxe", source: srcRxeAV, run: ruleRxeGIDType},
 	},
 	limitRules(StageDriver),
+	// Last, what nothing checks: warnings only.
 	limitRules(StageLater),
 	[]modifyRule{
 		{id: "later.path-mtu-code", stage: StageLater, source: srcRxeFrom, run: rulePathMTUCode},
@@ -117,6 +124,11 @@ var modifyRules = slices.Concat(
 	},
 )
 
+// ruleLegacyMask: ibv_cmd_modify_qp refuses any bit from RATE_LIMIT up
+// with EOPNOTSUPP, because the write command it sends (struct
+// ib_uverbs_modify_qp) has no field for them. Providers that use the
+// extended command (mlx5 for RATE_LIMIT) are not bound by it, so the
+// rule is limited to rxe, whose provider uses the plain one.
 func ruleLegacyMask(c *checkCtx) []Finding {
 	bad := c.mask & maskAboveRate
 	if c.mask&AttrRateLimit != 0 {
@@ -130,6 +142,10 @@ func ruleLegacyMask(c *checkCtx) []Finding {
 		"leave "+maskWords(bad)+" out of the mask")
 }
 
+// ruleMaskBits: ib_uverbs_modify_qp refuses bits outside
+// IB_QP_ATTR_STANDARD_BITS (0..20); ib_uverbs_ex_modify_qp accepts
+// RATE_LIMIT in addition. Bits 21-24 are IB_QP_SMAC, IB_QP_ALT_SMAC,
+// IB_QP_VID and IB_QP_ALT_VID, kernel-internal since 4.x.
 func ruleMaskBits(c *checkCtx) []Finding {
 	bad := c.mask & maskSMACVID
 	if !c.rxe {
@@ -143,6 +159,8 @@ func ruleMaskBits(c *checkCtx) []Finding {
 		"remove them; ibv_modify_qp(3) lists the attribute bits")
 }
 
+// rulePort: modify_qp checks port_num with rdma_is_port_valid before
+// anything else when PORT is in the mask.
 func rulePort(c *checkCtx) []Finding {
 	if !c.has(AttrPort) || !c.hasAttr || c.portValid(c.attr.Port) {
 		return nil
@@ -151,6 +169,7 @@ func rulePort(c *checkCtx) []Finding {
 		portRange(c), "set port=1 (the first port; ibv_devinfo lists them)")
 }
 
+// portRange says which ports exist, as far as the environment tells.
 func portRange(c *checkCtx) string {
 	if c.env.PortCount > 0 {
 		return fmt.Sprintf("ports count from 1 to %d here", c.env.PortCount)
@@ -158,6 +177,8 @@ func portRange(c *checkCtx) string {
 	return "ports count from 1; 0 is never a port"
 }
 
+// ruleAVPort: modify_qp checks the AV's own port_num with
+// rdma_is_port_valid; a zeroed ah_attr (port 0) is the usual cause.
 func ruleAVPort(c *checkCtx) []Finding {
 	if !c.has(AttrAV) || !c.hasAttr || c.portValid(c.attr.AH.PortNum) {
 		return nil
@@ -195,6 +216,8 @@ func ruleAVPortRewrite(c *checkCtx) []Finding {
 		"outside INIT→RTR a new AV is a new primary path, and uverbs sets the port with it; a step that does not accept PORT (UC's SQD→SQD, for one) is then refused, so through ibv_modify_qp a UC QP cannot change its AV")
 }
 
+// ruleAltPort: modify_qp requires alt_port_num and the alternate AV's
+// port_num to be valid ports and equal.
 func ruleAltPort(c *checkCtx) []Finding {
 	if !c.has(AttrAltPath) || !c.hasAttr {
 		return nil
@@ -207,6 +230,8 @@ func ruleAltPort(c *checkCtx) []Finding {
 		"both must be valid ports and equal", "set alt_port and the alternate AV's port to the same valid port (or leave ALT_PATH out)")
 }
 
+// ruleStateRange: modify_qp refuses qp_state or cur_qp_state above
+// IB_QPS_ERR (IBV_QPS_UNKNOWN and garbage) with EINVAL.
 func ruleStateRange(c *checkCtx) []Finding {
 	var out []Finding
 	if c.mask&AttrState != 0 && !validState(c.next) {
@@ -220,6 +245,10 @@ func ruleStateRange(c *checkCtx) []Finding {
 	return out
 }
 
+// ruleQKey: modify_qp refuses a Q_Key with IB_QP_SET_QKEY (bit 31) with
+// EPERM unless rdma_nl_get_privileged_qkey() (CAP_NET_RAW, or the
+// netlink privileged-qkey switch). The lab runs as root, so only the
+// privileged side is observed there.
 func ruleQKey(c *checkCtx) []Finding {
 	if !c.has(AttrQKey) || !c.hasAttr || c.attr.QKey&0x80000000 == 0 {
 		return nil
@@ -235,6 +264,9 @@ func ruleQKey(c *checkCtx) []Finding {
 	return nil
 }
 
+// ruleXRCIgnored: modify_qp_mask strips attributes that mean nothing for
+// one side of XRC before the driver (and the table) see the mask, so an
+// XRC QP may carry them in any transition.
 func ruleXRCIgnored(c *checkCtx) []Finding {
 	drop := c.kmask & xrcIgnored[c.typ]
 	if drop == 0 {
@@ -245,6 +277,9 @@ func ruleXRCIgnored(c *checkCtx) []Finding {
 		"an XRC initiator has no responder side and an XRC target no requester side, so those attributes mean nothing there")
 }
 
+// ruleAVGRH: _ib_modify_qp → rdma_fill_sgid_attr → rdma_check_ah_attr
+// refuses an AV without IB_AH_GRH on a RoCE port (ah_attr.type ROCE),
+// for every QP type, before the driver sees it.
 func ruleAVGRH(c *checkCtx) []Finding {
 	if !c.has(AttrAV) || !c.hasAttr || !c.roce || c.attr.AH.IsGlobal {
 		return nil
@@ -254,6 +289,10 @@ func ruleAVGRH(c *checkCtx) []Finding {
 		"set is_global=1 dgid=<the peer's GID> sgid_index=<your RoCE v2 GID index> hop_limit=1")
 }
 
+// ruleSGID: rdma_fill_sgid_attr looks the source GID up with
+// rdma_get_gid_attr: EINVAL beyond the table, ENODATA for an empty
+// slot. On rxe the table has 1024 slots, so only ENODATA is reachable
+// with a u8 index.
 func ruleSGID(c *checkCtx) []Finding {
 	if !c.has(AttrAV) || !c.hasAttr || !c.attr.AH.IsGlobal {
 		return nil
@@ -293,6 +332,12 @@ func gidChoicesWhere(c *checkCtx, keep func(GIDEntry) bool) string {
 // gidIsIPv4 mirrors rdma_gid2ip: an IPv4-mapped GID is an IPv4 address.
 func gidIsIPv4(g GID) bool { return g.IP().To4() != nil && !g.IsZero() }
 
+// ruleDGIDFamily: for connected QPs on RoCE, _ib_modify_qp resolves the
+// destination MAC (ib_resolve_eth_dmac → rdma_addr_find_l2_eth_by_grh →
+// rdma_resolve_ip), which refuses a source and destination of different
+// address families with EINVAL. An all-zero DGID reads as IPv6 "::".
+// Other resolution failures (no neighbour: ETIMEDOUT after about a
+// second, seen in the lab for 10.0.0.2 on veth1) are not predicted.
 func ruleDGIDFamily(c *checkCtx) []Finding {
 	if !c.has(AttrAV) || !c.hasAttr || !c.roce || !connectedType(c.typ) || !c.attr.AH.IsGlobal {
 		return nil
@@ -325,6 +370,10 @@ func ruleDGIDFamily(c *checkCtx) []Finding {
 		fix)
 }
 
+// ruleAltPathRoCE: _ib_modify_qp refuses ALT_PATH unless both the
+// alternate AV's port and the QP's port are InfiniBand, so on RoCE every
+// mask with ALT_PATH fails, even where the table allows it. The alternate
+// sgid is looked up first, so an empty slot answers ENODATA instead.
 func ruleAltPathRoCE(c *checkCtx) []Finding {
 	if !c.has(AttrAltPath) || !c.roce {
 		return nil
@@ -340,6 +389,10 @@ func ruleAltPathRoCE(c *checkCtx) []Finding {
 	return f
 }
 
+// ruleNoState: without IB_QP_STATE the driver takes new_state =
+// cur_state (rxe_qp_chk_attr), a frequent surprise: a learner who forgot
+// STATE gets EINVAL for attributes that are right for the step they
+// meant.
 func ruleNoState(c *checkCtx) []Finding {
 	if c.mask&AttrState != 0 || c.next == c.tableFrom {
 		return nil
@@ -349,6 +402,10 @@ func ruleNoState(c *checkCtx) []Finding {
 		"add STATE to the mask")
 }
 
+// ruleCurStateClaim: rxe_qp_chk_attr and mlx5_ib_modify_qp use
+// attr->cur_qp_state as the current state when CUR_STATE is set, so the
+// table is consulted for the claimed state. The lab shows rxe even moving
+// a RESET UD QP to RTS when it claims SQE.
 func ruleCurStateClaim(c *checkCtx) []Finding {
 	if c.mask&AttrCurState == 0 || !c.hasAttr || c.attr.CurState == c.cur || !validState(c.attr.CurState) {
 		return nil
@@ -358,6 +415,8 @@ func ruleCurStateClaim(c *checkCtx) []Finding {
 		"leave CUR_STATE out, or set cur_state to the state the QP is really in")
 }
 
+// ruleCurState is rule 1 of ib_modify_qp_is_ok: CUR_STATE only from RTR,
+// RTS, SQD or SQE (of the state the driver believes).
 func ruleCurState(c *checkCtx) []Finding {
 	if c.mask&AttrCurState == 0 || slices.Contains(curStateAllowedFrom, c.tableFrom) {
 		return nil
@@ -382,6 +441,8 @@ func ruleTransition(c *checkCtx) []Finding {
 		return note(0, fmt.Sprintf("the kernel's state table has no rules for %s QPs", c.typ),
 			"the driver checks these QPs itself (mlx5 DCI/DCT, for one), so verbscope cannot predict its answer")
 	}
+	// The verdict comes from ModifyIsOK itself; the findings below only
+	// explain it, so they cannot drift from the kernel's rules.
 	c.rule = LookupTransition(c.tableFrom, c.tableTo, c.typ)
 	c.tableOK = ModifyIsOK(c.tableFrom, c.tableTo, c.typ, c.kmask)
 	if !c.rule.Valid {
@@ -397,6 +458,8 @@ func ruleTransition(c *checkCtx) []Finding {
 		f[0].Rule = "table.missing"
 		out = append(out, f...)
 	}
+	// Verdict.Extra keeps CUR_STATE (the kernel counts it), but its
+	// finding already said why; do not say it twice.
 	extra := c.extra
 	if !slices.Contains(curStateAllowedFrom, c.tableFrom) {
 		extra &^= AttrCurState // table.cur-state explained it
@@ -412,6 +475,8 @@ func ruleTransition(c *checkCtx) []Finding {
 				why += "; " + b.Name + ": " + w
 			}
 		}
+		// A PORT the user did not write came from uverbs' AV rule:
+		// removing PORT is impossible, leaving AV out is the fix.
 		fix := "remove " + maskWords(extra)
 		if added := extra & AttrPort &^ c.mask; added != 0 {
 			fix = "the kernel added PORT because of AV; this step cannot take a new AV, so leave AV out"
@@ -430,6 +495,8 @@ func ruleTransition(c *checkCtx) []Finding {
 	return out
 }
 
+// invalidTransition explains an invalid cell: where the QP can go
+// instead, and the shortest walk to the target when there is one.
 func invalidTransition(c *checkCtx) []Finding {
 	legal := LegalNext(c.tableFrom, c.typ)
 	names := make([]string, len(legal))
@@ -468,6 +535,11 @@ func withArticle(t QPType) string {
 	return "a " + t.String()
 }
 
+// ruleSQDDraining: rxe_qp_chk_attr refuses a STATE change out of SQD,
+// except to ERR, while the requester is still in QP_STATE_DRAIN; query
+// reports that as sq_draining=1. The differential test waits for the
+// drain to end, so this rule is not exercised there (its timing is the
+// requester tasklet's).
 func ruleSQDDraining(c *checkCtx) []Finding {
 	if c.mask&AttrState == 0 || c.tableFrom != QPSSQD || !c.env.SQDraining || c.tableTo == QPSErr {
 		return nil
@@ -477,6 +549,10 @@ func ruleSQDDraining(c *checkCtx) []Finding {
 		"wait for the IBV_EVENT_SQ_DRAINED async event (or query until sq_draining is 0), then retry")
 }
 
+// ruleRxeGIDType: rxe_av_chk_attr refuses a source GID whose network
+// type is not IPv4 or IPv6 (a RoCE v1 GID). rxe itself registers only
+// RoCE v2 GIDs (RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP), so this fires only
+// for GIDs another driver's table would have.
 func ruleRxeGIDType(c *checkCtx) []Finding {
 	if !c.has(AttrAV) || !c.hasAttr || !c.attr.AH.IsGlobal {
 		return nil
@@ -490,6 +566,9 @@ func ruleRxeGIDType(c *checkCtx) []Finding {
 		"pick a RoCE v2 GID: "+gidChoices(c))
 }
 
+// rulePathMTUCode: rxe_qp_chk_attr compares path_mtu with max_mtu only,
+// so code 0 passes and rxe_qp_from_attr stores ib_mtu_enum_to_int(0),
+// which is -1 (observed in the lab: the modify succeeds).
 func rulePathMTUCode(c *checkCtx) []Finding {
 	if !c.has(AttrPathMTU) || !c.hasAttr || c.attr.PathMTU >= MTU256 {
 		return nil
@@ -499,6 +578,9 @@ func rulePathMTUCode(c *checkCtx) []Finding {
 		"set path_mtu=1024")
 }
 
+// ruleNoRdAtomic: a responder with max_dest_rd_atomic=0 has no slots for
+// incoming reads and atomics, which learners copy from examples that
+// only send.
 func ruleNoRdAtomic(c *checkCtx) []Finding {
 	if !c.has(AttrMaxDestRdAtomic) || !c.hasAttr || c.attr.MaxDestRdAtomic != 0 || (c.typ != QPTRC && c.typ != QPTXRCRecv) {
 		return nil

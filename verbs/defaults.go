@@ -182,6 +182,8 @@ func DefaultsFor(from, to QPState, typ QPType, p ConnParams) (Step, error) {
 	if p.QKey == 0 {
 		p.QKey = 0x11111111
 	}
+	// Only the required attributes: an optional one the learner did not
+	// ask for would hide what the step really needs.
 	s := Step{From: from, To: to, Type: typ, Mask: AttrState | r.Required}
 	s.Attr.State = to
 	for _, d := range defaultValues {
@@ -200,6 +202,8 @@ func (s *Step) record(name, why string) {
 // Values lists the step's attribute values with their reasons, defaults
 // first in ibv_modify_qp(3) order, then the caller's overrides.
 func (s *Step) Values() []StepValue {
+	// Values are read from Attr now, so they show overrides made through
+	// Attr directly too; fields whose bit was cleared are left out.
 	out := make([]StepValue, 0, len(s.values))
 	for _, v := range s.values {
 		f, err := lookupField(v.Name)
@@ -223,6 +227,8 @@ func (s *Step) Set(name, value string) error {
 	if err := SetAttrField(&s.Attr, &s.Mask, f.name, value); err != nil {
 		return fmt.Errorf("verbs: %w", err)
 	}
+	// The override replaces the default's reason; it moves to the end
+	// so the listing shows the learner's changes last.
 	s.values = slices.DeleteFunc(s.values, func(v StepValue) bool { return v.Name == f.name })
 	s.values = append(s.values, StepValue{Name: f.name, Why: "set by you", Overridden: true})
 	return nil

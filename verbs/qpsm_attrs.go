@@ -67,6 +67,8 @@ func ExplainMask(m QPAttrMask) []AttrHelp {
 			m &^= h.Bit
 		}
 	}
+	// Bits libibverbs does not name: one entry each, so a learner who
+	// typed a raw number sees which bits are not attributes.
 	for b := QPAttrMask(1); m != 0 && b != 0; b <<= 1 {
 		if m&b != 0 {
 			out = append(out, AttrHelp{Bit: b, Name: fmt.Sprintf("0x%x", uint32(b)),
@@ -86,6 +88,7 @@ func StateHelp(s QPState) string {
 	return "not a QP state"
 }
 
+// stateHelp is StateHelp's text, indexed by state.
 var stateHelp = [...]string{
 	QPSReset:   "RESET: just created or reset; no attributes, nothing can be posted",
 	QPSInit:    "INIT: bound to a port; receives can be posted, nothing is sent or received yet",
@@ -97,7 +100,7 @@ var stateHelp = [...]string{
 	QPSUnknown: "UNKNOWN: the provider could not tell",
 }
 
-// maskBitList returns the names of the bits, lower-case as the shell
+// maskWords returns the names of the bits, lower-case as the shell
 // spells them, joined by ", ".
 func maskWords(m QPAttrMask) string {
 	return strings.ToLower(strings.Join(m.Names(), ", "))

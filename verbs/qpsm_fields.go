@@ -28,6 +28,8 @@ func hexField[T ~uint8 | ~uint16 | ~uint32](name string, bit QPAttrMask, width i
 	return uintFieldFmt(name, bit, width, ptr, "%#06x")
 }
 
+// uintFieldFmt is uintField with a print format; the parse is the same
+// for both (ParseUint with base 0 reads 0x-prefixed hex too).
 func uintFieldFmt[T ~uint8 | ~uint16 | ~uint32](name string, bit QPAttrMask, width int, ptr func(*QPAttr) *T, format string) attrField {
 	return attrField{
 		name: name, bit: bit,
@@ -43,6 +45,8 @@ func uintFieldFmt[T ~uint8 | ~uint16 | ~uint32](name string, bit QPAttrMask, wid
 	}
 }
 
+// boolField makes a flag field; values parse as strconv.ParseBool does
+// (1, 0, true, false).
 func boolField(name string, bit QPAttrMask, ptr func(*QPAttr) *bool) attrField {
 	return attrField{
 		name: name, bit: bit,
@@ -58,6 +62,7 @@ func boolField(name string, bit QPAttrMask, ptr func(*QPAttr) *bool) attrField {
 	}
 }
 
+// stateField makes a field holding a QP state, read by name.
 func stateField(name string, bit QPAttrMask, ptr func(*QPAttr) *QPState) attrField {
 	return attrField{
 		name: name, bit: bit,
@@ -73,6 +78,7 @@ func stateField(name string, bit QPAttrMask, ptr func(*QPAttr) *QPState) attrFie
 	}
 }
 
+// gidField makes a GID field of an address vector (AttrAV).
 func gidField(name string, ptr func(*QPAttr) *GID) attrField {
 	return attrField{
 		name: name, bit: AttrAV,
@@ -242,6 +248,8 @@ func SetAttrField(a *QPAttr, mask *QPAttrMask, name, value string) error {
 	if err != nil {
 		return err
 	}
+	// Set a copy first so that a failed parse leaves the attr as it
+	// was: the shell may go on with it.
 	tmp := *a
 	if err := f.set(&tmp, strings.TrimSpace(value)); err != nil {
 		return err

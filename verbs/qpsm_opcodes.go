@@ -85,12 +85,16 @@ func CheckSend(typ QPType, op WROpcode, flags SendFlags, sigAll bool, driver str
 			Problem: fmt.Sprintf("a %s QP cannot post %s", typ, op),
 			Why:     opcodeWhy(typ),
 			Fix:     "a " + typ.String() + " QP posts " + opcodeList(OpcodesFor(typ)), Source: srcMan})
+	// rxe differs from the man page: UC has no LOCAL_INV, UD has
+	// SEND_WITH_INV, and TSO is not implemented.
 	case driver == "rxe" && !slices.Contains(sendOpcodeRules[i].rxe, typ):
 		out = append(out, Finding{Rule: "rxe.opcode", Stage: StageDriver, Severity: SevError,
 			Problem: fmt.Sprintf("rxe does not implement %s on %s QPs", op, typ),
 			Why:     "rxe's table of work-request opcodes has no entry for this type; the WR completes with an error",
 			Source:  "drivers/infiniband/sw/rxe/rxe_opcode.c rxe_wr_opcode_info"})
 	}
+	// A flag passes when its opcode list and type list (nil: any) both
+	// contain this WR's.
 	for _, r := range sendFlagRules {
 		if flags&r.flag == 0 || (r.opcodes == nil || slices.Contains(r.opcodes, op)) && (r.types == nil || slices.Contains(r.types, typ)) {
 			continue
@@ -113,6 +117,7 @@ func CheckSend(typ QPType, op WROpcode, flags SendFlags, sigAll bool, driver str
 	return out
 }
 
+// opcodeList joins opcode names for a fix text.
 func opcodeList(ops []WROpcode) string {
 	names := make([]string, len(ops))
 	for i, o := range ops {
@@ -121,6 +126,7 @@ func opcodeList(ops []WROpcode) string {
 	return strings.Join(names, ", ")
 }
 
+// opcodeWhy says why a transport lacks an opcode.
 func opcodeWhy(typ QPType) string {
 	switch typ {
 	case QPTUD:
