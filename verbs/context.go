@@ -1,7 +1,9 @@
 package verbs
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 )
 
@@ -21,6 +23,23 @@ type Context struct {
 
 	mu sync.Mutex
 	h  *ctxHandle // nil once closed
+
+	// The object graph: everything created from this context, for
+	// teardown in dependency order.
+	graphMu sync.Mutex
+	objects map[*object]bool
+	seq     uint64
+	self    *object // the context itself, for leak reports
+
+	// dataMu lets posts use MRs, MWs and AHs without locking each one:
+	// posts hold it for reading, destroying an MR, MW or AH for writing,
+	// so nothing a post names is freed while the library reads it.
+	dataMu sync.RWMutex
+	// reg maps C objects to their wrappers for completion and async events.
+	reg registry
+	// events is the async event reader, started by the first Events call.
+	evOnce sync.Once
+	events *eventReader
 }
 
 // Open opens the named device (ibv_open_device(3)).
@@ -29,19 +48,58 @@ func Open(name string) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Context{Device: info, h: h}, nil
+	c := &Context{Device: info, h: h, objects: map[*object]bool{}}
+	c.self = &object{kind: "context", name: "context of " + info.Name}
+	if trackLeaks.Load() {
+		pcs := make([]uintptr, 16)
+		c.self.created = pcs[:runtime.Callers(2, pcs)]
+	}
+	watch(c, c.self)
+	return c, nil
 }
 
-// Close releases the context (ibv_close_device(3)). It is idempotent.
+// Close destroys every object created from the context, QPs first and
+// completion channels last, then closes the device (ibv_close_device(3)).
+// It is idempotent.
 func (c *Context) Close() error {
+	if c == nil {
+		return nil
+	}
+	err := c.closeAll()
+	c.stopEvents()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.h == nil {
-		return nil
+		return err
 	}
-	err := c.h.close()
+	if cerr := c.h.close(); cerr != nil {
+		return errors.Join(err, cerr)
+	}
 	c.h = nil
+	if c.self != nil {
+		c.self.mu.Lock()
+		c.self.closed = true
+		c.self.mu.Unlock()
+	}
 	return err
+}
+
+// Closed reports whether the context was closed.
+func (c *Context) Closed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.h == nil
+}
+
+// withCtx runs fn with the live device handle, or fails with ErrClosed.
+func (c *Context) withCtx(op string, fn func(h *ctxHandle) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, err := c.handle(op)
+	if err != nil {
+		return err
+	}
+	return fn(h)
 }
 
 // handle returns the live platform handle or ErrClosed.
