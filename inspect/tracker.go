@@ -274,10 +274,17 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	for i := range s.CMIDs {
 		t.see(&u, Key{KindCMID, s.CMIDs[i].DevName, s.CMIDs[i].CMIDN}, &s.CMIDs[i].Object)
 	}
+	// Vanish in key order, so that which histories GoneRetention keeps
+	// does not depend on map order.
+	var gone []Key
 	for k, tr := range t.objs {
 		if tr.gen != t.gen {
-			t.vanish(&u, k, tr)
+			gone = append(gone, k)
 		}
+	}
+	sort.Slice(gone, func(i, j int) bool { return keyLess(gone[i], gone[j]) })
+	for _, k := range gone {
+		t.vanish(&u, k, t.objs[k])
 	}
 	sortChanges(u.Appeared)
 	sortChanges(u.Disappeared)
