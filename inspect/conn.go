@@ -17,6 +17,9 @@ type Conn struct {
 	closed bool
 	// procRoot is where comm names are read: procRoot/PID/comm.
 	procRoot string
+	// sizeHint remembers how many objects of each kind the last dump
+	// of a device returned, to allocate the next result once.
+	sizeHint map[string]int
 	// tap, when set, sees every request as it is sent (reply nil) and
 	// every reply message as it arrives (see Record).
 	tap func(req netlink.Message, reply *netlink.Message)

@@ -119,7 +119,7 @@ func TestDecodeRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user := Object{DevName: "rxe0", PID: 169, Comm: "ibv_rc_pingpong"}
+	user := Object{DevName: "rxe0", PID: 169, TGID: 169, Comm: "ibv_rc_pingpong"}
 	wantQPs = []QP{{Object: user, Port: 1, LQPN: 17, Type: QPTypeRC, State: QPStateInit, PDN: 1}, wantQPs[0]}
 	if diff := cmp.Diff(wantQPs, init.QPs, cmpOpts); diff != "" {
 		t.Errorf("rc-init QPs (-want +got):\n%s", diff)
@@ -141,7 +141,7 @@ func TestDecodeRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSRQ := []SRQ{{Object: Object{DevName: "rxe0", PID: 192, Comm: "ibv_srq_pingpon"}, PDN: 4, QPs: []QPRange{{20, 35}}}}
+	wantSRQ := []SRQ{{Object: Object{DevName: "rxe0", PID: 192, TGID: 192, Comm: "ibv_srq_pingpon"}, PDN: 4, QPs: []QPRange{{20, 35}}}}
 	if diff := cmp.Diff(wantSRQ, srq.SRQs, cmpOpts); diff != "" {
 		t.Errorf("SRQs (-want +got):\n%s", diff)
 	}
@@ -150,7 +150,7 @@ func TestDecodeRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, cli := Object{DevName: "rxe0", PID: 202, Comm: "rping"}, Object{DevName: "rxe0", PID: 204, Comm: "rping"}
+	srv, cli := Object{DevName: "rxe0", PID: 202, TGID: 202, Comm: "rping"}, Object{DevName: "rxe0", PID: 204, TGID: 204, Comm: "rping"}
 	v4 := func(s string) SockAddr { return SockAddr{Family: afInet, Addr: netip.MustParseAddrPort(s)} }
 	wantIDs := []CMID{
 		{Object: srv, Port: 1, CMIDN: 0, State: 8, PS: PortSpaceTCP, Src: v4("10.0.0.1:7174"), Dst: v4("0.0.0.0:0")},

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -81,6 +82,10 @@ func dumpKindDev[T any](c *Conn, k *kind[T], d Device, q Query, cc *commCache, o
 		r.attrs = append(r.attrs, reqAttr{typ: AttrDriverDetails, u32: 1, u8: true})
 	}
 	start := len(out)
+	hintKey := k.name + "\x00" + d.Name
+	c.mu.Lock()
+	out = slices.Grow(out, c.sizeHint[hintKey])
+	c.mu.Unlock()
 	name := d.Name
 	err := c.do(op, r, func(m netlink.Message) error {
 		var err error
@@ -94,53 +99,94 @@ func dumpKindDev[T any](c *Conn, k *kind[T], d Device, q Query, cc *commCache, o
 		return out, err
 	}
 	objs := out[start:]
+	c.mu.Lock()
+	if c.sizeHint == nil {
+		c.sizeHint = map[string]int{}
+	}
+	c.sizeHint[hintKey] = len(objs) + len(objs)/16
+	c.mu.Unlock()
 	for i := range objs {
 		o := k.obj(&objs[i])
 		if o.Attrs.Has(AttrResPID) {
 			o.Comm, _ = cc.lookup(o.PID)
+			o.TGID = cc.tgid(o.PID)
 		}
 	}
 	if k.perPort && q.Port == 0 {
-		slices.SortStableFunc(objs, func(a, b T) int { return int(k.port(&a)) - int(k.port(&b)) })
+		sortByPort(k, objs)
 	}
 	return out, nil
 }
 
 // decodeKindMsg decodes one dump message of kind k and appends its
 // objects to out. name is the previous message's device name, reused to
-// avoid an allocation per message.
+// avoid an allocation per message. Objects are decoded in place at the
+// end of out, and the iterator is shared by the entries of a message:
+// through the kind's function values either would otherwise escape, one
+// allocation per object.
 func decodeKindMsg[T any](k *kind[T], data []byte, name string, out []T) ([]T, string, error) {
 	h, tab, _, err := splitReply(data, k.table, name, nil)
 	if err != nil {
 		return out, name, err
 	}
+	it := new(attrIter)
+	var zero T
 	err = forEachEntry(tab, k.entry, func(i int, payload []byte) error {
 		if len(payload) == 0 {
 			// fill_res_ctx_entry leaves kernel contexts empty.
 			return nil
 		}
-		var x T
-		o := k.obj(&x)
+		out = append(out, zero)
+		x := &out[len(out)-1]
+		o := k.obj(x)
 		o.DevIndex, o.DevName = h.index, h.name
-		it := newAttrIter(payload)
+		*it = newAttrIter(payload)
 		for it.next() {
-			if !o.common(&it) {
-				k.field(&it, &x)
+			if !o.common(it) {
+				k.field(it, x)
 				o.Attrs.Add(it.typ)
 			}
 		}
 		if it.err != nil {
+			out = out[:len(out)-1]
 			return fmt.Errorf("%s entry %d: %w", k.name, i, it.err)
 		}
 		for _, a := range k.required {
 			if !o.Attrs.Has(a) {
+				out = out[:len(out)-1]
 				return fmt.Errorf("%s entry %d lacks %s", k.name, i, attrName(a))
 			}
 		}
-		out = append(out, x)
 		return nil
 	})
 	return out, h.name, err
+}
+
+// sortByPort orders objects by port, stably: objects without a port
+// first, then port 1, 2, ... as iproute2's per-port passes print them.
+// Usually they are in order already and nothing moves.
+func sortByPort[T any](k *kind[T], objs []T) {
+	ports := make([]uint32, len(objs))
+	sorted := true
+	for i := range objs {
+		ports[i] = k.port(&objs[i])
+		if i > 0 && ports[i] < ports[i-1] {
+			sorted = false
+		}
+	}
+	if sorted {
+		return
+	}
+	idx := make([]int, len(objs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ports[a], ports[b]) })
+	moved := make([]T, len(objs))
+	for i, j := range idx {
+		moved[i] = objs[j]
+	}
+	copy(objs, moved)
 }
 
 // selectDevices keeps the device called name, or all when name is empty.

@@ -19,6 +19,11 @@ type Object struct {
 	// KernName is the kernel module that owns a kernel object
 	// (RDMA_NLDEV_ATTR_RES_KERN_NAME): "ib_core", "rdma_cm", ...
 	KernName string
+	// TGID is the process PID belongs to (Tgid in /proc/PID/status):
+	// the kernel records the thread that created the object, so for a
+	// multi-threaded program (any Go program) PID is a thread id. Zero
+	// for kernel objects and when the task is gone.
+	TGID uint32
 	// Comm is what `rdma resource show` prints as comm: /proc/PID/comm
 	// for user objects (empty when the process is gone or in another pid
 	// namespace), KernName for kernel objects.

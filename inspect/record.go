@@ -21,8 +21,10 @@ type Recording struct {
 	// Note says what was running when the replies were taken.
 	Note      string     `json:"note,omitempty"`
 	Exchanges []Exchange `json:"exchanges"`
-	// Comm maps the pids in the replies to their /proc/PID/comm.
+	// Comm maps the pids in the replies to their /proc/PID/comm, and
+	// TGID to their process where it differs (thread ids).
 	Comm map[uint32]string `json:"comm,omitempty"`
+	TGID map[uint32]uint32 `json:"tgid,omitempty"`
 }
 
 // Exchange is one request and its reply messages (NLMSG_DONE omitted),
@@ -97,6 +99,12 @@ func (r *Recording) AddComm(objs ...*Object) {
 			}
 			r.Comm[o.PID] = o.Comm
 		}
+		if o.HasPID() && o.TGID != 0 && o.TGID != o.PID {
+			if r.TGID == nil {
+				r.TGID = make(map[uint32]uint32)
+			}
+			r.TGID[o.PID] = o.TGID
+		}
 	}
 }
 
@@ -125,8 +133,8 @@ func ReadRecording(path string) (*Recording, error) {
 	return &r, nil
 }
 
-// WriteProc writes the recorded comm names as dir/PID/comm files, a fake
-// /proc for SetProcRoot.
+// WriteProc writes the recorded comm names and thread groups as
+// dir/PID/comm and dir/PID/status files, a fake /proc for SetProcRoot.
 func (r *Recording) WriteProc(dir string) error {
 	pids := make([]uint32, 0, len(r.Comm))
 	for p := range r.Comm {
@@ -139,6 +147,14 @@ func (r *Recording) WriteProc(dir string) error {
 			return err
 		}
 		if err := os.WriteFile(d+"/comm", []byte(r.Comm[p]+"\n"), 0o644); err != nil {
+			return err
+		}
+		tgid := p
+		if t, ok := r.TGID[p]; ok {
+			tgid = t
+		}
+		status := fmt.Sprintf("Name:\t%s\nTgid:\t%d\nPid:\t%d\n", r.Comm[p], tgid, p)
+		if err := os.WriteFile(d+"/status", []byte(status), 0o644); err != nil {
 			return err
 		}
 	}

@@ -132,7 +132,8 @@ type QPAlert struct {
 	PerQP   bool
 }
 
-// ProcessUsage counts one process's objects on one device.
+// ProcessUsage counts one process's objects on one device. PID is the
+// process (the thread group), whichever of its threads created them.
 type ProcessUsage struct {
 	Dev    string
 	PID    uint32
@@ -476,10 +477,14 @@ func (t *Tracker) usage(u *Update, s *Snapshot) {
 		if !o.HasPID() {
 			return
 		}
-		p := procs[pk{o.DevName, o.PID}]
+		pid := o.PID
+		if o.TGID != 0 {
+			pid = o.TGID
+		}
+		p := procs[pk{o.DevName, pid}]
 		if p == nil {
-			p = &ProcessUsage{Dev: o.DevName, PID: o.PID, Comm: o.Comm, Counts: map[Kind]int{}}
-			procs[pk{o.DevName, o.PID}] = p
+			p = &ProcessUsage{Dev: o.DevName, PID: pid, Comm: o.Comm, Counts: map[Kind]int{}}
+			procs[pk{o.DevName, pid}] = p
 		}
 		p.Counts[k]++
 	}

@@ -195,6 +195,9 @@ func TestTrackerStuck(t *testing.T) {
 // TestTrackerUsage counts objects per process and against device limits.
 func TestTrackerUsage(t *testing.T) {
 	srq := recorded(t, "srq", at(0))
+	// A QP created by another thread of the same process (the kernel
+	// records the thread id) still counts for the process.
+	srq.QPs[0].PID = 999
 	tr := NewTracker(TrackerConfig{Limits: map[string]Limits{"rxe0": {MaxQP: 18, MaxCQ: 1000, MaxSRQ: 1}}})
 	u := tr.Update(srq)
 	if len(u.Processes) != 1 {
