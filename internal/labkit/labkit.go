@@ -38,12 +38,14 @@ type lockedBuffer struct {
 	b  bytes.Buffer
 }
 
+// Write appends to the buffer; the program's stdout and stderr share it.
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
+// String returns what the program printed so far.
 func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
