@@ -16,7 +16,7 @@ var resObjects = []string{"qp", "cq", "mr", "pd", "ctx", "srq", "cm_id"}
 func resCmd() *Command {
 	return &Command{
 		Name:    "res",
-		Summary: "list RDMA resources of every process (QPs, CQs, MRs, PDs, contexts, SRQs, cm_ids), like rdma resource show",
+		Summary: "every process's QPs, CQs, MRs, PDs, contexts, SRQs and cm_ids, like rdma resource show",
 		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | link DEV/PORT | dev DEV] [FILTER VALUE]...",
 		Help: `Asks the kernel over RDMA netlink (nldev), as iproute2's 'rdma resource
 show' does, so it sees the objects of every process and of the kernel.
@@ -27,7 +27,9 @@ is a JSON array with the same keys and values as 'rdma -j resource show'
 (ifindex, ifname, port, lqpn, rqpn, type, state, rq-psn, sq-psn,
 path-mig-state, pdn, pid, comm, ...), so scripts written for iproute2 work.
 Kernel objects have no pid; their comm is the owning module, printed in
-brackets in the text view and plain in JSON.
+brackets in the text view and plain in JSON. The pid is the thread that
+created the object, as the kernel records it: in a multi-threaded program
+(any Go program) objects of one process can show several pids.
 
 Filters are iproute2's, as "name value" or "name=value": numbers take lists
 and inclusive ranges (lqpn 0-6,17), names take lists (state RTS,ERR).

@@ -432,3 +432,80 @@ func TestDial(t *testing.T) {
 		t.Fatalf("Devices on a kernel with RDMA netlink: %v", err)
 	}
 }
+
+// TestEveryAttributeDecoded checks that the recorded replies of the lab's
+// kernel carry no attribute these decoders skip: for every object, each
+// attribute the kernel sent is one its type decodes.
+func TestEveryAttributeDecoded(t *testing.T) {
+	owner := []Attr{AttrResPID, AttrResKernName, AttrDriver}
+	decoded := map[string][]Attr{
+		"device": {AttrDevIndex, AttrDevName, AttrPortIndex, AttrCapFlags, AttrFWVersion, AttrNodeGUID, AttrSysImageGUID,
+			AttrDevNodeType, AttrDevDIM, AttrDevProtocol, AttrDevType, AttrParentName, AttrNameAssignType},
+		"port": {AttrDevIndex, AttrDevName, AttrPortIndex, AttrCapFlags, AttrSubnetPrefix, AttrLID, AttrSMLID, AttrLMC,
+			AttrPortState, AttrPortPhysState, AttrNdevIndex, AttrNdevName},
+		"system": {AttrSysNetnsMode, AttrSysCopyOnFork, AttrSysPrivilegedQKeyMode},
+		"qp": append([]Attr{AttrPortIndex, AttrResLQPN, AttrResRQPN, AttrResRQPSN, AttrResSQPSN, AttrResPathMigState,
+			AttrResType, AttrResState, AttrResPDN, AttrResSubtype}, owner...),
+		"cq":  append([]Attr{AttrResCQN, AttrResCQE, AttrResUseCnt, AttrResPollCtx, AttrDevDIM, AttrResCtxN}, owner...),
+		"mr":  append([]Attr{AttrResMRN, AttrResRKey, AttrResLKey, AttrResIOVA, AttrResMRLen, AttrResPDN}, owner...),
+		"pd":  append([]Attr{AttrResPDN, AttrResLocalDMALKey, AttrResUnsafeGlobalRKey, AttrResUseCnt, AttrResCtxN}, owner...),
+		"ctx": append([]Attr{AttrResCtxN}, owner...),
+		"srq": append([]Attr{AttrResSRQN, AttrResType, AttrResPDN, AttrResCQN, AttrResQP}, owner...),
+		"cm_id": append([]Attr{AttrPortIndex, AttrResCMIDN, AttrResLQPN, AttrResType, AttrResState, AttrResPS,
+			AttrResSrcAddr, AttrResDstAddr}, owner...),
+	}
+	check := func(sc, what string, got AttrSet) {
+		var known AttrSet
+		for _, a := range decoded[what] {
+			known.Add(a)
+		}
+		for a := Attr(0); a < 256; a++ {
+			if got.Has(a) && !known.Has(a) {
+				t.Errorf("%s: the kernel sent %s for a %s, which is not decoded", sc, attrName(a), what)
+			}
+		}
+	}
+	seen := map[string]int{}
+	for _, sc := range recordedScenarios {
+		s, err := replayConn(t, loadRecording(t, sc)).Snapshot(SnapshotOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range s.Devices {
+			check(sc, "device", d.Attrs)
+			seen["device"]++
+		}
+		for _, p := range s.Ports {
+			check(sc, "port", p.Attrs)
+			seen["port"]++
+		}
+		check(sc, "system", s.System.Attrs)
+		each := func(what string, o *Object) { check(sc, what, o.Attrs); seen[what]++ }
+		for i := range s.QPs {
+			each("qp", &s.QPs[i].Object)
+		}
+		for i := range s.CQs {
+			each("cq", &s.CQs[i].Object)
+		}
+		for i := range s.MRs {
+			each("mr", &s.MRs[i].Object)
+		}
+		for i := range s.PDs {
+			each("pd", &s.PDs[i].Object)
+		}
+		for i := range s.Contexts {
+			each("ctx", &s.Contexts[i].Object)
+		}
+		for i := range s.SRQs {
+			each("srq", &s.SRQs[i].Object)
+		}
+		for i := range s.CMIDs {
+			each("cm_id", &s.CMIDs[i].Object)
+		}
+	}
+	for what := range decoded {
+		if what != "system" && seen[what] == 0 {
+			t.Errorf("no recorded %s: the recordings do not cover it", what)
+		}
+	}
+}

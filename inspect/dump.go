@@ -115,6 +115,9 @@ func dumpKindDev[T any](c *Conn, k *kind[T], d Device, q Query, cc *commCache, o
 	if k.perPort && q.Port == 0 {
 		sortByPort(k, objs)
 	}
+	if len(out) == 0 {
+		out = nil // not an empty slice the size hint made
+	}
 	return out, nil
 }
 
