@@ -51,7 +51,7 @@ Examples:
 				if *file != "" && *cmds != "" {
 					return usageErrorf("give -f or -c, not both")
 				}
-				sh := shell.New(shell.Options{Device: *dev, GIDIndex: envInt("LAB_GID_INDEX", -1)})
+				sh := shell.New(shell.Options{Device: *dev, GIDIndex: envInt("LAB_GID_INDEX", 0)})
 				defer sh.Close()
 				script := scriptOptions{json: *asJSON, keepGoing: *keepGoing, out: env.Stdout, errw: env.Stderr}
 				switch {

@@ -101,6 +101,15 @@ func parseUint(s string) (uint64, error) {
 	return strconv.ParseUint(s, 10, 64)
 }
 
+// given is the set of attribute names on the line.
+func (a *args) given() map[string]bool {
+	g := make(map[string]bool, len(a.keys))
+	for _, k := range a.keys {
+		g[k] = true
+	}
+	return g
+}
+
 // flag reports a --flag.
 func (a *args) flag(name string) bool { return a.flags[name] }
 

@@ -131,17 +131,18 @@ func runModify(_ context.Context, s *Shell, a *args) (Result, error) {
 		return Result{}, err
 	}
 	mask |= verbs.AttrState
-	return s.modify(e, attr, mask, a.flag("force"))
+	return s.modify(e, attr, mask, a.given(), a.flag("force"))
 }
 
-// modify checks and performs one transition, and records it.
-func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, force bool) (Result, error) {
+// modify checks and performs one transition, and records it. given names
+// the attributes the user wrote, which defaults never override.
+func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given map[string]bool, force bool) (Result, error) {
 	cur, err := qpState(e)
 	if err != nil {
 		return Result{}, err
 	}
 	if mask&verbs.AttrAV != 0 {
-		fillAV(&attr, s.opts.GIDIndex)
+		s.fillAV(e, &attr, given)
 	}
 	step := fmt.Sprintf("%s %s→%s", e.name, cur, attr.State)
 	if refusal := s.check(e, cur, attr, mask); refusal != nil && !force {
@@ -166,18 +167,43 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, force
 }
 
 // fillAV completes a RoCE address vector the way rc_pingpong does when a
-// GID is given: global, hop limit 1, the chosen source GID, port 1.
-func fillAV(attr *verbs.QPAttr, gidIndex int) {
+// GID is given: global, hop limit 1, the session's source GID, port 1.
+// Only fields left at zero are filled; `query` shows what was sent.
+func (s *Shell) fillAV(e *entry, attr *verbs.QPAttr, given map[string]bool) {
 	ah := &attr.AH
-	if ah.PortNum == 0 {
+	if !given["ah_port"] {
 		ah.PortNum = 1
 	}
-	if ah.IsGlobal && ah.GRH.HopLimit == 0 {
+	if !ah.IsGlobal {
+		return
+	}
+	if !given["hop_limit"] {
 		ah.GRH.HopLimit = 1
 	}
-	if ah.IsGlobal && ah.GRH.SGIDIndex == 0 && gidIndex > 0 {
-		ah.GRH.SGIDIndex = uint8(gidIndex)
+	if !given["sgid_index"] {
+		if i, ok := s.sgidIndex(e.parent.parent, int(ah.PortNum)); ok {
+			ah.GRH.SGIDIndex = uint8(i)
+		}
 	}
+}
+
+// sgidIndex is the GID index a RoCE AV sends from: the session's choice,
+// else the RoCE v2 GID of an IPv4 address on the port (what routes over
+// IPv4, as rc_pingpong -g picks by hand).
+func (s *Shell) sgidIndex(ctx *entry, port int) (int, bool) {
+	if s.opts.GIDIndex > 0 {
+		return s.opts.GIDIndex, true
+	}
+	gids, err := ctx.ctx.GIDTable()
+	if err != nil {
+		return 0, false
+	}
+	for _, g := range gids {
+		if g.Port == port && g.Type == verbs.GIDTypeRoCEv2 && g.GID.IP().To4() != nil {
+			return g.Index, true
+		}
+	}
+	return 0, false
 }
 
 // check is the state-machine check before a modify; nil means go ahead.
@@ -208,7 +234,13 @@ func runQuery(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	q, err := e.qp.Query(^verbs.QPAttrMask(0) &^ verbs.AttrRateLimit)
+	// Every attribute ibv_query_qp(3) can return; unknown bits make rxe
+	// answer EOPNOTSUPP.
+	all := verbs.AttrState | verbs.AttrCurState | verbs.AttrEnSQDAsyncNotify | verbs.AttrAccessFlags | verbs.AttrPKeyIndex |
+		verbs.AttrPort | verbs.AttrQKey | verbs.AttrAV | verbs.AttrPathMTU | verbs.AttrTimeout | verbs.AttrRetryCnt |
+		verbs.AttrRNRRetry | verbs.AttrRQPSN | verbs.AttrMaxQPRdAtomic | verbs.AttrAltPath | verbs.AttrMinRNRTimer |
+		verbs.AttrSQPSN | verbs.AttrMaxDestRdAtomic | verbs.AttrPathMigState | verbs.AttrCap | verbs.AttrDestQPN
+	q, err := e.qp.Query(all)
 	if err != nil {
 		return Result{}, failed("query "+e.name, err)
 	}

@@ -87,8 +87,9 @@ type Options struct {
 	// Device is what `open` opens when no name is given; empty means the
 	// first device the library lists.
 	Device string
-	// GIDIndex is the GID index used for RoCE address vectors when none
-	// is given; -1 picks the RoCE v2 GID of an IPv4 address.
+	// GIDIndex is the source GID index of RoCE address vectors when a
+	// command names none; 0 picks the port's RoCE v2 GID of an IPv4
+	// address (index 0 itself can always be named: sgid_index=0).
 	GIDIndex int
 }
 
