@@ -103,8 +103,11 @@ func (s *Shell) Exec(ctx context.Context, line string) (res Result, err error) {
 	}
 	cmd := lookupCommand(toks[0].text)
 	if cmd == nil {
-		return Result{}, &Error{What: fmt.Sprintf("unknown command %q%s", toks[0].text, suggest(strings.ToLower(toks[0].text), commandNames())),
-			Fix: "`help` lists the commands"}
+		what := fmt.Sprintf("unknown command %q", toks[0].text)
+		if s := suggest(strings.ToLower(toks[0].text), commandNames()); strings.HasPrefix(s, "; did you mean") {
+			what += s
+		}
+		return Result{}, &Error{What: what, Fix: "`help` lists the commands"}
 	}
 	a, err := parseArgs(cmd, toks[1:])
 	if err != nil {
