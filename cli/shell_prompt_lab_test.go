@@ -40,7 +40,9 @@ func (s *tmuxSession) run(args ...string) string {
 	return string(out)
 }
 
-func (s *tmuxSession) keys(keys ...string) { s.run(append([]string{"send-keys", "-t", s.name}, keys...)...) }
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", s.name}, keys...)...)
+}
 
 // key presses one key and lets the program read it alone: go-prompt
 // recognizes control keys only when they arrive one per read.
