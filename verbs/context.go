@@ -30,6 +30,16 @@ type Context struct {
 	objects map[*object]bool
 	seq     uint64
 	self    *object // the context itself, for leak reports
+
+	// dataMu lets posts use MRs, MWs and AHs without locking each one:
+	// posts hold it for reading, destroying an MR, MW or AH for writing,
+	// so nothing a post names is freed while the library reads it.
+	dataMu sync.RWMutex
+	// reg maps C objects to their wrappers for completion and async events.
+	reg registry
+	// events is the async event reader, started by the first Events call.
+	evOnce sync.Once
+	events *eventReader
 }
 
 // Open opens the named device (ibv_open_device(3)).
@@ -56,6 +66,7 @@ func (c *Context) Close() error {
 		return nil
 	}
 	err := c.closeAll()
+	c.stopEvents()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.h == nil {

@@ -1,6 +1,9 @@
 package verbs
 
-import "syscall"
+import (
+	"fmt"
+	"syscall"
+)
 
 // CompChannel is a completion event channel (ibv_create_comp_channel(3)):
 // a file descriptor on which CQs armed with ReqNotify report completions,
@@ -10,6 +13,9 @@ type CompChannel struct {
 	obj *object
 	h   *chanHandle
 }
+
+// String names the channel for messages.
+func (cc *CompChannel) String() string { return cc.obj.name }
 
 // CreateCompChannel creates a completion channel (ibv_create_comp_channel(3)).
 func (c *Context) CreateCompChannel() (*CompChannel, error) {
@@ -22,6 +28,7 @@ func (c *Context) CreateCompChannel() (*CompChannel, error) {
 		return nil, err
 	}
 	cc := &CompChannel{ctx: c, h: h, obj: &object{kind: "channel", rank: rankChannel, destroy: h.destroy}}
+	cc.obj.name = fmt.Sprintf("completion channel (fd %d)", h.fd())
 	c.register(cc.obj)
 	watch(cc, cc.obj)
 	return cc, nil
@@ -74,8 +81,18 @@ func (c *Context) CreateCQ(cqe int, ch *CompChannel, vector int) (*CQ, error) {
 	if err != nil {
 		return nil, err
 	}
-	cq := &CQ{ctx: c, h: h, ch: ch, cqe: actual, obj: &object{kind: "CQ", rank: rankCQ, destroy: h.destroy}}
+	reg, addr := &c.reg, h.addr()
+	cq := &CQ{ctx: c, h: h, ch: ch, cqe: actual, obj: &object{kind: "CQ", rank: rankCQ, destroy: func() error {
+		// h.destroy acknowledges the events Wait counted first, or
+		// ibv_destroy_cq(3) would wait for them forever.
+		if err := h.destroy(); err != nil {
+			return err
+		}
+		reg.remove(addr)
+		return nil
+	}}}
 	c.register(cq.obj, chObj)
+	add(reg, addr, cq)
 	watch(cq, cq.obj)
 	return cq, nil
 }

@@ -106,6 +106,16 @@ func hintFor(op string, errno syscall.Errno) string {
 		return "this kernel has no RDMA support (no ib_uverbs); run `verbscope lab` for a Soft-RoCE VM"
 	case errno == syscall.ENOMEM && op == "ibv_reg_mr":
 		return "pinning memory failed: raise the locked-memory limit (ulimit -l, RLIMIT_MEMLOCK) or run as root"
+	case errno == syscall.ENOMEM && op == "mmap":
+		return "the kernel would not map memory for the region: it is too large for this machine or the process's address-space limit"
+	case errno == syscall.EINVAL && op == "ibv_create_ah":
+		return "on RoCE an address handle must be global: set IsGlobal, a GRH with the peer's GID as DGID, and SGIDIndex naming a populated local GID"
+	case errno == syscall.EINVAL && op == "ibv_reg_mr":
+		return "the access flags are invalid for this device (remote write or atomic need LOCAL_WRITE; ON_DEMAND needs ODP support)"
+	case (errno == syscall.EOPNOTSUPP || errno == syscall.ENOSYS) && op == "ibv_alloc_mw":
+		return "this device or provider has no memory windows of that type (see DeviceAttr.MaxMW and the MEM_WINDOW capability flags)"
+	case errno == syscall.EOPNOTSUPP || errno == syscall.ENOSYS:
+		return "this device or its provider does not implement the call"
 	case errno == syscall.EACCES || errno == syscall.EPERM:
 		return "check permissions on /dev/infiniband/uverbs*"
 	case errno == syscall.EBUSY:

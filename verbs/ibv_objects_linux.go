@@ -3,11 +3,14 @@
 package verbs
 
 /*
-#include <infiniband/verbs.h>
+#include <stdlib.h>
+#include "shim.h"
 */
 import "C"
 
 import (
+	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -18,11 +21,32 @@ import (
 
 type pdHandle struct{ pd *C.struct_ibv_pd }
 
-type chanHandle struct{ ch *C.struct_ibv_comp_channel }
+// chanHandle owns a completion channel. Its fd is non-blocking and a dup
+// of it sits in Go's netpoller (file), so Wait can park there; mu and
+// closed keep a Wait from reading a channel being destroyed.
+type chanHandle struct {
+	ch     *C.struct_ibv_comp_channel
+	file   *os.File
+	waitMu sync.Mutex // one Wait at a time: they share the file's deadline
+	mu     sync.Mutex
+	closed bool
+}
 
-type cqHandle struct{ cq *C.struct_ibv_cq }
+// cqHandle owns a CQ and the C scratch its polls use.
+type cqHandle struct {
+	cq     *C.struct_ibv_cq
+	pollMu sync.Mutex // guards the scratch
+	raw    *C.struct_ibv_wc
+	out    *C.struct_vs_wc
+	batch  int
+}
 
-type qpHandle struct{ qp *C.struct_ibv_qp }
+// qpHandle owns a QP and the C scratch its posts use.
+type qpHandle struct {
+	qp   *C.struct_ibv_qp
+	send *sendScratch
+	recv *recvScratch // nil with an SRQ
+}
 
 // createErr turns a create call's errno into an Error.
 func createErr(op string, errno error) error {
@@ -56,11 +80,43 @@ func (h *ctxHandle) createCompChannel() (*chanHandle, error) {
 	if ch == nil {
 		return nil, createErr("ibv_create_comp_channel", errno)
 	}
-	return &chanHandle{ch: ch}, nil
+	f, err := pollable(int(ch.fd), "completion channel")
+	if err != nil {
+		C.ibv_destroy_comp_channel(ch)
+		return nil, &Error{Op: "ibv_create_comp_channel", Err: err, Hint: "could not make the channel's fd non-blocking for Go's netpoller"}
+	}
+	return &chanHandle{ch: ch, file: f}, nil
 }
 
+func (h *chanHandle) fd() int { return int(h.ch.fd) }
+
 func (h *chanHandle) destroy() error {
-	return rcErr("ibv_destroy_comp_channel", C.ibv_destroy_comp_channel(h.ch))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := rcErr("ibv_destroy_comp_channel", C.ibv_destroy_comp_channel(h.ch)); err != nil {
+		return err
+	}
+	h.closed = true
+	h.file.Close() // wakes a Wait parked in the netpoller
+	return nil
+}
+
+// getEvent reads one completion event without blocking (EAGAIN: none)
+// and returns the address of the CQ it names.
+func (h *chanHandle) getEvent() (uintptr, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return 0, &Error{Op: "ibv_get_cq_event", Err: ErrClosed, Hint: "the completion channel was destroyed"}
+	}
+	var cq *C.struct_ibv_cq
+	if rc, errno := C.vs_get_cq_event(h.ch, &cq); rc != 0 {
+		if errno == syscall.EAGAIN {
+			return 0, syscall.EAGAIN
+		}
+		return 0, createErr("ibv_get_cq_event", errno)
+	}
+	return uintptr(unsafe.Pointer(cq)), nil
 }
 
 func (h *ctxHandle) createCQ(cqe int, ch *chanHandle, vector int) (*cqHandle, int, error) {
@@ -68,35 +124,77 @@ func (h *ctxHandle) createCQ(cqe int, ch *chanHandle, vector int) (*cqHandle, in
 	if ch != nil {
 		cch = ch.ch
 	}
-	cq, errno := C.ibv_create_cq(h.ctx, C.int(cqe), nil, cch, C.int(vector))
+	cq, errno := C.vs_create_cq(h.ctx, C.int(cqe), cch, C.int(vector))
 	if cq == nil {
 		return nil, 0, createErr("ibv_create_cq", errno)
 	}
-	return &cqHandle{cq: cq}, int(cq.cqe), nil
+	actual := int(cq.cqe)
+	ch2 := &cqHandle{cq: cq, batch: max(1, min(actual, PollBatch))}
+	ch2.raw = (*C.struct_ibv_wc)(C.calloc(C.size_t(ch2.batch), C.size_t(unsafe.Sizeof(C.struct_ibv_wc{}))))
+	ch2.out = (*C.struct_vs_wc)(C.calloc(C.size_t(ch2.batch), C.size_t(unsafe.Sizeof(C.struct_vs_wc{}))))
+	if ch2.raw == nil || ch2.out == nil {
+		ch2.free()
+		C.vs_destroy_cq(cq)
+		return nil, 0, errnoError("ibv_create_cq", syscall.ENOMEM)
+	}
+	return ch2, actual, nil
 }
 
-func (h *cqHandle) destroy() error { return rcErr("ibv_destroy_cq", C.ibv_destroy_cq(h.cq)) }
+func (h *cqHandle) addr() uintptr { return uintptr(unsafe.Pointer(h.cq)) }
 
-func (h *pdHandle) createQP(typ QPType, send, recv *cqHandle, cp QPCap, sigAll bool) (*qpHandle, uint32, QPCap, error) {
-	var a C.struct_ibv_qp_init_attr
-	a.qp_type = C.enum_ibv_qp_type(typ)
-	a.send_cq, a.recv_cq = send.cq, recv.cq
-	a.cap = C.struct_ibv_qp_cap{
-		max_send_wr: C.uint32_t(cp.MaxSendWR), max_recv_wr: C.uint32_t(cp.MaxRecvWR),
-		max_send_sge: C.uint32_t(cp.MaxSendSGE), max_recv_sge: C.uint32_t(cp.MaxRecvSGE),
-		max_inline_data: C.uint32_t(cp.MaxInlineData),
+func (h *cqHandle) free() {
+	C.free(unsafe.Pointer(h.raw))
+	C.free(unsafe.Pointer(h.out))
+	h.raw, h.out = nil, nil
+}
+
+func (h *cqHandle) destroy() error {
+	if err := rcErr("ibv_destroy_cq", C.vs_destroy_cq(h.cq)); err != nil {
+		return err
 	}
-	if sigAll {
+	h.free()
+	return nil
+}
+
+func (h *pdHandle) createQP(q qpCreate) (*qpHandle, uint32, QPCap, error) {
+	var a C.struct_ibv_qp_init_attr
+	a.qp_type = C.enum_ibv_qp_type(q.typ)
+	a.send_cq, a.recv_cq = q.send.cq, q.recv.cq
+	if q.srq != nil {
+		a.srq = q.srq.srq
+	}
+	a.cap = cCap(q.cap)
+	if q.sigAll {
 		a.sq_sig_all = 1
 	}
 	qp, errno := C.ibv_create_qp(h.pd, &a)
 	if qp == nil {
 		return nil, 0, QPCap{}, createErr("ibv_create_qp", errno)
 	}
-	return &qpHandle{qp: qp}, uint32(qp.qp_num), goCap(a.cap), nil
+	granted := goCap(a.cap)
+	qh := &qpHandle{qp: qp, send: newSendScratch(granted)}
+	if q.srq == nil {
+		qh.recv = newRecvScratch(granted.MaxRecvWR, granted.MaxRecvSGE)
+	}
+	if qh.send == nil || (q.srq == nil && qh.recv == nil) {
+		qh.send.free()
+		qh.recv.free()
+		C.ibv_destroy_qp(qp)
+		return nil, 0, QPCap{}, errnoError("ibv_create_qp", syscall.ENOMEM)
+	}
+	return qh, uint32(qp.qp_num), granted, nil
 }
 
-func (h *qpHandle) destroy() error { return rcErr("ibv_destroy_qp", C.ibv_destroy_qp(h.qp)) }
+func (h *qpHandle) addr() uintptr { return uintptr(unsafe.Pointer(h.qp)) }
+
+func (h *qpHandle) destroy() error {
+	if err := rcErr("ibv_destroy_qp", C.ibv_destroy_qp(h.qp)); err != nil {
+		return err
+	}
+	h.send.free()
+	h.recv.free()
+	return nil
+}
 
 func (h *qpHandle) modify(attr *QPAttr, mask QPAttrMask) error {
 	a := cQPAttr(attr)
@@ -104,12 +202,27 @@ func (h *qpHandle) modify(attr *QPAttr, mask QPAttrMask) error {
 }
 
 func (h *qpHandle) query(mask QPAttrMask) (QPAttr, error) {
+	a, _, _, err := h.queryInit(mask)
+	return a, err
+}
+
+// queryInit is ibv_query_qp(3) with the init attributes it also fills:
+// the caps as they are now, and sq_sig_all.
+func (h *qpHandle) queryInit(mask QPAttrMask) (QPAttr, QPCap, bool, error) {
 	var a C.struct_ibv_qp_attr
 	var init C.struct_ibv_qp_init_attr
 	if err := rcErr("ibv_query_qp", C.ibv_query_qp(h.qp, &a, C.int(mask), &init)); err != nil {
-		return QPAttr{}, err
+		return QPAttr{}, QPCap{}, false, err
 	}
-	return goQPAttr(&a), nil
+	return goQPAttr(&a), goCap(init.cap), init.sq_sig_all != 0, nil
+}
+
+func cCap(cp QPCap) C.struct_ibv_qp_cap {
+	return C.struct_ibv_qp_cap{
+		max_send_wr: C.uint32_t(cp.MaxSendWR), max_recv_wr: C.uint32_t(cp.MaxRecvWR),
+		max_send_sge: C.uint32_t(cp.MaxSendSGE), max_recv_sge: C.uint32_t(cp.MaxRecvSGE),
+		max_inline_data: C.uint32_t(cp.MaxInlineData),
+	}
 }
 
 func goCap(c C.struct_ibv_qp_cap) QPCap {
@@ -172,11 +285,7 @@ func cQPAttr(g *QPAttr) C.struct_ibv_qp_attr {
 	a.sq_psn = C.uint32_t(g.SQPSN)
 	a.dest_qp_num = C.uint32_t(g.DestQPN)
 	a.qp_access_flags = C.uint(g.AccessFlags)
-	a.cap = C.struct_ibv_qp_cap{
-		max_send_wr: C.uint32_t(g.Cap.MaxSendWR), max_recv_wr: C.uint32_t(g.Cap.MaxRecvWR),
-		max_send_sge: C.uint32_t(g.Cap.MaxSendSGE), max_recv_sge: C.uint32_t(g.Cap.MaxRecvSGE),
-		max_inline_data: C.uint32_t(g.Cap.MaxInlineData),
-	}
+	a.cap = cCap(g.Cap)
 	a.ah_attr = cAH(&g.AH)
 	a.alt_ah_attr = cAH(&g.AltAH)
 	a.pkey_index = C.uint16_t(g.PKeyIndex)

@@ -14,7 +14,7 @@ import (
 
 // labDevice opens the lab's device ($LAB_DEV, rxe0) and closes it at the
 // end of the test.
-func labDevice(t *testing.T) *Context {
+func labDevice(t testing.TB) *Context {
 	t.Helper()
 	name := os.Getenv("LAB_DEV")
 	if name == "" {

@@ -39,6 +39,9 @@ type object struct {
 	destroy func() error     // the single libibverbs destroy call
 	name    string           // e.g. "QP 17 (RC)" or "CQ #3", for messages
 	created []uintptr        // call stack at creation, for leak reports
+	// data marks MRs, MWs and AHs: posts name them without locking
+	// each, so destroying one also takes the context's dataMu.
+	data bool
 
 	mu     sync.RWMutex
 	closed bool
@@ -122,6 +125,10 @@ func (c *Context) destroyObject(o *object) error {
 }
 
 func (c *Context) destroyLocked(o *object) error {
+	if o.data {
+		c.dataMu.Lock()
+		defer c.dataMu.Unlock()
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
@@ -136,6 +143,23 @@ func (c *Context) destroyLocked(o *object) error {
 	}
 	delete(c.objects, o)
 	return nil
+}
+
+// link records that user depends on dep after both exist (a memory
+// window bound to an MR), so closing dep closes user first.
+func (c *Context) link(user, dep *object) {
+	c.graphMu.Lock()
+	defer c.graphMu.Unlock()
+	if user.isClosed() || dep.isClosed() {
+		return
+	}
+	for _, d := range user.deps {
+		if d == dep {
+			return
+		}
+	}
+	user.deps = append(user.deps, dep)
+	dep.users[user] = true
 }
 
 // closeAll tears down every object of the context in rank order.

@@ -14,6 +14,9 @@ type QPInitAttr struct {
 	// SigAll makes every send WR generate a completion (sq_sig_all);
 	// otherwise only WRs posted with SendSignaled do.
 	SigAll bool
+	// SRQ, if set, is where the QP takes its receives from (struct
+	// ibv_qp_init_attr.srq); Cap.MaxRecvWR and MaxRecvSGE are then ignored.
+	SRQ *SRQ
 }
 
 // QP is a queue pair (ibv_create_qp(3)). It starts in RESET; Modify
@@ -40,26 +43,58 @@ func (pd *PD) CreateQP(init QPInitAttr) (*QP, error) {
 	if init.SendCQ.ctx != c || init.RecvCQ.ctx != c {
 		return nil, &Error{Op: "ibv_create_qp", Err: syscall.EINVAL, Hint: "the CQs belong to another device context"}
 	}
+	if init.SRQ != nil && init.SRQ.pd != pd {
+		return nil, &Error{Op: "ibv_create_qp", Err: syscall.EINVAL, Hint: "the SRQ belongs to another PD"}
+	}
+	q := qpCreate{typ: init.Type, send: init.SendCQ.h, recv: init.RecvCQ.h, cap: init.Cap, sigAll: init.SigAll}
+	var srqObj *object
+	if init.SRQ != nil {
+		q.srq, srqObj = init.SRQ.h, init.SRQ.obj
+	}
 	var h *qpHandle
 	var granted QPCap
 	var num uint32
-	err := pd.obj.use("ibv_create_qp", func() error {
-		return init.SendCQ.obj.use("ibv_create_qp", func() error {
-			return init.RecvCQ.obj.use("ibv_create_qp", func() (err error) {
-				h, num, granted, err = pd.h.createQP(init.Type, init.SendCQ.h, init.RecvCQ.h, init.Cap, init.SigAll)
-				return err
-			})
-		})
+	err := useAll("ibv_create_qp", []*object{pd.obj, init.SendCQ.obj, init.RecvCQ.obj, srqObj}, func() (err error) {
+		h, num, granted, err = pd.h.createQP(q)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	qp := &QP{ctx: c, pd: pd, h: h, typ: init.Type, num: num, cap: granted, init: init}
 	qp.init.Cap = granted
-	qp.obj = &object{kind: "QP", rank: rankQP, destroy: h.destroy, name: fmt.Sprintf("QP %d (%s)", num, init.Type)}
-	c.register(qp.obj, pd.obj, init.SendCQ.obj, init.RecvCQ.obj)
+	reg, addr := &c.reg, h.addr()
+	qp.obj = &object{kind: "QP", rank: rankQP, name: fmt.Sprintf("QP %d (%s)", num, init.Type), destroy: func() error {
+		if err := h.destroy(); err != nil {
+			return err
+		}
+		reg.remove(addr)
+		return nil
+	}}
+	c.register(qp.obj, pd.obj, init.SendCQ.obj, init.RecvCQ.obj, srqObj)
+	add(reg, addr, qp)
 	watch(qp, qp.obj)
 	return qp, nil
+}
+
+// qpCreate is what ibv_create_qp(3) needs, in handles.
+type qpCreate struct {
+	typ        QPType
+	send, recv *cqHandle
+	srq        *srqHandle // nil without
+	cap        QPCap
+	sigAll     bool
+}
+
+// useAll runs fn with every non-nil object held against a destroy.
+func useAll(op string, objs []*object, fn func() error) error {
+	for len(objs) > 0 && objs[0] == nil {
+		objs = objs[1:]
+	}
+	if len(objs) == 0 {
+		return fn()
+	}
+	return objs[0].use(op, func() error { return useAll(op, objs[1:], fn) })
 }
 
 // Num is the QP number (qp_num) a peer puts in DEST_QPN.
@@ -95,6 +130,19 @@ func (qp *QP) Query(mask QPAttrMask) (QPAttr, error) {
 		return err
 	})
 	return a, err
+}
+
+// QueryInit is ibv_query_qp(3) with the init attributes the call also
+// returns: the QP's creation attributes with its caps as the provider
+// reports them now (they may exceed what was granted at creation).
+func (qp *QP) QueryInit(mask QPAttrMask) (QPAttr, QPInitAttr, error) {
+	var a QPAttr
+	init := qp.init
+	err := qp.obj.use("ibv_query_qp", func() (err error) {
+		a, init.Cap, init.SigAll, err = qp.h.queryInit(mask)
+		return err
+	})
+	return a, init, err
 }
 
 // State is the QP's current state as the provider reports it.

@@ -1,5 +1,6 @@
 // C helpers for what cgo cannot call directly: the macros and static
-// inline functions of <infiniband/verbs.h>.
+// inline functions of <infiniband/verbs.h>, and the data path, where one
+// call handles a whole batch so the cgo crossing is paid once per batch.
 #ifndef VERBSCOPE_SHIM_H
 #define VERBSCOPE_SHIM_H
 #include <infiniband/verbs.h>
@@ -14,5 +15,113 @@ int vs_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *a
 // vs_query_gid_ex and vs_query_gid_table wrap the static inline functions.
 int vs_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t index, struct ibv_gid_entry *e);
 ssize_t vs_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries, size_t max);
+
+// vs_reg_mr wraps the ibv_reg_mr macro.
+struct ibv_mr *vs_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access);
+
+// Memory windows: ibv_alloc_mw, ibv_dealloc_mw and ibv_bind_mw are inline.
+struct ibv_mw *vs_alloc_mw(struct ibv_pd *pd, int type);
+int vs_dealloc_mw(struct ibv_mw *mw);
+int vs_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, uint64_t wr_id, unsigned int send_flags,
+	       struct ibv_mr *mr, uint64_t addr, uint64_t length, unsigned int access);
+
+// vs_send_wr is one send work request without verbs.h's unions, so Go
+// can fill it field by field in C memory; vs_post_send turns an array of
+// them into the ibv_send_wr chain ibv_post_send(3) takes.
+struct vs_send_wr {
+	uint64_t wr_id;
+	uint64_t remote_addr;	// RDMA and atomics
+	uint64_t compare_add;	// atomics
+	uint64_t swap;		// ATOMIC_CMP_AND_SWP
+	uint64_t bind_addr;	// BIND_MW: the window's start and length
+	uint64_t bind_length;
+	struct ibv_ah *ah;	// UD
+	struct ibv_mw *mw;	// BIND_MW
+	struct ibv_mr *bind_mr;	// BIND_MW
+	uint32_t opcode;
+	uint32_t send_flags;
+	uint32_t imm;		// host order; the rkey to invalidate for *_INV
+	uint32_t rkey;		// RDMA and atomics; the window's new rkey for BIND_MW
+	uint32_t remote_qpn;	// UD
+	uint32_t remote_qkey;	// UD
+	uint32_t bind_access;	// BIND_MW
+	uint32_t num_sge;	// taken in order from the SGE array
+};
+
+// vs_post_send posts n work requests in one ibv_post_send call, building
+// the chain in the caller's chain array (n entries) with SGEs from sges.
+// On failure *bad is the index of the refused request.
+int vs_post_send(struct ibv_qp *qp, const struct vs_send_wr *in, int n,
+		 struct ibv_sge *sges, struct ibv_send_wr *chain, int *bad);
+
+// vs_recv_wr is one receive work request; vs_post_recv and
+// vs_post_srq_recv post n of them in one call, like vs_post_send.
+struct vs_recv_wr {
+	uint64_t wr_id;
+	uint32_t num_sge;
+};
+int vs_post_recv(struct ibv_qp *qp, const struct vs_recv_wr *in, int n,
+		 struct ibv_sge *sges, struct ibv_recv_wr *chain, int *bad);
+int vs_post_srq_recv(struct ibv_srq *srq, const struct vs_recv_wr *in, int n,
+		     struct ibv_sge *sges, struct ibv_recv_wr *chain, int *bad);
+
+// vs_wc is struct ibv_wc without its union and with the immediate data
+// already in host byte order.
+struct vs_wc {
+	uint64_t wr_id;
+	uint32_t status;
+	uint32_t opcode;
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	uint32_t imm;		// host order, valid with IBV_WC_WITH_IMM
+	uint32_t inv_rkey;	// valid with IBV_WC_WITH_INV
+	uint32_t qp_num;
+	uint32_t src_qp;
+	uint32_t wc_flags;
+	uint16_t pkey_index;
+	uint16_t slid;
+	uint8_t sl;
+	uint8_t dlid_path_bits;
+};
+
+// vs_poll_cq polls up to n completions into out, using scratch (n
+// entries) for ibv_poll_cq(3) itself. It returns the count or a negative
+// value on error.
+int vs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *scratch, struct vs_wc *out);
+
+// vs_req_notify_cq wraps the inline ibv_req_notify_cq(3).
+int vs_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+// vs_create_cq creates a CQ whose cq_context counts the completion
+// events read but not yet acknowledged; vs_destroy_cq acknowledges them
+// before ibv_destroy_cq(3), which otherwise waits for them forever.
+struct ibv_cq *vs_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *ch, int vector);
+int vs_destroy_cq(struct ibv_cq *cq);
+
+// vs_get_cq_event reads one completion event from a channel whose fd is
+// non-blocking and counts it for acknowledgement (acknowledging in
+// batches, ibv_ack_cq_events(3) being a lock round trip); it returns 0,
+// or -1 with errno (EAGAIN: none yet).
+int vs_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq);
+
+// vs_async_event is an async event's fields, copied out before the event
+// is acknowledged.
+struct vs_async_event {
+	int type;
+	int port;
+	uint32_t qp_num;
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_srq *srq;
+};
+
+// vs_get_async_event reads one async event (non-blocking fd), copies it
+// into out and acknowledges it at once (ibv_ack_async_event(3)), so a
+// destroy waiting for acknowledgements never hangs on it. Returns 0, or
+// -1 with errno (EAGAIN: none pending).
+int vs_get_async_event(struct ibv_context *ctx, struct vs_async_event *out);
+
+// vs_set_nonblock puts fd into O_NONBLOCK mode.
+int vs_set_nonblock(int fd);
 
 #endif

@@ -1,0 +1,251 @@
+//go:build lab
+
+package verbs
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Helpers shared by the data-path lab tests: two QPs on rxe0 connected to
+// each other (loopback works on one rxe device; two devices in one 6.1
+// kernel cannot talk), registered buffers, and waits with timeouts
+// generous enough for TCG, where rxe's retry timers fire often.
+
+// wcTimeout bounds every wait for a completion or an event.
+const wcTimeout = 30 * time.Second
+
+// labGID returns the RoCE v2 IPv4 GID the lab set up and its index.
+func labGID(t testing.TB, c *Context) (GID, int) {
+	t.Helper()
+	idx, err := strconv.Atoi(os.Getenv("LAB_GID_INDEX"))
+	if err != nil {
+		t.Fatalf("LAB_GID_INDEX=%q: %v", os.Getenv("LAB_GID_INDEX"), err)
+	}
+	g, err := c.QueryGID(1, idx)
+	if err != nil {
+		t.Fatalf("QueryGID(1, %d): %v", idx, err)
+	}
+	return g.GID, idx
+}
+
+// pair is two QPs of one type connected to each other on one device,
+// each with its own CQ and a buffer.
+type pair struct {
+	c        *Context
+	pd       *PD
+	cqA, cqB *CQ
+	a, b     *QP
+	mrA, mrB *MR
+	gid      GID
+	gidIndex int
+	ah       *AH // UD: the address of the other side (one port and GID on loopback)
+	qkey     uint32
+}
+
+// pairOpts changes what newPair builds.
+type pairOpts struct {
+	cqe       int         // CQ size (default 64)
+	cap       QPCap       // default 32 WRs, 2 SGEs, 64 inline bytes each way
+	access    AccessFlags // QP and MR access (default local+remote write/read/atomic)
+	mrAccessB AccessFlags // if set, B's MR access instead
+	mrSize    int         // default 64 KiB
+	rnrRetry  uint8       // RTS rnr_retry (default 7: retry forever)
+	retryCnt  uint8       // RTS retry_cnt (default 7)
+	srq       *SRQ        // B's receives come from this SRQ
+	sigAll    bool
+	channel   *CompChannel // CQs report here
+}
+
+const allAccess = AccessLocalWrite | AccessRemoteWrite | AccessRemoteRead | AccessRemoteAtomic
+
+// newPair opens the lab device (closed at test end) and connects two QPs
+// of type typ to each other through RESET, INIT, RTR and RTS with the
+// values ibv_rc_pingpong uses.
+func newPair(t testing.TB, typ QPType, o pairOpts) *pair {
+	t.Helper()
+	c := labDevice(t)
+	return newPairOn(t, c, typ, o)
+}
+
+func newPairOn(t testing.TB, c *Context, typ QPType, o pairOpts) *pair {
+	t.Helper()
+	if o.cqe == 0 {
+		o.cqe = 64
+	}
+	if o.cap == (QPCap{}) {
+		o.cap = QPCap{MaxSendWR: 32, MaxRecvWR: 32, MaxSendSGE: 2, MaxRecvSGE: 2, MaxInlineData: 64}
+	}
+	if o.access == 0 {
+		o.access = allAccess
+	}
+	if o.mrAccessB == 0 {
+		o.mrAccessB = o.access
+	}
+	if o.mrSize == 0 {
+		o.mrSize = 64 << 10
+	}
+	if o.rnrRetry == 0 {
+		o.rnrRetry = 7
+	}
+	if o.retryCnt == 0 {
+		o.retryCnt = 7
+	}
+	p := &pair{c: c, qkey: 0x11111111}
+	p.gid, p.gidIndex = labGID(t, c)
+	var err error
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	p.pd, err = c.AllocPD()
+	must("AllocPD", err)
+	p.cqA, err = c.CreateCQ(o.cqe, o.channel, 0)
+	must("CreateCQ A", err)
+	p.cqB, err = c.CreateCQ(o.cqe, o.channel, 0)
+	must("CreateCQ B", err)
+	p.a, err = p.pd.CreateQP(QPInitAttr{Type: typ, SendCQ: p.cqA, RecvCQ: p.cqA, Cap: o.cap, SigAll: o.sigAll})
+	must("CreateQP A", err)
+	p.b, err = p.pd.CreateQP(QPInitAttr{Type: typ, SendCQ: p.cqB, RecvCQ: p.cqB, Cap: o.cap, SigAll: o.sigAll, SRQ: o.srq})
+	must("CreateQP B", err)
+	p.mrA, err = p.pd.RegMR(o.mrSize, o.access|AccessLocalWrite)
+	must("RegMR A", err)
+	p.mrB, err = p.pd.RegMR(o.mrSize, o.mrAccessB|AccessLocalWrite)
+	must("RegMR B", err)
+	for _, x := range []struct{ qp, peer *QP }{{p.a, p.b}, {p.b, p.a}} {
+		connectQP(t, x.qp, x.peer.Num(), p.gid, p.gidIndex, o.access, o.retryCnt, o.rnrRetry, p.qkey)
+	}
+	if typ == QPTUD {
+		av := AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: p.gid, SGIDIndex: uint8(p.gidIndex), HopLimit: 1}}
+		p.ah, err = p.pd.CreateAH(av)
+		must("CreateAH", err)
+	}
+	return p
+}
+
+// connectQP walks qp from RESET to RTS against the remote QP number
+// peer at gid, with rc_pingpong's values (MTU 1024, PSN 0, timeout 14).
+func connectQP(t testing.TB, qp *QP, peer uint32, gid GID, gidIndex int, access AccessFlags, retry, rnr uint8, qkey uint32) {
+	t.Helper()
+	typ := qp.Type()
+	init := QPAttr{State: QPSInit, Port: 1, AccessFlags: access, QKey: qkey}
+	initMask := AttrState | AttrPKeyIndex | AttrPort | AttrAccessFlags
+	if typ == QPTUD {
+		initMask = AttrState | AttrPKeyIndex | AttrPort | AttrQKey
+	}
+	rtr := QPAttr{State: QPSRTR, PathMTU: MTU1024, DestQPN: peer, MaxDestRdAtomic: 1, MinRNRTimer: 12,
+		AH: AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: gid, SGIDIndex: uint8(gidIndex), HopLimit: 1}}}
+	rtrMask := AttrState | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN
+	rts := QPAttr{State: QPSRTS, Timeout: 14, RetryCnt: retry, RNRRetry: rnr, MaxRdAtomic: 1}
+	rtsMask := AttrState | AttrSQPSN
+	switch typ {
+	case QPTRC:
+		rtrMask |= AttrMaxDestRdAtomic | AttrMinRNRTimer
+		rtsMask |= AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxQPRdAtomic
+	case QPTUD:
+		rtrMask = AttrState
+	}
+	for _, s := range []struct {
+		a QPAttr
+		m QPAttrMask
+	}{{init, initMask}, {rtr, rtrMask}, {rts, rtsMask}} {
+		if err := qp.Modify(&s.a, s.m); err != nil {
+			t.Fatalf("QP %d (%s) to %s: %v", qp.Num(), typ, s.a.State, err)
+		}
+	}
+}
+
+// waitCtx is a context for one wait with the generous lab timeout.
+func waitCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), wcTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitWCs busy-polls cq until n completions arrived and returns them.
+func waitWCs(t testing.TB, cq *CQ, n int) []WC {
+	t.Helper()
+	wcs := make([]WC, n)
+	got, err := cq.BusyPoll(waitCtx(t), wcs, n)
+	if err != nil {
+		t.Fatalf("waiting for %d completions on %s (got %d: %+v): %v", n, cq.obj.name, got, wcs[:got], err)
+	}
+	return wcs[:got]
+}
+
+// waitOK waits for n completions and fails the test on any error status.
+func waitOK(t testing.TB, cq *CQ, n int) []WC {
+	t.Helper()
+	wcs := waitWCs(t, cq, n)
+	for _, wc := range wcs {
+		if err := wc.Err(); err != nil {
+			t.Fatalf("completion: %v", err)
+		}
+	}
+	return wcs
+}
+
+// noMoreWCs checks that nothing else completes on cq for a while.
+func noMoreWCs(t testing.TB, cq *CQ, d time.Duration) {
+	t.Helper()
+	wcs := make([]WC, 8)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if n, _ := cq.BusyPoll(ctx, wcs, 1); n > 0 {
+		t.Errorf("unexpected completions on %s: %+v", cq.obj.name, wcs[:n])
+	}
+}
+
+// expectEvent reads c's async events until one of type typ arrives and
+// returns it with the others seen before it.
+func expectEvent(t testing.TB, c *Context, typ EventType) (AsyncEvent, []AsyncEvent) {
+	t.Helper()
+	var before []AsyncEvent
+	timeout := time.After(wcTimeout)
+	for {
+		select {
+		case ev, ok := <-c.Events():
+			if !ok {
+				t.Fatalf("event channel closed waiting for %s (err %v); saw %v", typ, c.EventsErr(), before)
+			}
+			if ev.Type == typ {
+				return ev, before
+			}
+			before = append(before, ev)
+		case <-timeout:
+			t.Fatalf("no %s event in %v; saw %v", typ, wcTimeout, before)
+		}
+	}
+}
+
+// drainEvents returns the events that arrive within d.
+func drainEvents(c *Context, d time.Duration) []AsyncEvent {
+	var got []AsyncEvent
+	timeout := time.After(d)
+	for {
+		select {
+		case ev, ok := <-c.Events():
+			if !ok {
+				return got
+			}
+			got = append(got, ev)
+		case <-timeout:
+			return got
+		}
+	}
+}
+
+// sge is the whole of n bytes at off in mr.
+func sge(mr *MR, off uint64, n uint32) []SGE { return []SGE{{MR: mr, Offset: off, Length: n}} }
+
+// fill writes a recognizable pattern (seeded by seed) over b.
+func fill(b []byte, seed byte) {
+	for i := range b {
+		b[i] = seed + byte(i*7)
+	}
+}
