@@ -45,6 +45,14 @@ func meaningText(m verbs.Meaning, kind string) string {
 	return b.String()
 }
 
+func wcText(st verbs.WCStatus, kind string) string {
+	h := st.Hint()
+	if st == verbs.WCSuccess {
+		h = "the work request completed"
+	}
+	return fmt.Sprintf("%s (%s): %s", st, kind, h)
+}
+
 // errnoByName maps EINVAL-style names to errnos, for explain.
 func errnoByName(w string) (syscall.Errno, bool) {
 	for e := syscall.Errno(1); e < 134; e++ {
@@ -66,7 +74,7 @@ func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
 		parts = append(parts, meaningText(verbs.ErrnoMeaning(e), fmt.Sprintf("errno %d", int(e))))
 	}
 	if st, ok := verbs.ParseWCStatus(w); ok {
-		parts = append(parts, meaningText(st.Meaning(), fmt.Sprintf("completion status %d", int(st))))
+		parts = append(parts, wcText(st, fmt.Sprintf("completion status %d", int(st))))
 	}
 	if ev, ok := verbs.ParseEventType(w); ok {
 		parts = append(parts, meaningText(ev.Meaning(), fmt.Sprintf("async event %d", int(ev))))
@@ -86,8 +94,7 @@ func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
 			parts = append(parts, meaningText(verbs.ErrnoMeaning(e), fmt.Sprintf("as errno %d", n)))
 		}
 		if n <= uint64(verbs.WCTMRndvIncomplete) {
-			st := verbs.WCStatus(n)
-			parts = append(parts, meaningText(st.Meaning(), fmt.Sprintf("as completion status %d", n)))
+			parts = append(parts, wcText(verbs.WCStatus(n), fmt.Sprintf("as completion status %d", n)))
 		}
 		mask := verbs.QPAttrMask(n)
 		parts = append(parts, fmt.Sprintf("as an attribute mask 0x%x: %s", n, mask))

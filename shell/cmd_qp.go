@@ -142,7 +142,7 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 		return Result{}, err
 	}
 	if mask&verbs.AttrAV != 0 {
-		s.fillAV(e, &attr, given)
+		s.fillAV(e.parent.parent, &attr, given)
 	}
 	step := fmt.Sprintf("%s %s→%s", e.name, cur, attr.State)
 	if refusal := s.check(e, cur, attr, mask); refusal != nil && !force {
@@ -169,7 +169,7 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 // fillAV completes a RoCE address vector the way rc_pingpong does when a
 // GID is given: global, hop limit 1, the session's source GID, port 1.
 // Only fields left at zero are filled; `query` shows what was sent.
-func (s *Shell) fillAV(e *entry, attr *verbs.QPAttr, given map[string]bool) {
+func (s *Shell) fillAV(ctx *entry, attr *verbs.QPAttr, given map[string]bool) {
 	ah := &attr.AH
 	if !given["ah_port"] {
 		ah.PortNum = 1
@@ -181,7 +181,7 @@ func (s *Shell) fillAV(e *entry, attr *verbs.QPAttr, given map[string]bool) {
 		ah.GRH.HopLimit = 1
 	}
 	if !given["sgid_index"] {
-		if i, ok := s.sgidIndex(e.parent.parent, int(ah.PortNum)); ok {
+		if i, ok := s.sgidIndex(ctx, int(ah.PortNum)); ok {
 			ah.GRH.SGIDIndex = uint8(i)
 		}
 	}

@@ -28,13 +28,13 @@ examples:
   destroy qp1
   destroy pd1 --cascade`,
 		flags: []flagSpec{{"cascade", "destroy everything that uses it first"}},
-		pos:   []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP)},
+		pos:   []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP, kindAH)},
 		run:   runDestroy,
 	})
 	register(&command{
 		name: "rename", usage: "rename NAME NEWNAME",
 		summary: "give an object a name of your own (qp1 → client)",
-		pos:     []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP), {name: "new name"}},
+		pos:     []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP, kindAH), {name: "new name"}},
 		run:     runRename,
 	})
 }
@@ -48,6 +48,10 @@ func (s *Shell) describe(e *entry) string {
 		return "protection domain"
 	case kindChan:
 		return "completion channel"
+	case kindAH:
+		return "address handle to " + e.ah.Attr().GRH.DGID.String()
+	case kindMR:
+		return fmt.Sprintf("MR, %d bytes, lkey 0x%x rkey 0x%x, %s", e.mr.Len(), e.mr.LKey(), e.mr.RKey(), e.mr.Access())
 	case kindCQ:
 		d := fmt.Sprintf("CQ, %d entries", e.cq.CQE())
 		if ch := e.cq.Channel(); ch != nil {
@@ -132,6 +136,10 @@ func (e *entry) closeFn(cascade bool) func() error {
 		o = e.cq
 	case kindQP:
 		o = e.qp
+	case kindMR:
+		o = e.mr
+	case kindAH:
+		o = e.ah
 	case kindChan:
 		return e.ch.Close
 	}

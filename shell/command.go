@@ -116,6 +116,18 @@ func (s *Shell) Exec(ctx context.Context, line string) (res Result, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res, err = cmd.run(ctx, s, a)
+	// Events the command caused (an access error, a CQ overrun) usually
+	// arrive with it: show them right there.
+	if cmd.name != "events" {
+		for _, ev := range s.drainEvents() {
+			note := "event: " + ev.text + ": " + ev.ev.Type.Meaning().What
+			if err != nil {
+				err = &Error{What: err.Error() + "\n" + note, Err: err}
+			} else {
+				res.Text = strings.TrimLeft(res.Text+"\n"+note, "\n")
+			}
+		}
+	}
 	s.prune()
 	res.Command = line
 	return res, err

@@ -21,12 +21,13 @@ const (
 	kindCQ   kind = "cq"
 	kindChan kind = "ch"
 	kindQP   kind = "qp"
+	kindAH   kind = "ah"
 )
 
 // kindWords are how messages name each kind.
 var kindWords = map[kind]string{
 	kindCtx: "device context", kindPD: "protection domain", kindMR: "memory region",
-	kindCQ: "completion queue", kindChan: "completion channel", kindQP: "queue pair",
+	kindCQ: "completion queue", kindChan: "completion channel", kindQP: "queue pair", kindAH: "address handle",
 }
 
 // entry is one named object of the session.
@@ -41,6 +42,8 @@ type entry struct {
 	cq  *verbs.CQ
 	ch  *verbs.CompChannel
 	qp  *verbs.QP
+	mr  *verbs.MR
+	ah  *verbs.AH
 
 	// QP only: the CQs it uses and the transitions it went through.
 	sendCQ, recvCQ *entry
@@ -68,6 +71,10 @@ func (e *entry) closed() bool {
 		return e.ch.Closed()
 	case kindQP:
 		return e.qp.Closed()
+	case kindMR:
+		return e.mr.Closed()
+	case kindAH:
+		return e.ah.Closed()
 	}
 	return true
 }
@@ -80,6 +87,16 @@ type Shell struct {
 	objs     map[string]*entry
 	counters map[kind]int
 	opts     Options
+	wrid     uint64              // the last work request id handed out
+	posted   map[uint64]postedWR // outstanding WRs by id, to show completions
+	events   []eventRecord       // async events seen so far
+}
+
+// eventRecord is one async event as the session saw it.
+type eventRecord struct {
+	at   time.Time
+	ev   verbs.AsyncEvent
+	text string // with the session's names, e.g. "QP_ACCESS_ERR on qp2"
 }
 
 // Options configure a session.
@@ -95,7 +112,7 @@ type Options struct {
 
 // New starts an empty session.
 func New(opts Options) *Shell {
-	return &Shell{objs: map[string]*entry{}, counters: map[kind]int{}, opts: opts}
+	return &Shell{objs: map[string]*entry{}, counters: map[kind]int{}, opts: opts, posted: map[uint64]postedWR{}}
 }
 
 // Close destroys every object of the session in dependency order (QPs
@@ -206,6 +223,37 @@ func (s *Shell) noSuch(name string, want ...kind) error {
 var createHint = map[kind]string{
 	kindCtx: "open [DEVICE]", kindPD: "pd", kindCQ: "cq size=16", kindChan: "channel",
 	kindQP: "qp type=rc cq=cq1", kindMR: "mr size=4096 access=local_write,remote_write",
+	kindAH: "ah dgid=GID",
+}
+
+// drainEvents collects the async events the contexts reported since the
+// last call and returns the new ones.
+func (s *Shell) drainEvents() []eventRecord {
+	var fresh []eventRecord
+	for _, e := range s.sorted() {
+		if e.kind != kindCtx || e.ctx.Closed() {
+			continue
+		}
+		ch := e.ctx.Events()
+	drain:
+		for {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					break drain
+				}
+				text := ev.String()
+				if qp := s.qpByNum(ev.QPNum); qp != nil && ev.QPNum != 0 {
+					text = fmt.Sprintf("%s on %s (QP %d)", ev.Type, qp.name, ev.QPNum)
+				}
+				fresh = append(fresh, eventRecord{at: time.Now(), ev: ev, text: text})
+			default:
+				break drain
+			}
+		}
+	}
+	s.events = append(s.events, fresh...)
+	return fresh
 }
 
 // only returns the single object of a kind, for commands where it is the

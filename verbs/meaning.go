@@ -2,69 +2,15 @@ package verbs
 
 import "syscall"
 
-// Meaning is a status, event or errno explained for someone learning
+// Meaning is an async event or errno explained for someone learning
 // verbs: what it says happened, the usual causes, and what to check.
+// (Completion statuses have WCStatus.Hint.)
 type Meaning struct {
 	Name    string // the symbolic name, e.g. "REM_ACCESS_ERR"
 	What    string
 	Causes  string
 	Check   string
 	Related string // where the reader goes next, if anywhere
-}
-
-// Meaning explains a work completion status (ibv_poll_cq(3), "Work
-// Completion Status" in the IBTA spec, rxe's rxe_comp.c/rxe_resp.c).
-func (s WCStatus) Meaning() Meaning {
-	m, ok := wcMeanings[s]
-	if !ok {
-		m = Meaning{What: "a status this version of verbscope does not know", Check: "see ibv_poll_cq(3) and your provider's documentation"}
-	}
-	m.Name = s.String()
-	return m
-}
-
-var wcMeanings = map[WCStatus]Meaning{
-	WCSuccess: {What: "the work request completed"},
-	WCLocLenErr: {What: "a local length error: the data did not fit",
-		Causes: "on a receive, the incoming message is longer than the posted receive buffer; on a send, the message exceeds the port's max_msg_sz",
-		Check:  "post receive buffers at least as large as the largest message the peer sends"},
-	WCLocQPOpErr: {What: "the local QP could not process this WR",
-		Causes: "an opcode the QP type does not allow, too many SGEs, inline data larger than max_inline_data",
-		Check:  "the opcode table in ibv_post_send(3) and the QP's caps (`query`)"},
-	WCLocProtErr: {What: "a local protection error: an SGE points outside any MR this QP may use",
-		Causes: "wrong lkey, an address/length beyond the MR, or an MR from another PD",
-		Check:  "that each SGE's range lies inside an MR registered in the QP's PD"},
-	WCWRFlushErr: {What: "flushed: the WR never ran because the QP went to the error state",
-		Causes: "an earlier error moved the QP to ERR (or you did), and every outstanding WR is returned with this status",
-		Check:  "the first completion with a status other than WR_FLUSH_ERR: that is the real error"},
-	WCMWBindErr: {What: "a memory window bind failed",
-		Causes: "the MR lacks MW_BIND access, or the window's range or access is invalid"},
-	WCBadRespErr: {What: "the responder sent an unexpected transport response"},
-	WCLocAccessErr: {What: "a local access error: the responder side could not write into our memory",
-		Causes: "an incoming RDMA write/read response targets memory whose MR lacks LOCAL_WRITE"},
-	WCRemInvReqErr: {What: "the peer said our request was invalid",
-		Causes: "a message longer than the peer's receive buffer, an opcode the peer's QP does not accept, or RDMA to a peer whose max_dest_rd_atomic is 0",
-		Check:  "the peer's receive sizes and its QP attributes (`query` on the peer)"},
-	WCRemAccessErr: {What: "a remote access error: the peer refused our RDMA",
-		Causes: "wrong rkey, an address outside the remote MR, or the remote MR (or QP) lacks REMOTE_WRITE / REMOTE_READ / REMOTE_ATOMIC",
-		Check:  "register the remote MR with the access this operation needs, and set the QP's access flags at INIT"},
-	WCRemOpErr: {What: "the peer failed to carry out the operation",
-		Causes: "on the peer, a receive WR failed (e.g. its receive buffer's SGE is invalid)"},
-	WCRetryExcErr: {What: "transport retries exhausted: the peer never acknowledged",
-		Causes: "the peer is down, unreachable, or its QP is not in RTR/RTS; a wrong dest_qpn, GID or PSN; timeout too small",
-		Check:  "the peer's QP number, GID and state; ping the peer's IP for RoCE"},
-	WCRNRRetryExcErr: {What: "receiver-not-ready retries exhausted: the peer had no receive posted",
-		Causes: "a SEND arrived when the peer's receive queue was empty, rnr_retry times in a row (rnr_retry=0 gives up at once)",
-		Check:  "post receives before the peer sends; raise rnr_retry (7 = retry forever)"},
-	WCLocRDDViolErr:  {What: "a reliable datagram domain violation (RD only)"},
-	WCRemInvRdReqErr: {What: "the peer rejected an RD request"},
-	WCRemAbortErr:    {What: "the peer aborted the operation"},
-	WCInvEECNErr:     {What: "an invalid end-to-end context number (RD only)"},
-	WCInvEECStateErr: {What: "an invalid end-to-end context state (RD only)"},
-	WCFatalErr: {What: "a fatal error in the device or its driver",
-		Check: "dmesg; the device may need a reset"},
-	WCRespTimeoutErr: {What: "the response timed out"},
-	WCGeneralErr:     {What: "a general error the provider could not classify", Check: "dmesg and the provider's vendor_err"},
 }
 
 // Meaning explains an asynchronous event (ibv_get_async_event(3)).
