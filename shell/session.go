@@ -90,6 +90,7 @@ type Shell struct {
 	wrid     uint64              // the last work request id handed out
 	posted   map[uint64]postedWR // outstanding WRs by id, to show completions
 	events   []eventRecord       // async events seen so far
+	clock    time.Time           // the stopwatch's start
 }
 
 // eventRecord is one async event as the session saw it.
