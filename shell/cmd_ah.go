@@ -19,17 +19,13 @@ examples:
   ah dgid=10.0.0.1
   post send ud1 mr1[0:64] ah=ah1 remote_qpn=ud2 qkey=0x11111111`,
 		pos: []argKind{objArg(kindPD)},
-		keys: func(*Shell, []string) []keySpec {
-			out := []keySpec{}
-			for _, n := range []string{"dgid", "sgid_index", "hop_limit", "traffic_class", "flow_label", "sl", "dlid", "is_global", "ah_port"} {
-				k := findQPKey(n)
-				out = append(out, keySpec{name: k.name, help: k.help, values: k.values})
-			}
-			return append(out, asSpec)
-		},
+		keys: func(*Shell, []string) []keySpec { return append(attrKeys(ahFields), asSpec) },
 		run: runAH,
 	})
 }
+
+// ahFields are the address-vector attributes an AH takes.
+var ahFields = []string{"dgid", "sgid_index", "hop_limit", "traffic_class", "flow_label", "sl", "dlid", "is_global", "ah_port"}
 
 func runAH(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(0, 1); err != nil {
@@ -39,14 +35,16 @@ func runAH(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	for _, k := range a.keys {
+		if k != "as" && !contains(ahFields, k) {
+			return Result{}, usageErr(a.cmd, "an address handle has no %s%s", k, suggest(k, ahFields))
+		}
+	}
 	var attr verbs.QPAttr
-	if _, err := s.applyQPKeys(a, &attr); err != nil {
+	if _, err := s.applyAttrs(a, &attr, "as"); err != nil {
 		return Result{}, err
 	}
 	as, _ := a.str("as")
-	if err := a.unused([]string{"dgid", "sgid_index", "hop_limit", "traffic_class", "flow_label", "sl", "dlid", "is_global", "ah_port", "as"}); err != nil {
-		return Result{}, err
-	}
 	if _, ok := a.str("dgid"); !ok {
 		return Result{}, usageErr(a.cmd, "an address handle needs dgid= (the peer's GID or IPv4 address)")
 	}

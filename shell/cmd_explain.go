@@ -45,6 +45,16 @@ func meaningText(m verbs.Meaning, kind string) string {
 	return b.String()
 }
 
+// maskText lists a mask's bits with what each attribute is.
+func maskText(m verbs.QPAttrMask) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "0x%x = %s", uint32(m), m)
+	for _, h := range verbs.ExplainMask(m) {
+		fmt.Fprintf(&b, "\n  %-19s %s", h.Name, h.What)
+	}
+	return b.String()
+}
+
 func wcText(st verbs.WCStatus, kind string) string {
 	h := st.Hint()
 	if st == verbs.WCSuccess {
@@ -80,13 +90,15 @@ func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
 		parts = append(parts, meaningText(ev.Meaning(), fmt.Sprintf("async event %d", int(ev))))
 	}
 	if st, ok := verbs.ParseQPState(w); ok && st != verbs.QPSUnknown {
-		parts = append(parts, fmt.Sprintf("%s (QP state %d): %s\n  next steps from here: %s", st, int(st), stateWords[st], legalNext(st)))
+		parts = append(parts, fmt.Sprintf("%s (QP state %d): %s\n  next steps from here (RC): %s", st, int(st), verbs.StateHelp(st), legalNext(st, verbs.QPTRC)))
 	}
-	if qk := findQPKey(normKey(w)); qk != nil {
-		parts = append(parts, fmt.Sprintf("%s (modify attribute, mask bit IBV_QP_%s): %s", qk.name, qk.bit, qk.help))
-	}
-	if bit, ok := verbs.ParseQPAttrMaskBit(w); ok && findQPKey(normKey(w)) == nil {
-		parts = append(parts, fmt.Sprintf("IBV_QP_%s = 0x%x (attribute mask bit)", bit, uint32(bit)))
+	if bit, err := verbs.FieldBit(normKey(w)); err == nil {
+		parts = append(parts, fmt.Sprintf("%s (modify attribute, mask bit IBV_QP_%s): %s", normKey(w), bit, fieldHelp(normKey(w))))
+		if h, ok := verbs.HelpFor(bit); ok && h.Typical != "" {
+			parts[len(parts)-1] += "\n  typical: " + h.Typical
+		}
+	} else if bit, ok := verbs.ParseQPAttrMaskBit(w); ok {
+		parts = append(parts, maskText(bit))
 	}
 	if n, err := parseUint(w); err == nil && n < 1<<32 {
 		if n > 0 && n < 134 {
@@ -97,7 +109,7 @@ func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
 			parts = append(parts, wcText(verbs.WCStatus(n), fmt.Sprintf("as completion status %d", n)))
 		}
 		mask := verbs.QPAttrMask(n)
-		parts = append(parts, fmt.Sprintf("as an attribute mask 0x%x: %s", n, mask))
+		parts = append(parts, "as an attribute mask: "+maskText(mask))
 		data["mask"] = mask.Names()
 	}
 	if len(parts) == 0 {
@@ -137,12 +149,22 @@ func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 		}
 		who = e.name
 	}
+	typ := verbs.QPTRC
+	if who != "" {
+		typ = s.objs[who].qp.Type()
+	}
+	legal := map[verbs.QPState]bool{}
+	if cur >= 0 {
+		for _, st := range verbs.LegalNext(cur, typ) {
+			legal[st] = true
+		}
+	}
 	mark := func(st verbs.QPState) string {
 		n := st.String()
 		switch {
 		case st == cur:
 			return "[" + n + "]"
-		case cur >= 0 && transitionLegal(cur, st):
+		case legal[st]:
 			return "(" + n + ")"
 		}
 		return " " + n + " "
@@ -152,8 +174,8 @@ func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 	text := strings.Trim(art, "\n")
 	data := map[string]any{}
 	if who != "" {
-		text += fmt.Sprintf("\n\n    %s is [%s]; (marked) states are legal next steps: %s", who, cur, legalNext(cur))
-		data["qp"], data["state"], data["next"] = who, cur.String(), strings.Split(legalNext(cur), ", ")
+		text += fmt.Sprintf("\n\n    %s is [%s]; (marked) states are legal next steps: %s", who, cur, legalNext(cur, typ))
+		data["qp"], data["state"], data["next"] = who, cur.String(), strings.Split(legalNext(cur, typ), ", ")
 	}
 	return Result{Text: text, Data: data}, nil
 }

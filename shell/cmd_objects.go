@@ -3,6 +3,7 @@ package shell
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/verbscope/verbscope/verbs"
@@ -339,7 +340,9 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("qp", err)
 	}
-	e, err := s.add(&entry{kind: kindQP, qp: qp, parent: pd, sendCQ: send, recvCQ: recv}, as)
+	// A random first PSN, as rc_pingpong draws one: a stale packet of an
+	// earlier connection is then unlikely to be taken for a new one.
+	e, err := s.add(&entry{kind: kindQP, qp: qp, parent: pd, sendCQ: send, recvCQ: recv, psn: rand.Uint32() & 0xffffff}, as)
 	if err != nil {
 		qp.Close()
 		return Result{}, err

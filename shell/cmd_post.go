@@ -232,9 +232,11 @@ func (p *postPlan) read() error {
 		p.wr.AH = p.ah.ah
 	}
 	if v, ok := a.str("remote_qpn"); ok {
+		// The same spelling as a QP's dest_qpn: a number, or a QP here.
 		var attr verbs.QPAttr
-		if err := qpnOrName(func(q *verbs.QPAttr) *uint32 { return &q.DestQPN })(s, &attr, v); err != nil {
-			return &Error{What: err.Error()}
+		var m verbs.QPAttrMask
+		if err := s.setAttr(&attr, &m, "dest_qpn", v); err != nil {
+			return err
 		}
 		p.wr.RemoteQPN = attr.DestQPN
 	}
@@ -264,16 +266,16 @@ func (p *postPlan) read() error {
 func (p *postPlan) check() error {
 	qp := p.qp
 	typ := qp.qp.Type()
-	if !contains(p.info.types, typ) {
-		var ok []string
-		for op, in := range postOps {
-			if contains(in.types, typ) {
-				ok = append(ok, op)
+	if !p.info.recv {
+		driver := ""
+		if d, err := qp.parent.parent.ctx.QueryDevice(); err == nil {
+			driver = verbs.DriverForVendor(d.VendorID)
+		}
+		for _, f := range verbs.CheckSend(typ, p.info.op, p.wr.Flags, qp.qp.InitAttr().SigAll, driver) {
+			if f.Severity == verbs.SevError {
+				return &Error{What: fmt.Sprintf("%s: %s", p.opName, f.Problem), Why: f.Why, Fix: f.Fix}
 			}
 		}
-		return &Error{What: fmt.Sprintf("%s QPs cannot %s", typ, p.opName),
-			Why: "ibv_post_send(3): RDMA read and atomics need RC; RDMA write needs RC or UC; UD only sends",
-			Fix: fmt.Sprintf("%s allows: %s", typ, strings.Join(sortedStrings(ok), ", "))}
 	}
 	st, err := qpState(qp)
 	if err != nil {
@@ -374,14 +376,6 @@ type postedWR struct {
 	qp    string
 	op    string
 	local span
-}
-
-func sortedStrings(xs []string) []string {
-	m := map[string]bool{}
-	for _, x := range xs {
-		m[x] = true
-	}
-	return sortedKeys(m)
 }
 
 func runPoll(ctx context.Context, s *Shell, a *args) (Result, error) {

@@ -45,9 +45,12 @@ type entry struct {
 	mr  *verbs.MR
 	ah  *verbs.AH
 
-	// QP only: the CQs it uses and the transitions it went through.
+	// QP only: the CQs it uses, the transitions it went through, its
+	// first send PSN and, once known, its peer.
 	sendCQ, recvCQ *entry
 	history        []transition
+	psn            uint32
+	peer           *verbs.Peer
 }
 
 // transition is one successful modify of a QP, for `show` and diagrams.
