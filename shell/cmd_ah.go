@@ -18,9 +18,9 @@ the peer's GID); the kernel resolves the peer's MAC address here.
 examples:
   ah dgid=10.0.0.1
   post send ud1 mr1[0:64] ah=ah1 remote_qpn=ud2 qkey=0x11111111`,
-		pos: []argKind{objArg(kindPD)},
+		pos:  []argKind{objArg(kindPD)},
 		keys: func(*Shell, []string) []keySpec { return append(attrKeys(ahFields), asSpec) },
-		run: runAH,
+		run:  runAH,
 	})
 }
 
