@@ -315,8 +315,17 @@ func (s *Shell) nextStep(e *entry, a *args, force bool) (Result, error) {
 				continue
 			}
 			v, _ := a.str(k)
-			if err := s.setAttr(&step.Attr, &step.Mask, k, v); err != nil {
+			// Check (and resolve QP names) on a scratch copy, then let
+			// the step record the override, so its listing marks it.
+			scratch, m := step.Attr, step.Mask
+			if err := s.setAttr(&scratch, &m, k, v); err != nil {
 				return Result{}, err
+			}
+			if k == "dest_qpn" || k == "dest_qp_num" {
+				v = fmt.Sprint(scratch.DestQPN)
+			}
+			if err := step.Set(k, v); err != nil {
+				return Result{}, &Error{What: strings.TrimPrefix(err.Error(), "verbs: ")}
 			}
 			given[k] = true
 		}
