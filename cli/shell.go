@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -116,8 +115,10 @@ func runScript(ctx context.Context, sh *shell.Shell, r io.Reader, o scriptOption
 				if !o.json {
 					fmt.Fprintf(o.errw, "line %d: %v\n", lineNo, err)
 				}
-				if errors.Is(err, context.Canceled) {
-					return err
+				if ctx.Err() != nil {
+					// Interrupted (SIGINT/SIGTERM): the caller's deferred
+					// Close destroys every object.
+					return ctx.Err()
 				}
 				failedAny = true
 				if !o.keepGoing {
