@@ -60,7 +60,7 @@ func (s WCStatus) Hint() string {
 	case WCLocLenErr:
 		return "the message is longer than the receive buffer posted for it (or than the port's max message size): post bigger receives"
 	case WCLocQPOpErr:
-		return "the request is not valid for this QP: an opcode its type does not support, too many SGEs, or inline data over the limit; on rxe (Linux 6.1) also a message longer than the receive buffer posted for it, which IBTA calls LOC_LEN_ERR"
+		return "the request is not valid for this QP (an opcode its type does not support, too many SGEs, inline data over the limit), or, on rxe, an incoming message longer than the receive buffer posted for it"
 	case WCLocProtErr:
 		return "an SGE names memory its lkey does not cover, or an MR of another PD, or lacks LOCAL_WRITE for data landing there"
 	case WCWRFlushErr:
