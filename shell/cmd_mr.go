@@ -140,6 +140,32 @@ func (s *Shell) parseSpan(w string) (span, error) {
 	return sp, nil
 }
 
+// parsePeerSpan reads "peer.NAME[OFF]", a buffer the peer announced, and
+// checks that n bytes fit there.
+func (s *Shell) parsePeerSpan(w string, n uint64) (addr uint64, rkey uint32, err error) {
+	name, rng, hasRange := strings.Cut(w, "[")
+	m, ok := s.remote[name]
+	if !ok {
+		var known []string
+		for k := range s.remote {
+			known = append(known, k)
+		}
+		return 0, 0, &Error{What: "the peer has announced no " + name + suggest(name, known),
+			Fix: "the peer runs `announce QP MR`, and this shell polls the receive that carries it"}
+	}
+	off := uint64(0)
+	if hasRange {
+		if off, err = parseUint(strings.TrimSuffix(strings.TrimSuffix(rng, "]"), ":")); err != nil {
+			return 0, 0, &Error{What: fmt.Sprintf("%q: a remote buffer is written %s[OFFSET]", w, name)}
+		}
+	}
+	if off+n > m.size {
+		return 0, 0, &Error{What: fmt.Sprintf("%d bytes at offset %d do not fit in %s (%d bytes)", n, off, name, m.size),
+			Why: "the peer would answer REM_ACCESS_ERR"}
+	}
+	return m.addr + off, m.rkey, nil
+}
+
 func runWrite(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(1, 2); err != nil {
 		return Result{}, err

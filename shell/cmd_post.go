@@ -53,18 +53,22 @@ examples:
 		run: runPost,
 	})
 	register(&command{
-		name: "poll", aliases: []string{"poll_cq"}, usage: "poll CQ [max=N] [wait=DURATION]",
+		name: "poll", aliases: []string{"poll_cq"}, usage: "poll CQ [max=N] [wait=DURATION] [until=OPCODE]",
 		summary: "take completions off a CQ (ibv_poll_cq) and show what happened, with received data",
 		help: `Polls until at least one completion arrives or wait= passes
-(default 2s; wait=0 polls once). Errors are explained; a RECV shows the
-bytes that arrived.
+(default 2s; wait=0 polls once). until= keeps polling (within wait)
+until a completion of that kind arrives: send, recv, rdma_write,
+rdma_read, comp_swap, fetch_add, recv_rdma_with_imm, or error. Errors are
+explained; a RECV shows the bytes that arrived.
 
 examples:
   poll cq1
-  poll cq2 max=32 wait=5s`,
+  poll cq2 max=32 wait=5s
+  poll cq1 until=recv wait=30s`,
 		pos: []argKind{objArg(kindCQ)},
 		keys: func(*Shell, []string) []keySpec {
-			return []keySpec{{name: "max", help: "most completions to take; default 16"}, {name: "wait", help: "how long to wait for the first; default 2s"}}
+			return []keySpec{{name: "max", help: "most completions to take; default 16"}, {name: "wait", help: "how long to wait for the first; default 2s"},
+				{name: "until", help: "keep polling until a completion of this kind", values: enumValues("recv", "", "send", "", "rdma_write", "", "rdma_read", "", "recv_rdma_with_imm", "", "error", "any failed completion")}}
 		},
 		run: runPoll,
 	})
@@ -179,6 +183,10 @@ func (p *postPlan) read() error {
 	}
 	if p.info.remote {
 		switch {
+		case len(a.pos) == 4 && strings.HasPrefix(a.pos[3], "peer."):
+			if p.raddr, p.rkey, err = s.parsePeerSpan(a.pos[3], p.local.len); err != nil {
+				return err
+			}
 		case len(a.pos) == 4:
 			r, err := s.parseSpan(a.pos[3])
 			if err != nil {
@@ -396,23 +404,56 @@ func runPoll(ctx context.Context, s *Shell, a *args) (Result, error) {
 			return Result{}, &Error{What: "wait=" + v + " is not a duration", Fix: "like wait=500ms or wait=5s"}
 		}
 	}
-	if err := a.unused([]string{"max", "wait"}); err != nil {
+	until, _ := a.str("until")
+	if err := a.unused([]string{"max", "wait", "until"}); err != nil {
 		return Result{}, err
 	}
-	wcs := make([]verbs.WC, max(1, maxN))
-	n, err := e.cq.Poll(wcs)
-	if err == nil && n == 0 && wait > 0 {
-		wctx, cancel := context.WithTimeout(ctx, wait)
-		n, err = e.cq.BusyPoll(wctx, wcs, 1)
-		cancel()
-		if err != nil && n == 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return Result{Text: fmt.Sprintf("%s: no completion within %s", e.name, wait), Data: []any{}}, nil
+	done := func(wcs []verbs.WC) bool { return len(wcs) > 0 }
+	if until != "" {
+		want := strings.ToUpper(until)
+		done = func(wcs []verbs.WC) bool {
+			for _, wc := range wcs {
+				if (want == "ERROR" && wc.Status != verbs.WCSuccess) || (wc.Status == verbs.WCSuccess && wc.Opcode.String() == want) {
+					return true
+				}
+			}
+			return false
 		}
 	}
-	if err != nil {
-		return Result{}, failed("poll "+e.name, err)
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var got []verbs.WC
+	wcs := make([]verbs.WC, max(1, maxN))
+	for {
+		n, err := e.cq.Poll(wcs)
+		if err != nil {
+			return Result{}, failed("poll "+e.name, err)
+		}
+		got = append(got, wcs[:n]...)
+		if done(got) || len(got) >= int(maxN) || wait == 0 {
+			break
+		}
+		if n == 0 {
+			n, err = e.cq.BusyPoll(wctx, wcs, 1)
+			got = append(got, wcs[:n]...)
+			if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				break
+			}
+			if err != nil {
+				return Result{}, failed("poll "+e.name, err)
+			}
+		}
 	}
-	return s.showCompletions(e, wcs[:n]), nil
+	res := s.showCompletions(e, got)
+	if !done(got) && wait > 0 {
+		what := "no completion"
+		if until != "" {
+			what = "no " + until + " completion"
+		}
+		res.Text = strings.TrimSuffix(res.Text, e.name+": empty")
+		res.Text = strings.TrimLeft(res.Text+"\n"+fmt.Sprintf("%s: %s within %s", e.name, what, wait), "\n")
+	}
+	return res, nil
 }
 
 // showCompletions prints completions the way a learner needs them: the
@@ -431,17 +472,26 @@ func (s *Shell) showCompletions(cq *entry, wcs []verbs.WC) Result {
 		if wc.Status == verbs.WCSuccess {
 			line = fmt.Sprintf("  wrid %-4d %-18s %s", wc.WRID, wc.Opcode, "success")
 			d["opcode"] = wc.Opcode.String()
-			if wc.Opcode&verbs.WCRecv != 0 {
+			if wc.Opcode == verbs.WCRecvRDMAWithImm {
+				// The data went where the peer's RDMA write pointed; the
+				// receive only carried the immediate.
+				line += fmt.Sprintf(", %d bytes written by the peer's RDMA write", wc.ByteLen)
+				d["byte_len"] = wc.ByteLen
+			} else if wc.Opcode&verbs.WCRecv != 0 {
 				line += fmt.Sprintf(", %d bytes", wc.ByteLen)
 				d["byte_len"] = wc.ByteLen
 				if pw, ok := s.posted[wc.WRID]; ok && !pw.local.e.closed() && wc.ByteLen > 0 {
-					buf := make([]byte, min(uint64(wc.ByteLen), pw.local.len, 64))
+					buf := make([]byte, min(uint64(wc.ByteLen), pw.local.len))
 					pw.local.e.mr.ReadAt(buf, int64(pw.local.off))
-					line += fmt.Sprintf(" into %s: %s", pw.local.e.name, quoteText(buf))
-					d["data"] = printable(buf)
+					shown := buf[:min(len(buf), 64)]
+					line += fmt.Sprintf(" into %s: %s", pw.local.e.name, quoteText(shown))
+					d["data"] = printable(shown)
+					if note, ok := s.noteAnnouncement(buf); ok {
+						line += "\n      " + note
+					}
 				}
 			}
-			if wc.Flags&verbs.WCWithImm != 0 {
+			if wc.Flags&verbs.WCWithImm != 0 && wc.Opcode&verbs.WCRecv != 0 {
 				line += fmt.Sprintf(", imm 0x%x", wc.Imm)
 				d["imm"] = wc.Imm
 			}

@@ -94,6 +94,8 @@ type Shell struct {
 	posted   map[uint64]postedWR // outstanding WRs by id, to show completions
 	events   []eventRecord       // async events seen so far
 	clock    time.Time           // the stopwatch's start
+	remote   map[string]remoteMR // peers' MRs by "peer.NAME", from announcements
+	scratch  map[*entry]*verbs.MR // per PD: the shell's own buffer for announcements
 }
 
 // eventRecord is one async event as the session saw it.
@@ -116,7 +118,8 @@ type Options struct {
 
 // New starts an empty session.
 func New(opts Options) *Shell {
-	return &Shell{objs: map[string]*entry{}, counters: map[kind]int{}, opts: opts, posted: map[uint64]postedWR{}}
+	return &Shell{objs: map[string]*entry{}, counters: map[kind]int{}, opts: opts, posted: map[uint64]postedWR{},
+		remote: map[string]remoteMR{}, scratch: map[*entry]*verbs.MR{}}
 }
 
 // Close destroys every object of the session in dependency order (QPs
