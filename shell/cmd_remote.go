@@ -27,9 +27,11 @@ The client may be ibv_rc_pingpong itself or another verbscope shell
 examples:
   post recv qp1 mr1[0:4096]; listen qp1
   listen qp1 port=18516 timeout=5m`,
-		pos:  []argKind{objArg(kindQP)},
-		keys: func(*Shell, []string) []keySpec { return []keySpec{{name: "port", help: "TCP port; default 18515, rc_pingpong's"}, timeoutKey} },
-		run:  runListen,
+		pos: []argKind{objArg(kindQP)},
+		keys: func(*Shell, []string) []keySpec {
+			return []keySpec{{name: "port", help: "TCP port; default 18515, rc_pingpong's"}, timeoutKey}
+		},
+		run: runListen,
 	})
 	register(&command{
 		name: "dial", usage: "dial QP HOST[:PORT] [timeout=60s]",

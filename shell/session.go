@@ -90,11 +90,11 @@ type Shell struct {
 	objs     map[string]*entry
 	counters map[kind]int
 	opts     Options
-	wrid     uint64              // the last work request id handed out
-	posted   map[uint64]postedWR // outstanding WRs by id, to show completions
-	events   []eventRecord       // async events seen so far
-	clock    time.Time           // the stopwatch's start
-	remote   map[string]remoteMR // peers' MRs by "peer.NAME", from announcements
+	wrid     uint64               // the last work request id handed out
+	posted   map[uint64]postedWR  // outstanding WRs by id, to show completions
+	events   []eventRecord        // async events seen so far
+	clock    time.Time            // the stopwatch's start
+	remote   map[string]remoteMR  // peers' MRs by "peer.NAME", from announcements
 	scratch  map[*entry]*verbs.MR // per PD: the shell's own buffer for announcements
 }
 
