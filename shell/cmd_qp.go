@@ -91,9 +91,12 @@ func stateSuggestions(s *Shell, pos []string) []Suggestion {
 		if st == verbs.QPSSQE {
 			continue // entered only by the hardware
 		}
-		sg := Suggestion{Text: strings.ToLower(st.String()), Description: verbs.StateHelp(st)}
+		// StateHelp starts with the state's name, which the suggestion
+		// already shows.
+		_, what, _ := strings.Cut(verbs.StateHelp(st), ": ")
+		sg := Suggestion{Text: strings.ToLower(st.String()), Description: what}
 		if legal[st] {
-			sg.Description = "legal from " + cur.String() + ": " + sg.Description
+			sg.Description = "legal from " + cur.String() + " — " + what
 			first = append(first, sg)
 		} else {
 			rest = append(rest, sg)
