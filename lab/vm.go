@@ -56,7 +56,7 @@ type Lab struct {
 	accel  string
 	// started, if set, learns each qemu's pid (tests check they end).
 	started func(pid int)
-	opts   Options
+	opts    Options
 }
 
 // New prepares the cache (kernel, initramfs) and picks the accelerator.
