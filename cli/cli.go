@@ -46,7 +46,7 @@ func usageErrorf(format string, args ...any) error {
 
 // commands returns every subcommand, sorted by name.
 func commands() []*Command {
-	cs := []*Command{versionCmd(), labCmd(), shellCmd(), devicesCmd(), portsCmd(), gidsCmd(), irqsCmd(), countersCmd()}
+	cs := []*Command{versionCmd(), labCmd(), shellCmd(), devicesCmd(), portsCmd(), gidsCmd(), irqsCmd(), countersCmd(), resCmd()}
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
 	return cs
 }
