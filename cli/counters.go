@@ -10,6 +10,8 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
+func init() { register(countersCmd) }
+
 func countersCmd() *Command {
 	return &Command{
 		Name:    "counters",

@@ -10,6 +10,8 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
+func init() { register(devicesCmd) }
+
 func devicesCmd() *Command {
 	return &Command{
 		Name:    "devices",

@@ -20,6 +20,8 @@ type irqDevice struct {
 	Rates          []sysfsmon.IRQRate `json:"rates,omitempty"`
 }
 
+func init() { register(irqsCmd) }
+
 func irqsCmd() *Command {
 	return &Command{
 		Name:    "irqs",

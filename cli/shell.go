@@ -15,6 +15,8 @@ import (
 	"github.com/verbscope/verbscope/shell"
 )
 
+func init() { register(shellCmd) }
+
 func shellCmd() *Command {
 	return &Command{
 		Name:    "shell",
