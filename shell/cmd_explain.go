@@ -28,8 +28,11 @@ func init() {
 	register(&command{
 		name: "diagram", usage: "diagram [QP]",
 		summary: "draw the QP state machine, marking a QP's state and its legal next steps",
-		pos:     []argKind{objArg(kindQP)},
-		run:     runDiagram,
+		help: `examples:
+  diagram
+  diagram qp1`,
+		pos: []argKind{objArg(kindQP)},
+		run: runDiagram,
 	})
 }
 

@@ -27,7 +27,9 @@ examples:
 	register(&command{
 		name: "devices", usage: "devices",
 		summary: "list the RDMA devices of this host (ibv_get_device_list)",
-		run:     runDevices,
+		help: `example:
+  devices; open rxe0`,
+		run: runDevices,
 	})
 	register(&command{
 		name: "pd", aliases: []string{"alloc_pd"}, usage: "pd [CTX] [as=NAME]",
@@ -40,7 +42,12 @@ examples:
 	register(&command{
 		name: "channel", usage: "channel [CTX] [as=NAME]",
 		summary: "create a completion channel (ibv_create_comp_channel), to sleep until a CQ has work",
-		pos:     []argKind{objArg(kindCtx)}, keys: asKey, run: runChannel,
+		help: `A CQ created with channel=CH can be waited on ('wait CQ') instead of
+polled: the thread sleeps until the device signals a completion.
+
+example:
+  channel; cq size=16 channel=ch1; wait cq1 timeout=10s`,
+		pos: []argKind{objArg(kindCtx)}, keys: asKey, run: runChannel,
 	})
 	register(&command{
 		name: "cq", aliases: []string{"create_cq"}, usage: "cq [CTX] [size=N] [channel=CH] [vector=N] [as=NAME]",

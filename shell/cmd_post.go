@@ -75,7 +75,12 @@ examples:
 	register(&command{
 		name: "wait", usage: "wait CQ [timeout=DURATION]",
 		summary: "sleep on the CQ's completion channel until a completion arrives (ibv_req_notify_cq + ibv_get_cq_event), then poll",
-		pos:     []argKind{objArg(kindCQ)},
+		help: `The CQ must have a channel. It arms the CQ, polls once (a completion
+may already be there), then sleeps; Ctrl-C interrupts the wait.
+
+example:
+  channel; cq channel=ch1; ...; wait cq1 timeout=30s`,
+		pos: []argKind{objArg(kindCQ)},
 		keys: func(*Shell, []string) []keySpec {
 			return []keySpec{{name: "timeout", help: "give up after; default 5s"}}
 		},
@@ -84,7 +89,13 @@ examples:
 	register(&command{
 		name: "events", usage: "events",
 		summary: "the asynchronous events the devices reported (QP_FATAL, CQ_ERR, PORT_ERR…)",
-		run:     runEvents,
+		help: `Events also show up with the command during which they arrived.
+(rxe on Linux 6.1 reports QP errors only in completions, never as QP
+events; CQ overruns do raise CQ_ERR.)
+
+example:
+  events`,
+		run: runEvents,
 	})
 }
 

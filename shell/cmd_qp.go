@@ -67,8 +67,13 @@ example:
 	register(&command{
 		name: "query", aliases: []string{"query_qp"}, usage: "query QP",
 		summary: "read a QP's attributes from the provider (ibv_query_qp)",
-		pos:     []argKind{objArg(kindQP)},
-		run:     runQuery,
+		help: `Shows what the provider reports now, which may differ from what was
+sent (rxe, for one, replaces a connected QP's hop limit with the route's).
+
+example:
+  query qp1`,
+		pos: []argKind{objArg(kindQP)},
+		run: runQuery,
 	})
 }
 

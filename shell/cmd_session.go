@@ -14,7 +14,9 @@ func init() {
 	register(&command{
 		name: "ls", aliases: []string{"tree"}, usage: "ls",
 		summary: "show the session's objects as a tree: context → PD → QP/MR, QP → CQs, with states",
-		run:     runLs,
+		help: `example:
+  open; pd; cq; qp; ls`,
+		run: runLs,
 	})
 	register(&command{
 		name: "destroy", aliases: []string{"rm"}, usage: "destroy NAME [--cascade]",
@@ -34,8 +36,12 @@ examples:
 	register(&command{
 		name: "rename", usage: "rename NAME NEWNAME",
 		summary: "give an object a name of your own (qp1 → client)",
-		pos:     []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP, kindAH), {name: "new name"}},
-		run:     runRename,
+		help: `Names are letters, digits, _ . and -, starting with a letter.
+
+example:
+  rename qp1 client; next client`,
+		pos: []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP, kindAH), {name: "new name"}},
+		run: runRename,
 	})
 }
 

@@ -136,3 +136,15 @@ func FuzzExec(f *testing.F) {
 		s.Complete(line, len(line)/2)
 	})
 }
+
+// Every command's help has at least one example a learner can copy.
+func TestEveryCommandHasAnExample(t *testing.T) {
+	for _, c := range commandList() {
+		if c.name == "help" {
+			continue
+		}
+		if !strings.Contains(c.help, "example") {
+			t.Errorf("help %s has no example", c.name)
+		}
+	}
+}
