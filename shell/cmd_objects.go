@@ -192,7 +192,9 @@ func created(e *entry, detail string, data map[string]any) Result {
 	return Result{Text: e.name + " = " + detail, Data: data}
 }
 
-func runPD(_ context.Context, s *Shell, a *args) (Result, error) {
+// runInCtx is the shape of pd and channel: an optional context, an
+// optional as=, one create call.
+func runInCtx(s *Shell, a *args, what string, create func(ctx *entry) (*entry, func() error, error)) (Result, error) {
 	if err := a.posCount(0, 1); err != nil {
 		return Result{}, err
 	}
@@ -204,40 +206,35 @@ func runPD(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	pd, err := ctx.ctx.AllocPD()
+	e, undo, err := create(ctx)
 	if err != nil {
-		return Result{}, failed("pd", err)
+		return Result{}, failed(a.cmd.name, err)
 	}
-	e, err := s.add(&entry{kind: kindPD, pd: pd, parent: ctx}, as)
-	if err != nil {
-		pd.Close()
+	if e, err = s.add(e, as); err != nil {
+		undo()
 		return Result{}, err
 	}
-	return created(e, "protection domain in "+ctx.name, nil), nil
+	return created(e, what+" in "+ctx.name, nil), nil
+}
+
+func runPD(_ context.Context, s *Shell, a *args) (Result, error) {
+	return runInCtx(s, a, "protection domain", func(ctx *entry) (*entry, func() error, error) {
+		pd, err := ctx.ctx.AllocPD()
+		if err != nil {
+			return nil, nil, err
+		}
+		return &entry{kind: kindPD, pd: pd, parent: ctx}, pd.Close, nil
+	})
 }
 
 func runChannel(_ context.Context, s *Shell, a *args) (Result, error) {
-	if err := a.posCount(0, 1); err != nil {
-		return Result{}, err
-	}
-	as, _ := a.str("as")
-	if err := a.unused([]string{"as"}); err != nil {
-		return Result{}, err
-	}
-	ctx, err := s.pick(a, 0, kindCtx)
-	if err != nil {
-		return Result{}, err
-	}
-	ch, err := ctx.ctx.CreateCompChannel()
-	if err != nil {
-		return Result{}, failed("channel", err)
-	}
-	e, err := s.add(&entry{kind: kindChan, ch: ch, parent: ctx}, as)
-	if err != nil {
-		ch.Close()
-		return Result{}, err
-	}
-	return created(e, "completion channel in "+ctx.name, nil), nil
+	return runInCtx(s, a, "completion channel", func(ctx *entry) (*entry, func() error, error) {
+		ch, err := ctx.ctx.CreateCompChannel()
+		if err != nil {
+			return nil, nil, err
+		}
+		return &entry{kind: kindChan, ch: ch, parent: ctx}, ch.Close, nil
+	})
 }
 
 func runCQ(_ context.Context, s *Shell, a *args) (Result, error) {
