@@ -23,6 +23,7 @@ type Error struct {
 	Err  error  // the library error underneath, if any (errno stays reachable)
 }
 
+// Error renders what, why and fix on separate lines.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.What)
@@ -35,6 +36,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the library error underneath, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
 // usageErr is a mistake in how a command was written.

@@ -41,6 +41,7 @@ type WCError struct {
 	WC WC
 }
 
+// Error names the request, its QP and status, and what usually causes it.
 func (e *WCError) Error() string {
 	s := fmt.Sprintf("verbs: work request 0x%x on QP %d completed with %s (status %d", e.WC.WRID, e.WC.QPNum, e.WC.Status, int(e.WC.Status))
 	if e.WC.VendorErr != 0 {
