@@ -10,6 +10,8 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
+func init() { register(countersCmd) }
+
 func countersCmd() *Command {
 	return &Command{
 		Name:    "counters",
@@ -42,37 +44,19 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if *interval < 0 {
-					return usageErrorf("--interval %s: must be positive", *interval)
-				}
-				f, err := o.open()
+				f, _, err := o.openChecked(flt)
 				if err != nil {
 					return err
 				}
-				names, err := f.DeviceNames()
-				if err != nil {
-					return err
-				}
-				if err := flt.checkDev(names); err != nil {
-					return err
-				}
-				snap, err := f.Counters()
+				first, snap, err := readTwice(ctx, env, "counters", *interval, f.Counters)
 				if err != nil {
 					return err
 				}
 				var rates []sysfsmon.CounterRate
-				if *interval > 0 {
-					if err := sample(ctx, env, "counters", *interval); err != nil {
+				if first != nil {
+					if rates, err = sysfsmon.CounterRates(first, snap); err != nil {
 						return err
 					}
-					second, err := f.Counters()
-					if err != nil {
-						return err
-					}
-					if rates, err = sysfsmon.CounterRates(snap, second); err != nil {
-						return err
-					}
-					snap = second
 				} else {
 					for _, c := range snap.Counters {
 						rates = append(rates, sysfsmon.CounterRate{Counter: c})

@@ -10,6 +10,8 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
+func init() { register(devicesCmd) }
+
 func devicesCmd() *Command {
 	return &Command{
 		Name:    "devices",
@@ -75,15 +77,8 @@ Examples:
 
 // readDevices reads the devices the dev= filter selects.
 func readDevices(o *viewOpts, flt filters) ([]sysfsmon.Device, error) {
-	f, err := o.open()
+	f, names, err := o.openChecked(flt)
 	if err != nil {
-		return nil, err
-	}
-	names, err := f.DeviceNames()
-	if err != nil {
-		return nil, err
-	}
-	if err := flt.checkDev(names); err != nil {
 		return nil, err
 	}
 	var devs []sysfsmon.Device

@@ -18,6 +18,8 @@ type gidRow struct {
 	Recommended bool `json:"recommended"`
 }
 
+func init() { register(gidsCmd) }
+
 func gidsCmd() *Command {
 	return &Command{
 		Name:    "gids",

@@ -20,6 +20,8 @@ type irqDevice struct {
 	Rates          []sysfsmon.IRQRate `json:"rates,omitempty"`
 }
 
+func init() { register(irqsCmd) }
+
 func irqsCmd() *Command {
 	return &Command{
 		Name:    "irqs",
@@ -56,37 +58,19 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if *interval < 0 {
-					return usageErrorf("--interval %s: must be positive", *interval)
-				}
-				f, err := o.open()
+				f, _, err := o.openChecked(flt)
 				if err != nil {
 					return err
 				}
-				names, err := f.DeviceNames()
-				if err != nil {
-					return err
-				}
-				if err := flt.checkDev(names); err != nil {
-					return err
-				}
-				snap, err := f.IRQs()
+				first, snap, err := readTwice(ctx, env, "interrupts", *interval, f.IRQs)
 				if err != nil {
 					return err
 				}
 				var rates []sysfsmon.IRQRate
-				if *interval > 0 {
-					if err := sample(ctx, env, "interrupts", *interval); err != nil {
+				if first != nil {
+					if rates, err = sysfsmon.IRQRates(first, snap); err != nil {
 						return err
 					}
-					second, err := f.IRQs()
-					if err != nil {
-						return err
-					}
-					if rates, err = sysfsmon.IRQRates(snap, second); err != nil {
-						return err
-					}
-					snap = second
 				}
 				warn(env, "irqs", snap.Warnings)
 				var out []irqDevice

@@ -9,6 +9,8 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
+func init() { register(portsCmd) }
+
 func portsCmd() *Command {
 	return &Command{
 		Name:    "ports",

@@ -13,6 +13,8 @@ import (
 // resObjects are the object kinds of `rdma resource show`.
 var resObjects = []string{"qp", "cq", "mr", "pd", "ctx", "srq", "cm_id"}
 
+func init() { register(resCmd) }
+
 func resCmd() *Command {
 	return &Command{
 		Name:    "res",

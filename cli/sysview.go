@@ -66,6 +66,41 @@ func (o *viewOpts) open() (*sysfsmon.FS, error) {
 	return sysfsmon.NewFS(o.sys, o.proc, sysfsmon.WithClock(viewClock))
 }
 
+// openChecked opens the roots and returns the device names, failing when a
+// dev= filter names none of them.
+func (o *viewOpts) openChecked(flt filters) (*sysfsmon.FS, []string, error) {
+	f, err := o.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := f.DeviceNames()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := flt.checkDev(names); err != nil {
+		return nil, nil, err
+	}
+	return f, names, nil
+}
+
+// readTwice reads once, or, with a positive interval, twice that far
+// apart (with a progress line), for the views that show rates; first is
+// nil without an interval.
+func readTwice[S any](ctx context.Context, env *Env, what string, interval time.Duration, read func() (*S, error)) (first, second *S, err error) {
+	if interval < 0 {
+		return nil, nil, usageErrorf("--interval %s: must be positive", interval)
+	}
+	if second, err = read(); err != nil || interval == 0 {
+		return nil, second, err
+	}
+	if err := sample(ctx, env, what, interval); err != nil {
+		return nil, nil, err
+	}
+	first = second
+	second, err = read()
+	return first, second, err
+}
+
 // sample waits for the interval with a progress line on stderr, so a
 // person knows why nothing is printed yet.
 func sample(ctx context.Context, env *Env, what string, d time.Duration) error {

@@ -39,6 +39,7 @@ var stageNames = map[Stage]string{
 	StageTable: "state table", StageDriver: "driver", StageLater: "later",
 }
 
+// String names the stage as explanations print it ("state table").
 func (s Stage) String() string {
 	if n, ok := stageNames[s]; ok {
 		return n
@@ -59,6 +60,7 @@ const (
 	SevNote
 )
 
+// String names the severity (error, warning, note).
 func (s Severity) String() string {
 	return enumName(int(s), map[int]string{0: "error", 1: "warning", 2: "note"})
 }

@@ -175,3 +175,113 @@ func TestRCOpcodes(t *testing.T) {
 		}
 	})
 }
+
+// TestUCOpcodes runs the opcodes UC allows (ibv_post_send(3): SEND,
+// SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM) between two UC QPs.
+// UC acknowledges nothing: the sender's completion only says the message
+// left, so the receiver's completion and memory are the proof.
+func TestUCOpcodes(t *testing.T) {
+	p := newPair(t, QPTUC, pairOpts{})
+	a, b := p.mrA.Bytes(), p.mrB.Bytes()
+	fill(a[:8192], 11)
+	recvs := []RecvWR{{WRID: 1, SGEs: sge(p.mrB, 0, 2048)}, {WRID: 2, SGEs: sge(p.mrB, 2048, 2048)}, {WRID: 3}}
+	if err := p.b.PostRecv(recvs); err != nil {
+		t.Fatal(err)
+	}
+	sends := []SendWR{
+		{WRID: 10, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 2048)},
+		{WRID: 11, Opcode: WRSendWithImm, Flags: SendSignaled, Imm: 0xcafe, SGEs: sge(p.mrA, 2048, 1000)},
+		{WRID: 12, Opcode: WRRDMAWrite, Flags: SendSignaled, SGEs: sge(p.mrA, 4096, 1024), RemoteAddr: p.mrB.Addr() + 4096, RKey: p.mrB.RKey()},
+		{WRID: 13, Opcode: WRRDMAWriteWithImm, Flags: SendSignaled, Imm: 77, SGEs: sge(p.mrA, 5120, 3072), RemoteAddr: p.mrB.Addr() + 5120, RKey: p.mrB.RKey()},
+	}
+	if err := p.a.PostSend(sends); err != nil {
+		t.Fatal(err)
+	}
+	for i, wc := range waitOK(t, p.cqA, 4) {
+		if wc.WRID != uint64(10+i) {
+			t.Errorf("send completion %d has WRID %d", i, wc.WRID)
+		}
+	}
+	got := waitOK(t, p.cqB, 3)
+	want := []WC{
+		{WRID: 1, Opcode: WCRecv, ByteLen: 2048},
+		{WRID: 2, Opcode: WCRecv, ByteLen: 1000, Imm: 0xcafe, Flags: WCWithImm},
+		{WRID: 3, Opcode: WCRecvRDMAWithImm, ByteLen: 3072, Imm: 77, Flags: WCWithImm},
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.WRID != w.WRID || g.Opcode != w.Opcode || g.ByteLen != w.ByteLen || g.Imm != w.Imm || g.Flags&WCWithImm != w.Flags {
+			t.Errorf("receive completion %d: %+v, want %+v", i, g, w)
+		}
+	}
+	if !bytes.Equal(b[:3048], a[:3048]) || !bytes.Equal(b[4096:8192], a[4096:8192]) {
+		t.Error("UC data differs from what was sent and written")
+	}
+}
+
+// TestUDSendWithGRH sends through an address handle with a GRH (RoCE v2
+// needs one). A UD receive starts with 40 bytes for the GRH; on RoCE v2
+// over IPv4 the device puts the IPv4 header in its last 20 bytes.
+func TestUDSendWithGRH(t *testing.T) {
+	p := newPair(t, QPTUD, pairOpts{})
+	a, b := p.mrA.Bytes(), p.mrB.Bytes()
+	fill(a[:1000], 12)
+	if err := p.b.PostRecv([]RecvWR{{WRID: 1, SGEs: sge(p.mrB, 0, 40+1000)}, {WRID: 2, SGEs: sge(p.mrB, 2048, 40+16)}}); err != nil {
+		t.Fatal(err)
+	}
+	ud := func(id uint64, op WROpcode, imm uint32, off uint64, n uint32) SendWR {
+		return SendWR{WRID: id, Opcode: op, Flags: SendSignaled, Imm: imm, SGEs: sge(p.mrA, off, n), AH: p.ah, RemoteQPN: p.b.Num(), RemoteQKey: p.qkey}
+	}
+	if err := p.a.PostSend([]SendWR{ud(10, WRSend, 0, 0, 1000), ud(11, WRSendWithImm, 0x5a5a, 0, 16)}); err != nil {
+		t.Fatal(err)
+	}
+	waitOK(t, p.cqA, 2)
+	got := waitOK(t, p.cqB, 2)
+	for i, w := range []struct {
+		len  uint32
+		imm  uint32
+		flag WCFlags
+	}{{1040, 0, WCWithGRH}, {56, 0x5a5a, WCWithGRH | WCWithImm}} {
+		g := got[i]
+		if g.ByteLen != w.len || g.Imm != w.imm || g.Flags&(WCWithGRH|WCWithImm) != w.flag || g.SrcQP != p.a.Num() || g.QPNum != p.b.Num() {
+			t.Errorf("UD receive %d: %+v, want %d bytes (GRH included), imm %#x, flags %s, from QP %d", i, g, w.len, w.imm, w.flag, p.a.Num())
+		}
+	}
+	if !bytes.Equal(b[40:1040], a[:1000]) || !bytes.Equal(b[2048+40:2048+56], a[:16]) {
+		t.Error("UD payload differs from what was sent (it follows the 40-byte GRH)")
+	}
+	ip := p.gid.IP().To4()
+	hdr := b[20:40]
+	if hdr[0] != 0x45 || !bytes.Equal(hdr[12:16], ip) || !bytes.Equal(hdr[16:20], ip) {
+		t.Errorf("GRH area % x: want an IPv4 header from and to %s in its last 20 bytes", b[:40], ip)
+	}
+	if attr := p.ah.Attr(); attr.GRH.DGID != p.gid || !attr.IsGlobal {
+		t.Errorf("AH attributes %+v", attr)
+	}
+}
+
+// TestPostPollAllocateNothing checks that the data path allocates no Go
+// memory per call: requests and completions cross into C through each
+// object's scratch area.
+func TestPostPollAllocateNothing(t *testing.T) {
+	p := newPair(t, QPTRC, pairOpts{})
+	wrs := []SendWR{{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
+	recvs := []RecvWR{{WRID: 2, SGEs: sge(p.mrB, 0, 64)}}
+	wcs := make([]WC, 4)
+	allocs := testing.AllocsPerRun(200, func() {
+		if err := p.b.PostRecv(recvs); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.a.PostSend(wrs); err != nil {
+			t.Fatal(err)
+		}
+		for _, cq := range []*CQ{p.cqA, p.cqB} {
+			for n := 0; n == 0; {
+				n, _ = cq.Poll(wcs)
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("post + poll allocated %.1f times per round", allocs)
+	}
+}

@@ -17,6 +17,7 @@ const (
 	NodeUnspecified NodeType = 7
 )
 
+// String names the node type as ibv_devinfo prints it.
 func (t NodeType) String() string {
 	return enumName(int(t), map[int]string{-1: "unknown", 1: "CA", 2: "switch", 3: "router", 4: "RNIC", 5: "usNIC", 6: "usNIC UDP", 7: "unspecified"})
 }
@@ -35,6 +36,7 @@ const (
 	TransportUnspecified Transport = 4
 )
 
+// String names the transport as ibv_devinfo prints it.
 func (t Transport) String() string {
 	return enumName(int(t), map[int]string{-1: "unknown", 0: "InfiniBand", 1: "iWARP", 2: "usNIC", 3: "usNIC UDP", 4: "unspecified"})
 }
@@ -52,6 +54,7 @@ const (
 	PortActiveDefer PortState = 5
 )
 
+// String is the state's name without IBV_PORT_ (ibv_devinfo prints PORT_ACTIVE).
 func (s PortState) String() string {
 	return enumName(int(s), map[int]string{0: "NOP", 1: "DOWN", 2: "INIT", 3: "ARMED", 4: "ACTIVE", 5: "ACTIVE_DEFER"})
 }
@@ -60,6 +63,7 @@ func (s PortState) String() string {
 // PortPhysicalState; sysfs ports/N/phys_state).
 type PhysState int
 
+// String names the physical state as ibv_devinfo prints it.
 func (s PhysState) String() string {
 	return enumName(int(s), map[int]string{1: "SLEEP", 2: "POLLING", 3: "DISABLED", 4: "PORT_CONFIGURATION_TRAINING", 5: "LINK_UP", 6: "LINK_ERROR_RECOVERY", 7: "PHY_TEST"})
 }
@@ -94,6 +98,7 @@ func MTUFromBytes(n int) (MTU, bool) {
 	return 0, false
 }
 
+// String is the MTU in bytes, as ibv_devinfo prints it.
 func (m MTU) String() string {
 	if b := m.Bytes(); b > 0 {
 		return fmt.Sprint(b)
@@ -111,6 +116,7 @@ const (
 	LinkLayerEthernet    LinkLayer = 2
 )
 
+// String names the link layer as ibv_devinfo prints it.
 func (l LinkLayer) String() string {
 	return enumName(int(l), map[int]string{0: "unspecified", 1: "InfiniBand", 2: "Ethernet"})
 }
@@ -125,6 +131,7 @@ const (
 	GIDTypeRoCEv2 GIDType = 2
 )
 
+// String names the GID type as ibv_devinfo prints it ("RoCE v2").
 func (t GIDType) String() string {
 	return enumName(int(t), map[int]string{0: "IB", 1: "RoCE v1", 2: "RoCE v2"})
 }
@@ -139,6 +146,7 @@ const (
 	AtomicGlob AtomicCap = 2 // atomic across HCAs and CPUs
 )
 
+// String is the verbs.h name (ATOMIC_HCA), as ibv_devinfo prints it.
 func (a AtomicCap) String() string {
 	return enumName(int(a), map[int]string{0: "ATOMIC_NONE", 1: "ATOMIC_HCA", 2: "ATOMIC_GLOB"})
 }

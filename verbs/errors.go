@@ -28,6 +28,7 @@ type Error struct {
 	Hint string
 }
 
+// Error says which call failed, the errno with its symbolic name, and the hint.
 func (e *Error) Error() string {
 	s := "verbs: " + e.Op + ": " + describe(e.Err)
 	if e.Hint != "" {
@@ -36,6 +37,7 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Unwrap returns the errno or sentinel, for errors.Is.
 func (e *Error) Unwrap() error { return e.Err }
 
 // describe gives an errno its symbolic name as well as its text, since

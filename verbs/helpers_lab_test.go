@@ -48,16 +48,15 @@ type pair struct {
 
 // pairOpts changes what newPair builds.
 type pairOpts struct {
-	cqe       int         // CQ size (default 64)
-	cap       QPCap       // default 32 WRs, 2 SGEs, 64 inline bytes each way
-	access    AccessFlags // QP and MR access (default local+remote write/read/atomic)
-	mrAccessB AccessFlags // if set, B's MR access instead
-	mrSize    int         // default 64 KiB
-	rnrRetry  uint8       // RTS rnr_retry (default 7: retry forever)
-	retryCnt  uint8       // RTS retry_cnt (default 7)
-	srq       *SRQ        // B's receives come from this SRQ
-	sigAll    bool
-	channel   *CompChannel // CQs report here
+	cqe        int         // CQ size (default 64)
+	cap        QPCap       // default 32 WRs, 2 SGEs, 64 inline bytes each way
+	access     AccessFlags // QP and MR access (default local+remote write/read/atomic)
+	mrAccessB  AccessFlags // if set, B's MR access instead
+	mrSize     int         // default 64 KiB
+	noRNRRetry bool        // RTS rnr_retry 0 instead of 7 (retry forever)
+	srq        *SRQ        // B's receives come from this SRQ
+	sigAll     bool
+	channel    *CompChannel // CQs report here
 }
 
 const allAccess = AccessLocalWrite | AccessRemoteWrite | AccessRemoteRead | AccessRemoteAtomic
@@ -88,11 +87,9 @@ func newPairOn(t testing.TB, c *Context, typ QPType, o pairOpts) *pair {
 	if o.mrSize == 0 {
 		o.mrSize = 64 << 10
 	}
-	if o.rnrRetry == 0 {
-		o.rnrRetry = 7
-	}
-	if o.retryCnt == 0 {
-		o.retryCnt = 7
+	rnrRetry := uint8(7)
+	if o.noRNRRetry {
+		rnrRetry = 0
 	}
 	p := &pair{c: c, qkey: 0x11111111}
 	p.gid, p.gidIndex = labGID(t, c)
@@ -118,7 +115,7 @@ func newPairOn(t testing.TB, c *Context, typ QPType, o pairOpts) *pair {
 	p.mrB, err = p.pd.RegMR(o.mrSize, o.mrAccessB|AccessLocalWrite)
 	must("RegMR B", err)
 	for _, x := range []struct{ qp, peer *QP }{{p.a, p.b}, {p.b, p.a}} {
-		connectQP(t, x.qp, x.peer.Num(), p.gid, p.gidIndex, o.access, o.retryCnt, o.rnrRetry, p.qkey)
+		connectQP(t, x.qp, x.peer.Num(), p.gid, p.gidIndex, o.access, rnrRetry, p.qkey)
 	}
 	if typ == QPTUD {
 		av := AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: p.gid, SGIDIndex: uint8(p.gidIndex), HopLimit: 1}}
@@ -129,8 +126,9 @@ func newPairOn(t testing.TB, c *Context, typ QPType, o pairOpts) *pair {
 }
 
 // connectQP walks qp from RESET to RTS against the remote QP number
-// peer at gid, with rc_pingpong's values (MTU 1024, PSN 0, timeout 14).
-func connectQP(t testing.TB, qp *QP, peer uint32, gid GID, gidIndex int, access AccessFlags, retry, rnr uint8, qkey uint32) {
+// peer at gid, with rc_pingpong's values (MTU 1024, PSN 0, timeout 14,
+// retry_cnt 7).
+func connectQP(t testing.TB, qp *QP, peer uint32, gid GID, gidIndex int, access AccessFlags, rnr uint8, qkey uint32) {
 	t.Helper()
 	typ := qp.Type()
 	init := QPAttr{State: QPSInit, Port: 1, AccessFlags: access, QKey: qkey}
@@ -141,7 +139,7 @@ func connectQP(t testing.TB, qp *QP, peer uint32, gid GID, gidIndex int, access 
 	rtr := QPAttr{State: QPSRTR, PathMTU: MTU1024, DestQPN: peer, MaxDestRdAtomic: 1, MinRNRTimer: 12,
 		AH: AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: gid, SGIDIndex: uint8(gidIndex), HopLimit: 1}}}
 	rtrMask := AttrState | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN
-	rts := QPAttr{State: QPSRTS, Timeout: 14, RetryCnt: retry, RNRRetry: rnr, MaxRdAtomic: 1}
+	rts := QPAttr{State: QPSRTS, Timeout: 14, RetryCnt: 7, RNRRetry: rnr, MaxRdAtomic: 1}
 	rtsMask := AttrState | AttrSQPSN
 	switch typ {
 	case QPTRC:

@@ -19,8 +19,15 @@ import (
 // whole batch: no Go pointer reaches C (cgocheck2 stays quiet) and a post
 // allocates nothing.
 
-// maxPostBatch caps a scratch area; longer slices are posted in chunks.
-const maxPostBatch = 256
+// A scratch area holds between minPostBatch and maxPostBatch requests:
+// as many as the queue was granted, but at least minPostBatch so that a
+// batch longer than the queue still reaches the library in one call and
+// its refusal (ENOMEM at the first request that does not fit) comes back
+// as it would from C. Longer slices are posted in chunks.
+const (
+	minPostBatch = 64
+	maxPostBatch = 256
+)
 
 // sendScratch is a QP's C memory for send batches.
 type sendScratch struct {
@@ -28,8 +35,10 @@ type sendScratch struct {
 	in     []C.struct_vs_send_wr
 	sges   []C.struct_ibv_sge
 	chain  *C.struct_ibv_send_wr
+	bad    *C.int // where the shim says which request was refused
 	maxSGE int
-	block  unsafe.Pointer // one calloc holding all three
+	block  unsafe.Pointer // one calloc holding all four: a Go variable
+	// passed by address to C would escape to the heap on every call
 }
 
 // recvScratch is a QP's or SRQ's C memory for receive batches.
@@ -38,24 +47,26 @@ type recvScratch struct {
 	in     []C.struct_vs_recv_wr
 	sges   []C.struct_ibv_sge
 	chain  *C.struct_ibv_recv_wr
+	bad    *C.int
 	maxSGE int
 	block  unsafe.Pointer
 }
 
 // scratchLayout sizes one calloc for n requests of wrSize bytes, their
-// chain entries and n*maxSGE SGEs, and returns the offsets; every part
-// is 8-byte aligned.
-func scratchLayout(n, maxSGE int, wrSize, chainSize uintptr) (total, chainOff, sgeOff uintptr) {
+// chain entries, n*maxSGE SGEs and the bad index, and returns the
+// offsets; every part is 8-byte aligned.
+func scratchLayout(n, maxSGE int, wrSize, chainSize uintptr) (total, chainOff, sgeOff, badOff uintptr) {
 	align := func(x uintptr) uintptr { return (x + 7) &^ 7 }
 	chainOff = align(uintptr(n) * wrSize)
 	sgeOff = chainOff + align(uintptr(n)*chainSize)
-	total = sgeOff + uintptr(n*maxSGE)*unsafe.Sizeof(C.struct_ibv_sge{})
+	badOff = sgeOff + align(uintptr(n*maxSGE)*unsafe.Sizeof(C.struct_ibv_sge{}))
+	total = badOff + 8
 	return
 }
 
 func newSendScratch(cp QPCap) *sendScratch {
 	n, maxSGE := scratchSize(cp.MaxSendWR, cp.MaxSendSGE)
-	total, chainOff, sgeOff := scratchLayout(n, maxSGE, unsafe.Sizeof(C.struct_vs_send_wr{}), unsafe.Sizeof(C.struct_ibv_send_wr{}))
+	total, chainOff, sgeOff, badOff := scratchLayout(n, maxSGE, unsafe.Sizeof(C.struct_vs_send_wr{}), unsafe.Sizeof(C.struct_ibv_send_wr{}))
 	block := C.calloc(1, C.size_t(total))
 	if block == nil {
 		return nil
@@ -64,6 +75,7 @@ func newSendScratch(cp QPCap) *sendScratch {
 		block:  block,
 		in:     unsafe.Slice((*C.struct_vs_send_wr)(block), n),
 		chain:  (*C.struct_ibv_send_wr)(unsafe.Add(block, chainOff)),
+		bad:    (*C.int)(unsafe.Add(block, badOff)),
 		sges:   unsafe.Slice((*C.struct_ibv_sge)(unsafe.Add(block, sgeOff)), n*maxSGE),
 		maxSGE: maxSGE,
 	}
@@ -71,7 +83,7 @@ func newSendScratch(cp QPCap) *sendScratch {
 
 func newRecvScratch(maxWR, maxSGE uint32) *recvScratch {
 	n, sge := scratchSize(maxWR, maxSGE)
-	total, chainOff, sgeOff := scratchLayout(n, sge, unsafe.Sizeof(C.struct_vs_recv_wr{}), unsafe.Sizeof(C.struct_ibv_recv_wr{}))
+	total, chainOff, sgeOff, badOff := scratchLayout(n, sge, unsafe.Sizeof(C.struct_vs_recv_wr{}), unsafe.Sizeof(C.struct_ibv_recv_wr{}))
 	block := C.calloc(1, C.size_t(total))
 	if block == nil {
 		return nil
@@ -80,6 +92,7 @@ func newRecvScratch(maxWR, maxSGE uint32) *recvScratch {
 		block:  block,
 		in:     unsafe.Slice((*C.struct_vs_recv_wr)(block), n),
 		chain:  (*C.struct_ibv_recv_wr)(unsafe.Add(block, chainOff)),
+		bad:    (*C.int)(unsafe.Add(block, badOff)),
 		sges:   unsafe.Slice((*C.struct_ibv_sge)(unsafe.Add(block, sgeOff)), n*sge),
 		maxSGE: sge,
 	}
@@ -87,7 +100,7 @@ func newRecvScratch(maxWR, maxSGE uint32) *recvScratch {
 
 // scratchSize is how many requests and SGEs per request a scratch holds.
 func scratchSize(maxWR, maxSGE uint32) (int, int) {
-	return int(max(1, min(maxWR, maxPostBatch))), int(max(1, maxSGE))
+	return int(min(max(maxWR, minPostBatch), maxPostBatch)), int(max(1, maxSGE))
 }
 
 func (s *sendScratch) free() {
@@ -145,9 +158,8 @@ func (h *qpHandle) postSend(wrs []SendWR) error {
 			}
 			nsge += fillSGEs(s.sges[nsge:], wr.SGEs)
 		}
-		var bad C.int
-		if rc := C.vs_post_send(h.qp, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, &bad); rc != 0 {
-			return postErr("ibv_post_send", rc, start, int(bad))
+		if rc := C.vs_post_send(h.qp, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, s.bad); rc != 0 {
+			return postErr("ibv_post_send", rc, start, int(*s.bad))
 		}
 	}
 	return nil
@@ -186,9 +198,8 @@ func (h *qpHandle) postRecv(wrs []RecvWR) error {
 	for start := 0; start < len(wrs); start += len(s.in) {
 		chunk := wrs[start:min(len(wrs), start+len(s.in))]
 		s.fill(chunk)
-		var bad C.int
-		if rc := C.vs_post_recv(h.qp, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, &bad); rc != 0 {
-			return postErr("ibv_post_recv", rc, start, int(bad))
+		if rc := C.vs_post_recv(h.qp, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, s.bad); rc != 0 {
+			return postErr("ibv_post_recv", rc, start, int(*s.bad))
 		}
 	}
 	return nil
@@ -201,9 +212,8 @@ func (h *srqHandle) postRecv(wrs []RecvWR) error {
 	for start := 0; start < len(wrs); start += len(s.in) {
 		chunk := wrs[start:min(len(wrs), start+len(s.in))]
 		s.fill(chunk)
-		var bad C.int
-		if rc := C.vs_post_srq_recv(h.srq, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, &bad); rc != 0 {
-			return postErr("ibv_post_srq_recv", rc, start, int(bad))
+		if rc := C.vs_post_srq_recv(h.srq, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, s.bad); rc != 0 {
+			return postErr("ibv_post_srq_recv", rc, start, int(*s.bad))
 		}
 	}
 	return nil

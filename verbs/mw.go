@@ -19,6 +19,7 @@ const (
 	MWType2 MWType = 2
 )
 
+// String names the window type ("type 1", "type 2").
 func (t MWType) String() string { return enumName(int(t), map[int]string{1: "type 1", 2: "type 2"}) }
 
 // MW is a memory window (ibv_alloc_mw(3)): a remote key for a slice of an

@@ -64,10 +64,12 @@ type PostError struct {
 	Err    error
 }
 
+// Error names the refused request, how many went before it, and why.
 func (e *PostError) Error() string {
 	return fmt.Sprintf("verbs: %s: work request %d refused (%d posted before it): %v", e.Op, e.Index, e.Posted, e.Err)
 }
 
+// Unwrap returns the errno or Error underneath, for errors.Is.
 func (e *PostError) Unwrap() error { return e.Err }
 
 // refuse builds the PostError for a request this package rejects before

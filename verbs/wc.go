@@ -41,6 +41,7 @@ type WCError struct {
 	WC WC
 }
 
+// Error names the request, its QP and status, and what usually causes it.
 func (e *WCError) Error() string {
 	s := fmt.Sprintf("verbs: work request 0x%x on QP %d completed with %s (status %d", e.WC.WRID, e.WC.QPNum, e.WC.Status, int(e.WC.Status))
 	if e.WC.VendorErr != 0 {
@@ -60,7 +61,7 @@ func (s WCStatus) Hint() string {
 	case WCLocLenErr:
 		return "the message is longer than the receive buffer posted for it (or than the port's max message size): post bigger receives"
 	case WCLocQPOpErr:
-		return "the request is not valid for this QP: an opcode its type does not support, too many SGEs, or inline data over the limit"
+		return "the request is not valid for this QP (an opcode its type does not support, too many SGEs, inline data over the limit), or, on rxe, an incoming message longer than the receive buffer posted for it"
 	case WCLocProtErr:
 		return "an SGE names memory its lkey does not cover, or an MR of another PD, or lacks LOCAL_WRITE for data landing there"
 	case WCWRFlushErr:

@@ -30,6 +30,7 @@ var wrOpcodeNames = map[WROpcode]string{
 	WRSendWithInv: "SEND_WITH_INV", WRTSO: "TSO",
 }
 
+// String is the opcode's name without IBV_WR_ (RDMA_WRITE).
 func (o WROpcode) String() string {
 	if n, ok := wrOpcodeNames[o]; ok {
 		return n
@@ -60,6 +61,7 @@ const (
 	SendIPCsum    SendFlags = 1 << 4
 )
 
+// String joins the flags' names with | (SIGNALED|INLINE), or "0".
 func (f SendFlags) String() string {
 	return flagNames(uint32(f), []string{"FENCE", "SIGNALED", "SOLICITED", "INLINE", "IP_CSUM"})
 }
@@ -103,6 +105,7 @@ var wcStatusNames = []string{
 	"TM_RNDV_INCOMPLETE",
 }
 
+// String is the status's name without IBV_WC_ (REM_ACCESS_ERR), as ibv_wc_status_str(3) names them.
 func (s WCStatus) String() string {
 	if s >= 0 && int(s) < len(wcStatusNames) {
 		return wcStatusNames[s]
@@ -139,6 +142,7 @@ const (
 	WCRecvRDMAWithImm WCOpcode = WCRecv + 1
 )
 
+// String is the completion opcode's name without IBV_WC_ (RECV).
 func (o WCOpcode) String() string {
 	return enumName(int(o), map[int]string{0: "SEND", 1: "RDMA_WRITE", 2: "RDMA_READ", 3: "COMP_SWAP", 4: "FETCH_ADD",
 		5: "BIND_MW", 6: "LOCAL_INV", 7: "TSO", 128: "RECV", 129: "RECV_RDMA_WITH_IMM"})
@@ -155,6 +159,7 @@ const (
 	WCWithInv  WCFlags = 1 << 3
 )
 
+// String joins the flags' names with |, or "0".
 func (f WCFlags) String() string {
 	return flagNames(uint32(f), []string{"GRH", "WITH_IMM", "IP_CSUM_OK", "WITH_INV"})
 }
@@ -193,6 +198,7 @@ var eventNames = []string{
 	"GID_CHANGE", "WQ_FATAL",
 }
 
+// String is the event's name without IBV_EVENT_ (QP_FATAL), as ibv_event_type_str(3) names them.
 func (e EventType) String() string {
 	if e >= 0 && int(e) < len(eventNames) {
 		return eventNames[e]
