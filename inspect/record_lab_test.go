@@ -74,7 +74,13 @@ func labScenarios() []scenario {
 // replay decodes to the same snapshot: the recordings are faithful. With
 // VERBSCOPE_RECORD=1 it also saves them to testdata/SCENARIO.json, next to
 // what `rdma -j resource show` printed right after (SCENARIO.rdma.json),
-// for the unit tests.
+// for the unit tests. labtest passes no environment, so record with:
+//
+//	go test -c -tags lab -o .cache/inspect.test ./inspect
+//	verbscope lab --share . -- 'cd /mnt/host/inspect && VERBSCOPE_RECORD=1 \
+//	    /mnt/host/.cache/inspect.test -test.run TestRecordRoundTrip -test.v'
+//
+// and update the pids and numbers the unit tests expect.
 func TestRecordRoundTrip(t *testing.T) {
 	save := os.Getenv("VERBSCOPE_RECORD") == "1"
 	c := dial(t)
