@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
 )
 
 // objectsOf counts the verbs objects `rdma resource show` (the iproute2
@@ -66,47 +67,29 @@ func TestShellCleansUp(t *testing.T) {
 		{name: "SIGTERM", script: cleanupScript + "; wait cq1 timeout=10m", sigterm: true, wantCode: 130, wantErr: "interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			cmd := exec.Command("verbscope", "shell", "--json", "-c", tc.script)
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			sh := labkit.Start(t, "verbscope", "shell", "--json", "-c", tc.script)
+			pid := int(sh.PID())
 			var ids []string
 			if tc.sigterm {
 				// Wait until the objects exist, then interrupt the wait.
-				deadline := time.Now().Add(30 * time.Second)
-				for {
-					ids = threadsOf(cmd.Process.Pid)
-					if objectsOf(t, ids) >= 6 {
-						break
-					}
-					if time.Now().After(deadline) {
-						cmd.Process.Kill()
-						t.Fatalf("the shell never created its objects; stdout:\n%s", stdout.String())
-					}
-					time.Sleep(100 * time.Millisecond)
-				}
-				cmd.Process.Signal(syscall.SIGTERM)
+				labkit.WaitFor(t, 30*time.Second, "the shell's objects", func() bool {
+					ids = threadsOf(pid)
+					return objectsOf(t, ids) >= 6
+				})
+				sh.Signal(syscall.SIGTERM)
 			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(60 * time.Second):
-				cmd.Process.Kill()
-				t.Fatal("the shell did not end")
+			code := sh.Exit(t, 60*time.Second)
+			out := sh.Output()
+			if code != tc.wantCode {
+				t.Errorf("exit status %d, want %d; output:\n%s", code, tc.wantCode, out)
 			}
-			if code := cmd.ProcessState.ExitCode(); code != tc.wantCode {
-				t.Errorf("exit status %d, want %d; stderr:\n%s", code, tc.wantCode, stderr.String())
+			if tc.wantErr != "" && !strings.Contains(out, tc.wantErr) {
+				t.Errorf("output lacks %q:\n%s", tc.wantErr, out)
 			}
-			if tc.wantErr != "" && !strings.Contains(stderr.String()+stdout.String(), tc.wantErr) {
-				t.Errorf("output lacks %q:\nstdout: %s\nstderr: %s", tc.wantErr, stdout.String(), stderr.String())
+			if !strings.Contains(out, `"command":"connect qp1 qp2"`) {
+				t.Errorf("--json output lacks the connect record:\n%s", out)
 			}
-			if !strings.Contains(stdout.String(), `"command":"connect qp1 qp2"`) {
-				t.Errorf("--json output lacks the connect record:\n%s", stdout.String())
-			}
-			if n := objectsOf(t, append(ids, strconv.Itoa(cmd.Process.Pid))); n != 0 {
+			if n := objectsOf(t, append(ids, strconv.Itoa(pid))); n != 0 {
 				t.Errorf("%d verbs objects of the shell are left in rdma resource show", n)
 			}
 		})

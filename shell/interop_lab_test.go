@@ -3,58 +3,29 @@
 package shell
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
-)
 
-// rcPingpong starts rdma-core's ibv_rc_pingpong for one 4 KiB message
-// each way; args add the port and, for a client, the server's address.
-// It returns a function that waits for the tool and returns its output.
-func rcPingpong(t *testing.T, script string) func() string {
-	t.Helper()
-	var out bytes.Buffer
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	return func() string {
-		t.Helper()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("ibv_rc_pingpong: %v\n%s", err, out.String())
-			}
-		case <-time.After(60 * time.Second):
-			cmd.Process.Kill()
-			t.Errorf("ibv_rc_pingpong did not finish:\n%s", out.String())
-		}
-		return out.String()
-	}
-}
+	"github.com/verbscope/verbscope/internal/labkit"
+)
 
 const ppSetup = "open; pd; cq size=16; mr size=8192 access=local_write; qp type=rc cq=cq1 send_wr=1 recv_wr=16; next qp1"
 
 // TestShellIsRCPingpongClient: ibv_rc_pingpong serves, the shell dials it,
 // and one 4 KiB message goes each way.
 func TestShellIsRCPingpongClient(t *testing.T) {
-	gid := os.Getenv("LAB_GID_INDEX")
-	wait := rcPingpong(t, fmt.Sprintf("exec ibv_rc_pingpong -d %s -g %s -n 1 -p 18520", os.Getenv("LAB_DEV"), gid))
+	pp := labkit.Start(t, "ibv_rc_pingpong", "-d", labkit.Env(t, "LAB_DEV"), "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "1", "-p", "18520")
 	time.Sleep(500 * time.Millisecond) // let it listen; a refused dial would fail the test loudly
 	s := runSteps(t, []step{
 		{cmd: ppSetup + `; post recv qp1 mr1[4096:8192]; write mr1 "PING from verbscope"`},
-		{cmd: "dial qp1 " + os.Getenv("LAB_IP") + ":18520", ok: []string{"remote address: LID 0x0000, QPN", "qp1 is now RTS", "qp1 is connected"}},
+		{cmd: "dial qp1 " + labkit.Env(t, "LAB_IP") + ":18520", ok: []string{"remote address: LID 0x0000, QPN", "qp1 is now RTS", "qp1 is connected"}},
 		{cmd: "post send qp1 mr1[0:4096]"},
 	})
 	pollUntil(t, s, "cq1", "SEND               success", "RECV               success, 4096 bytes")
-	out := wait()
+	pp.Wait(t, 60*time.Second)
+	out := pp.Output()
 	if !strings.Contains(out, "1 iters in") {
 		t.Errorf("ibv_rc_pingpong did not complete its iteration:\n%s", out)
 	}
@@ -66,11 +37,10 @@ func TestShellIsRCPingpongClient(t *testing.T) {
 
 // TestShellIsRCPingpongServer: the shell listens, ibv_rc_pingpong dials.
 func TestShellIsRCPingpongServer(t *testing.T) {
-	gid := os.Getenv("LAB_GID_INDEX")
 	// The client retries until the shell listens; a refused connect has
 	// no side effect on the server.
-	wait := rcPingpong(t, fmt.Sprintf("for i in $(seq 100); do ibv_rc_pingpong -d %s -g %s -n 1 -p 18521 %s && exit 0; sleep 0.2; done; exit 1",
-		os.Getenv("LAB_DEV"), gid, os.Getenv("LAB_IP")))
+	pp := labkit.Start(t, "sh", "-c", fmt.Sprintf("for i in $(seq 100); do ibv_rc_pingpong -d %s -g %s -n 1 -p 18521 %s && exit 0; sleep 0.2; done; exit 1",
+		labkit.Env(t, "LAB_DEV"), labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")))
 	s := runSteps(t, []step{
 		{cmd: ppSetup + "; post recv qp1 mr1[4096:8192]"},
 		{cmd: "listen qp1 port=18521 timeout=60s", ok: []string{"remote address: LID 0x0000", "qp1 is now RTS", "qp1 is connected"}},
@@ -78,7 +48,8 @@ func TestShellIsRCPingpongServer(t *testing.T) {
 	pollUntil(t, s, "cq1", "RECV               success, 4096 bytes")
 	execOK(t, s, "post send qp1 mr1[0:4096]")
 	pollUntil(t, s, "cq1", "SEND               success")
-	if out := wait(); !strings.Contains(out, "1 iters in") {
+	pp.Wait(t, 60*time.Second)
+	if out := pp.Output(); !strings.Contains(out, "1 iters in") {
 		t.Errorf("ibv_rc_pingpong did not complete its iteration:\n%s", out)
 	}
 }

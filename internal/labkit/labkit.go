@@ -69,6 +69,25 @@ func Start(t testing.TB, name string, args ...string) *Proc {
 // PID returns the program's process id.
 func (p *Proc) PID() uint32 { return uint32(p.cmd.Process.Pid) }
 
+// Output is what the program printed so far, stdout and stderr together.
+func (p *Proc) Output() string { return p.out.String() }
+
+// Signal sends the program a signal.
+func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Exit waits for the program to exit by itself and returns its status,
+// failing the test if it takes longer than timeout.
+func (p *Proc) Exit(t testing.TB, timeout time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(timeout):
+		t.Fatalf("%s did not finish within %v:\n%s", p.cmd.Path, timeout, p.out.String())
+	}
+	return -1
+}
+
 // Kill ends the program (if it still runs) and waits for it.
 func (p *Proc) Kill() {
 	select {
