@@ -218,6 +218,7 @@ func TestRxe0Host(t *testing.T) {
 			{Name: "umad0", Mode: "-rw-------", UID: uid, GID: gid, IBDev: "rxe0", MajorMin: "231:0"},
 			{Name: "uverbs0", Mode: "-rw-rw-rw-", UID: uid, GID: gid, WorldRW: true, IBDev: "rxe0", MajorMin: "231:192"},
 		},
+		UverbsABI: 6, DriverABIs: map[string]int{"uverbs0": 2},
 		MemlockSoft: Limit{Value: 8 << 20}, MemlockHard: Limit{Value: 8 << 20},
 	}
 	if diff := cmp.Diff(want, h, cmpWarnings); diff != "" {

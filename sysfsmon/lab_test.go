@@ -84,6 +84,10 @@ func TestLabHost(t *testing.T) {
 	if uverbs == nil || !uverbs.CharDev || uverbs.Mode != "crw-rw-rw-" || !uverbs.WorldRW || uverbs.IBDev != labEnv(t, "LAB_DEV") {
 		t.Errorf("/dev/infiniband/uverbs0: %+v (all: %+v)", uverbs, h.DevNodes)
 	}
+	// rxe's driver ABI is RXE_UVERBS_ABI_VERSION, 2 (include/uapi/rdma/rdma_user_rxe.h).
+	if h.UverbsABI != 6 || h.DriverABIs["uverbs0"] != 2 {
+		t.Errorf("uverbs ABI %d, driver ABIs %v; want 6 and uverbs0:2", h.UverbsABI, h.DriverABIs)
+	}
 	ls, _ := exec.Command("ls", "-l", "/dev/infiniband").CombinedOutput()
 	for _, n := range h.DevNodes {
 		if !strings.Contains(string(ls), n.Mode) {
