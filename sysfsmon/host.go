@@ -40,9 +40,15 @@ type Host struct {
 	DriverABIs map[string]int `json:"driver_abi_versions"`
 	// Memlock is RLIMIT_MEMLOCK of the process reading procfs
 	// (/proc/self/limits; getrlimit(2)): ibv_reg_mr pins memory against it.
-	MemlockSoft Limit     `json:"memlock_soft"`
-	MemlockHard Limit     `json:"memlock_hard"`
-	Warnings    []Warning `json:"warnings"`
+	MemlockSoft Limit `json:"memlock_soft"`
+	MemlockHard Limit `json:"memlock_hard"`
+	// Cred is who the process reading procfs is (/proc/self/status):
+	// whether it may open the uverbs nodes and pin memory beyond the
+	// limit. Nil when the file could not be read.
+	Cred *Cred `json:"cred"`
+	// VerbsConf is libibverbs' provider configuration.
+	VerbsConf VerbsConf `json:"verbs_conf"`
+	Warnings  []Warning `json:"warnings"`
 }
 
 // HasModule reports whether the module is loaded.
@@ -101,6 +107,14 @@ func (f *FS) Host() *Host {
 	} else if h.MemlockSoft, h.MemlockHard, err = ParseMemlock(s); err != nil {
 		ws.add(f, f.procPath("self/limits"), err)
 	}
+	if s, err := f.read(f.procPath("self/status")); err != nil {
+		ws.add(f, f.procPath("self/status"), err)
+	} else if c, err := ParseStatusCred(s); err != nil {
+		ws.add(f, f.procPath("self/status"), err)
+	} else {
+		h.Cred = &c
+	}
+	h.VerbsConf = f.verbsConf(&ws)
 	h.Warnings = ws
 	return h
 }
