@@ -1,0 +1,322 @@
+package doctor
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/sysfsmon"
+)
+
+const srcNetlinkRes = "netlink RES_*_GET (rdma resource show)"
+
+// objRef is one user verbs object of a netlink snapshot.
+type objRef struct {
+	kind inspect.Kind
+	obj  *inspect.Object
+	id   uint32
+}
+
+// userObjects lists the objects of a snapshot that processes created
+// (kernel objects have a kern name and no pid).
+func userObjects(s *inspect.Snapshot) []objRef {
+	var out []objRef
+	add := func(k inspect.Kind, o *inspect.Object, id uint32) {
+		if !o.Kernel() {
+			out = append(out, objRef{k, o, id})
+		}
+	}
+	for i := range s.Contexts {
+		add(inspect.KindCtx, &s.Contexts[i].Object, s.Contexts[i].CtxN)
+	}
+	for i := range s.PDs {
+		add(inspect.KindPD, &s.PDs[i].Object, s.PDs[i].PDN)
+	}
+	for i := range s.CQs {
+		add(inspect.KindCQ, &s.CQs[i].Object, s.CQs[i].CQN)
+	}
+	for i := range s.MRs {
+		add(inspect.KindMR, &s.MRs[i].Object, s.MRs[i].MRN)
+	}
+	for i := range s.QPs {
+		add(inspect.KindQP, &s.QPs[i].Object, s.QPs[i].LQPN)
+	}
+	for i := range s.SRQs {
+		add(inspect.KindSRQ, &s.SRQs[i].Object, s.SRQs[i].SRQN)
+	}
+	for i := range s.CMIDs {
+		add(inspect.KindCMID, &s.CMIDs[i].Object, s.CMIDs[i].CMIDN)
+	}
+	return out
+}
+
+// owner states of a user object.
+const (
+	ownerLive   = "live"
+	ownerZombie = "zombie"
+	ownerGone   = "gone"
+	ownerNoPID  = "no pid"
+)
+
+// orphans are the objects on one device of one dead (or unknown) owner.
+type orphans struct {
+	dev   string
+	pid   uint32 // 0 when the kernel sent none
+	state string
+	comm  string
+	ids   map[inspect.Kind][]uint32
+}
+
+// ownerState classifies an object's creator with procfs.
+func ownerState(f *Facts, o *inspect.Object) (string, sysfsmon.Process) {
+	if !o.HasPID() {
+		return ownerNoPID, sysfsmon.Process{}
+	}
+	pf, ok := f.Procs[o.PID]
+	switch {
+	case !ok || pf.Err != nil:
+		return ownerGone, sysfsmon.Process{}
+	case pf.Proc.Zombie():
+		return ownerZombie, pf.Proc
+	}
+	return ownerLive, pf.Proc
+}
+
+// kindOrder is the order object counts are printed in.
+var kindOrder = []inspect.Kind{inspect.KindQP, inspect.KindCQ, inspect.KindMR, inspect.KindPD, inspect.KindSRQ, inspect.KindCtx, inspect.KindCMID}
+
+var kindNames = map[inspect.Kind]string{inspect.KindQP: "QP", inspect.KindCQ: "CQ", inspect.KindMR: "MR", inspect.KindPD: "PD",
+	inspect.KindSRQ: "SRQ", inspect.KindCtx: "context", inspect.KindCMID: "cm_id"}
+
+func (o *orphans) text() string {
+	var parts []string
+	for _, k := range kindOrder {
+		ids := o.ids[k]
+		if len(ids) == 0 {
+			continue
+		}
+		s := plural(len(ids), kindNames[k])
+		if k == inspect.KindQP {
+			var n []string
+			for _, id := range ids {
+				n = append(n, strconv.FormatUint(uint64(id), 10))
+			}
+			s += " (lqpn " + strings.Join(n, ", ") + ")"
+		}
+		parts = append(parts, s)
+	}
+	return joinAnd(parts)
+}
+
+func (o *orphans) ownerText() string {
+	switch o.state {
+	case ownerZombie:
+		return fmt.Sprintf("pid %d (%s), which has exited and is a zombie", o.pid, o.comm)
+	case ownerGone:
+		return fmt.Sprintf("pid %d, which no longer exists", o.pid)
+	}
+	return "a task that has exited (the kernel no longer reports its pid)"
+}
+
+// checkLeaks finds verbs objects whose creator is dead: the kernel keeps
+// a process's objects until the last descriptor of its uverbs file
+// closes, so a child that inherited the descriptor keeps them after the
+// process exits (the seed's QPs "leaked" by an abnormal exit). It also
+// names the processes holding the device open.
+func checkLeaks(f *Facts) Result {
+	r := newResult()
+	switch {
+	case !f.Live:
+		return r.na("the facts come from a recorded tree: netlink describes this host, not the tree")
+	case f.NetlinkErr != nil:
+		r.judge(Warn, "netlink", f.NetlinkErr.Error(), srcNetlinkRes)
+		r.problem(Warn, "the RDMA objects could not be dumped over netlink")
+		return r.done()
+	case f.Netlink == nil:
+		return r.na("netlink was not asked")
+	}
+	objs := userObjects(f.Netlink)
+	// Which processes own a live context on each device: a holder of the
+	// device that owns none has inherited its descriptor.
+	ctxOwners := map[string]map[int]bool{}
+	byOwner := map[[2]string]*orphans{}
+	var keys [][2]string
+	live := map[int]bool{}
+	for _, o := range objs {
+		state, proc := ownerState(f, o.obj)
+		if state == ownerLive {
+			live[proc.TGID] = true
+			if o.kind == inspect.KindCtx {
+				if ctxOwners[o.obj.DevName] == nil {
+					ctxOwners[o.obj.DevName] = map[int]bool{}
+				}
+				ctxOwners[o.obj.DevName][proc.TGID] = true
+			}
+			continue
+		}
+		k := [2]string{o.obj.DevName, strconv.FormatUint(uint64(o.obj.PID), 10) + state}
+		g := byOwner[k]
+		if g == nil {
+			g = &orphans{dev: o.obj.DevName, pid: o.obj.PID, state: state, comm: proc.Comm, ids: map[inspect.Kind][]uint32{}}
+			byOwner[k] = g
+			keys = append(keys, k)
+		}
+		g.ids[o.kind] = append(g.ids[o.kind], o.id)
+	}
+	holders := holdersByDevice(f)
+	if len(keys) == 0 {
+		r.judge(Pass, "user objects", fmt.Sprintf("%d, of %d live processes", len(objs), len(live)), srcNetlinkRes)
+		r.ok("no verbs object outlives its process (%d user objects, all of live processes)", len(objs))
+		noteHolders(r, f, holders, ctxOwners)
+		return r.done()
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+a[1], b[0]+b[1]) })
+	for _, k := range keys {
+		g := byOwner[k]
+		var inherited []sysfsmon.FDHolder
+		for _, h := range holders[g.dev] {
+			if !ctxOwners[g.dev][h.PID] {
+				inherited = append(inherited, h)
+			}
+		}
+		v := Fail
+		if g.state == ownerNoPID && len(inherited) == 0 {
+			// Without a holder to blame, pid-less objects may belong to a
+			// live process whose creating thread has ended.
+			v = Warn
+		}
+		who := "owner"
+		if g.pid != 0 {
+			who = fmt.Sprintf("pid %d", g.pid)
+		}
+		r.judge(v, g.dev+" objects of "+who, g.text()+"; "+g.ownerText(), srcNetlinkRes+", /proc/"+when(g.pid != 0, strconv.FormatUint(uint64(g.pid), 10))+when(g.pid == 0, "PID")+"/stat")
+		msg := fmt.Sprintf("%s: %s of %s", g.dev, g.text(), g.ownerText())
+		if len(inherited) > 0 {
+			var hs []string
+			for _, h := range inherited {
+				hs = append(hs, fmt.Sprintf("pid %d (%s) holds %s as fd %d", h.PID, h.Comm, h.Path, h.FD))
+				r.fix("kill %d (%s): it holds %s (fd %d) without a context of its own on %s, which keeps the dead process's objects alive; the kernel destroys them when the last descriptor closes", h.PID, h.Comm, h.Path, h.FD, g.dev)
+			}
+			msg += ": they live on because " + joinAnd(hs)
+		} else if v == Warn {
+			msg += "; they may belong to a live process whose creating thread ended"
+		}
+		r.problem(v, "%s", msg)
+	}
+	noteHolders(r, f, holders, ctxOwners)
+	if f.HoldersUnreadable > 0 {
+		r.fix("run doctor as root to see every process that holds a /dev/infiniband descriptor (%s could not be read)", plural(f.HoldersUnreadable, "process"))
+	}
+	r.fix("prevent it: a child that inherits the uverbs descriptor (fork without exec, or passed on purpose) keeps the parent's objects; close it in the child, or open the device after forking")
+	r.fix("if no process holds the device, reloading its driver frees everything (modprobe -r DRIVER; modprobe DRIVER), and ends every RDMA user of it")
+	return r.done()
+}
+
+// holdersByDevice maps each RDMA device to the descriptors open on its
+// uverbs node.
+func holdersByDevice(f *Facts) map[string][]sysfsmon.FDHolder {
+	dev := map[string]string{}
+	for _, d := range f.Devices {
+		if d.Uverbs != "" {
+			dev["/dev/infiniband/"+d.Uverbs] = d.Name
+		}
+	}
+	out := map[string][]sysfsmon.FDHolder{}
+	for _, h := range f.Holders {
+		if d, ok := dev[strings.TrimSuffix(h.Path, " (deleted)")]; ok {
+			out[d] = append(out[d], h)
+		}
+	}
+	return out
+}
+
+// noteHolders lists who holds each device open, marking those that own no
+// context on it.
+func noteHolders(r *result, f *Facts, holders map[string][]sysfsmon.FDHolder, ctxOwners map[string]map[int]bool) {
+	if f.HoldersErr != nil {
+		r.note("descriptors on /dev/infiniband", f.HoldersErr.Error(), "/proc/*/fd")
+	}
+	for _, d := range f.Devices {
+		for _, h := range holders[d.Name] {
+			v := fmt.Sprintf("pid %d (%s) fd %d", h.PID, h.Comm, h.FD)
+			if !ctxOwners[d.Name][h.PID] {
+				v += ": owns no context on " + d.Name + " (inherited the descriptor, or its creating thread ended)"
+			}
+			r.note(h.Path, v, fmt.Sprintf("/proc/%d/fd/%d", h.PID, h.FD))
+		}
+	}
+	if f.HoldersUnreadable > 0 {
+		r.note("unreadable", plural(f.HoldersUnreadable, "process")+" whose descriptors only root may read", "/proc/*/fd")
+	}
+}
+
+// limitKinds are the kinds ibv_query_device gives limits for.
+var limitKinds = map[inspect.Kind]string{inspect.KindQP: "max_qp", inspect.KindCQ: "max_cq", inspect.KindMR: "max_mr", inspect.KindPD: "max_pd", inspect.KindSRQ: "max_srq"}
+
+// limitWarn is the share of a limit at which the check warns.
+const limitWarn = 0.8
+
+// checkLimits counts each device's objects (of all processes and the
+// kernel) against the limits ibv_query_device reports: at the limit,
+// creating one more fails (ENOMEM or ENOSPC, by driver).
+func checkLimits(f *Facts) Result {
+	r := newResult()
+	switch {
+	case !f.Live:
+		return r.na("the facts come from a recorded tree: netlink and libibverbs describe this host, not the tree")
+	case f.NetlinkErr != nil:
+		r.judge(Warn, "netlink", f.NetlinkErr.Error(), srcNetlinkRes)
+		r.problem(Warn, "the RDMA objects could not be dumped over netlink")
+		return r.done()
+	case f.Netlink == nil || f.Verbs == nil:
+		return r.na("netlink or libibverbs was not asked")
+	}
+	limits := map[string]inspect.Limits{}
+	for dev, o := range f.Verbs.Open {
+		if a := o.Attr; a != nil {
+			limits[dev] = inspect.Limits{MaxQP: uint64(a.MaxQP), MaxCQ: uint64(a.MaxCQ), MaxMR: uint64(a.MaxMR), MaxPD: uint64(a.MaxPD), MaxSRQ: uint64(a.MaxSRQ)}
+		}
+	}
+	if len(limits) == 0 {
+		return r.na("no device limits: libibverbs queried no device")
+	}
+	u := inspect.NewTracker(inspect.TrackerConfig{Limits: limits, LimitFraction: limitWarn}).Update(f.Netlink)
+	var highest inspect.LimitUsage
+	for _, l := range u.Limits {
+		v := fmt.Sprintf("%d of %d (%s)", l.Count, l.Limit, pct(l.Fraction))
+		if l.Top.PID != 0 {
+			v += fmt.Sprintf("; most by pid %d (%s): %d", l.Top.PID, l.Top.Comm, l.Top.Counts[l.Kind])
+		}
+		what := l.Dev + " " + kindNames[l.Kind] + "s"
+		src := srcNetlinkRes + ", ibv_query_device " + limitKinds[l.Kind]
+		switch {
+		case l.Count >= l.Limit:
+			r.judge(Fail, what, v, src)
+			r.problem(Fail, "%s has all its %s in use (%d): creating one more fails", l.Dev, plural(int(l.Limit), kindNames[l.Kind]), l.Count)
+		case l.Over:
+			r.judge(Warn, what, v, src)
+			r.problem(Warn, "%s uses %s of its %s", l.Dev, pct(l.Fraction), plural(int(l.Limit), kindNames[l.Kind]))
+		default:
+			r.judge(Pass, what, v, src)
+		}
+		if l.Fraction >= highest.Fraction {
+			highest = l
+		}
+	}
+	if r.worst == Pass {
+		r.ok("every count is below %s of its limit (highest: %s %ss %d of %d)", pct(limitWarn), highest.Dev, kindNames[highest.Kind], highest.Count, highest.Limit)
+	} else {
+		r.fix("verbscope res qp (or cq, mr...) shows which process holds them; a count that keeps growing is a program that never destroys its objects")
+		r.fix("objects of dead processes count too: see leaks")
+	}
+	return r.done()
+}
+
+func pct(x float64) string {
+	if x > 0 && x < 0.001 {
+		return "<0.1%"
+	}
+	return strconv.FormatFloat(x*100, 'f', 1, 64) + "%"
+}
