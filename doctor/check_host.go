@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -36,7 +37,10 @@ func checkRDMACore(f *Facts) Result {
 		r.note("rdma-core", c.Version, c.Source+": "+c.Detail)
 	}
 	abiSrc := srcUverbs + "/abi_version"
+	uverbsDevs := slices.ContainsFunc(f.Devices, func(d sysfsmon.Device) bool { return d.Uverbs != "" })
 	switch {
+	case h.UverbsABI == 0 && uverbsDevs:
+		r.note("uverbs ABI", "unknown: abi_version could not be read", abiSrc)
 	case h.UverbsABI == 0 && len(f.Devices) > 0:
 		r.judge(Fail, "uverbs ABI", "none: ib_uverbs is not loaded", abiSrc)
 		r.problem(Fail, "the kernel has RDMA devices but no uverbs interface (ib_uverbs not loaded): libibverbs cannot reach them")
@@ -53,7 +57,7 @@ func checkRDMACore(f *Facts) Result {
 	var pairs []string
 	for _, d := range f.Devices {
 		if d.Uverbs == "" {
-			if h.UverbsABI > 0 {
+			if h.UverbsABI > 0 || uverbsDevs {
 				r.judge(Fail, d.Name, "no uverbs device", srcUverbs+"/uverbs*/ibdev")
 				r.problem(Fail, "%s has no uverbs device: its driver offers no userspace access", d.Name)
 				r.fix("reload the device's driver after ib_uverbs (modprobe -r DRIVER; modprobe ib_uverbs; modprobe DRIVER), and check dmesg for its errors")
@@ -82,8 +86,11 @@ func checkRDMACore(f *Facts) Result {
 		}
 	}
 	if r.worst == Pass {
-		core := "rdma-core " + h.RDMACore.Version
-		r.ok("kernel %s, %s, uverbs ABI %d; %s", h.KernelRelease, core, h.UverbsABI, strings.Join(pairs, "; "))
+		abi := "unknown"
+		if h.UverbsABI > 0 {
+			abi = fmt.Sprint(h.UverbsABI)
+		}
+		r.ok("kernel %s, rdma-core %s, uverbs ABI %s; %s", h.KernelRelease, h.RDMACore.Version, abi, strings.Join(pairs, "; "))
 	}
 	return r.done()
 }
@@ -123,7 +130,7 @@ func checkMemlock(f *Facts) Result {
 			who = "this process (whose capabilities could not be read)"
 		}
 		r.problem(Warn, "%s may pin only %s (RLIMIT_MEMLOCK) and lacks CAP_IPC_LOCK: ibv_reg_mr of more fails with ENOMEM, and RDMA programs usually register far more", who, bytesOrUnlimited(soft))
-		for _, fx := range memlockFixes(h) {
+		for _, fx := range memlockFixes(h, f.MRSize) {
 			r.fix("%s", fx)
 		}
 	}
@@ -139,13 +146,18 @@ func limitVerdict(h *sysfsmon.Host, size int) Verdict {
 	return Warn
 }
 
-// memlockFixes says how to raise the limit, given the hard limit.
-func memlockFixes(h *sysfsmon.Host) []string {
+// memlockFixes says how to let a process pin size bytes, given the hard
+// limit: an unprivileged process may raise its soft limit up to the hard
+// one, and only root raises the hard one.
+func memlockFixes(h *sysfsmon.Host, size int) []string {
 	var out []string
-	if h.MemlockHard.Unlimited {
+	switch hard := h.MemlockHard; {
+	case hard.Unlimited:
 		out = append(out, "ulimit -l unlimited in the shell that starts the program (the hard limit allows it)")
-	} else {
-		out = append(out, fmt.Sprintf("ulimit -l %d raises the soft limit to the hard one (in KiB); beyond that, raise the hard limit: a line '* - memlock unlimited' in /etc/security/limits.conf (or limits.d/), then log in again", h.MemlockHard.Value/1024))
+	case hard.Value >= uint64(size) && hard.Value > h.MemlockSoft.Value:
+		out = append(out, fmt.Sprintf("ulimit -l %d (KiB) in the shell that starts the program: the hard limit allows up to %s", hard.Value/1024, bytesText(hard.Value)))
+	default:
+		out = append(out, fmt.Sprintf("the hard limit (%s) is too small too: add '* - memlock unlimited' to /etc/security/limits.conf (or a file in limits.d/) and log in again", bytesText(hard.Value)))
 	}
 	out = append(out, "systemd services: LimitMEMLOCK=infinity; containers: --ulimit memlock=-1:-1 (docker, podman); or give the program CAP_IPC_LOCK")
 	return out
@@ -159,8 +171,11 @@ func checkPerms(f *Facts) Result {
 	if h == nil {
 		return r.na("the host facts were not read")
 	}
-	if len(f.Devices) == 0 && len(h.DevNodes) == 0 {
+	switch {
+	case len(f.Devices) == 0 && len(h.DevNodes) == 0:
 		return r.na("there are no RDMA devices and no /dev/infiniband")
+	case !f.Live && len(h.DevNodes) == 0:
+		return r.na("the recorded tree has no /dev/infiniband (--root)")
 	}
 	c := h.Cred
 	if c == nil {
@@ -183,7 +198,7 @@ func checkPerms(f *Facts) Result {
 		if !ok {
 			r.judge(Fail, path, "missing", "/dev/infiniband")
 			r.problem(Fail, "%s has a uverbs device but no %s: udev did not create the node", d.Name, path)
-			r.fix("udevadm trigger --subsystem-match=infiniband_verbs (udev creates the node from %s/%s/dev)", srcUverbs, d.Uverbs)
+			r.fix("udevadm trigger --subsystem-match=infiniband_verbs (udev creates the nodes from %s/uverbsN/dev)", srcUverbs)
 			continue
 		}
 		a := nodeAccess(n, c)

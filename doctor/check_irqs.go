@@ -71,7 +71,7 @@ func checkIRQs(f *Facts) Result {
 		return r.na("%s", strings.Join(soft, "; "))
 	}
 	if r.worst == Pass {
-		r.ok("%s, MSI-X, spread over CPUs", strings.Join(fine, "; "))
+		r.ok("%s, message-signalled, spread over the CPUs", strings.Join(fine, "; "))
 	}
 	return r.done()
 }
@@ -105,6 +105,9 @@ func deviceIRQs(r *result, f *Facts, d sysfsmon.DeviceIRQs, cpus int) bool {
 		r.problem(Fail, "%s uses a legacy INTx line, not MSI-X: one shared interrupt on one CPU for every queue", d.Device)
 		r.fix("enable MSI-X: lspci -vv -s %s shows MSI-X: Enable-/+; check for pci=nomsi on the kernel command line (/proc/cmdline), the BIOS setting, and, in a VM, that the hypervisor passes MSI-X through", dash(d.PCI))
 	}
+	if !ok {
+		return false // on one legacy line, where it goes and how many vectors are moot
+	}
 	if cpus > 1 && cpu0 {
 		ok = false
 		r.judge(Warn, d.Device+" CPUs", fmt.Sprintf("every IRQ goes to CPU0 (%d of %d interrupts counted there)", on0, total), "/proc/irq/*/effective_affinity_list")
@@ -118,8 +121,8 @@ func deviceIRQs(r *result, f *Facts, d sysfsmon.DeviceIRQs, cpus int) bool {
 	if vectors < cpus {
 		ok = false
 		r.judge(Warn, d.Device+" vectors", fmt.Sprintf("%d (%s) for %d CPUs", vectors, vsrc, cpus), "ibv_open_device (num_comp_vectors), /proc/stat")
-		r.problem(Warn, "%s has %d completion vectors (%s) for %d CPUs: completions of different CQs cannot be spread over every CPU; drivers normally ask for one per CPU, fewer means the device got fewer MSI-X vectors", d.Device, vectors, vsrc, cpus)
-		r.fix("check dmesg for the driver's vector allocation; on SR-IOV VFs and VMs the number of MSI-X vectors is set by the host")
+		r.problem(Warn, "%s has %s (%s) for %d CPUs, so CQs cannot spread completions over every CPU", d.Device, plural(vectors, "completion vector"), vsrc, cpus)
+		r.fix("drivers normally ask for one completion vector per CPU; fewer means the device got fewer MSI-X vectors than it wanted: check dmesg for the driver's vector allocation (on SR-IOV VFs and in VMs the host sets the number)")
 	}
 	if ok {
 		r.judge(Pass, d.Device, fmt.Sprintf("%d IRQs (%s), %d vectors for %d CPUs", len(d.IRQs), modeText(modes), vectors, cpus), "/proc/interrupts, msi_irqs")

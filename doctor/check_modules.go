@@ -129,5 +129,8 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return fmt.Sprintf("1 %s", what)
 	}
+	if strings.HasSuffix(what, "s") {
+		return fmt.Sprintf("%d %ses", n, what)
+	}
 	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -65,7 +65,7 @@ func probeProblem(r *result, h *sysfsmon.Host, p *Probe, s *ProbeStep) {
 		}
 		r.problem(Fail, "%s: registering %s failed with ENOMEM: pinning it exceeds %s and this process lacks CAP_IPC_LOCK", p.Dev, sizeText(p.MRSize), limit)
 		if h != nil {
-			for _, fx := range memlockFixes(h) {
+			for _, fx := range memlockFixes(h, p.MRSize) {
 				r.fix("%s", fx)
 			}
 		}
