@@ -181,7 +181,7 @@ var checkCases = []checkCase{
 		summary: []string{"uid 1000 cannot open /dev/infiniband/rdma_cm", "plain verbs work"}},
 	{name: "recorded tree without /dev", id: "uverbs-perms", facts: rxe0, verdict: NA, summary: []string{"the recorded tree has no /dev/infiniband"}},
 	{name: "node missing", id: "uverbs-perms", verdict: Fail,
-		facts: with(liveRxe0, func(t *testing.T, f *Facts) { f.Host.DevNodes = f.Host.DevNodes[:3] }),
+		facts:   with(liveRxe0, func(t *testing.T, f *Facts) { f.Host.DevNodes = f.Host.DevNodes[:3] }),
 		summary: []string{"no /dev/infiniband/uverbs0: udev did not create the node"}, fix: []string{"udevadm trigger --subsystem-match=infiniband_verbs"}},
 	{name: "no devices, no nodes", id: "uverbs-perms", verdict: NA,
 		facts: with(rxe0, func(t *testing.T, f *Facts) { f.Devices = nil })},
@@ -271,7 +271,9 @@ var checkCases = []checkCase{
 		fix:      []string{"* - memlock unlimited", "LimitMEMLOCK=infinity"},
 		evidence: []string{"rxe0 ibv_reg_mr=cannot allocate memory (ENOMEM)"}},
 	{name: "permission", id: "mr-qp", verdict: Fail,
-		facts:   with(liveRxe0, func(t *testing.T, f *Facts) { f.Probes = []Probe{failedProbe("rxe0", "ibv_open_device", syscall.EACCES)} }),
+		facts: with(liveRxe0, func(t *testing.T, f *Facts) {
+			f.Probes = []Probe{failedProbe("rxe0", "ibv_open_device", syscall.EACCES)}
+		}),
 		summary: []string{"ibv_open_device failed with EACCES"}, fix: []string{"see uverbs-perms"}},
 	{name: "out of QPs", id: "mr-qp", verdict: Fail,
 		facts:   with(liveRxe0, func(t *testing.T, f *Facts) { f.Probes = []Probe{failedProbe("rxe0", "ibv_create_qp", syscall.ENOSPC)} }),

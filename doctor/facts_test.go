@@ -170,4 +170,3 @@ func alive(pid int, comm string) ProcFact {
 func zombie(pid int, comm string) ProcFact {
 	return ProcFact{Proc: sysfsmon.Process{PID: pid, TGID: pid, Comm: comm, State: "Z"}}
 }
-
