@@ -54,6 +54,9 @@ func checkRDMACore(f *Facts) Result {
 	default:
 		r.judge(Pass, "uverbs ABI", fmt.Sprint(h.UverbsABI), abiSrc)
 	}
+	if len(f.Devices) == 0 {
+		return r.na("there are no RDMA devices to compare against (rdma-core %s)", dash(h.RDMACore.Version))
+	}
 	var pairs []string
 	for _, d := range f.Devices {
 		if d.Uverbs == "" {

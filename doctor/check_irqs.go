@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -39,6 +40,8 @@ func irqCPUs(q sysfsmon.IRQ) string {
 func checkIRQs(f *Facts) Result {
 	r := newResult()
 	switch {
+	case errors.Is(f.IRQsErr, sysfsmon.ErrNoRDMA):
+		return r.na("there are no RDMA devices")
 	case f.IRQsErr != nil:
 		r.judge(Warn, "/proc/interrupts", f.IRQsErr.Error(), "/proc/interrupts")
 		r.problem(Warn, "the interrupts could not be read")

@@ -51,13 +51,25 @@ func checkModules(f *Facts) Result {
 			found = append(found, name+" (built in)")
 		default:
 			r.judge(miss, name, "not loaded", srcModules)
-			r.problem(miss, "%s is not loaded: %s", name, why)
+			sep := ": "
+			if strings.HasPrefix(why, "(") {
+				sep = " "
+			}
+			r.problem(miss, "%s is not loaded%s%s", name, sep, why)
 			for _, fx := range fixes {
 				r.fix("%s", fx)
 			}
 		}
 	}
 	haveDevs := len(f.Devices) > 0
+	if module(h, "ib_core") == nil && !haveDevs {
+		// Without the core nothing else can load: one failure, one fix.
+		r.judge(Fail, "ib_core", "not loaded", srcModules)
+		r.problem(Fail, "no RDMA stack is loaded: no ib_core, hence no ib_uverbs, driver, rdma_cm or ib_umad")
+		r.fix("%s", fixDriver)
+		r.fix("then modprobe ib_uverbs rdma_ucm ib_umad, which drivers do not load themselves")
+		return r.done()
+	}
 	want("ib_core", Fail, when(haveDevs, "/sys/class/infiniband has devices"),
 		"the kernel has no RDMA core", fixDriver)
 	want("ib_uverbs", Fail, when(h.UverbsABI > 0, "/sys/class/infiniband_verbs exists"),
@@ -85,8 +97,15 @@ func checkModules(f *Facts) Result {
 	}
 
 	cmWhy := "no /dev/infiniband/rdma_cm, so programs that connect through librdmacm (rping, ucmatose, ib_write_bw -R, most MPI and storage stacks) fail; plain verbs work"
-	want("rdma_cm", Warn, when(devNode("rdma_cm"), "/dev/infiniband/rdma_cm exists"), cmWhy, "modprobe rdma_ucm (it loads rdma_cm)")
-	want("rdma_ucm", Warn, when(devNode("rdma_cm"), "/dev/infiniband/rdma_cm exists"), cmWhy, "modprobe rdma_ucm (it loads rdma_cm)")
+	cmNode := when(devNode("rdma_cm"), "/dev/infiniband/rdma_cm exists")
+	if module(h, "rdma_cm") == nil && cmNode == "" {
+		// rdma_ucm needs rdma_cm: one problem for both.
+		r.judge(Warn, "rdma_cm", "not loaded", srcModules)
+		want("rdma_ucm", Warn, "", "(nor rdma_cm): "+cmWhy, "modprobe rdma_ucm (it loads rdma_cm)")
+	} else {
+		want("rdma_cm", Warn, cmNode, cmWhy, "modprobe rdma_ucm (it loads rdma_cm)")
+		want("rdma_ucm", Warn, cmNode, cmWhy, "modprobe rdma_ucm")
+	}
 	want("ib_umad", Warn, when(devNode("umad"), "/dev/infiniband/umad* exist"),
 		"no /dev/infiniband/umadN, so tools that send management datagrams through libibumad (ibstat, perfquery, ibnetdiscover, and opensm, the subnet manager an InfiniBand fabric needs) cannot reach the ports; verbs work without it",
 		"modprobe ib_umad")

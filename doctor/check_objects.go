@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -130,6 +131,8 @@ func checkLeaks(f *Facts) Result {
 	switch {
 	case !f.Live:
 		return r.na("the facts come from a recorded tree: netlink describes this host, not the tree")
+	case errors.Is(f.NetlinkErr, inspect.ErrNoRDMA):
+		return r.na("the kernel has no RDMA netlink (no ib_core)")
 	case f.NetlinkErr != nil:
 		r.judge(Warn, "netlink", f.NetlinkErr.Error(), srcNetlinkRes)
 		r.problem(Warn, "the RDMA objects could not be dumped over netlink")
@@ -266,6 +269,8 @@ func checkLimits(f *Facts) Result {
 	switch {
 	case !f.Live:
 		return r.na("the facts come from a recorded tree: netlink and libibverbs describe this host, not the tree")
+	case errors.Is(f.NetlinkErr, inspect.ErrNoRDMA):
+		return r.na("the kernel has no RDMA netlink (no ib_core)")
 	case f.NetlinkErr != nil:
 		r.judge(Warn, "netlink", f.NetlinkErr.Error(), srcNetlinkRes)
 		r.problem(Warn, "the RDMA objects could not be dumped over netlink")

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"syscall"
@@ -66,15 +67,36 @@ var checkCases = []checkCase{
 			f.Host.UverbsABI = 0
 		}),
 		summary: []string{"ib_uverbs is not loaded: no /dev/infiniband/uverbsN"}, fix: []string{"modprobe ib_uverbs"}},
-	{name: "built-in core, no driver module, no devices", id: "modules", verdict: Fail,
+	{name: "nothing loaded", id: "modules", verdict: Fail,
+		facts: with(rxe0, func(t *testing.T, f *Facts) {
+			f.Host.Modules, f.Host.UverbsABI = nil, 0
+			f.Devices = nil
+		}),
+		summary: []string{"no RDMA stack is loaded: no ib_core"},
+		fix:     []string{"modprobe mlx5_ib", "rdma link add rxe0 type rxe netdev IFACE", "then modprobe ib_uverbs rdma_ucm ib_umad"}},
+	{name: "built into the kernel", id: "modules", verdict: Pass,
 		facts: with(rxe0, func(t *testing.T, f *Facts) {
 			f.Host.Modules = nil
-			f.Devices = nil
 			f.Host.DevNodes = rxe0DevNodes()
 		}),
-		summary:  []string{"ib_core is not loaded", "no RDMA device driver is loaded"},
-		fix:      []string{"modprobe mlx5_ib", "rdma link add rxe0 type rxe netdev IFACE"},
-		evidence: []string{"ib_uverbs=built into the kernel", "rdma_cm=built into the kernel", "ib_umad=built into the kernel"}},
+		summary: []string{"ib_core (built in), ib_uverbs (built in), rdma_cm (built in), rdma_ucm (built in) and ib_umad (built in) present"},
+		evidence: []string{"ib_core=built into the kernel (/sys/class/infiniband has devices)", "ib_uverbs=built into the kernel",
+			"device driver=none in /proc/modules, but devices exist", "rdma_cm=built into the kernel", "ib_umad=built into the kernel"}},
+	{name: "no driver module, no devices", id: "modules", verdict: Fail,
+		facts: with(rxe0, func(t *testing.T, f *Facts) {
+			dropModule(f, "rdma_rxe")
+			f.Host.Modules[1].UsedBy = []string{"rdma_ucm", "rdma_cm", "iw_cm", "ib_cm", "ib_umad", "ib_uverbs"}
+			f.Devices = nil
+		}),
+		summary: []string{"no RDMA device driver is loaded"}, evidence: []string{"device driver=none: no module drives an RDMA device"}},
+	{name: "no rdma_cm nor rdma_ucm", id: "modules", verdict: Warn,
+		facts: with(rxe0, func(t *testing.T, f *Facts) {
+			dropModule(f, "rdma_cm")
+			dropModule(f, "rdma_ucm")
+		}),
+		summary:  []string{"rdma_ucm is not loaded (nor rdma_cm): no /dev/infiniband/rdma_cm, so programs that connect through librdmacm"},
+		fix:      []string{"modprobe rdma_ucm (it loads rdma_cm)"},
+		evidence: []string{"rdma_cm=not loaded", "rdma_ucm=not loaded"}},
 	{name: "no host facts", id: "modules", verdict: NA, facts: with(rxe0, func(t *testing.T, f *Facts) { f.Host = nil }),
 		summary: []string{"host facts were not read"}},
 
@@ -356,8 +378,13 @@ var checkCases = []checkCase{
 			f.Procs[240] = ProcFact{Proc: sysfsmon.Process{PID: 240, TGID: 232, Comm: "worker", State: "S"}}
 		})},
 	{name: "netlink failed", id: "leaks", verdict: Warn,
-		facts:   with(liveRxe0, func(t *testing.T, f *Facts) { f.Netlink, f.NetlinkErr = nil, inspect.ErrNoRDMA }),
+		facts: with(liveRxe0, func(t *testing.T, f *Facts) {
+			f.Netlink, f.NetlinkErr = nil, fmt.Errorf("inspect: qp dump: %w", syscall.EPERM)
+		}),
 		summary: []string{"could not be dumped over netlink"}},
+	{name: "no RDMA netlink", id: "leaks", verdict: NA,
+		facts:   with(liveRxe0, func(t *testing.T, f *Facts) { f.Netlink, f.NetlinkErr = nil, inspect.ErrNoRDMA }),
+		summary: []string{"the kernel has no RDMA netlink"}},
 	{name: "recorded tree", id: "leaks", facts: rxe0, verdict: NA},
 
 	// limits

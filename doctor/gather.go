@@ -58,7 +58,7 @@ func Gather(fs *sysfsmon.FS, live bool, o Options) *Facts {
 	if n&(NeedNetlink|NeedProcs) != 0 {
 		f.Netlink, f.NetlinkErr = snapshot()
 	}
-	if n&NeedProcs != 0 {
+	if n&NeedProcs != 0 && f.Netlink != nil {
 		f.Procs = owners(fs, f.Netlink)
 		progress("reading which processes hold /dev/infiniband open")
 		f.Holders, f.HoldersUnreadable, f.HoldersErr = fs.DevHolders()
