@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/verbs"
 )
 
 const (
@@ -99,7 +100,7 @@ func checkDevices(f *Facts) Result {
 	h := f.Host
 	for _, d := range f.Devices {
 		if v.Listed(d.Name) {
-			devOpened(r, d.Name, v.Open[d.Name])
+			devOpened(r, f, d.Name, v.Open[d.Name])
 			continue
 		}
 		devHidden(r, h, d)
@@ -117,17 +118,22 @@ func checkDevices(f *Facts) Result {
 }
 
 // devOpened judges a device libibverbs lists: it must open.
-func devOpened(r *result, name string, o VerbsDevice) {
+func devOpened(r *result, f *Facts, name string, o VerbsDevice) {
 	if o.Err == nil {
 		r.judge(Pass, name, "in sysfs and in libibverbs' list; ibv_open_device and ibv_query_device work", srcVerbsList+", ibv_open_device")
 		return
 	}
 	r.judge(Fail, name, o.Err.Error(), "ibv_open_device")
-	r.problem(Fail, "libibverbs lists %s but cannot open it: %v", name, o.Err)
+	why, denied := uverbsDenied(f, name)
 	switch {
+	case denied:
+		r.problem(Fail, "libibverbs lists %s but cannot open it (%s): %s", name, errnoText(o.Err), why)
+		r.fix("see uverbs-perms")
 	case errors.Is(o.Err, syscall.EACCES), errors.Is(o.Err, syscall.EPERM):
+		r.problem(Fail, "libibverbs lists %s but cannot open it: %v", name, o.Err)
 		r.fix("see uverbs-perms: this user may not open the device's /dev/infiniband/uverbs node")
 	default:
+		r.problem(Fail, "libibverbs lists %s but cannot open it: %v", name, o.Err)
 		r.fix("dmesg shows the kernel's side; IBV_SHOW_WARNINGS=1 ibv_devinfo the library's")
 	}
 }
@@ -179,6 +185,15 @@ func devHidden(r *result, h *sysfsmon.Host, d sysfsmon.Device) {
 		r.problem(Fail, "libibverbs does not list %s although the %s provider is configured and installed", d.Name, p)
 	}
 	r.fix("%s", check)
+}
+
+// errnoText names an error's errno ("ENOENT"), or prints the error.
+func errnoText(err error) string {
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		return verbs.ErrnoMeaning(en).Name
+	}
+	return err.Error()
 }
 
 // portText is "rxe0 port 1".

@@ -239,6 +239,33 @@ func checkPerms(f *Facts) Result {
 	return r.done()
 }
 
+// uverbsDenied tells whether this process may not open the device's
+// uverbs node (or the node is missing), and says why: libibverbs 44
+// reports either as ENOENT from ibv_open_device, not EACCES (seen in the
+// lab with a node at mode 000), so the errno alone does not tell.
+func uverbsDenied(f *Facts, dev string) (string, bool) {
+	h := f.Host
+	if h == nil || h.Cred == nil {
+		return "", false
+	}
+	for _, d := range f.Devices {
+		if d.Name != dev || d.Uverbs == "" {
+			continue
+		}
+		path := "/dev/infiniband/" + d.Uverbs
+		for _, n := range h.DevNodes {
+			if n.Name == d.Uverbs {
+				if a := nodeAccess(n, h.Cred); a.verdict == Fail {
+					return fmt.Sprintf("%s (%s) is not read-write for %s", path, nodeText(n), who(h.Cred)), true
+				}
+				return "", false
+			}
+		}
+		return path + " is missing", true
+	}
+	return "", false
+}
+
 type access struct {
 	verdict Verdict
 	text    string

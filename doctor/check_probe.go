@@ -6,7 +6,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -41,7 +40,7 @@ func checkProbe(f *Facts) Result {
 			r.judge(Pass, what, s.Detail+" ("+tookText(s.Took)+")", s.Call)
 		}
 		if s := p.Failed(); s != nil {
-			probeProblem(r, f.Host, p, s)
+			probeProblem(r, f, p, s)
 			continue
 		}
 		fine = append(fine, fmt.Sprintf("%s: registered %s (lkey %#x, rkey %#x) and took RC QP %d to %s on port %d",
@@ -54,10 +53,15 @@ func checkProbe(f *Facts) Result {
 }
 
 // probeProblem explains a failed step by its call and errno.
-func probeProblem(r *result, h *sysfsmon.Host, p *Probe, s *ProbeStep) {
+func probeProblem(r *result, f *Facts, p *Probe, s *ProbeStep) {
+	h := f.Host
 	var en syscall.Errno
 	errors.As(s.Err, &en)
+	why, denied := uverbsDenied(f, p.Dev)
 	switch {
+	case s.Call == "ibv_open_device" && denied:
+		r.problem(Fail, "%s: ibv_open_device failed with %s: %s", p.Dev, errnoText(s.Err), why)
+		r.fix("see uverbs-perms")
 	case s.Call == "ibv_reg_mr" && en == syscall.ENOMEM:
 		limit := "the locked-memory limit"
 		if h != nil {

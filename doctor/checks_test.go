@@ -139,6 +139,20 @@ var checkCases = []checkCase{
 			f.Verbs.Devices = nil
 		}),
 		summary: []string{"the rxe provider library (librxe-rdmav*.so) is not installed"}, fix: []string{"apt install ibverbs-providers"}},
+	{name: "cannot open: ENOENT for a node closed to the user", id: "devices", verdict: Fail,
+		facts: with(liveRxe0, func(t *testing.T, f *Facts) {
+			f.Host.Cred = user1000()
+			f.Host.DevNodes[3].Mode = "c---------"
+			f.Verbs.Open["rxe0"] = VerbsDevice{Err: &verbs.Error{Op: "ibv_open_device", Err: syscall.ENOENT}}
+		}),
+		summary: []string{"libibverbs lists rxe0 but cannot open it (ENOENT): /dev/infiniband/uverbs0 (c--------- uid 0 gid 0) is not read-write for uid 1000"},
+		fix:     []string{"see uverbs-perms"}},
+	{name: "cannot open: ENOENT, node missing", id: "devices", verdict: Fail,
+		facts: with(liveRxe0, func(t *testing.T, f *Facts) {
+			f.Host.DevNodes = f.Host.DevNodes[:3]
+			f.Verbs.Open["rxe0"] = VerbsDevice{Err: &verbs.Error{Op: "ibv_open_device", Err: syscall.ENOENT}}
+		}),
+		summary: []string{"cannot open it (ENOENT): /dev/infiniband/uverbs0 is missing"}},
 	{name: "listed but cannot open", id: "devices", verdict: Fail,
 		facts: with(liveRxe0, func(t *testing.T, f *Facts) {
 			f.Verbs.Open["rxe0"] = VerbsDevice{Err: &verbs.Error{Op: "ibv_open_device", Err: syscall.EACCES}}
@@ -297,6 +311,14 @@ var checkCases = []checkCase{
 			f.Probes = []Probe{failedProbe("rxe0", "ibv_open_device", syscall.EACCES)}
 		}),
 		summary: []string{"ibv_open_device failed with EACCES"}, fix: []string{"see uverbs-perms"}},
+	{name: "open fails with ENOENT on a closed node", id: "mr-qp", verdict: Fail,
+		facts: with(liveRxe0, func(t *testing.T, f *Facts) {
+			f.Host.Cred = user1000()
+			f.Host.DevNodes[3].Mode = "c---------"
+			f.Probes = []Probe{failedProbe("rxe0", "ibv_open_device", syscall.ENOENT)}
+		}),
+		summary: []string{"rxe0: ibv_open_device failed with ENOENT: /dev/infiniband/uverbs0 (c--------- uid 0 gid 0) is not read-write for uid 1000"},
+		fix:     []string{"see uverbs-perms"}},
 	{name: "out of QPs", id: "mr-qp", verdict: Fail,
 		facts:   with(liveRxe0, func(t *testing.T, f *Facts) { f.Probes = []Probe{failedProbe("rxe0", "ibv_create_qp", syscall.ENOSPC)} }),
 		summary: []string{"ibv_create_qp failed with ENOSPC: the device is out of that resource"}, fix: []string{"see limits and leaks"}},
