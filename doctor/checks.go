@@ -65,7 +65,7 @@ var Checks = []Check{
 		About: "no QP, CQ, MR, PD or context outlives its process (an inherited uverbs descriptor keeps them)",
 		run:   checkLeaks},
 	{ID: "limits", Title: "Object counts against device limits", Needs: NeedNetlink | NeedVerbs,
-		About: "QPs, CQs, MRs, PDs and SRQs in use stay below max_qp, max_cq, ... (ENOSPC when exhausted)",
+		About: "QPs, CQs, MRs, PDs and SRQs in use (all processes) stay below 80% of max_qp, max_cq, ... (ENOSPC when exhausted)",
 		run:   checkLimits},
 }
 

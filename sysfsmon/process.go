@@ -72,7 +72,8 @@ type FDHolder struct {
 }
 
 // DevHolders lists every file descriptor open on a /dev/infiniband node,
-// by scanning /proc/*/fd. Other users' descriptors can only be read with
+// by scanning /proc/*/fd (proc(5): the links name what each descriptor
+// has open). Other users' descriptors can only be read with
 // CAP_SYS_PTRACE (root); unreadable counts the processes that were
 // skipped. Processes that exit during the scan are skipped silently.
 func (f *FS) DevHolders() (holders []FDHolder, unreadable int, err error) {
