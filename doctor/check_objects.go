@@ -184,27 +184,42 @@ func checkLeaks(f *Facts) Result {
 				inherited = append(inherited, h)
 			}
 		}
+		// A dead or zombie owner is certain; objects without a pid may
+		// also be a live process's whose creating thread ended, which
+		// netlink cannot tell apart.
 		v := Fail
-		if g.state == ownerNoPID && len(inherited) == 0 {
-			// Without a holder to blame, pid-less objects may belong to a
-			// live process whose creating thread has ended.
+		if g.state == ownerNoPID {
 			v = Warn
 		}
-		who := "owner"
+		src := srcNetlinkRes
+		if g.pid != 0 {
+			src += fmt.Sprintf(", /proc/%d/stat", g.pid)
+		}
+		who := "an unknown owner"
 		if g.pid != 0 {
 			who = fmt.Sprintf("pid %d", g.pid)
 		}
-		r.judge(v, g.dev+" objects of "+who, g.text()+"; "+g.ownerText(), srcNetlinkRes+", /proc/"+when(g.pid != 0, strconv.FormatUint(uint64(g.pid), 10))+when(g.pid == 0, "PID")+"/stat")
+		r.judge(v, g.dev+" objects of "+who, g.text()+"; "+g.ownerText(), src)
 		msg := fmt.Sprintf("%s: %s of %s", g.dev, g.text(), g.ownerText())
-		if len(inherited) > 0 {
-			var hs []string
-			for _, h := range inherited {
-				hs = append(hs, fmt.Sprintf("pid %d (%s) holds %s as fd %d", h.PID, h.Comm, h.Path, h.FD))
-				r.fix("kill %d (%s): it holds %s (fd %d) without a context of its own on %s, which keeps the dead process's objects alive; the kernel destroys them when the last descriptor closes", h.PID, h.Comm, h.Path, h.FD, g.dev)
-			}
+		var hs []string
+		for _, h := range inherited {
+			hs = append(hs, fmt.Sprintf("pid %d (%s) holds %s as fd %d", h.PID, h.Comm, h.Path, h.FD))
+		}
+		switch {
+		case len(hs) > 0 && v == Fail:
 			msg += ": they live on because " + joinAnd(hs)
-		} else if v == Warn {
-			msg += "; they may belong to a live process whose creating thread ended"
+			for _, h := range inherited {
+				r.fix("kill %d (%s), or make it close fd %d: it holds %s without a context of its own on %s, which keeps the dead process's objects alive; the kernel destroys them when the last descriptor closes", h.PID, h.Comm, h.FD, h.Path, g.dev)
+			}
+		case len(hs) > 0:
+			msg += ": " + joinAnd(hs) + " without a context of its own; if it inherited the descriptor, they are leaked and live as long as it does, if one of its own threads made them, they are its own"
+			for _, h := range inherited {
+				r.fix("if %d (%s) inherited %s (fd %d): kill it, or make it close the descriptor; the kernel destroys the objects when the last descriptor closes", h.PID, h.Comm, h.Path, h.FD)
+			}
+		case v == Warn:
+			msg += "; no process holds the device without a context of its own, so they probably belong to a live process whose creating thread ended"
+		default:
+			msg += "; no process was found that holds the device open"
 		}
 		r.problem(v, "%s", msg)
 	}

@@ -189,9 +189,11 @@ func TestLeakedByDeadProcess(t *testing.T) {
 	_, rep = liveFacts(t, "leaks")
 	c = rep.Checks[0]
 	t.Logf("reaped owner: %s: %s", c.Verdict, c.Summary)
-	want = fmt.Sprintf("%s: 1 QP (lqpn %d), 1 CQ, 1 MR, 1 PD and 1 context of a task that has exited (the kernel no longer reports its pid): they live on because pid %d (sleep) holds /dev/infiniband/uverbs0 as fd 3",
+	want = fmt.Sprintf("%s: 1 QP (lqpn %d), 1 CQ, 1 MR, 1 PD and 1 context of a task that has exited (the kernel no longer reports its pid): pid %d (sleep) holds /dev/infiniband/uverbs0 as fd 3 without a context of its own;",
 		dev, qpn, holder)
-	if c.Verdict != Fail || c.Summary != want {
+	// Without a pid, netlink cannot tell a dead process from a live
+	// one's ended thread: a warning that names the holder.
+	if c.Verdict != Warn || !strings.HasPrefix(c.Summary, want) {
 		t.Errorf("leaks with a reaped owner: %s: %s\nwant: %s", c.Verdict, c.Summary, want)
 	}
 
