@@ -1,14 +1,11 @@
 package doctor
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/verbscope/verbscope/sysfsmon"
 )
-
-const srcModules = "/proc/modules"
 
 // ulps are modules that use ib_core without driving a device: the verbs
 // core's own parts and the upper-layer protocols. Every other module that
@@ -122,34 +119,4 @@ func module(h *sysfsmon.Host, name string) *sysfsmon.Module {
 		}
 	}
 	return nil
-}
-
-// when returns s if cond holds, else "".
-func when(cond bool, s string) string {
-	if cond {
-		return s
-	}
-	return ""
-}
-
-// joinAnd joins "a", "b" and "c" as "a, b and c".
-func joinAnd(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
-// plural returns "1 QP" or "2 QPs".
-func plural(n int, what string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", what)
-	}
-	if strings.HasSuffix(what, "s") {
-		return fmt.Sprintf("%d %ses", n, what)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
-	"time"
 
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -91,14 +90,4 @@ func probeProblem(r *result, f *Facts, p *Probe, s *ProbeStep) {
 	default:
 		r.problem(Fail, "%s: %s failed: %v", p.Dev, s.Call, s.Err)
 	}
-}
-
-func tookText(d time.Duration) string {
-	switch {
-	case d >= time.Second:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	case d >= time.Millisecond:
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	}
-	return fmt.Sprintf("%d µs", d.Microseconds())
 }

@@ -5,6 +5,18 @@ import (
 	"strings"
 )
 
+// Where evidence comes from, as the output names it.
+const (
+	srcLimits      = "/proc/self/limits"
+	srcStatus      = "/proc/self/status"
+	srcUverbs      = "/sys/class/infiniband_verbs"
+	srcModules     = "/proc/modules"
+	srcClassIB     = "/sys/class/infiniband"
+	srcNetlinkDevs = "netlink RDMA_NLDEV_CMD_GET (rdma dev)"
+	srcVerbsList   = "ibv_get_device_list"
+	srcNetlinkRes  = "netlink RES_*_GET (rdma resource show)"
+)
+
 // Needs says which facts a check reads, so Gather collects only those
 // (--only modules does not register memory).
 type Needs uint
