@@ -13,9 +13,6 @@ import (
 
 func init() { register(doctorCmd) }
 
-// doctorGather is a test hook: the facts of a run.
-var doctorGather = doctor.Gather
-
 func doctorCmd() *Command {
 	var checks strings.Builder
 	for _, c := range doctor.Checks {
@@ -35,14 +32,15 @@ Run it as the user whose programs fail: permissions, the locked-memory limit
 and the probe depend on who runs it.
 
 Exit status: 0 when no check failed (warnings and n/a alone exit 0), 1 when
-at least one failed, 2 for a usage error.
+at least one failed (or the --sysfs/--procfs folders do not exist), 2 for a
+usage error.
 
 JSON (-j): one object: host {kernel_release, rdma_core, rdma_core_source,
 cpus, uid, live}, checks [{id, title, verdict ("pass", "warn", "fail" or
 "n/a"), summary, evidence [{what, value, source, verdict}], fix [...]}],
-summary {pass, warn, fail, na, failed [ids], warned [ids]}. Evidence has a
-verdict only where it made the check pass, warn or fail; lists are never
-null.
+summary {pass, warn, fail, na, failed [ids], warned [ids]}. Evidence that
+was judged has a verdict (pass, warn or fail), context has none; lists are
+never null.
 
 With --sysfs/--procfs/--root on a recorded tree only the file checks run;
 libibverbs, netlink and the probe describe this host, so those checks are
@@ -89,7 +87,7 @@ Examples:
 				if *noProbe {
 					opts.NoProbe = "skipped (--no-probe)"
 				}
-				rep := doctor.Run(doctorGather(fsys, live, opts), sel)
+				rep := doctor.Run(doctor.Gather(fsys, live, opts), sel)
 				if o.json {
 					err = doctor.RenderJSON(env.Stdout, rep, o.pretty)
 				} else {
