@@ -5,8 +5,10 @@
 // each device belongs to, the device's interrupts and their CPU affinity
 // (/proc/interrupts, /proc/irq), and the host facts a troubleshooting
 // checklist asks for (loaded modules, kernel and rdma-core versions,
-// /dev/infiniband permissions, RLIMIT_MEMLOCK). Poll turns these reads
-// into a stream of snapshots with deltas for the dashboard.
+// /dev/infiniband permissions, RLIMIT_MEMLOCK and the credentials it
+// applies to, libibverbs' provider configuration), and which processes
+// exist and hold /dev/infiniband open (process.go). Poll turns these
+// reads into a stream of snapshots with deltas for the dashboard.
 //
 // It is pure Go and needs no RDMA library: everything comes from files, so
 // it works wherever /sys and /proc do, and every read is rooted at a

@@ -187,9 +187,12 @@ func devTree(t *testing.T) string {
 
 func TestRxe0Host(t *testing.T) {
 	root := devTree(t)
-	// The recorded tree has usr/lib; link it into the temp root.
-	if err := os.Symlink(mustAbs(t, "testdata/rxe0/usr"), filepath.Join(root, "usr")); err != nil {
-		t.Fatal(err)
+	// The recorded tree has usr/lib and etc/libibverbs.d; link them into
+	// the temp root.
+	for _, d := range []string{"usr", "etc"} {
+		if err := os.Symlink(mustAbs(t, "testdata/rxe0/"+d), filepath.Join(root, d)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	f, err := NewFS("testdata/rxe0/sys", "testdata/rxe0/proc", WithHostRoot(root))
 	if err != nil {
@@ -218,7 +221,13 @@ func TestRxe0Host(t *testing.T) {
 			{Name: "umad0", Mode: "-rw-------", UID: uid, GID: gid, IBDev: "rxe0", MajorMin: "231:0"},
 			{Name: "uverbs0", Mode: "-rw-rw-rw-", UID: uid, GID: gid, WorldRW: true, IBDev: "rxe0", MajorMin: "231:192"},
 		},
+		UverbsABI: 6, DriverABIs: map[string]int{"uverbs0": 2},
 		MemlockSoft: Limit{Value: 8 << 20}, MemlockHard: Limit{Value: 8 << 20},
+		// root with every capability of 6.1 (0-40)
+		Cred: &Cred{CapEff: 1<<41 - 1},
+		VerbsConf: VerbsConf{Dir: "/etc/libibverbs.d", DirFound: true,
+			Drivers:     []VerbsDriver{{Name: "rxe", File: "/etc/libibverbs.d/rxe.driver"}},
+			ProviderDir: "/usr/lib/x86_64-linux-gnu/libibverbs", Providers: []string{"rxe"}},
 	}
 	if diff := cmp.Diff(want, h, cmpWarnings); diff != "" {
 		t.Errorf("rxe0 host (-want +got):\n%s", diff)

@@ -153,3 +153,39 @@ func FuzzParseDpkgAndLibName(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseStatusCred(f *testing.F) {
+	for _, p := range []string{"testdata/rxe0/proc/self/status", "testdata/mlx5/proc/self/status"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("Uid:\t1\t2\t3\t4\nGid:\t5\t6\t7\t8\nGroups:\t\nCapEff:\tz\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseStatusCred(s)
+		if err != nil && (c.UID != 0 || c.GID != 0 || c.Groups != nil || c.CapEff != 0) {
+			t.Fatalf("ParseStatusCred(%q) = %+v with error %v", s, c, err)
+		}
+		if err == nil && (c.UID < 0 || c.GID < 0 || slices.ContainsFunc(c.Groups, func(g int) bool { return g < 0 })) {
+			t.Fatalf("ParseStatusCred(%q) = %+v", s, c)
+		}
+	})
+}
+
+func FuzzParseDriverConf(f *testing.F) {
+	f.Add("driver rxe\n", "librxe-rdmav34.so")
+	f.Add("# comment\n\ndriver  mlx5 \ndriverx\n", "libmlx5-rdmav.so")
+	f.Fuzz(func(t *testing.T, conf, lib string) {
+		drivers, _ := ParseDriverConf(conf)
+		for _, d := range drivers {
+			if d == "" || strings.ContainsAny(d, "/ \t\n\x00") {
+				t.Fatalf("ParseDriverConf(%q): driver %q", conf, d)
+			}
+		}
+		if p := ParseProviderName(lib); p != "" && !strings.HasPrefix(lib, "lib"+p+"-rdmav") {
+			t.Fatalf("ParseProviderName(%q) = %q", lib, p)
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -28,11 +29,26 @@ type Host struct {
 	RDMACore RDMACore `json:"rdma_core"`
 	// DevNodes are the entries of /dev/infiniband.
 	DevNodes []DevNode `json:"dev_nodes"`
+	// UverbsABI is /sys/class/infiniband_verbs/abi_version: the version
+	// of the uverbs command interface the kernel speaks (6 on every
+	// kernel since 2.6.13); 0 when ib_uverbs is not loaded. libibverbs
+	// reads it first and refuses versions it does not know.
+	UverbsABI int `json:"uverbs_abi_version"`
+	// DriverABIs are the drivers' own ABI versions by uverbs device
+	// (/sys/class/infiniband_verbs/uverbsN/abi_version; rxe has 2,
+	// mlx5 1): what the device's userspace provider must speak.
+	DriverABIs map[string]int `json:"driver_abi_versions"`
 	// Memlock is RLIMIT_MEMLOCK of the process reading procfs
 	// (/proc/self/limits; getrlimit(2)): ibv_reg_mr pins memory against it.
-	MemlockSoft Limit     `json:"memlock_soft"`
-	MemlockHard Limit     `json:"memlock_hard"`
-	Warnings    []Warning `json:"warnings"`
+	MemlockSoft Limit `json:"memlock_soft"`
+	MemlockHard Limit `json:"memlock_hard"`
+	// Cred is who the process reading procfs is (/proc/self/status):
+	// whether it may open the uverbs nodes and pin memory beyond the
+	// limit. Nil when the file could not be read.
+	Cred *Cred `json:"cred"`
+	// VerbsConf is libibverbs' provider configuration.
+	VerbsConf VerbsConf `json:"verbs_conf"`
+	Warnings  []Warning `json:"warnings"`
 }
 
 // HasModule reports whether the module is loaded.
@@ -85,11 +101,20 @@ func (f *FS) Host() *Host {
 	h.Modules = f.rdmaModules(&ws)
 	h.RDMACore = f.rdmaCore(&ws)
 	h.DevNodes = f.devNodes(&ws)
+	h.UverbsABI, h.DriverABIs = f.uverbsABIs(&ws)
 	if s, err := f.read(f.procPath("self/limits")); err != nil {
 		ws.add(f, f.procPath("self/limits"), err)
 	} else if h.MemlockSoft, h.MemlockHard, err = ParseMemlock(s); err != nil {
 		ws.add(f, f.procPath("self/limits"), err)
 	}
+	if s, err := f.read(f.procPath("self/status")); err != nil {
+		ws.add(f, f.procPath("self/status"), err)
+	} else if c, err := ParseStatusCred(s); err != nil {
+		ws.add(f, f.procPath("self/status"), err)
+	} else {
+		h.Cred = &c
+	}
+	h.VerbsConf = f.verbsConf(&ws)
 	h.Warnings = ws
 	return h
 }
@@ -193,6 +218,36 @@ func (f *FS) devNodes(ws *warnings) []DevNode {
 		out = append(out, n)
 	}
 	return out
+}
+
+// uverbsABIs reads the uverbs ABI version and each uverbs device's
+// driver ABI version (Documentation/ABI/stable/sysfs-class-infiniband,
+// "uverbs" section).
+func (f *FS) uverbsABIs(ws *warnings) (int, map[string]int) {
+	class := f.sysPath("class/infiniband_verbs")
+	abi := int(f.optionalUint(ws, filepath.Join(class, "abi_version"), 16))
+	var drivers map[string]int
+	names, _ := f.listDir(class)
+	for _, n := range names {
+		if !strings.HasPrefix(n, "uverbs") {
+			continue
+		}
+		path := filepath.Join(class, n, "abi_version")
+		s := f.optional(ws, path)
+		if s == "" {
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			ws.add(f, path, fmt.Errorf("not an ABI version: %q", s))
+			continue
+		}
+		if drivers == nil {
+			drivers = map[string]int{}
+		}
+		drivers[n] = v
+	}
+	return abi, drivers
 }
 
 // lsMode prints a mode the way ls -l does ("crw-rw-rw-"); Go's

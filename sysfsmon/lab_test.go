@@ -84,6 +84,19 @@ func TestLabHost(t *testing.T) {
 	if uverbs == nil || !uverbs.CharDev || uverbs.Mode != "crw-rw-rw-" || !uverbs.WorldRW || uverbs.IBDev != labEnv(t, "LAB_DEV") {
 		t.Errorf("/dev/infiniband/uverbs0: %+v (all: %+v)", uverbs, h.DevNodes)
 	}
+	// rxe's driver ABI is RXE_UVERBS_ABI_VERSION, 2 (include/uapi/rdma/rdma_user_rxe.h).
+	if h.UverbsABI != 6 || h.DriverABIs["uverbs0"] != 2 {
+		t.Errorf("uverbs ABI %d, driver ABIs %v; want 6 and uverbs0:2", h.UverbsABI, h.DriverABIs)
+	}
+	// Who we are, as the kernel says through the syscalls.
+	if c := h.Cred; c == nil || c.UID != os.Geteuid() || c.GID != os.Getegid() || !c.HasCap(CapIPCLock) {
+		t.Errorf("cred %+v; geteuid %d, getegid %d (root with CAP_IPC_LOCK)", c, os.Geteuid(), os.Getegid())
+	}
+	// libibverbs' configuration is what the guest has on disk.
+	if conf, err := os.ReadFile("/etc/libibverbs.d/rxe.driver"); err != nil || strings.TrimSpace(string(conf)) != "driver rxe" ||
+		!h.VerbsConf.DirFound || !h.VerbsConf.HasDriver("rxe") || !h.VerbsConf.HasProvider("rxe") {
+		t.Errorf("verbs conf %+v; rxe.driver %q, %v", h.VerbsConf, conf, err)
+	}
 	ls, _ := exec.Command("ls", "-l", "/dev/infiniband").CombinedOutput()
 	for _, n := range h.DevNodes {
 		if !strings.Contains(string(ls), n.Mode) {

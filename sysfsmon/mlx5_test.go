@@ -200,6 +200,11 @@ func TestMlx5Host(t *testing.T) {
 		// rdma-core itself is only config-files here; libibverbs1 is installed.
 		RDMACore:    RDMACore{Version: "50.0-2ubuntu0.2", Source: "dpkg", Detail: "libibverbs1"},
 		MemlockSoft: Limit{Value: 65536}, MemlockHard: Limit{Unlimited: true},
+		Cred: &Cred{UID: 1000, GID: 1000, Groups: []int{4, 27, 1000}},
+		// irdma0's provider is not configured: the /etc/libibverbs.d gotcha.
+		VerbsConf: VerbsConf{Dir: "/etc/libibverbs.d", DirFound: true,
+			Drivers:     []VerbsDriver{{Name: "efa", File: "/etc/libibverbs.d/efa.driver"}, {Name: "mlx5", File: "/etc/libibverbs.d/mlx5.driver"}},
+			ProviderDir: "/usr/lib/x86_64-linux-gnu/libibverbs", Providers: []string{"efa", "mlx5"}},
 	}
 	if diff := cmp.Diff(want, h, cmpWarnings); diff != "" {
 		t.Errorf("mlx5 host (-want +got):\n%s", diff)

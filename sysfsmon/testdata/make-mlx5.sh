@@ -150,6 +150,26 @@ cat > $P/self/limits <<'X'
 Limit                     Soft Limit           Hard Limit           Units     
 Max locked memory         65536                unlimited            bytes     
 X
+# A user without privileges: uid 1000 in a few groups, no capabilities.
+cat > $P/self/status <<'X'
+Name:	verbscope
+State:	R (running)
+Tgid:	4242
+Pid:	4242
+PPid:	4000
+Uid:	1000	1000	1000	1000
+Gid:	1000	1000	1000	1000
+Groups:	4 27 1000 
+CapInh:	0000000000000000
+CapPrm:	0000000000000000
+CapEff:	0000000000000000
+CapBnd:	000001ffffffffff
+X
+# libibverbs is configured for mlx5 and efa, not for irdma0's provider.
+w $R/etc/libibverbs.d/mlx5.driver "driver mlx5"
+w $R/etc/libibverbs.d/efa.driver "driver efa"
+L=$R/usr/lib/x86_64-linux-gnu/libibverbs; mkdir -p $L
+: > $L/libmlx5-rdmav34.so; : > $L/libefa-rdmav34.so
 mkdir -p $R/var/lib/dpkg
 cat > $R/var/lib/dpkg/status <<'X'
 Package: libibverbs1

@@ -48,6 +48,7 @@ mkdir -p $P/sys/kernel $P/self $P/irq
 for f in interrupts modules version stat; do cat /proc/$f > $P/$f; done
 cat /proc/sys/kernel/osrelease > $P/sys/kernel/osrelease
 cat /proc/self/limits > $P/self/limits
+cat /proc/self/status > $P/self/status
 cat /proc/irq/default_smp_affinity > $P/irq/default_smp_affinity
 for i in /proc/irq/[0-9]*; do copyfiles $i $P/irq/${i##*/}; done
 ls -l /dev/infiniband > $OUT/dev-infiniband.txt
@@ -55,5 +56,8 @@ L=usr/lib/x86_64-linux-gnu; mkdir -p $OUT/$L
 for f in /$L/libibverbs.so*; do
 	if [ -L $f ]; then ln -s $(basename $(readlink $f)) $OUT/$L/${f##*/}; else : > $OUT/$L/${f##*/}; fi
 done
+mkdir -p $OUT/$L/libibverbs $OUT/etc/libibverbs.d
+for f in /$L/libibverbs/*; do : > $OUT/$L/libibverbs/${f##*/}; done
+cp /etc/libibverbs.d/* $OUT/etc/libibverbs.d/
 ibv_devinfo -v > $OUT/ibv_devinfo.txt
 echo "recorded $(uname -r)"
