@@ -19,14 +19,16 @@ deps:
 build: deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
 
-# The main job: on a host with RDMA devices it runs here; without (the
-# usual lab machine), inside the lab VM on a real Soft-RoCE rxe0.
+# The main job, the verbs shell: on a host with RDMA devices it runs here;
+# without (the usual lab machine), inside the lab VM on a real Soft-RoCE
+# rxe0.
 run: build
 	@if ls /sys/class/infiniband/* >/dev/null 2>&1; then \
-	  echo "run: this host has RDMA devices: $$(ls /sys/class/infiniband | tr '\n' ' ')"; \
+	  echo "run: this host has RDMA devices ($$(ls /sys/class/infiniband | tr '\n' ' ')): starting the verbs shell here"; \
+	  exec $(BIN) shell; \
 	fi; \
-	echo "run: starting the lab VM (Debian's kernel with rdma_rxe under qemu); 'exit' or Ctrl-D leaves it"; \
-	exec $(BIN) lab
+	echo "run: no RDMA on this host: starting the verbs shell in the lab VM (Debian's kernel with rdma_rxe under qemu)"; \
+	exec $(BIN) lab -i -- verbscope shell
 
 test: deps
 	@start=$$(date +%s); \
@@ -46,9 +48,10 @@ stub:
 	CGO_ENABLED=0 $(GO) build ./...
 	CGO_ENABLED=0 $(GO) vet ./...
 
-# Host-side tests that boot VMs: exit codes, the two-VM wire, no qemu left.
+# Host-side tests that boot VMs: exit codes, the two-VM wire, no qemu
+# left, two shells on two hosts.
 vm-test:
-	$(GO) test -tags vm -count=1 ./lab/
+	$(GO) test -tags vm -count=1 ./lab/ ./cli/
 
 # Every package's lab tests, inside one VM boot, on the real rxe0.
 lab-test:

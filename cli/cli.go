@@ -44,9 +44,18 @@ func usageErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
 }
 
+// registry holds each subcommand's constructor; every command's file
+// registers its own in init, so adding one touches no shared list.
+var registry []func() *Command
+
+func register(c func() *Command) { registry = append(registry, c) }
+
 // commands returns every subcommand, sorted by name.
 func commands() []*Command {
-	cs := []*Command{versionCmd(), labCmd()}
+	cs := make([]*Command, 0, len(registry))
+	for _, c := range registry {
+		cs = append(cs, c())
+	}
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
 	return cs
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/verbscope/verbscope/lab"
 )
 
+func init() { register(labCmd) }
+
 func labCmd() *Command {
 	return &Command{
 		Name:    "lab",

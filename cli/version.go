@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 )
 
+func init() { register(versionCmd) }
+
 func versionCmd() *Command {
 	return &Command{
 		Name:    "version",

@@ -90,7 +90,7 @@ done
 
 cat > /etc/lab.env <<EOF
 export LAB_DEV=rxe0 LAB_PORT=1 LAB_GID_INDEX=$GIDX LAB_NETDEV=$NETDEV LAB_IP=$LABIP LAB_PEER_IP=$PEER LAB_ROLE=$ROLE
-export PATH=$PATH HOME=/root TERM=$TERM
+export PATH=$PATH HOME=/root TERM=$TERM LANG=C.UTF-8
 ip() { /usr/sbin/ip "\$@"; }
 EOF
 echo '. /etc/lab.env; PS1="\\h:\\w# "' > /root/.profile

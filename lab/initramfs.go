@@ -51,6 +51,10 @@ var guestDlopened = []string{
 // guestTerminfo are the terminal descriptions tmux needs in the guest.
 var guestTerminfo = []string{"l/linux", "v/vt100", "x/xterm", "x/xterm-256color", "s/screen", "s/screen-256color", "t/tmux", "t/tmux-256color"}
 
+// guestTrees are folders copied whole: the C.UTF-8 locale (tmux refuses
+// to start without a UTF-8 locale, and glibc loads it from here).
+var guestTrees = []string{"/usr/lib/locale/C.utf8"}
+
 // ImageInputs are the host facts an image is planned from.
 type ImageInputs struct {
 	Busybox string            // host path of busybox-static
@@ -232,6 +236,17 @@ func hostInputs(modules []string) (ImageInputs, error) {
 					return in, err
 				}
 			}
+		}
+	}
+	for _, root := range guestTrees {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			return addFile(p)
+		})
+		if err != nil {
+			return in, fmt.Errorf("lab: image input %s: %w", root, err)
 		}
 	}
 	for f := range files {

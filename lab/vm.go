@@ -54,7 +54,9 @@ type Lab struct {
 	cache  *Cache
 	assets *Assets
 	accel  string
-	opts   Options
+	// started, if set, learns each qemu's pid (tests check they end).
+	started func(pid int)
+	opts    Options
 }
 
 // New prepares the cache (kernel, initramfs) and picks the accelerator.
@@ -210,6 +212,9 @@ func (l *Lab) boot(ctx context.Context, s vmSpec) result {
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return result{err: fmt.Errorf("lab: start qemu: %w", err)}
+	}
+	if l.started != nil {
+		l.started(cmd.Process.Pid)
 	}
 	con := l.readConsole(stdout, s.out, fmt.Sprintf("%s booted, rxe0 ready", name), m.CPUs, start)
 	werr := cmd.Wait()

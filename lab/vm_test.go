@@ -7,6 +7,7 @@ package lab
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,6 +74,7 @@ func TestRunPairCrossesTheWire(t *testing.T) {
 
 func TestTimeoutIsAnErrorAndLeavesNoQemu(t *testing.T) {
 	l, _ := newTestLab(t, Options{Timeout: 6 * time.Second})
+	pids := trackQemu(l)
 	start := time.Now()
 	_, err := l.Run(context.Background(), "sleep 600")
 	if err == nil || !strings.Contains(err.Error(), "timed out") {
@@ -81,40 +83,56 @@ func TestTimeoutIsAnErrorAndLeavesNoQemu(t *testing.T) {
 	if time.Since(start) > 20*time.Second {
 		t.Errorf("the timeout took %s to fire", time.Since(start))
 	}
-	if n := qemusUsing(t, l.cache.Dir); n != 0 {
-		t.Errorf("%d qemu processes of this cache still run after the timeout", n)
-	}
+	expectGone(t, *pids, "after the timeout")
 }
 
 func TestCancelLeavesNoQemu(t *testing.T) {
 	l, _ := newTestLab(t, Options{})
+	pids := trackQemu(l)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(2*time.Second, cancel)
 	_, err := l.Run(ctx, "sleep 600")
 	if err == nil {
 		t.Fatal("a cancelled run returned no error")
 	}
-	if n := qemusUsing(t, l.cache.Dir); n != 0 {
-		t.Errorf("%d qemu processes of this cache still run after cancel", n)
-	}
+	expectGone(t, *pids, "after cancel")
 }
 
-// qemusUsing counts live qemu processes whose command line names dir.
-func qemusUsing(t *testing.T, dir string) int {
+// trackQemu records the pids of the qemus l starts. (Other labs may run
+// on this machine at the same time, so tests look only at their own.)
+func trackQemu(l *Lab) *[]int {
+	var pids []int
+	l.started = func(pid int) { pids = append(pids, pid) }
+	return &pids
+}
+
+// running reports whether pid is a live process (a zombie is dead).
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// expectGone waits briefly for pids to end and fails for any that runs.
+func expectGone(t *testing.T, pids []int, when string) {
 	t.Helper()
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	n := 0
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		cmd := string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
-		if strings.HasPrefix(cmd, "qemu-system") && strings.Contains(cmd, dir) {
-			n++
+	if len(pids) == 0 {
+		t.Fatal("no qemu was started")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for running(pid) {
+			if time.Now().After(deadline) {
+				t.Errorf("qemu %d still runs %s", pid, when)
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	return n
 }
 
 // TestMain lets TestKilledRunnerLeavesNoQemu re-run this test binary as a
@@ -125,6 +143,7 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			os.Exit(3)
 		}
+		l.started = func(pid int) { fmt.Printf("qemu %d\n", pid) }
 		l.Run(context.Background(), "sleep 600")
 		os.Exit(4)
 	}
@@ -141,24 +160,22 @@ func TestKilledRunnerLeavesNoQemu(t *testing.T) {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "VERBSCOPE_LAB_HELPER=1", "VERBSCOPE_CACHE="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for qemusUsing(t, dir) == 0 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the helper never started qemu")
-		}
-		time.Sleep(100 * time.Millisecond)
+	var pid int
+	if _, err := fmt.Fscanf(out, "qemu %d\n", &pid); err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("the helper never started qemu: %v", err)
+	}
+	if !running(pid) {
+		t.Fatalf("qemu %d is not running", pid)
 	}
 	cmd.Process.Kill() // SIGKILL: no defer, no signal handler runs
 	cmd.Wait()
-	deadline = time.Now().Add(5 * time.Second)
-	for qemusUsing(t, dir) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("qemu outlived its killed parent")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	expectGone(t, []int{pid}, "after its parent was killed")
 }

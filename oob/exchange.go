@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"time"
 )
 
@@ -119,6 +120,11 @@ func bind(ctx context.Context, conn net.Conn) func() bool {
 func ioErr(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("oob: %s: %w", what, ctx.Err())
+	}
+	// The connection's deadline is the context's, and its timer can fire
+	// a moment before the context's own: that is the context's deadline.
+	if dl, ok := ctx.Deadline(); ok && errors.Is(err, os.ErrDeadlineExceeded) && !time.Now().Before(dl) {
+		return fmt.Errorf("oob: %s: %w", what, context.DeadlineExceeded)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("oob: %s: the peer closed the connection early (did it fail to set up its QP?): %w", what, err)

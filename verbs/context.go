@@ -84,6 +84,13 @@ func (c *Context) Close() error {
 	return err
 }
 
+// Closed reports whether the context was closed.
+func (c *Context) Closed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.h == nil
+}
+
 // withCtx runs fn with the live device handle, or fails with ErrClosed.
 func (c *Context) withCtx(op string, fn func(h *ctxHandle) error) error {
 	c.mu.Lock()

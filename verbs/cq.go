@@ -36,6 +36,9 @@ func (c *Context) CreateCompChannel() (*CompChannel, error) {
 	return cc, nil
 }
 
+// Closed reports whether the channel was destroyed.
+func (cc *CompChannel) Closed() bool { return cc.obj.isClosed() }
+
 // Close destroys the CQs that use the channel, then the channel
 // (ibv_destroy_comp_channel(3)). It is idempotent.
 func (cc *CompChannel) Close() error { return cc.ctx.closeObject(cc.obj) }
@@ -114,3 +117,7 @@ func (cq *CQ) Close() error { return cq.ctx.closeObject(cq.obj) }
 
 // Destroy is the bare ibv_destroy_cq(3): EBUSY while a QP still uses it.
 func (cq *CQ) Destroy() error { return cq.ctx.destroyObject(cq.obj) }
+
+// Closed reports whether the CQ was destroyed, by Close, Destroy, or a
+// Close of something it depended on.
+func (cq *CQ) Closed() bool { return cq.obj.isClosed() }

@@ -17,8 +17,7 @@ const (
 	NodeUnspecified NodeType = 7
 )
 
-// String is the value's name as in verbs.h (enum ibv_node_type), without its
-// prefix.
+// String names the node type as ibv_devinfo prints it.
 func (t NodeType) String() string {
 	return enumName(int(t), map[int]string{-1: "unknown", 1: "CA", 2: "switch", 3: "router", 4: "RNIC", 5: "usNIC", 6: "usNIC UDP", 7: "unspecified"})
 }
@@ -37,8 +36,7 @@ const (
 	TransportUnspecified Transport = 4
 )
 
-// String is the value's name as in verbs.h (enum ibv_transport_type),
-// without its prefix.
+// String names the transport as ibv_devinfo prints it.
 func (t Transport) String() string {
 	return enumName(int(t), map[int]string{-1: "unknown", 0: "InfiniBand", 1: "iWARP", 2: "usNIC", 3: "usNIC UDP", 4: "unspecified"})
 }
@@ -56,8 +54,7 @@ const (
 	PortActiveDefer PortState = 5
 )
 
-// String is the value's name as in verbs.h (enum ibv_port_state), without
-// its prefix.
+// String is the state's name without IBV_PORT_ (ibv_devinfo prints PORT_ACTIVE).
 func (s PortState) String() string {
 	return enumName(int(s), map[int]string{0: "NOP", 1: "DOWN", 2: "INIT", 3: "ARMED", 4: "ACTIVE", 5: "ACTIVE_DEFER"})
 }
@@ -66,7 +63,7 @@ func (s PortState) String() string {
 // PortPhysicalState; sysfs ports/N/phys_state).
 type PhysState int
 
-// String is the state's IBTA PortPhysicalState name, as ibv_devinfo prints it.
+// String names the physical state as ibv_devinfo prints it.
 func (s PhysState) String() string {
 	return enumName(int(s), map[int]string{1: "SLEEP", 2: "POLLING", 3: "DISABLED", 4: "PORT_CONFIGURATION_TRAINING", 5: "LINK_UP", 6: "LINK_ERROR_RECOVERY", 7: "PHY_TEST"})
 }
@@ -102,7 +99,7 @@ func MTUFromBytes(n int) (MTU, bool) {
 	return 0, false
 }
 
-// String is the value's name as in verbs.h (enum ibv_mtu), without its prefix.
+// String is the MTU in bytes, as ibv_devinfo prints it.
 func (m MTU) String() string {
 	if b := m.Bytes(); b > 0 {
 		return fmt.Sprint(b)
@@ -120,7 +117,7 @@ const (
 	LinkLayerEthernet    LinkLayer = 2
 )
 
-// String is the value's name as in verbs.h (IBV_LINK_LAYER_*), without its prefix.
+// String names the link layer as ibv_devinfo prints it.
 func (l LinkLayer) String() string {
 	return enumName(int(l), map[int]string{0: "unspecified", 1: "InfiniBand", 2: "Ethernet"})
 }
@@ -135,7 +132,7 @@ const (
 	GIDTypeRoCEv2 GIDType = 2
 )
 
-// String is the value's name as in verbs.h (enum ibv_gid_type), without its prefix.
+// String names the GID type as ibv_devinfo prints it ("RoCE v2").
 func (t GIDType) String() string {
 	return enumName(int(t), map[int]string{0: "IB", 1: "RoCE v1", 2: "RoCE v2"})
 }
@@ -150,8 +147,7 @@ const (
 	AtomicGlob AtomicCap = 2 // atomic across HCAs and CPUs
 )
 
-// String is the value's name as in verbs.h (enum ibv_atomic_cap), without
-// its prefix.
+// String is the verbs.h name (ATOMIC_HCA), as ibv_devinfo prints it.
 func (a AtomicCap) String() string {
 	return enumName(int(a), map[int]string{0: "ATOMIC_NONE", 1: "ATOMIC_HCA", 2: "ATOMIC_GLOB"})
 }

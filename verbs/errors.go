@@ -32,8 +32,7 @@ type Error struct {
 	Hint string
 }
 
-// Error reads "verbs: <libibverbs call>: <errno text> (<ERRNO>) (<hint>)",
-// the call named as in its man page, e.g. ibv_modify_qp(3).
+// Error says which call failed, the errno with its symbolic name, and the hint.
 func (e *Error) Error() string {
 	s := "verbs: " + e.Op + ": " + describe(e.Err)
 	if e.Hint != "" {
@@ -42,8 +41,7 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Unwrap gives the errno the libibverbs call returned or set (errno(3)),
-// or a sentinel, for errors.Is.
+// Unwrap returns the errno or sentinel, for errors.Is.
 func (e *Error) Unwrap() error { return e.Err }
 
 // describe gives an errno its symbolic name as well as its text, since

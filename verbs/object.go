@@ -190,7 +190,8 @@ func sortedForTeardown(set map[*object]bool) []*object {
 	return out
 }
 
-// isClosed reports whether o was destroyed.
+// isClosed reports whether the object was destroyed (directly or by a
+// cascade from something it used).
 func (o *object) isClosed() bool {
 	o.mu.RLock()
 	defer o.mu.RUnlock()

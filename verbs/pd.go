@@ -36,3 +36,7 @@ func (pd *PD) Close() error { return pd.ctx.closeObject(pd.obj) }
 // Destroy is the bare ibv_dealloc_pd(3): it fails with EBUSY, as the
 // library does, while QPs, MRs or AHs still use the PD.
 func (pd *PD) Destroy() error { return pd.ctx.destroyObject(pd.obj) }
+
+// Closed reports whether the PD was destroyed, by Close, Destroy, or a
+// Close of something it depended on.
+func (pd *PD) Closed() bool { return pd.obj.isClosed() }

@@ -12,9 +12,9 @@ func fakeMR(name string, size int) *MR {
 	return &MR{buf: make([]byte, size), obj: &object{kind: "MR", name: name}}
 }
 
-// TestCheckSend covers what a post refuses before the library sees it;
+// TestPostChecksBeforeTheLibrary covers what a post refuses before the library sees it;
 // the lab tests cover what the library and the kernel refuse.
-func TestCheckSend(t *testing.T) {
+func TestPostChecksBeforeTheLibrary(t *testing.T) {
 	mr := fakeMR("MR lkey 0x1 (64 bytes)", 64)
 	closed := fakeMR("MR lkey 0x2 (64 bytes)", 64)
 	closed.obj.closed = true

@@ -158,3 +158,7 @@ func (qp *QP) Close() error { return qp.ctx.closeObject(qp.obj) }
 // Destroy is the bare ibv_destroy_qp(3); unlike Close it reports a second
 // destroy as ErrClosed.
 func (qp *QP) Destroy() error { return qp.ctx.destroyObject(qp.obj) }
+
+// Closed reports whether the QP was destroyed, by Close, Destroy, or a
+// Close of something it depended on.
+func (qp *QP) Closed() bool { return qp.obj.isClosed() }

@@ -22,7 +22,7 @@ const (
 
 var qpStateNames = []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN"}
 
-// String is the value's name as in verbs.h (enum ibv_qp_state), without its prefix.
+// String is the state's name without IBV_QPS_ (RTS).
 func (s QPState) String() string {
 	if s >= 0 && int(s) < len(qpStateNames) {
 		return qpStateNames[s]
@@ -65,7 +65,7 @@ var qpTypeNames = map[QPType]string{
 	QPTRawPacket: "RAW_PACKET", QPTXRCSend: "XRC_SEND", QPTXRCRecv: "XRC_RECV", QPTDriver: "DRIVER",
 }
 
-// String is the value's name as in verbs.h (enum ibv_qp_type), without its prefix.
+// String is the type's name without IBV_QPT_ (RC), as rdma resource show prints it.
 func (t QPType) String() string {
 	if n, ok := qpTypeNames[t]; ok {
 		return n
@@ -152,8 +152,7 @@ func (m QPAttrMask) Names() []string {
 	return out
 }
 
-// String is the value's name as in verbs.h (enum ibv_qp_attr_mask), without
-// its prefix.
+// String joins the mask's names with | (STATE|PORT), or "0".
 func (m QPAttrMask) String() string {
 	if m == 0 {
 		return "0"
@@ -187,8 +186,7 @@ const (
 	MigArmed    MigState = 2
 )
 
-// String is the value's name as in verbs.h (enum ibv_mig_state), without its
-// prefix.
+// String is the path migration state's name (MIGRATED).
 func (m MigState) String() string {
 	return enumName(int(m), map[int]string{0: "MIGRATED", 1: "REARM", 2: "ARMED"})
 }
@@ -211,8 +209,7 @@ const (
 // accessNames[i] names bit i.
 var accessNames = []string{"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND", "ZERO_BASED", "ON_DEMAND", "HUGETLB"}
 
-// String is the value's name as in verbs.h (enum ibv_access_flags), without
-// its prefix.
+// String joins the flags' names with | (LOCAL_WRITE|REMOTE_WRITE), or "0".
 func (a AccessFlags) String() string { return flagNames(uint32(a), accessNames) }
 
 // ParseAccessFlag reads one flag name ("remote_write",

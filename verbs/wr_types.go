@@ -30,8 +30,7 @@ var wrOpcodeNames = map[WROpcode]string{
 	WRSendWithInv: "SEND_WITH_INV", WRTSO: "TSO",
 }
 
-// String is the value's name as in verbs.h (enum ibv_wr_opcode), without its
-// prefix.
+// String is the opcode's name without IBV_WR_ (RDMA_WRITE).
 func (o WROpcode) String() string {
 	if n, ok := wrOpcodeNames[o]; ok {
 		return n
@@ -63,8 +62,7 @@ const (
 	SendIPCsum    SendFlags = 1 << 4
 )
 
-// String is the value's name as in verbs.h (enum ibv_send_flags), without
-// its prefix.
+// String joins the flags' names with | (SIGNALED|INLINE), or "0".
 func (f SendFlags) String() string {
 	return flagNames(uint32(f), []string{"FENCE", "SIGNALED", "SOLICITED", "INLINE", "IP_CSUM"})
 }
@@ -108,8 +106,7 @@ var wcStatusNames = []string{
 	"TM_RNDV_INCOMPLETE",
 }
 
-// String is the value's name as in verbs.h (enum ibv_wc_status), without its
-// prefix.
+// String is the status's name without IBV_WC_ (REM_ACCESS_ERR), as ibv_wc_status_str(3) names them.
 func (s WCStatus) String() string {
 	if s >= 0 && int(s) < len(wcStatusNames) {
 		return wcStatusNames[s]
@@ -147,8 +144,7 @@ const (
 	WCRecvRDMAWithImm WCOpcode = WCRecv + 1
 )
 
-// String is the value's name as in verbs.h (enum ibv_wc_opcode), without its
-// prefix.
+// String is the completion opcode's name without IBV_WC_ (RECV).
 func (o WCOpcode) String() string {
 	return enumName(int(o), map[int]string{0: "SEND", 1: "RDMA_WRITE", 2: "RDMA_READ", 3: "COMP_SWAP", 4: "FETCH_ADD",
 		5: "BIND_MW", 6: "LOCAL_INV", 7: "TSO", 128: "RECV", 129: "RECV_RDMA_WITH_IMM"})
@@ -165,7 +161,7 @@ const (
 	WCWithInv  WCFlags = 1 << 3
 )
 
-// String is the value's name as in verbs.h (enum ibv_wc_flags), without its prefix.
+// String joins the flags' names with |, or "0".
 func (f WCFlags) String() string {
 	return flagNames(uint32(f), []string{"GRH", "WITH_IMM", "IP_CSUM_OK", "WITH_INV"})
 }
@@ -204,8 +200,7 @@ var eventNames = []string{
 	"GID_CHANGE", "WQ_FATAL",
 }
 
-// String is the value's name as in verbs.h (enum ibv_event_type), without
-// its prefix.
+// String is the event's name without IBV_EVENT_ (QP_FATAL), as ibv_event_type_str(3) names them.
 func (e EventType) String() string {
 	if e >= 0 && int(e) < len(eventNames) {
 		return eventNames[e]

@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -70,6 +71,10 @@ type config struct {
 // labPackage is a package with lab tests.
 type labPackage struct {
 	importPath, dir, name string
+	// tests and benchmarks are the functions the lab-tagged files define:
+	// only those run in the guest, since the package's other tests already
+	// ran on the host (and are slow under TCG, over 9p).
+	tests, benchmarks []string
 }
 
 func runTests(ctx context.Context, c config) error {
@@ -160,18 +165,56 @@ func flagNote(c config) string {
 	return " (" + strings.Join(f, ", ") + ")"
 }
 
+// selectPattern is a -test.run pattern for the names that the user's
+// pattern (go test syntax: top-level/subtest) selects among names. A
+// pattern that selects none of them gives one that matches nothing.
+func selectPattern(names []string, user string) string {
+	top, sub, hasSub := strings.Cut(user, "/")
+	var keep []string
+	re, err := regexp.Compile(top)
+	for _, n := range names {
+		if user == "" || (err == nil && re.MatchString(n)) {
+			keep = append(keep, regexp.QuoteMeta(n))
+		}
+	}
+	if len(keep) == 0 {
+		return "^$"
+	}
+	pat := "^(" + strings.Join(keep, "|") + ")$"
+	if hasSub {
+		pat += "/" + sub
+	}
+	return pat
+}
+
+var funcRE = regexp.MustCompile(`(?m)^func ((?:Test|Benchmark)[A-Z0-9_]\w*)\(`)
+
+// funcNames lists the top-level test (or benchmark) functions of a file.
+func funcNames(src []byte, prefix string) []string {
+	var out []string
+	for _, m := range funcRE.FindAllSubmatch(src, -1) {
+		if name := string(m[1]); strings.HasPrefix(name, prefix) && name != "TestMain" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // guestScript runs each test binary from its package folder in the guest
 // and prints go test's summary line for it.
 func guestScript(c config, root, out string, pkgs []labPackage) string {
-	args := []string{"-test.v", "-test.timeout=" + c.timeout.String(), fmt.Sprintf("-test.count=%d", c.count)}
-	if c.run != "" {
-		args = append(args, "-test.run="+shellQuote(c.run))
-	}
-	if c.bench != "" {
-		args = append(args, "-test.bench="+shellQuote(c.bench), "-test.run=^$", "-test.benchmem")
-	}
+	common := []string{"-test.v", "-test.timeout=" + c.timeout.String(), fmt.Sprintf("-test.count=%d", c.count)}
 	if c.short {
-		args = append(args, "-test.short")
+		common = append(common, "-test.short")
+	}
+	// argsFor selects the package's lab tests, narrowed by -run; with
+	// -bench, its lab benchmarks instead.
+	argsFor := func(p labPackage) []string {
+		args := append([]string(nil), common...)
+		if c.bench != "" {
+			return append(args, "-test.run=^$", "-test.benchmem", "-test.bench="+shellQuote(selectPattern(p.benchmarks, c.bench)))
+		}
+		return append(args, "-test.run="+shellQuote(selectPattern(p.tests, c.run)))
 	}
 	guest := func(p string) string {
 		rel, _ := filepath.Rel(root, p)
@@ -180,7 +223,7 @@ func guestScript(c config, root, out string, pkgs []labPackage) string {
 	var b strings.Builder
 	b.WriteString("fail=0\nnow() { cut -d' ' -f1 /proc/uptime; }\n")
 	for _, p := range pkgs {
-		fmt.Fprintf(&b, "cd %s\nt0=$(now)\n%s/%s.test %s\nrc=$?\n", guest(p.dir), guest(out), p.name, strings.Join(args, " "))
+		fmt.Fprintf(&b, "cd %s\nt0=$(now)\n%s/%s.test %s\nrc=$?\n", guest(p.dir), guest(out), p.name, strings.Join(argsFor(p), " "))
 		fmt.Fprintf(&b, "dt=$(awk -v a=$t0 -v b=$(now) 'BEGIN{printf \"%%.3fs\", b-a}')\n")
 		fmt.Fprintf(&b, "if [ $rc = 0 ]; then printf 'ok  \\t%%s\\t%%s\\n' %s $dt; else printf 'FAIL\\t%%s\\t%%s\\n' %s $dt; fail=1; fi\n", p.importPath, p.importPath)
 	}
@@ -206,6 +249,9 @@ func findLabPackages(ctx context.Context, patterns []string) ([]labPackage, erro
 		if len(f) != 6 { // the trailing "." keeps empty fields from being trimmed
 			continue
 		}
+		// go test -c -o DIR/ names each binary after the last element of
+		// its import path.
+		p := labPackage{importPath: f[0], dir: f[1], name: path.Base(f[0])}
 		for _, file := range strings.Split(f[3]+","+f[4], ",") {
 			if file == "" {
 				continue
@@ -215,11 +261,12 @@ func findLabPackages(ctx context.Context, patterns []string) ([]labPackage, erro
 				return nil, err
 			}
 			if bytes.Contains(data, []byte("//go:build lab")) {
-				// go test -c -o DIR/ names each binary after the
-				// last element of its import path.
-				pkgs = append(pkgs, labPackage{importPath: f[0], dir: f[1], name: path.Base(f[0])})
-				break
+				p.tests = append(p.tests, funcNames(data, "Test")...)
+				p.benchmarks = append(p.benchmarks, funcNames(data, "Benchmark")...)
 			}
+		}
+		if len(p.tests)+len(p.benchmarks) > 0 {
+			pkgs = append(pkgs, p)
 		}
 	}
 	return pkgs, nil

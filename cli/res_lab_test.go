@@ -1,0 +1,132 @@
+//go:build lab
+
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/internal/oracle"
+)
+
+// verbscopeRes runs the verbscope binary that labtest put on the guest's
+// PATH: `verbscope res ARGS...`.
+func verbscopeRes(t *testing.T, args ...string) []byte {
+	t.Helper()
+	out, err := exec.Command("verbscope", append([]string{"res"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("verbscope res %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func rdma(t *testing.T, args ...string) []byte {
+	t.Helper()
+	out, err := exec.Command("rdma", args...).Output()
+	if err != nil {
+		t.Fatalf("rdma %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+func parse(t *testing.T, b []byte) []oracle.RdmaObject {
+	t.Helper()
+	o, err := oracle.ParseRdmaJSON(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// sameAsRdma compares `verbscope res ARGS -j` with `rdma -j resource show
+// ARGS` read just before and after (oracle.CompareRdmaJSON), retrying
+// while the system changes under the comparison.
+func sameAsRdma(t *testing.T, args ...string) {
+	t.Helper()
+	var err error
+	for try := 0; try < 10; try++ {
+		before := parse(t, rdma(t, append([]string{"-j", "resource", "show"}, args...)...))
+		got := parse(t, verbscopeRes(t, append(append([]string{}, args...), "-j")...))
+		after := parse(t, rdma(t, append([]string{"-j", "resource", "show"}, args...)...))
+		err = oracle.CompareRdmaJSON(before, got, after)
+		var u *oracle.Unstable
+		if !errors.As(err, &u) {
+			break
+		}
+	}
+	if err != nil {
+		t.Errorf("verbscope res %s -j: %v", strings.Join(args, " "), err)
+	}
+}
+
+// qpStates returns the states of a process's QPs as rdma lists them.
+func qpStates(t *testing.T, pid uint32) []string {
+	var out []string
+	for _, o := range parse(t, labkit.RdmaJSON(t, "qp")) {
+		if o.Values["pid"] != nil && o.Values["pid"].(interface{ String() string }).String() == strconv.Itoa(int(pid)) {
+			out = append(out, o.Values["state"].(string))
+		}
+	}
+	return out
+}
+
+// TestResMatchesRdma checks the verbscope binary against iproute2 in the
+// lab: JSON for every kind, the text view, and iproute2's filters, while
+// an ibv_rc_pingpong server waits (QP in INIT), while the pair runs (RTS),
+// and after both were killed (QPs gone).
+func TestResMatchesRdma(t *testing.T) {
+	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
+	labkit.WaitFor(t, 30*time.Second, "an idle device", func() bool {
+		return len(parse(t, labkit.RdmaJSON(t, "ctx"))) == 0
+	})
+	kinds := [][]string{{}, {"qp"}, {"cq"}, {"mr"}, {"pd"}, {"ctx"}, {"srq"}, {"cm_id"}}
+	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
+	labkit.WaitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
+		s := qpStates(t, srv.PID())
+		return len(s) == 1 && s[0] == "INIT"
+	})
+	for _, k := range kinds {
+		sameAsRdma(t, k...)
+	}
+	pid := strconv.Itoa(int(srv.PID()))
+	for _, f := range [][]string{{"qp", "pid", pid}, {"qp", "lqpn", "0-20"}, {"qp", "state", "INIT"},
+		{"qp", "type", "GSI"}, {"qp", "link", "rxe0/1"}, {"cq", "pid", pid}, {"pd", "dev", "rxe0"}, {"mr", "pid", pid}} {
+		sameAsRdma(t, f...)
+	}
+	// Nothing moves in INIT: the text view equals rdma's, lines and all
+	// (iproute2 ends each line with a blank).
+	for _, k := range [][]string{{}, {"qp"}, {"cq"}, {"mr"}, {"pd"}, {"ctx"}} {
+		want := strings.ReplaceAll(string(rdma(t, append([]string{"resource", "show"}, k...)...)), " \n", "\n")
+		if got := string(verbscopeRes(t, k...)); got != want {
+			t.Errorf("verbscope res %v:\n%s\nrdma resource show %v:\n%s", k, got, k, want)
+		}
+	}
+
+	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000", ip)
+	labkit.WaitFor(t, 30*time.Second, "both QPs in RTS", func() bool {
+		s, c := qpStates(t, srv.PID()), qpStates(t, cli.PID())
+		return len(s) == 1 && s[0] == "RTS" && len(c) == 1 && c[0] == "RTS"
+	})
+	for _, k := range kinds {
+		sameAsRdma(t, k...)
+	}
+	sameAsRdma(t, "qp", "state", "RTS", "type", "RC")
+
+	cli.Kill()
+	srv.Kill()
+	labkit.WaitFor(t, 30*time.Second, "the pingpong QPs to go", func() bool {
+		return len(qpStates(t, srv.PID())) == 0 && len(qpStates(t, cli.PID())) == 0
+	})
+	for _, k := range kinds {
+		sameAsRdma(t, k...)
+	}
+	if out := verbscopeRes(t, "qp", "pid", pid, "-j"); !bytes.Equal(bytes.TrimSpace(out), []byte("[]")) {
+		t.Errorf("QPs of a dead process: %s", out)
+	}
+}

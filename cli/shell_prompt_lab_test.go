@@ -1,0 +1,124 @@
+//go:build lab
+
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession drives a terminal program through tmux in the lab VM.
+type tmuxSession struct {
+	t    *testing.T
+	name string
+}
+
+func newTmux(t *testing.T) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("verbscope"); err != nil {
+		t.Fatalf("verbscope is not on PATH in the lab: %v", err)
+	}
+	s := &tmuxSession{t: t, name: "vs"}
+	s.run("new-session", "-d", "-s", s.name, "-x", "120", "-y", "40", "/bin/sh")
+	t.Cleanup(func() { exec.Command("tmux", "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	// The lab sets LANG=C.UTF-8, which tmux insists on.
+	cmd := exec.Command("tmux", args...)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", s.name}, keys...)...)
+}
+
+// key presses one key and lets the program read it alone: go-prompt
+// recognizes control keys only when they arrive one per read.
+func (s *tmuxSession) key(k string) {
+	s.keys(k)
+	time.Sleep(150 * time.Millisecond)
+}
+
+// line types text, then Enter on its own, as a person would: go-prompt
+// treats a newline arriving in the same read as the text as pasted input.
+func (s *tmuxSession) line(text string) {
+	s.keys("-l", text)
+	time.Sleep(150 * time.Millisecond)
+	s.keys("Enter")
+}
+
+func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", s.name) }
+
+// waitFor polls the screen until it contains want.
+func (s *tmuxSession) waitFor(want string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		scr := s.screen()
+		if strings.Contains(scr, want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never showed %q; it shows:\n%s", want, scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestInteractiveShell types into `verbscope shell` on a real terminal:
+// completion offers rts after `modify qp1 `, the history recalls the last
+// line, and the terminal is sane after exit.
+func TestInteractiveShell(t *testing.T) {
+	os.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := newTmux(t)
+	s.line("stty -a > /tmp/stty-before.txt; XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME") + " verbscope shell")
+	s.waitFor("verbs>") // capture-pane drops trailing spaces
+	s.line("open; pd; cq; qp type=rc")
+	s.waitFor("qp1 = RC QP number")
+	s.keys("-l", "modify qp1 ")
+	time.Sleep(150 * time.Millisecond)
+	scr := s.waitFor("rts")
+	if !strings.Contains(scr, "init") {
+		t.Errorf("the completion popup lacks init:\n%s", scr)
+	}
+	s.key("C-u") // clear the line
+	s.line("ls")
+	s.waitFor("└─")
+	s.key("Up")
+	scr = s.screen()
+	prompt := ""
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.HasPrefix(l, "verbs>") {
+			prompt = strings.TrimSpace(l) // the last prompt line is the live one
+		}
+	}
+	if prompt != "verbs> ls" {
+		t.Errorf("Up did not recall `ls`; the prompt line is %q", prompt)
+	}
+	s.key("C-u")
+	s.key("C-d")
+	s.waitFor("# ") // back at the busybox prompt
+	s.line("stty -a > /tmp/stty-after.txt; echo done-$((1+1))")
+	s.waitFor("done-2")
+	before, _ := os.ReadFile("/tmp/stty-before.txt")
+	after, _ := os.ReadFile("/tmp/stty-after.txt")
+	if string(before) != string(after) || !strings.Contains(string(after), " icanon") || !strings.Contains(string(after), " echo ") {
+		t.Errorf("terminal settings changed by the shell:\nbefore: %s\nafter:  %s", before, after)
+	}
+	hist, err := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "verbscope", "history"))
+	if err != nil || !strings.Contains(string(hist), "open; pd; cq; qp type=rc\nls\n") {
+		t.Errorf("history file: %q, %v", hist, err)
+	}
+}

@@ -1,0 +1,143 @@
+package doctor
+
+import (
+	"slices"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/verbs"
+)
+
+// DefaultMRSize is what the probe registers unless told otherwise: enough
+// to trip the usual 8 MiB (or 64 KiB) RLIMIT_MEMLOCK, small enough for
+// any machine.
+const DefaultMRSize = 64 << 20
+
+// Options say what Gather collects.
+type Options struct {
+	// Needs are the parts the selected checks read (NeedsOf).
+	Needs Needs
+	// MRSize is the probe's registration size; 0 is DefaultMRSize.
+	MRSize int
+	// NoProbe, when set, skips the probe and is the reason shown.
+	NoProbe string
+	// Progress, when set, is told before each slow step.
+	Progress func(msg string)
+}
+
+// Gather collects the facts from fs and, when live (fs reads this
+// host's own /sys and /proc), from libibverbs, RDMA netlink and procfs,
+// and runs the probe. It never fails: each part keeps its own error.
+// The netlink snapshot is taken after libibverbs' contexts are closed and
+// before the probe, so doctor's own objects are in neither.
+func Gather(fs *sysfsmon.FS, live bool, o Options) *Facts {
+	if o.MRSize <= 0 {
+		o.MRSize = DefaultMRSize
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	n := o.Needs
+	f := &Facts{Live: live, MRSize: o.MRSize, NoProbe: o.NoProbe}
+	if n&NeedHost != 0 {
+		f.Host = fs.Host()
+	}
+	if n&(NeedDevices|NeedProbe) != 0 {
+		f.Devices, f.DevicesErr = fs.Devices()
+	}
+	if n&NeedIRQs != 0 {
+		f.IRQs, f.IRQsErr = fs.IRQs()
+	}
+	if !live {
+		return f
+	}
+	if n&(NeedVerbs|NeedProbe) != 0 {
+		f.Verbs = gatherVerbs()
+	}
+	if n&(NeedNetlink|NeedProcs) != 0 {
+		f.Netlink, f.NetlinkErr = snapshot()
+	}
+	if n&NeedProcs != 0 && f.Netlink != nil {
+		f.Procs = owners(fs, f.Netlink)
+		progress("reading which processes hold /dev/infiniband open")
+		f.Holders, f.HoldersUnreadable, f.HoldersErr = fs.DevHolders()
+	}
+	if n&NeedProbe != 0 && f.NoProbe == "" && f.Verbs != nil {
+		for _, d := range f.Verbs.Devices {
+			port := probePort(f.Devices, d.Name)
+			progress("registering " + sizeText(f.MRSize) + " and creating a QP on " + d.Name)
+			f.Probes = append(f.Probes, RunProbe(d.Name, port, f.MRSize))
+		}
+	}
+	return f
+}
+
+// gatherVerbs lists the devices through libibverbs, opens and queries
+// each, and closes it again.
+func gatherVerbs() *VerbsFacts {
+	v := &VerbsFacts{Open: map[string]VerbsDevice{}}
+	v.Devices, v.ListErr = verbs.Devices()
+	for _, d := range v.Devices {
+		c, err := verbs.Open(d.Name)
+		if err != nil {
+			v.Open[d.Name] = VerbsDevice{Err: err}
+			continue
+		}
+		vd := VerbsDevice{}
+		if a, err := c.QueryDevice(); err != nil {
+			vd.Err = err
+		} else {
+			vd.Attr = &a
+		}
+		vd.NumCompVectors, _ = c.NumCompVectors()
+		if err := c.Close(); err != nil && vd.Err == nil {
+			vd.Err = err
+		}
+		v.Open[d.Name] = vd
+	}
+	return v
+}
+
+// snapshot dumps every object of every process over RDMA netlink.
+func snapshot() (*inspect.Snapshot, error) {
+	c, err := inspect.Dial()
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Snapshot(inspect.SnapshotOptions{NoCounters: true})
+}
+
+// owners reads procfs for every pid the snapshot names.
+func owners(fs *sysfsmon.FS, s *inspect.Snapshot) map[uint32]ProcFact {
+	out := map[uint32]ProcFact{}
+	if s == nil {
+		return out
+	}
+	for _, o := range userObjects(s) {
+		if !o.obj.HasPID() {
+			continue
+		}
+		if _, ok := out[o.obj.PID]; ok {
+			continue
+		}
+		p, err := fs.Process(int(o.obj.PID))
+		out[o.obj.PID] = ProcFact{Proc: p, Err: err}
+	}
+	return out
+}
+
+// probePort is the device's first ACTIVE port, else port 1.
+func probePort(devs []sysfsmon.Device, name string) int {
+	i := slices.IndexFunc(devs, func(d sysfsmon.Device) bool { return d.Name == name })
+	if i < 0 {
+		return 1
+	}
+	for _, p := range devs[i].Ports {
+		if active(p) {
+			return p.Port
+		}
+	}
+	return 1
+}

@@ -1,0 +1,29 @@
+// Package inspect reads the host's RDMA state the way `rdma resource show`
+// (iproute2's rdma tool, rdma-resource(8)) and `rdma statistic` see it:
+// through RDMA netlink, the kernel's nldev interface
+// (drivers/infiniband/core/nldev.c, uapi include/uapi/rdma/rdma_netlink.h),
+// for every process on the host, without cgo and without libibverbs.
+//
+// A Conn (conn.go) speaks nldev over a NETLINK_RDMA socket opened with
+// github.com/mdlayher/netlink. Its methods mirror the kernel's commands:
+// Devices and Ports (RDMA_NLDEV_CMD_GET, PORT_GET), Summary (RES_GET), one
+// dump per object kind (QPs, CQs, MRs, PDs, Contexts, SRQs, CMIDs), port
+// and per-QP counters (STAT_GET) and the system settings (SYS_GET).
+// Snapshot (snapshot.go) takes all of them at once.
+//
+// A Tracker (tracker.go) is fed successive snapshots and notices what
+// changed: objects that appeared or went away, each QP's state history
+// with timestamps, QPs in ERR or SQE, QPs whose PSNs stopped moving while
+// the port's retry counters rose, and per-process object counts against
+// device limits.
+//
+// rows.go and filter.go turn objects into the lines `rdma resource show`
+// prints, with the same keys and values as `rdma -j resource show`, and
+// apply iproute2-style filters (pid=, state=, lqpn=0-6 ...), so the CLI
+// and the dashboard show what iproute2 shows.
+//
+// Everything the kernel sends is outside input: a malformed reply is an
+// error, never a panic, and every decoder has a fuzz target. Unit tests
+// replay netlink replies recorded from the lab's real kernel (testdata/);
+// lab tests compare against iproute2 in the same VM boot.
+package inspect

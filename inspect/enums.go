@@ -1,0 +1,226 @@
+package inspect
+
+import "strconv"
+
+// The value sets the kernel sends in u8/u32 attributes. Names are spelled
+// the way iproute2's rdma tool prints them (rdma/res-*.c, link.c, dev.c),
+// so that text and JSON views match `rdma resource show` exactly.
+
+// QPType is a QP's transport type, enum ib_qp_type in
+// include/rdma/ib_verbs.h (sent as RDMA_NLDEV_ATTR_RES_TYPE).
+type QPType uint8
+
+// QP types of enum ib_qp_type that nldev reports.
+const (
+	QPTypeSMI          QPType = 0    // IB_QPT_SMI, QP0
+	QPTypeGSI          QPType = 1    // IB_QPT_GSI, QP1
+	QPTypeRC           QPType = 2    // IB_QPT_RC
+	QPTypeUC           QPType = 3    // IB_QPT_UC
+	QPTypeUD           QPType = 4    // IB_QPT_UD
+	QPTypeRawIPv6      QPType = 5    // IB_QPT_RAW_IPV6
+	QPTypeRawEthertype QPType = 6    // IB_QPT_RAW_ETHERTYPE
+	QPTypeRawPacket    QPType = 8    // IB_QPT_RAW_PACKET
+	QPTypeXRCIni       QPType = 9    // IB_QPT_XRC_INI
+	QPTypeXRCTgt       QPType = 10   // IB_QPT_XRC_TGT
+	QPTypeDriver       QPType = 0xff // IB_QPT_DRIVER (see QP.Subtype)
+)
+
+var qpTypeNames = [...]string{"SMI", "GSI", "RC", "UC", "UD", "RAW_IPV6",
+	"RAW_ETHERTYPE", "UNKNOWN", "RAW_PACKET", "XRC_INI", "XRC_TGT"}
+
+// String returns the name rdma-resource(8) prints (qp_types_to_str in
+// iproute2 rdma/res.c): "RC", "UD", "GSI", ... "DRIVER", else "UNKNOWN".
+func (t QPType) String() string {
+	if int(t) < len(qpTypeNames) {
+		return qpTypeNames[t]
+	}
+	if t == QPTypeDriver {
+		return "DRIVER"
+	}
+	return "UNKNOWN"
+}
+
+// QPState is a QP's state, enum ib_qp_state in include/rdma/ib_verbs.h
+// (RDMA_NLDEV_ATTR_RES_STATE); the kernel reads it live with
+// ib_query_qp() on every dump.
+type QPState uint8
+
+// QP states of enum ib_qp_state.
+const (
+	QPStateReset QPState = iota // IB_QPS_RESET
+	QPStateInit                 // IB_QPS_INIT
+	QPStateRTR                  // IB_QPS_RTR
+	QPStateRTS                  // IB_QPS_RTS
+	QPStateSQD                  // IB_QPS_SQD
+	QPStateSQE                  // IB_QPS_SQE
+	QPStateErr                  // IB_QPS_ERR
+)
+
+var qpStateNames = [...]string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"}
+
+// String returns the name rdma-resource(8) prints: RESET, INIT, RTR, RTS,
+// SQD, SQE, ERR, else UNKNOWN (qp_states_to_str in rdma/res-qp.c).
+func (s QPState) String() string { return nameOr(qpStateNames[:], int(s), "UNKNOWN") }
+
+// PathMigState is enum ib_mig_state (RDMA_NLDEV_ATTR_RES_PATH_MIG_STATE).
+type PathMigState uint8
+
+var pathMigNames = [...]string{"MIGRATED", "REARM", "ARMED"}
+
+// String returns MIGRATED, REARM or ARMED (path_mig_to_str in
+// rdma/res-qp.c), else UNKNOWN.
+func (m PathMigState) String() string { return nameOr(pathMigNames[:], int(m), "UNKNOWN") }
+
+// PollCtx is how a kernel CQ is polled, enum ib_poll_context in
+// include/rdma/ib_verbs.h (RDMA_NLDEV_ATTR_RES_POLL_CTX).
+type PollCtx uint8
+
+var pollCtxNames = [...]string{"DIRECT", "SOFTIRQ", "WORKQUEUE", "UNBOUND_WORKQUEUE"}
+
+// String returns the name rdma/res-cq.c prints (poll_ctx_to_str).
+func (p PollCtx) String() string { return nameOr(pollCtxNames[:], int(p), "UNKNOWN") }
+
+// SRQType is enum ib_srq_type (RDMA_NLDEV_ATTR_RES_TYPE of an SRQ).
+type SRQType uint8
+
+var srqTypeNames = [...]string{"BASIC", "XRC", "TM"}
+
+// String returns BASIC, XRC or TM (srq_types_to_str in rdma/res-srq.c).
+func (t SRQType) String() string { return nameOr(srqTypeNames[:], int(t), "UNKNOWN") }
+
+// CMState is an rdma_cm_id's state, enum rdma_cm_state in
+// drivers/infiniband/core/cma_priv.h.
+type CMState uint8
+
+var cmStateNames = [...]string{"IDLE", "ADDR_QUERY", "ADDR_RESOLVED",
+	"ROUTE_QUERY", "ROUTE_RESOLVED", "CONNECT", "DISCONNECT", "ADDR_BOUND",
+	"LISTEN", "DEVICE_REMOVAL", "DESTROYING"}
+
+// String returns the name rdma/res-cmid.c prints (cm_id_state_to_str).
+func (s CMState) String() string { return nameOr(cmStateNames[:], int(s), "UNKNOWN") }
+
+// PortSpace is an rdma_cm_id's port space, enum rdma_ucm_port_space in
+// include/uapi/rdma/rdma_user_cm.h (RDMA_NLDEV_ATTR_RES_PS).
+type PortSpace uint32
+
+// Port spaces of enum rdma_ucm_port_space.
+const (
+	PortSpaceIPoIB PortSpace = 0x0002 // RDMA_PS_IPOIB
+	PortSpaceIB    PortSpace = 0x013F // RDMA_PS_IB
+	PortSpaceTCP   PortSpace = 0x0106 // RDMA_PS_TCP
+	PortSpaceUDP   PortSpace = 0x0111 // RDMA_PS_UDP
+)
+
+// String returns what rdma/res-cmid.c prints (cm_id_ps_to_str): TCP, UDP,
+// IPoIB (also for RDMA_PS_IB, as iproute2 does), else "---".
+func (p PortSpace) String() string {
+	switch p {
+	case PortSpaceIPoIB, PortSpaceIB:
+		return "IPoIB"
+	case PortSpaceTCP:
+		return "TCP"
+	case PortSpaceUDP:
+		return "UDP"
+	}
+	return "---"
+}
+
+// PortState is enum ib_port_state (RDMA_NLDEV_ATTR_PORT_STATE).
+type PortState uint8
+
+var portStateNames = [...]string{"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"}
+
+// String returns the name `rdma link` prints (link_state_to_str in
+// rdma/link.c).
+func (s PortState) String() string { return nameOr(portStateNames[:], int(s), "UNKNOWN") }
+
+// PhysState is enum ib_port_phys_state (RDMA_NLDEV_ATTR_PORT_PHYS_STATE).
+type PhysState uint8
+
+var physStateNames = [...]string{"NOP", "SLEEP", "POLLING", "DISABLED",
+	"ARMED", "LINK_UP", "LINK_ERROR_RECOVER", "PHY_TEST", "UNKNOWN",
+	"OPA_OFFLINE", "UNKNOWN", "OPA_TEST"}
+
+// String returns the name `rdma link` prints (phys_state_to_str in
+// rdma/link.c).
+func (s PhysState) String() string { return nameOr(physStateNames[:], int(s), "UNKNOWN") }
+
+// NodeType is enum rdma_node_type in include/rdma/ib_verbs.h
+// (RDMA_NLDEV_ATTR_DEV_NODE_TYPE).
+type NodeType uint8
+
+var nodeTypeNames = [...]string{"unknown", "ca", "switch", "router", "rnic",
+	"usnic", "usnic_udp", "unspecified"}
+
+// String returns the name `rdma dev` prints (node_type_to_str in
+// rdma/dev.c): ca, switch, router, rnic, usnic, usnic_udp, unspecified.
+func (t NodeType) String() string { return nameOr(nodeTypeNames[:], int(t), "unknown") }
+
+// CounterMode is enum rdma_nl_counter_mode in rdma_netlink.h: how QPs are
+// bound to per-QP counters (rdma-statistic(8) "qp mode").
+type CounterMode uint32
+
+// Counter modes of enum rdma_nl_counter_mode.
+const (
+	CounterModeNone   CounterMode = 0 // RDMA_COUNTER_MODE_NONE
+	CounterModeAuto   CounterMode = 1 // RDMA_COUNTER_MODE_AUTO
+	CounterModeManual CounterMode = 2 // RDMA_COUNTER_MODE_MANUAL
+)
+
+var counterModeNames = [...]string{"none", "auto", "manual"}
+
+// String returns none, auto or manual.
+func (m CounterMode) String() string { return nameOr(counterModeNames[:], int(m), "unknown") }
+
+// Auto-mode criteria of enum rdma_nl_counter_mask.
+const (
+	CounterMaskQPType uint32 = 1 << 0 // RDMA_COUNTER_MASK_QP_TYPE
+	CounterMaskPID    uint32 = 1 << 1 // RDMA_COUNTER_MASK_PID
+)
+
+// NetnsMode is the RDMA subsystem's network namespace mode
+// (RDMA_NLDEV_SYS_ATTR_NETNS_MODE; rdma-system(8)).
+type NetnsMode uint8
+
+// String returns "exclusive" (0) or "shared" (1), as `rdma system` prints.
+func (m NetnsMode) String() string {
+	return nameOr([]string{"exclusive", "shared"}, int(m), "unknown")
+}
+
+func nameOr(names []string, i int, fallback string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return fallback
+}
+
+// attrName names an attribute in error messages: "RES_LQPN (21)".
+func attrName(a Attr) string {
+	if int(a) < len(attrNames) {
+		return attrNames[a] + " (" + strconv.Itoa(int(a)) + ")"
+	}
+	return "attribute " + strconv.Itoa(int(a))
+}
+
+// attrNames are the rdma_nldev_attr names without their prefix, in ABI
+// order (index = value).
+var attrNames = [...]string{
+	"PAD (UNSPEC)", "DEV_INDEX", "DEV_NAME", "PORT_INDEX", "CAP_FLAGS", "FW_VERSION", "NODE_GUID",
+	"SYS_IMAGE_GUID", "SUBNET_PREFIX", "LID", "SM_LID", "LMC", "PORT_STATE", "PORT_PHYS_STATE",
+	"DEV_NODE_TYPE", "RES_SUMMARY", "RES_SUMMARY_ENTRY", "RES_SUMMARY_ENTRY_NAME",
+	"RES_SUMMARY_ENTRY_CURR", "RES_QP", "RES_QP_ENTRY", "RES_LQPN", "RES_RQPN", "RES_RQ_PSN",
+	"RES_SQ_PSN", "RES_PATH_MIG_STATE", "RES_TYPE", "RES_STATE", "RES_PID", "RES_KERN_NAME",
+	"RES_CM_ID", "RES_CM_ID_ENTRY", "RES_PS", "RES_SRC_ADDR", "RES_DST_ADDR", "RES_CQ",
+	"RES_CQ_ENTRY", "RES_CQE", "RES_USECNT", "RES_POLL_CTX", "RES_MR", "RES_MR_ENTRY", "RES_RKEY",
+	"RES_LKEY", "RES_IOVA", "RES_MRLEN", "RES_PD", "RES_PD_ENTRY", "RES_LOCAL_DMA_LKEY",
+	"RES_UNSAFE_GLOBAL_RKEY", "NDEV_INDEX", "NDEV_NAME", "DRIVER", "DRIVER_ENTRY", "DRIVER_STRING",
+	"DRIVER_PRINT_TYPE", "DRIVER_S32", "DRIVER_U32", "DRIVER_S64", "DRIVER_U64", "RES_PDN", "RES_CQN",
+	"RES_MRN", "RES_CM_IDN", "RES_CTXN", "LINK_TYPE", "SYS_ATTR_NETNS_MODE", "DEV_PROTOCOL",
+	"NET_NS_FD", "CHARDEV_TYPE", "CHARDEV_NAME", "CHARDEV_ABI", "CHARDEV", "UVERBS_DRIVER_ID",
+	"STAT_MODE", "STAT_RES", "STAT_AUTO_MODE_MASK", "STAT_COUNTER", "STAT_COUNTER_ENTRY",
+	"STAT_COUNTER_ID", "STAT_HWCOUNTERS", "STAT_HWCOUNTER_ENTRY", "STAT_HWCOUNTER_ENTRY_NAME",
+	"STAT_HWCOUNTER_ENTRY_VALUE", "DEV_DIM", "RES_RAW", "RES_CTX", "RES_CTX_ENTRY", "RES_SRQ",
+	"RES_SRQ_ENTRY", "RES_SRQN", "MIN_RANGE", "MAX_RANGE", "SYS_ATTR_COPY_ON_FORK",
+	"STAT_HWCOUNTER_INDEX", "STAT_HWCOUNTER_DYNAMIC", "SYS_ATTR_PRIVILEGED_QKEY_MODE",
+	"DRIVER_DETAILS", "RES_SUBTYPE", "DEV_TYPE", "PARENT_NAME", "NAME_ASSIGN_TYPE",
+}

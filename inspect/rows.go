@@ -1,0 +1,431 @@
+package inspect
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Rows: objects as the lines `rdma resource show` prints (iproute2
+// rdma/res-*.c, the res_*_line functions), in its field order, with the
+// text it prints and the keys and values of `rdma -j resource show`, so
+// scripts written against iproute2 read verbscope's JSON unchanged.
+
+// Field is one item of a line.
+type Field struct {
+	// Key is the JSON key and the filter name: "lqpn", "ifname", "comm".
+	Key string
+	// Text is the value as the text view prints it ("17", "[ib_core]",
+	// "0x273"); TextKey, when set, replaces Key in the text view ("link",
+	// "dev").
+	Text    string
+	TextKey string
+	// Value is the JSON value: uint64, int64, string, bool or []string.
+	Value any
+	// Num is the value numeric filters compare, when IsNum.
+	Num   uint64
+	IsNum bool
+	// Bare prints Text without a key ("0: rxe0: " in the summary).
+	Bare bool
+	// NoText and NoJSON leave the field out of a view; a field with
+	// both is only there to be filtered on (src-port of a cm_id).
+	NoText, NoJSON bool
+}
+
+// Row is one line: one object, its fields in iproute2's order.
+type Row []Field
+
+// Get returns the field with the given key.
+func (r Row) Get(key string) (Field, bool) {
+	for _, f := range r {
+		if f.Key == key {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// Text renders the row as `rdma resource show` prints it, without the
+// trailing blank iproute2 leaves.
+func (r Row) Text() string {
+	var b strings.Builder
+	for _, f := range r {
+		if f.NoText {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if !f.Bare {
+			k := f.TextKey
+			if k == "" {
+				k = f.Key
+			}
+			b.WriteString(k)
+			b.WriteByte(' ')
+		}
+		b.WriteString(f.Text)
+	}
+	return b.String()
+}
+
+// AppendJSON appends the row as one JSON object with iproute2's keys in
+// its order.
+func (r Row) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	first := true
+	for _, f := range r {
+		if f.NoJSON {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, f.Key)
+		b = append(b, ':')
+		b = appendJSONValue(b, f.Value)
+	}
+	return append(b, '}')
+}
+
+func appendJSONValue(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case uint64:
+		return strconv.AppendUint(b, v, 10)
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case string:
+		return appendJSONString(b, v)
+	case []string:
+		b = append(b, '[')
+		for i, s := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, s)
+		}
+		return append(b, ']')
+	}
+	return append(b, "null"...)
+}
+
+// appendJSONString escapes like iproute2's jsonw_puts (lib/json_writer.c)
+// and, unlike it, also escapes other control characters, which would make
+// invalid JSON (a comm can hold anything).
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\t':
+			b = append(b, `\t`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\r':
+			b = append(b, `\r`...)
+		case '\f':
+			b = append(b, `\f`...)
+		case '\b':
+			b = append(b, `\b`...)
+		case '\\':
+			b = append(b, `\\`...)
+		case '"':
+			b = append(b, `\"`...)
+		default:
+			if c < 0x20 {
+				b = append(b, `\u00`...)
+				b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+			} else {
+				b = append(b, c)
+			}
+		}
+	}
+	return append(b, '"')
+}
+
+// Field constructors for the print helpers of rdma/res.c.
+
+// u32Field is res_print_u32: "key N", a JSON number.
+func u32Field(key string, v uint32) Field {
+	return Field{Key: key, Text: strconv.FormatUint(uint64(v), 10), Value: uint64(v), Num: uint64(v), IsNum: true}
+}
+
+// u64Field is res_print_u64.
+func u64Field(key string, v uint64) Field {
+	return Field{Key: key, Text: strconv.FormatUint(v, 10), Value: v, Num: v, IsNum: true}
+}
+
+// strField is print_color_string with "key %s".
+func strField(key, v string) Field { return Field{Key: key, Text: v, Value: v} }
+
+// keyField is print_key: text "0x%x", JSON the hex digits as a string
+// ("273"), of the low 32 bits as print_color_hex takes an unsigned int.
+func keyField(key string, v uint64) Field {
+	return Field{Key: key, Text: "0x" + strconv.FormatUint(v, 16),
+		Value: strconv.FormatUint(v&0xffffffff, 16), Num: v, IsNum: true}
+}
+
+// devFields is print_dev: text "dev NAME", JSON ifindex and ifname.
+func devFields(r Row, o *Object) Row {
+	return append(r,
+		Field{Key: "ifindex", Value: int64(int32(o.DevIndex)), Num: uint64(o.DevIndex), IsNum: true, NoText: true},
+		Field{Key: "ifname", TextKey: "dev", Text: o.DevName, Value: o.DevName})
+}
+
+// linkFields is print_link: text "link DEV/PORT" ("DEV/-" without a
+// port), JSON ifindex, ifname and, when sent, port.
+func linkFields(r Row, o *Object, port uint32, hasPort bool) Row {
+	link := o.DevName + "/-"
+	r = append(r,
+		Field{Key: "ifindex", Value: uint64(o.DevIndex), Num: uint64(o.DevIndex), IsNum: true, NoText: true},
+		Field{Key: "ifname", Value: o.DevName, NoText: true})
+	if hasPort {
+		link = o.DevName + "/" + strconv.FormatUint(uint64(port), 10)
+		f := u32Field("port", port)
+		f.NoText = true
+		r = append(r, f)
+	}
+	return append(r, Field{Key: "link", Text: link, Value: link, NoJSON: true})
+}
+
+// ownerFields are the trailing pid, comm and driver attributes of every
+// line (res_print_u32 "pid", print_comm, print_driver_table).
+func ownerFields(r Row, o *Object, driver bool) Row {
+	if o.HasPID() {
+		r = append(r, u32Field("pid", o.PID))
+	}
+	if o.Comm != "" {
+		text := o.Comm
+		if !o.HasPID() {
+			text = "[" + o.Comm + "]"
+		}
+		r = append(r, Field{Key: "comm", Text: text, Value: o.Comm})
+	}
+	if driver {
+		r = driverFields(r, o.Driver)
+	}
+	return r
+}
+
+// driverFields is print_driver_table: "drv_KEY VALUE", hex when the
+// driver asked. Like iproute2, JSON prints the numbers as a C int, so
+// values beyond 32 bits wrap.
+func driverFields(r Row, d []DriverAttr) Row {
+	for _, a := range d {
+		f := Field{Key: "drv_" + a.Key}
+		var n uint64
+		switch v := a.Value.(type) {
+		case string:
+			f.Text, f.Value = v, v
+			r = append(r, f)
+			continue
+		case int32:
+			n, f.Text = uint64(v), strconv.FormatInt(int64(v), 10)
+		case int64:
+			n, f.Text = uint64(v), strconv.FormatInt(v, 10)
+		case uint32:
+			n, f.Text = uint64(v), strconv.FormatUint(uint64(v), 10)
+		case uint64:
+			n, f.Text = v, strconv.FormatUint(v, 10)
+		}
+		if a.Hex {
+			f.Text = "0x" + strconv.FormatUint(truncHex(a.Value, n), 16)
+		}
+		f.Value, f.Num, f.IsNum = int64(int32(n)), n, true
+		r = append(r, f)
+	}
+	return r
+}
+
+// truncHex gives the bits printf's %x shows for a driver value: 32-bit
+// values as unsigned 32-bit numbers.
+func truncHex(v any, n uint64) uint64 {
+	switch v.(type) {
+	case int32, uint32:
+		return n & 0xffffffff
+	}
+	return n
+}
+
+// Row returns the QP as rdma/res-qp.c res_qp_line prints it; driver adds
+// the driver attributes (iproute2's -dd).
+func (q *QP) Row(driver bool) Row {
+	a := &q.Attrs
+	r := linkFields(make(Row, 0, 16), &q.Object, q.Port, a.Has(AttrPortIndex))
+	r = append(r, u32Field("lqpn", q.LQPN))
+	if a.Has(AttrResRQPN) {
+		r = append(r, u32Field("rqpn", q.RQPN))
+	}
+	r = append(r, strField("type", q.Type.String()))
+	if a.Has(AttrResSubtype) {
+		r = append(r, strField("subtype", q.Subtype))
+	}
+	r = append(r, strField("state", q.State.String()))
+	if a.Has(AttrResRQPSN) {
+		r = append(r, u32Field("rq-psn", q.RQPSN))
+	}
+	r = append(r, u32Field("sq-psn", q.SQPSN))
+	if a.Has(AttrResPathMigState) {
+		r = append(r, strField("path-mig-state", q.PathMigState.String()))
+	}
+	if a.Has(AttrResPDN) {
+		r = append(r, u32Field("pdn", q.PDN))
+	}
+	return ownerFields(r, &q.Object, driver)
+}
+
+// Row returns the CQ as rdma/res-cq.c res_cq_line prints it.
+func (q *CQ) Row(driver bool) Row {
+	a := &q.Attrs
+	r := devFields(make(Row, 0, 12), &q.Object)
+	if a.Has(AttrResCQN) {
+		r = append(r, u32Field("cqn", q.CQN))
+	}
+	r = append(r, u32Field("cqe", q.CQE), u64Field("users", q.Users))
+	if a.Has(AttrResPollCtx) {
+		r = append(r, strField("poll-ctx", q.PollCtx.String()))
+	}
+	if a.Has(AttrDevDIM) && q.DIM <= 1 {
+		on := q.DIM == 1
+		text := "off"
+		if on {
+			text = "on"
+		}
+		r = append(r, Field{Key: "adaptive-moderation", Text: text, Value: on})
+	}
+	if a.Has(AttrResCtxN) {
+		r = append(r, u32Field("ctxn", q.CtxN))
+	}
+	return ownerFields(r, &q.Object, driver)
+}
+
+// Row returns the MR as rdma/res-mr.c res_mr_line prints it.
+func (m *MR) Row(driver bool) Row {
+	a := &m.Attrs
+	r := devFields(make(Row, 0, 12), &m.Object)
+	if a.Has(AttrResMRN) {
+		r = append(r, u32Field("mrn", m.MRN))
+	}
+	if a.Has(AttrResRKey) {
+		r = append(r, keyField("rkey", uint64(m.RKey)))
+	}
+	if a.Has(AttrResLKey) {
+		r = append(r, keyField("lkey", uint64(m.LKey)))
+	}
+	if a.Has(AttrResIOVA) {
+		r = append(r, keyField("iova", m.IOVA))
+	}
+	r = append(r, u64Field("mrlen", m.Len))
+	if a.Has(AttrResPDN) {
+		r = append(r, u32Field("pdn", m.PDN))
+	}
+	return ownerFields(r, &m.Object, driver)
+}
+
+// Row returns the PD as rdma/res-pd.c res_pd_line prints it.
+func (p *PD) Row(driver bool) Row {
+	a := &p.Attrs
+	r := devFields(make(Row, 0, 12), &p.Object)
+	if a.Has(AttrResPDN) {
+		r = append(r, u32Field("pdn", p.PDN))
+	}
+	if a.Has(AttrResLocalDMALKey) {
+		r = append(r, keyField("local_dma_lkey", uint64(p.LocalDMALKey)))
+	}
+	r = append(r, u64Field("users", p.Users))
+	if a.Has(AttrResUnsafeGlobalRKey) {
+		r = append(r, keyField("unsafe_global_rkey", uint64(p.UnsafeGlobalRKey)))
+	}
+	if a.Has(AttrResCtxN) {
+		r = append(r, u32Field("ctxn", p.CtxN))
+	}
+	return ownerFields(r, &p.Object, driver)
+}
+
+// Row returns the context as rdma/res-ctx.c res_ctx_line prints it.
+func (x *Context) Row(driver bool) Row {
+	r := devFields(make(Row, 0, 8), &x.Object)
+	r = append(r, u32Field("ctxn", x.CtxN))
+	return ownerFields(r, &x.Object, driver)
+}
+
+// Row returns the SRQ as rdma/res-srq.c res_srq_line prints it: the
+// attached QPs as "lqpn 17,20-22", a JSON array of strings.
+func (s *SRQ) Row(driver bool) Row {
+	a := &s.Attrs
+	r := devFields(make(Row, 0, 12), &s.Object)
+	r = append(r, u32Field("srqn", s.SRQN), strField("type", s.Type.String()))
+	if len(s.QPs) > 0 {
+		list := make([]string, len(s.QPs))
+		for i, q := range s.QPs {
+			list[i] = strconv.FormatUint(uint64(q.Min), 10)
+			if q.Max != q.Min {
+				list[i] += "-" + strconv.FormatUint(uint64(q.Max), 10)
+			}
+		}
+		r = append(r, Field{Key: "lqpn", Text: strings.Join(list, ","), Value: list})
+	}
+	if a.Has(AttrResPDN) {
+		r = append(r, u32Field("pdn", s.PDN))
+	}
+	if a.Has(AttrResCQN) {
+		r = append(r, u32Field("cqn", s.CQN))
+	}
+	return ownerFields(r, &s.Object, driver)
+}
+
+// Row returns the cm_id as rdma/res-cmid.c res_cm_id_line prints it,
+// addresses as "src-addr 10.0.0.1:7174". Addresses of families other than
+// IPv4 and IPv6 print as "AF_n" (iproute2 drops the whole line).
+func (x *CMID) Row(driver bool) Row {
+	a := &x.Attrs
+	r := linkFields(make(Row, 0, 16), &x.Object, x.Port, a.Has(AttrPortIndex))
+	if a.Has(AttrResCMIDN) {
+		r = append(r, u32Field("cm-idn", x.CMIDN))
+	}
+	if a.Has(AttrResLQPN) {
+		r = append(r, u32Field("lqpn", x.LQPN))
+	}
+	if a.Has(AttrResType) {
+		r = append(r, strField("qp-type", x.QPType.String()))
+	}
+	r = append(r, strField("state", x.State.String()), strField("ps", x.PS.String()))
+	r = ownerFields(r, &x.Object, false)
+	for _, sa := range []struct {
+		key string
+		has bool
+		sa  SockAddr
+	}{{"src", a.Has(AttrResSrcAddr), x.Src}, {"dst", a.Has(AttrResDstAddr), x.Dst}} {
+		if !sa.has {
+			continue
+		}
+		text := "AF_" + strconv.Itoa(int(sa.sa.Family))
+		if sa.sa.Addr.IsValid() {
+			text = sa.sa.Addr.Addr().String() + ":" + strconv.Itoa(int(sa.sa.Addr.Port()))
+		}
+		r = append(r, strField(sa.key+"-addr", text))
+		port := u32Field(sa.key+"-port", uint32(sa.sa.Addr.Port()))
+		port.NoText, port.NoJSON = true, true
+		r = append(r, port)
+	}
+	if driver {
+		r = driverFields(r, x.Driver)
+	}
+	return r
+}
+
+// Row returns the summary as `rdma resource show` prints it:
+// "0: rxe0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0".
+func (s *Summary) Row() Row {
+	idx := strconv.FormatUint(uint64(s.DevIndex), 10)
+	r := Row{
+		{Key: "ifindex", Text: idx + ":", Value: uint64(s.DevIndex), Num: uint64(s.DevIndex), IsNum: true, Bare: true},
+		{Key: "ifname", Text: s.DevName + ":", Value: s.DevName, Bare: true},
+	}
+	for _, c := range s.Counts {
+		r = append(r, u64Field(c.Name, c.Count))
+	}
+	return r
+}

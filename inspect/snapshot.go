@@ -1,0 +1,156 @@
+package inspect
+
+import (
+	"errors"
+	"time"
+)
+
+// Snapshot is everything nldev knows at one moment: what `rdma dev`,
+// `rdma link`, `rdma resource show` (all object kinds), `rdma statistic`
+// and `rdma system` show together, for every process.
+type Snapshot struct {
+	// Time is when the snapshot was started; Took how long it took.
+	Time time.Time
+	Took time.Duration
+
+	Devices []Device
+	Ports   []Port
+	Summary []Summary
+
+	QPs      []QP
+	CQs      []CQ
+	MRs      []MR
+	PDs      []PD
+	Contexts []Context
+	SRQs     []SRQ
+	CMIDs    []CMID
+
+	// PortCounters are the ports' hardware counters; Tracker uses the
+	// retry counters among them to tell a stuck QP from an idle one.
+	PortCounters []PortCounters
+	// CounterModes and QPCounters are the per-QP counter setup and
+	// values (none on soft devices).
+	CounterModes []PortCounterMode
+	QPCounters   []QPCounter
+	System       System
+
+	// Warnings lists the parts that failed without failing the whole
+	// snapshot: one odd device or an unsupported request never hides
+	// the rest.
+	Warnings []error
+}
+
+// SnapshotOptions selects what Snapshot reads.
+type SnapshotOptions struct {
+	// Query limits the device (and QP/CM_ID port) and asks for driver
+	// details.
+	Query Query
+	// NoCounters skips the STAT_GET requests (port counters, counter
+	// modes, per-QP counters).
+	NoCounters bool
+}
+
+// Snapshot takes every dump in one go: devices, ports, the summary, all
+// object kinds, counters and system settings. The device list is read
+// once; the comm name of a process is read once. An error in a part that
+// a device may legitimately lack is recorded in Warnings; other errors
+// (no RDMA netlink at all, a malformed reply) fail the call.
+func (c *Conn) Snapshot(opts SnapshotOptions) (*Snapshot, error) {
+	s := &Snapshot{Time: time.Now()}
+	defer func() { s.Took = time.Since(s.Time) }()
+	all, err := c.devices()
+	if err != nil {
+		return nil, err
+	}
+	devs, err := selectDevices("snapshot", all, opts.Query.Dev)
+	if err != nil {
+		return nil, err
+	}
+	s.Devices = devs
+	cc := c.freshComm()
+	q := opts.Query
+
+	// soft turns errors a device may legitimately return into warnings.
+	soft := func(err error) error {
+		if err == nil || errors.Is(err, ErrMalformed) || errors.Is(err, ErrNoRDMA) || errors.Is(err, ErrClosed) {
+			return err
+		}
+		s.Warnings = append(s.Warnings, err)
+		return nil
+	}
+	for _, d := range devs {
+		if s.Ports, err = c.ports(d, s.Ports); soft(err) != nil {
+			return nil, err
+		}
+		steps := []func() error{
+			func() (err error) { s.QPs, err = dumpKindDev(c, &qpKind, d, q, cc, s.QPs); return },
+			func() (err error) { s.CQs, err = dumpKindDev(c, &cqKind, d, q, cc, s.CQs); return },
+			func() (err error) { s.MRs, err = dumpKindDev(c, &mrKind, d, q, cc, s.MRs); return },
+			func() (err error) { s.PDs, err = dumpKindDev(c, &pdKind, d, q, cc, s.PDs); return },
+			func() (err error) { s.Contexts, err = dumpKindDev(c, &ctxKind, d, q, cc, s.Contexts); return },
+			func() (err error) { s.SRQs, err = dumpKindDev(c, &srqKind, d, q, cc, s.SRQs); return },
+			func() (err error) { s.CMIDs, err = dumpKindDev(c, &cmidKind, d, q, cc, s.CMIDs); return },
+		}
+		if !opts.NoCounters {
+			steps = append(steps, func() error {
+				for p := uint32(1); p <= d.Ports; p++ {
+					pc, err := c.portCounters(d, p)
+					if noCounters(err) {
+						continue
+					}
+					if err != nil {
+						return err
+					}
+					s.PortCounters = append(s.PortCounters, pc)
+				}
+				return nil
+			}, func() (err error) {
+				s.CounterModes, err = c.counterModes(d, s.CounterModes)
+				return
+			}, func() (err error) {
+				s.QPCounters, err = c.qpCounters(d, q, cc, s.QPCounters)
+				return
+			})
+		}
+		for _, step := range steps {
+			if err := soft(step()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if s.Summary, err = c.Summary(opts.Query.Dev); soft(err) != nil {
+		return nil, err
+	}
+	if s.System, err = c.System(); soft(err) != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// eachObject calls fn for the Object part of every object in s.
+func (s *Snapshot) eachObject(fn func(o *Object)) {
+	for i := range s.QPs {
+		fn(&s.QPs[i].Object)
+	}
+	for i := range s.CQs {
+		fn(&s.CQs[i].Object)
+	}
+	for i := range s.MRs {
+		fn(&s.MRs[i].Object)
+	}
+	for i := range s.PDs {
+		fn(&s.PDs[i].Object)
+	}
+	for i := range s.Contexts {
+		fn(&s.Contexts[i].Object)
+	}
+	for i := range s.SRQs {
+		fn(&s.SRQs[i].Object)
+	}
+	for i := range s.CMIDs {
+		fn(&s.CMIDs[i].Object)
+	}
+	for i := range s.QPCounters {
+		fn(&s.QPCounters[i].Object)
+	}
+}

@@ -1,0 +1,570 @@
+package inspect
+
+import (
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Kind names an object kind as rdma-resource(8) does.
+type Kind string
+
+// Object kinds.
+const (
+	KindQP   Kind = "qp"
+	KindCQ   Kind = "cq"
+	KindMR   Kind = "mr"
+	KindPD   Kind = "pd"
+	KindCtx  Kind = "ctx"
+	KindSRQ  Kind = "srq"
+	KindCMID Kind = "cm_id"
+)
+
+// Key identifies an object across snapshots: its kind, device and
+// restrack number (lqpn, cqn, mrn, pdn, ctxn, srqn, cm-idn).
+type Key struct {
+	Kind Kind
+	Dev  string
+	ID   uint32
+}
+
+// String returns "rxe0 qp 17".
+func (k Key) String() string {
+	return k.Dev + " " + string(k.Kind) + " " + strconv.FormatUint(uint64(k.ID), 10)
+}
+
+// Limits are a device's object limits from ibv_query_device(3)
+// (max_qp, max_cq, max_mr, max_pd, max_srq). RDMA netlink does not carry
+// them, so the caller passes them in; zero means unknown.
+type Limits struct {
+	MaxQP, MaxCQ, MaxMR, MaxPD, MaxSRQ uint64
+}
+
+func (l Limits) of(k Kind) uint64 {
+	switch k {
+	case KindQP:
+		return l.MaxQP
+	case KindCQ:
+		return l.MaxCQ
+	case KindMR:
+		return l.MaxMR
+	case KindPD:
+		return l.MaxPD
+	case KindSRQ:
+		return l.MaxSRQ
+	}
+	return 0
+}
+
+// DefaultRetryCounters are hardware counters that count retransmissions
+// and retry exhaustion (rxe's hw_counters, mlx5's hw_counters): when they
+// rise while a QP's PSNs stand still, the QP is retrying, not idle.
+var DefaultRetryCounters = []string{
+	// rxe (drivers/infiniband/sw/rxe/rxe_hw_counters.c)
+	"completer_retry_err", "retry_exceeded_err", "retry_rnr_exceeded_err", "rcvd_rnr_err", "rcvd_seq_err",
+	// mlx5 (drivers/infiniband/hw/mlx5/counters.c)
+	"local_ack_timeout_err", "rnr_nak_retry_err", "packet_seq_err", "implied_nak_seq_err",
+	"req_cqe_error", "resp_cqe_error", "req_remote_access_errors", "roce_adp_retrans", "roce_slow_restart",
+}
+
+// TrackerConfig tunes a Tracker; the zero value works.
+type TrackerConfig struct {
+	// Limits are per-device object limits, by device name.
+	Limits map[string]Limits
+	// LimitFraction is the share of a limit at which usage is flagged
+	// (default 0.9).
+	LimitFraction float64
+	// StallPolls is how many consecutive snapshots a QP's PSNs must stand
+	// still, with retry counters rising, before it is reported stuck
+	// (default 3).
+	StallPolls int
+	// RetryCounters names the counters that count retries (default
+	// DefaultRetryCounters).
+	RetryCounters []string
+	// HistoryLen caps each QP's state history (default 64 events; the
+	// oldest go first).
+	HistoryLen int
+	// GoneRetention is how many vanished QPs keep their history (default
+	// 1024).
+	GoneRetention int
+}
+
+// StateEvent is one entry of a QP's history: the state seen at Time (the
+// first sighting, then every change), or Gone when the QP disappeared.
+type StateEvent struct {
+	Time  time.Time
+	State QPState
+	Gone  bool
+	// SQPSN and RQPSN are the PSNs seen with the state.
+	SQPSN, RQPSN uint32
+}
+
+// Change is an object that appeared or disappeared.
+type Change struct {
+	Key  Key
+	PID  uint32 // 0 for kernel objects
+	Comm string
+}
+
+// StateChange is a QP that moved from one state to another between two
+// snapshots (intermediate states may have been missed).
+type StateChange struct {
+	Key      Key
+	From, To QPState
+	Time     time.Time
+}
+
+// QPAlert is a QP that needs a look: in ERR or SQE, or stuck.
+type QPAlert struct {
+	Key   Key
+	PID   uint32
+	Comm  string
+	State QPState
+	// Since is when the QP entered the state (failed QPs) or when its
+	// PSNs last moved (stuck QPs).
+	Since time.Time
+	// Polls is how many snapshots the PSNs have stood still (stuck QPs).
+	Polls int
+	// Retries is how much each retry counter rose while the PSNs stood
+	// still; PerQP tells whether they are the QP's own counters (a bound
+	// per-QP counter) or its port's, which all QPs of the port share.
+	Retries map[string]uint64
+	PerQP   bool
+}
+
+// ProcessUsage counts one process's objects on one device. PID is the
+// process (the thread group), whichever of its threads created them.
+type ProcessUsage struct {
+	Dev    string
+	PID    uint32
+	Comm   string
+	Counts map[Kind]int
+}
+
+// LimitUsage is a device's object count of one kind against its limit.
+type LimitUsage struct {
+	Dev      string
+	Kind     Kind
+	Count    uint64
+	Limit    uint64
+	Fraction float64
+	// Over is set when Fraction reaches TrackerConfig.LimitFraction.
+	Over bool
+	// Top is the process with the most objects of the kind.
+	Top ProcessUsage
+}
+
+// Update is what changed between the previous snapshot and this one, and
+// what needs attention now.
+type Update struct {
+	Time         time.Time
+	Appeared     []Change
+	Disappeared  []Change
+	StateChanges []StateChange
+	// Failed are the QPs in ERR or SQE now.
+	Failed []QPAlert
+	// Stuck are QPs whose PSNs stood still for StallPolls snapshots while
+	// retry counters rose.
+	Stuck []QPAlert
+	// Processes counts each process's objects per device, most first.
+	Processes []ProcessUsage
+	// Limits compares device totals with the limits passed in
+	// TrackerConfig (only kinds whose limit is known).
+	Limits []LimitUsage
+}
+
+// Tracker follows RDMA objects across snapshots (the poll loop of the
+// inspector): it keeps a state history per QP and reports what appeared,
+// what went away, what failed and what is stuck. It is not safe for
+// concurrent use.
+type Tracker struct {
+	cfg  TrackerConfig
+	objs map[Key]*tracked
+	gen  uint64
+	// gone lists vanished QPs whose history is kept, oldest first;
+	// goneSeq holds each key's latest entry, since a QP number can
+	// vanish, come back and vanish again.
+	gone    []goneEntry
+	goneSeq map[Key]uint64
+	seq     uint64
+	history map[Key][]StateEvent
+}
+
+type goneEntry struct {
+	key Key
+	seq uint64
+}
+
+// tracked is what the Tracker remembers about one live object.
+type tracked struct {
+	gen  uint64
+	pid  uint32
+	comm string
+	// QPs only:
+	typ        QPType
+	state      QPState
+	stateSince time.Time
+	sqpsn      uint32
+	rqpsn      uint32
+	moved      time.Time // when the PSNs last changed
+	still      int       // snapshots since then
+	retryBase  map[string]uint64
+	perQP      bool
+}
+
+// NewTracker returns a Tracker with cfg's settings.
+func NewTracker(cfg TrackerConfig) *Tracker {
+	if cfg.LimitFraction <= 0 {
+		cfg.LimitFraction = 0.9
+	}
+	if cfg.StallPolls <= 0 {
+		cfg.StallPolls = 3
+	}
+	if cfg.RetryCounters == nil {
+		cfg.RetryCounters = DefaultRetryCounters
+	}
+	if cfg.HistoryLen <= 0 {
+		cfg.HistoryLen = 64
+	}
+	if cfg.GoneRetention <= 0 {
+		cfg.GoneRetention = 1024
+	}
+	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}}
+}
+
+// History returns a QP's state history, oldest first: live QPs and the
+// most recent vanished ones (TrackerConfig.GoneRetention).
+func (t *Tracker) History(k Key) []StateEvent {
+	return append([]StateEvent(nil), t.history[k]...)
+}
+
+// Update feeds the next snapshot (snapshots must come in time order). A
+// caller that reads counters elsewhere (sysfs hw_counters) may fill
+// s.PortCounters before calling.
+func (t *Tracker) Update(s *Snapshot) Update {
+	t.gen++
+	u := Update{Time: s.Time}
+	portRetries := t.portRetries(s)
+	qpRetries := t.qpRetries(s)
+	for i := range s.QPs {
+		q := &s.QPs[i]
+		k := Key{KindQP, q.DevName, q.LQPN}
+		tr, isNew := t.see(&u, k, &q.Object)
+		if !isNew && tr.typ != q.Type {
+			// The number was reused by a new QP between two snapshots.
+			t.vanish(&u, k, tr)
+			tr, isNew = t.add(&u, k, &q.Object), true
+		}
+		t.trackQP(&u, k, tr, isNew, q, portRetries, qpRetries)
+	}
+	for i := range s.CQs {
+		t.see(&u, Key{KindCQ, s.CQs[i].DevName, s.CQs[i].CQN}, &s.CQs[i].Object)
+	}
+	for i := range s.MRs {
+		t.see(&u, Key{KindMR, s.MRs[i].DevName, s.MRs[i].MRN}, &s.MRs[i].Object)
+	}
+	for i := range s.PDs {
+		t.see(&u, Key{KindPD, s.PDs[i].DevName, s.PDs[i].PDN}, &s.PDs[i].Object)
+	}
+	for i := range s.Contexts {
+		t.see(&u, Key{KindCtx, s.Contexts[i].DevName, s.Contexts[i].CtxN}, &s.Contexts[i].Object)
+	}
+	for i := range s.SRQs {
+		t.see(&u, Key{KindSRQ, s.SRQs[i].DevName, s.SRQs[i].SRQN}, &s.SRQs[i].Object)
+	}
+	for i := range s.CMIDs {
+		t.see(&u, Key{KindCMID, s.CMIDs[i].DevName, s.CMIDs[i].CMIDN}, &s.CMIDs[i].Object)
+	}
+	// Vanish in key order, so that which histories GoneRetention keeps
+	// does not depend on map order.
+	var gone []Key
+	for k, tr := range t.objs {
+		if tr.gen != t.gen {
+			gone = append(gone, k)
+		}
+	}
+	sort.Slice(gone, func(i, j int) bool { return keyLess(gone[i], gone[j]) })
+	for _, k := range gone {
+		t.vanish(&u, k, t.objs[k])
+	}
+	sortChanges(u.Appeared)
+	sortChanges(u.Disappeared)
+	sort.Slice(u.StateChanges, func(i, j int) bool { return keyLess(u.StateChanges[i].Key, u.StateChanges[j].Key) })
+	sort.Slice(u.Failed, func(i, j int) bool { return keyLess(u.Failed[i].Key, u.Failed[j].Key) })
+	sort.Slice(u.Stuck, func(i, j int) bool { return keyLess(u.Stuck[i].Key, u.Stuck[j].Key) })
+	t.usage(&u, s)
+	return u
+}
+
+// see marks an object as present and returns its record, creating it
+// (and reporting it as appeared) the first time, or when a different
+// process now owns the number.
+func (t *Tracker) see(u *Update, k Key, o *Object) (*tracked, bool) {
+	tr, ok := t.objs[k]
+	if ok && o.HasPID() && tr.pid != o.PID {
+		t.vanish(u, k, tr)
+		ok = false
+	}
+	if !ok {
+		return t.add(u, k, o), true
+	}
+	tr.gen = t.gen
+	if o.Comm != "" {
+		tr.comm = o.Comm
+	}
+	return tr, false
+}
+
+func (t *Tracker) add(u *Update, k Key, o *Object) *tracked {
+	tr := &tracked{gen: t.gen, pid: o.PID, comm: o.Comm}
+	t.objs[k] = tr
+	u.Appeared = append(u.Appeared, Change{Key: k, PID: o.PID, Comm: o.Comm})
+	return tr
+}
+
+// vanish forgets a live object; a QP keeps its history, closed by a Gone
+// event, among the GoneRetention most recent.
+func (t *Tracker) vanish(u *Update, k Key, tr *tracked) {
+	delete(t.objs, k)
+	u.Disappeared = append(u.Disappeared, Change{Key: k, PID: tr.pid, Comm: tr.comm})
+	if k.Kind != KindQP {
+		return
+	}
+	t.record(k, StateEvent{Time: u.Time, State: tr.state, Gone: true, SQPSN: tr.sqpsn, RQPSN: tr.rqpsn})
+	t.seq++
+	t.gone = append(t.gone, goneEntry{k, t.seq})
+	t.goneSeq[k] = t.seq
+	for len(t.goneSeq) > t.cfg.GoneRetention {
+		old := t.gone[0]
+		t.gone = t.gone[1:]
+		if t.goneSeq[old.key] != old.seq {
+			continue // an older entry of a key that vanished again
+		}
+		delete(t.goneSeq, old.key)
+		if _, live := t.objs[old.key]; !live {
+			delete(t.history, old.key)
+		}
+	}
+	if len(t.gone) > 2*t.cfg.GoneRetention {
+		// Drop stale entries of keys that vanished more than once.
+		kept := t.gone[:0]
+		for _, g := range t.gone {
+			if t.goneSeq[g.key] == g.seq {
+				kept = append(kept, g)
+			}
+		}
+		t.gone = kept
+	}
+}
+
+func (t *Tracker) record(k Key, e StateEvent) {
+	h := append(t.history[k], e)
+	if len(h) > t.cfg.HistoryLen {
+		h = h[len(h)-t.cfg.HistoryLen:]
+	}
+	t.history[k] = h
+}
+
+// trackQP updates a QP's history, failure and stall state.
+func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, portRetries map[portKey]map[string]uint64, qpRetries map[Key]map[string]uint64) {
+	now := u.Time
+	retries, perQP := qpRetries[k], true
+	if retries == nil {
+		retries, perQP = portRetries[portKey{q.DevName, q.Port}], false
+	}
+	// moved restarts the stall watch: the PSNs moved (or the QP is new,
+	// or changed state), so the retry counters are measured from here.
+	moved := func() {
+		tr.sqpsn, tr.rqpsn, tr.moved, tr.still, tr.retryBase, tr.perQP = q.SQPSN, q.RQPSN, now, 0, retries, perQP
+	}
+	switch {
+	case isNew:
+		tr.typ, tr.state, tr.stateSince = q.Type, q.State, now
+		moved()
+		t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
+	case tr.state != q.State:
+		u.StateChanges = append(u.StateChanges, StateChange{Key: k, From: tr.state, To: q.State, Time: now})
+		t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
+		tr.state, tr.stateSince = q.State, now
+		moved()
+	case tr.sqpsn != q.SQPSN || tr.rqpsn != q.RQPSN:
+		moved()
+	case tr.perQP != perQP:
+		// The QP was bound to (or released from) a per-QP counter:
+		// the old baseline counts something else.
+		tr.retryBase, tr.perQP = retries, perQP
+	default:
+		tr.still++
+	}
+	if q.State == QPStateErr || q.State == QPStateSQE {
+		u.Failed = append(u.Failed, QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State, Since: tr.stateSince})
+	}
+	// Only a reliable QP that can send retries: RC and XRC initiators
+	// in RTS or SQD (UD and UC never retransmit).
+	if tr.still >= t.cfg.StallPolls && (q.State == QPStateRTS || q.State == QPStateSQD) &&
+		(q.Type == QPTypeRC || q.Type == QPTypeXRCIni) {
+		if rose := risen(tr.retryBase, retries); len(rose) > 0 {
+			u.Stuck = append(u.Stuck, QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State,
+				Since: tr.moved, Polls: tr.still, Retries: rose, PerQP: perQP})
+		}
+	}
+}
+
+// risen returns the counters that grew from base to now.
+func risen(base, now map[string]uint64) map[string]uint64 {
+	var out map[string]uint64
+	for name, v := range now {
+		if b, ok := base[name]; ok && v > b {
+			if out == nil {
+				out = map[string]uint64{}
+			}
+			out[name] = v - b
+		}
+	}
+	return out
+}
+
+type portKey struct {
+	dev  string
+	port uint32
+}
+
+// portRetries picks the retry counters of every port.
+func (t *Tracker) portRetries(s *Snapshot) map[portKey]map[string]uint64 {
+	out := map[portKey]map[string]uint64{}
+	for _, pc := range s.PortCounters {
+		out[portKey{pc.DevName, pc.Port}] = t.pickRetries(pc.Counters)
+	}
+	return out
+}
+
+// qpRetries picks the retry counters of every QP bound to a per-QP
+// counter.
+func (t *Tracker) qpRetries(s *Snapshot) map[Key]map[string]uint64 {
+	out := map[Key]map[string]uint64{}
+	for _, c := range s.QPCounters {
+		r := t.pickRetries(c.Counters)
+		for _, qpn := range c.LQPNs {
+			out[Key{KindQP, c.DevName, qpn}] = r
+		}
+	}
+	return out
+}
+
+func (t *Tracker) pickRetries(cs []HWCounter) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, name := range t.cfg.RetryCounters {
+		if v, ok := findCounter(cs, name); ok {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// usage counts objects per process and per device against the limits.
+func (t *Tracker) usage(u *Update, s *Snapshot) {
+	type pk struct {
+		dev string
+		pid uint32
+	}
+	procs := map[pk]*ProcessUsage{}
+	totals := map[string]map[Kind]uint64{}
+	count := func(k Kind, o *Object) {
+		if totals[o.DevName] == nil {
+			totals[o.DevName] = map[Kind]uint64{}
+		}
+		totals[o.DevName][k]++
+		if !o.HasPID() {
+			return
+		}
+		pid := o.PID
+		if o.TGID != 0 {
+			pid = o.TGID
+		}
+		p := procs[pk{o.DevName, pid}]
+		if p == nil {
+			p = &ProcessUsage{Dev: o.DevName, PID: pid, Comm: o.Comm, Counts: map[Kind]int{}}
+			procs[pk{o.DevName, pid}] = p
+		}
+		p.Counts[k]++
+	}
+	for i := range s.QPs {
+		count(KindQP, &s.QPs[i].Object)
+	}
+	for i := range s.CQs {
+		count(KindCQ, &s.CQs[i].Object)
+	}
+	for i := range s.MRs {
+		count(KindMR, &s.MRs[i].Object)
+	}
+	for i := range s.PDs {
+		count(KindPD, &s.PDs[i].Object)
+	}
+	for i := range s.Contexts {
+		count(KindCtx, &s.Contexts[i].Object)
+	}
+	for i := range s.SRQs {
+		count(KindSRQ, &s.SRQs[i].Object)
+	}
+	for i := range s.CMIDs {
+		count(KindCMID, &s.CMIDs[i].Object)
+	}
+	for _, p := range procs {
+		u.Processes = append(u.Processes, *p)
+	}
+	sort.Slice(u.Processes, func(i, j int) bool {
+		a, b := u.Processes[i], u.Processes[j]
+		if ta, tb := total(a.Counts), total(b.Counts); ta != tb {
+			return ta > tb
+		}
+		if a.Dev != b.Dev {
+			return a.Dev < b.Dev
+		}
+		return a.PID < b.PID
+	})
+	devs := make([]string, 0, len(t.cfg.Limits))
+	for d := range t.cfg.Limits {
+		devs = append(devs, d)
+	}
+	sort.Strings(devs)
+	for _, dev := range devs {
+		lim := t.cfg.Limits[dev]
+		for _, k := range []Kind{KindQP, KindCQ, KindMR, KindPD, KindSRQ} {
+			max := lim.of(k)
+			if max == 0 {
+				continue
+			}
+			lu := LimitUsage{Dev: dev, Kind: k, Count: totals[dev][k], Limit: max}
+			lu.Fraction = float64(lu.Count) / float64(max)
+			lu.Over = lu.Fraction >= t.cfg.LimitFraction
+			for _, p := range u.Processes {
+				if p.Dev == dev && p.Counts[k] > lu.Top.Counts[k] {
+					lu.Top = p
+				}
+			}
+			u.Limits = append(u.Limits, lu)
+		}
+	}
+}
+
+func total(m map[Kind]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func sortChanges(cs []Change) {
+	sort.Slice(cs, func(i, j int) bool { return keyLess(cs[i].Key, cs[j].Key) })
+}
+
+func keyLess(a, b Key) bool {
+	if a.Dev != b.Dev {
+		return a.Dev < b.Dev
+	}
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	return a.ID < b.ID
+}

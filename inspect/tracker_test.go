@@ -1,0 +1,222 @@
+package inspect
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// recorded returns a recorded scenario's snapshot taken at time at.
+func recorded(t *testing.T, name string, at time.Time) *Snapshot {
+	t.Helper()
+	s, err := replayConn(t, loadRecording(t, name)).Snapshot(SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Time = at
+	return s
+}
+
+// clone copies a snapshot deeply enough to change its QPs and counters.
+func clone(s *Snapshot, at time.Time) *Snapshot {
+	c := *s
+	c.Time = at
+	c.QPs = slices.Clone(s.QPs)
+	c.PortCounters = slices.Clone(s.PortCounters)
+	for i := range c.PortCounters {
+		c.PortCounters[i].Counters = slices.Clone(s.PortCounters[i].Counters)
+	}
+	return &c
+}
+
+func qpIndex(t *testing.T, s *Snapshot, lqpn uint32) *QP {
+	for i := range s.QPs {
+		if s.QPs[i].LQPN == lqpn {
+			return &s.QPs[i]
+		}
+	}
+	t.Fatalf("no QP %d", lqpn)
+	return nil
+}
+
+func setCounter(s *Snapshot, name string, v uint64) {
+	for i, c := range s.PortCounters[0].Counters {
+		if c.Name == name {
+			s.PortCounters[0].Counters[i].Value = v
+		}
+	}
+}
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+
+// TestTrackerLifecycle follows the pingpong server's QP: it appears in
+// INIT (recorded), goes to RTS, and disappears, and its history says so
+// with the snapshot times; the other objects appear and disappear with it.
+func TestTrackerLifecycle(t *testing.T) {
+	idle := recorded(t, "idle", at(0))
+	init := recorded(t, "rc-init", at(1))
+	tr := NewTracker(TrackerConfig{})
+	u := tr.Update(idle)
+	if len(u.Appeared) != 3 { // the kernel's GSI QP, CQ and PD
+		t.Errorf("first update: %d appeared, want 3: %+v", len(u.Appeared), u.Appeared)
+	}
+	u = tr.Update(init)
+	pp := func(kind Kind, id uint32) Change {
+		return Change{Key: Key{kind, "rxe0", id}, PID: 169, Comm: "ibv_rc_pingpong"}
+	}
+	want := []Change{pp(KindCQ, 1), pp(KindCtx, 0), pp(KindMR, init.MRs[0].MRN), pp(KindPD, 1), pp(KindQP, 17)}
+	if diff := cmp.Diff(want, u.Appeared); diff != "" {
+		t.Errorf("appeared (-want +got):\n%s", diff)
+	}
+	rts := clone(init, at(2))
+	q := qpIndex(t, rts, 17)
+	q.State, q.SQPSN, q.RQPSN = QPStateRTS, 100, 200
+	u = tr.Update(rts)
+	key := Key{KindQP, "rxe0", 17}
+	if diff := cmp.Diff([]StateChange{{Key: key, From: QPStateInit, To: QPStateRTS, Time: at(2)}}, u.StateChanges); diff != "" {
+		t.Errorf("state changes (-want +got):\n%s", diff)
+	}
+	u = tr.Update(clone(idle, at(3)))
+	if len(u.Disappeared) != 5 || u.Disappeared[4].Key != key {
+		t.Errorf("disappeared: %+v", u.Disappeared)
+	}
+	wantHist := []StateEvent{
+		{Time: at(1), State: QPStateInit},
+		{Time: at(2), State: QPStateRTS, SQPSN: 100, RQPSN: 200},
+		{Time: at(3), State: QPStateRTS, Gone: true, SQPSN: 100, RQPSN: 200},
+	}
+	if diff := cmp.Diff(wantHist, tr.History(key)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	if h := tr.History(Key{KindQP, "rxe0", 1}); len(h) != 1 || h[0].State != QPStateRTS || h[0].Time != at(0) {
+		t.Errorf("GSI QP history: %+v", h)
+	}
+}
+
+// TestTrackerFailedAndReuse: a QP in ERR is reported on every update; a
+// QP number taken over by another process is a new QP.
+func TestTrackerFailedAndReuse(t *testing.T) {
+	init := recorded(t, "rc-init", at(0))
+	tr := NewTracker(TrackerConfig{GoneRetention: 1})
+	tr.Update(init)
+	s := clone(init, at(1))
+	qpIndex(t, s, 17).State = QPStateErr
+	u := tr.Update(s)
+	key := Key{KindQP, "rxe0", 17}
+	wantFailed := []QPAlert{{Key: key, PID: 169, Comm: "ibv_rc_pingpong", State: QPStateErr, Since: at(1)}}
+	if diff := cmp.Diff(wantFailed, u.Failed); diff != "" {
+		t.Errorf("failed (-want +got):\n%s", diff)
+	}
+	u = tr.Update(clone(s, at(2)))
+	if len(u.Failed) != 1 || u.Failed[0].Since != at(1) {
+		t.Errorf("failed on the next update: %+v", u.Failed)
+	}
+	s = clone(s, at(3))
+	q := qpIndex(t, s, 17)
+	q.PID, q.State = 4242, QPStateInit
+	u = tr.Update(s)
+	if len(u.Disappeared) != 1 || len(u.Appeared) != 1 || u.Appeared[0].PID != 4242 || len(u.Failed) != 0 {
+		t.Errorf("reuse: appeared %+v disappeared %+v failed %+v", u.Appeared, u.Disappeared, u.Failed)
+	}
+	wantHist := []StateEvent{{Time: at(0), State: QPStateInit}, {Time: at(1), State: QPStateErr},
+		{Time: at(3), State: QPStateErr, Gone: true}, {Time: at(3), State: QPStateInit}}
+	if diff := cmp.Diff(wantHist, tr.History(key)); diff != "" {
+		t.Errorf("history across reuse (-want +got):\n%s", diff)
+	}
+	// GoneRetention 1: QPs that vanish later push this history out.
+	tr.Update(recorded(t, "rping", at(4)))
+	tr.Update(recorded(t, "idle", at(5)))
+	if h := tr.History(key); len(h) != 0 {
+		t.Errorf("history of an old vanished QP was kept: %+v", h)
+	}
+	if h := tr.History(Key{KindQP, "rxe0", 36}); len(h) != 0 {
+		t.Errorf("history of QP 36 was kept: %+v", h)
+	}
+	want37 := []StateEvent{{Time: at(4), State: QPStateRTS, SQPSN: 0xecb461, RQPSN: 0xb5594a},
+		{Time: at(5), State: QPStateRTS, Gone: true, SQPSN: 0xecb461, RQPSN: 0xb5594a}}
+	if diff := cmp.Diff(want37, tr.History(Key{KindQP, "rxe0", 37})); diff != "" {
+		t.Errorf("history of the last vanished QP (-want +got):\n%s", diff)
+	}
+}
+
+// TestTrackerStuck: a QP in RTS whose PSNs stand still while the port's
+// retry counters rise is stuck after StallPolls snapshots; one whose PSNs
+// move, or whose port counters stand still, is not.
+func TestTrackerStuck(t *testing.T) {
+	base := recorded(t, "rping", at(0))
+	tr := NewTracker(TrackerConfig{StallPolls: 2})
+	tr.Update(base)
+	var stuck []QPAlert
+	for i := 1; i <= 3; i++ {
+		s := clone(base, at(i))
+		q := qpIndex(t, s, 37)
+		q.SQPSN += uint32(i) // 37 moves; 36 stands still
+		setCounter(s, "retry_exceeded_err", uint64(i*2))
+		setCounter(s, "completer_retry_err", 4+uint64(i))
+		stuck = tr.Update(s).Stuck
+		if i < 2 && len(stuck) != 0 {
+			t.Errorf("poll %d: stuck too early: %+v", i, stuck)
+		}
+	}
+	want := []QPAlert{{Key: Key{KindQP, "rxe0", 36}, PID: 204, Comm: "rping", State: QPStateRTS, Since: at(0), Polls: 3,
+		Retries: map[string]uint64{"retry_exceeded_err": 6, "completer_retry_err": 3}}}
+	if diff := cmp.Diff(want, stuck); diff != "" {
+		t.Errorf("stuck (-want +got):\n%s", diff)
+	}
+
+	// Counters that stand still: idle, not stuck.
+	tr = NewTracker(TrackerConfig{StallPolls: 1})
+	tr.Update(base)
+	for i := 1; i <= 3; i++ {
+		if st := tr.Update(clone(base, at(i))).Stuck; len(st) != 0 {
+			t.Errorf("idle QPs reported stuck: %+v", st)
+		}
+	}
+
+	// A per-QP counter is preferred to the port's and marked PerQP.
+	tr = NewTracker(TrackerConfig{StallPolls: 1})
+	withCounter := func(s *Snapshot, v uint64) *Snapshot {
+		s.QPCounters = []QPCounter{{Object: Object{DevName: "rxe0"}, Port: 1, ID: 3, LQPNs: []uint32{37},
+			Counters: []HWCounter{{"local_ack_timeout_err", v}}}}
+		return s
+	}
+	tr.Update(withCounter(clone(base, at(0)), 1))
+	tr.Update(withCounter(clone(base, at(1)), 1))
+	u := tr.Update(withCounter(clone(base, at(2)), 5))
+	if len(u.Stuck) != 1 || u.Stuck[0].Key.ID != 37 || !u.Stuck[0].PerQP || u.Stuck[0].Retries["local_ack_timeout_err"] != 4 {
+		t.Errorf("per-QP counter: %+v", u.Stuck)
+	}
+}
+
+// TestTrackerUsage counts objects per process and against device limits.
+func TestTrackerUsage(t *testing.T) {
+	srq := recorded(t, "srq", at(0))
+	// A QP created by another thread of the same process (the kernel
+	// records the thread id) still counts for the process.
+	srq.QPs[0].PID = 999
+	tr := NewTracker(TrackerConfig{Limits: map[string]Limits{"rxe0": {MaxQP: 18, MaxCQ: 1000, MaxSRQ: 1}}})
+	u := tr.Update(srq)
+	if len(u.Processes) != 1 {
+		t.Fatalf("processes: %+v", u.Processes)
+	}
+	p := u.Processes[0]
+	if diff := cmp.Diff(map[Kind]int{KindQP: 16, KindCQ: 1, KindMR: 1, KindPD: 1, KindCtx: 1, KindSRQ: 1}, p.Counts); diff != "" || p.PID != 192 {
+		t.Errorf("usage of pid %d (-want +got):\n%s", p.PID, diff)
+	}
+	var got []string
+	for _, l := range u.Limits {
+		over := ""
+		if l.Over {
+			over = " over"
+		}
+		got = append(got, string(l.Kind)+" "+itoa(l.Count)+"/"+itoa(l.Limit)+over+" top "+itoa(uint64(l.Top.PID)))
+	}
+	want := []string{"qp 17/18 over top 192", "cq 2/1000 top 192", "srq 1/1 over top 192"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("limits (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,141 @@
+// Package labkit holds what lab tests (files tagged //go:build lab, run
+// in the lab VM by lab/labtest) share: the lab's environment, background
+// programs such as ibv_rc_pingpong, polling, and iproute2's rdma as an
+// oracle. It is only imported by tests.
+package labkit
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Env returns a variable the lab's /init sets (LAB_DEV, LAB_GID_INDEX,
+// LAB_IP); without it this is not the lab VM, and the test fails loudly.
+func Env(t testing.TB, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Fatalf("$%s is not set: lab tests run in the lab VM (go run ./lab/labtest PKG)", name)
+	}
+	return v
+}
+
+// Proc is a program running in the background for a test.
+type Proc struct {
+	cmd  *exec.Cmd
+	out  *lockedBuffer
+	done chan struct{}
+	err  error
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends to the buffer; the program's stdout and stderr share it.
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns what the program printed so far.
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Start runs a program in the background; the test's cleanup kills it if
+// it is still running.
+func Start(t testing.TB, name string, args ...string) *Proc {
+	t.Helper()
+	p := &Proc{cmd: exec.Command(name, args...), out: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(p.Kill)
+	return p
+}
+
+// PID returns the program's process id.
+func (p *Proc) PID() uint32 { return uint32(p.cmd.Process.Pid) }
+
+// Output is what the program printed so far, stdout and stderr together.
+func (p *Proc) Output() string { return p.out.String() }
+
+// Signal sends the program a signal.
+func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Exit waits for the program to exit by itself and returns its status,
+// failing the test if it takes longer than timeout.
+func (p *Proc) Exit(t testing.TB, timeout time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(timeout):
+		t.Fatalf("%s did not finish within %v:\n%s", p.cmd.Path, timeout, p.out.String())
+	}
+	return -1
+}
+
+// Kill ends the program (if it still runs) and waits for it.
+func (p *Proc) Kill() {
+	select {
+	case <-p.done:
+	default:
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// Wait waits for the program to exit by itself and fails the test if it
+// fails or takes longer than timeout.
+func (p *Proc) Wait(t testing.TB, timeout time.Duration) {
+	t.Helper()
+	select {
+	case <-p.done:
+		if p.err != nil {
+			t.Fatalf("%s: %v\n%s", p.cmd.Path, p.err, p.out.String())
+		}
+	case <-time.After(timeout):
+		t.Fatalf("%s did not finish within %v:\n%s", p.cmd.Path, timeout, p.out.String())
+	}
+}
+
+// WaitFor polls cond every 20 ms until it holds, or fails the test after
+// timeout.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// RdmaJSON runs `rdma -j resource show [KIND]` (iproute2) and returns its
+// output.
+func RdmaJSON(t testing.TB, kind string) []byte {
+	t.Helper()
+	args := []string{"-j", "resource", "show"}
+	if kind != "" {
+		args = append(args, kind)
+	}
+	out, err := exec.Command("rdma", args...).Output()
+	if err != nil {
+		t.Fatalf("rdma %s: %v", strings.Join(args, " "), err)
+	}
+	return bytes.TrimSpace(out)
+}

@@ -1,0 +1,184 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/verbscope/verbscope/verbs"
+)
+
+func init() {
+	register(&command{
+		name: "explain", usage: "explain WORD",
+		summary: "explain an errno, a completion status, an async event, a QP state or an attribute mask",
+		help: `examples:
+  explain EINVAL
+  explain REM_ACCESS_ERR
+  explain 13              (a number is tried as an errno, a WC status and a mask)
+  explain QP_FATAL
+  explain rtr
+  explain 0x1a1           (an ibv_qp_attr_mask)
+  explain dest_qpn`,
+		pos: []argKind{{name: "word"}},
+		run: runExplain,
+	})
+	register(&command{
+		name: "diagram", usage: "diagram [QP]",
+		summary: "draw the QP state machine, marking a QP's state and its legal next steps",
+		help: `examples:
+  diagram
+  diagram qp1`,
+		pos: []argKind{objArg(kindQP)},
+		run: runDiagram,
+	})
+}
+
+func meaningText(m verbs.Meaning, kind string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): %s", m.Name, kind, m.What)
+	if m.Causes != "" {
+		fmt.Fprintf(&b, "\n  usual causes: %s", m.Causes)
+	}
+	if m.Check != "" {
+		fmt.Fprintf(&b, "\n  check: %s", m.Check)
+	}
+	return b.String()
+}
+
+// maskText lists a mask's bits with what each attribute is.
+func maskText(m verbs.QPAttrMask) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "0x%x = %s", uint32(m), m)
+	for _, h := range verbs.ExplainMask(m) {
+		fmt.Fprintf(&b, "\n  %-19s %s", h.Name, h.What)
+	}
+	return b.String()
+}
+
+func wcText(st verbs.WCStatus, kind string) string {
+	h := st.Hint()
+	if st == verbs.WCSuccess {
+		h = "the work request completed"
+	}
+	return fmt.Sprintf("%s (%s): %s", st, kind, h)
+}
+
+// errnoByName maps EINVAL-style names to errnos, for explain.
+func errnoByName(w string) (syscall.Errno, bool) {
+	for e := syscall.Errno(1); e < 134; e++ {
+		if m := verbs.ErrnoMeaning(e); strings.EqualFold(m.Name, w) {
+			return e, true
+		}
+	}
+	return 0, false
+}
+
+func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(1, 1); err != nil {
+		return Result{}, err
+	}
+	w := a.pos[0]
+	var parts []string
+	data := map[string]any{"word": w}
+	if e, ok := errnoByName(w); ok {
+		parts = append(parts, meaningText(verbs.ErrnoMeaning(e), fmt.Sprintf("errno %d", int(e))))
+	}
+	if st, ok := verbs.ParseWCStatus(w); ok {
+		parts = append(parts, wcText(st, fmt.Sprintf("completion status %d", int(st))))
+	}
+	if ev, ok := verbs.ParseEventType(w); ok {
+		parts = append(parts, meaningText(ev.Meaning(), fmt.Sprintf("async event %d", int(ev))))
+	}
+	if st, ok := verbs.ParseQPState(w); ok && st != verbs.QPSUnknown {
+		parts = append(parts, fmt.Sprintf("%s (QP state %d): %s\n  next steps from here (RC): %s", st, int(st), verbs.StateHelp(st), legalNext(st, verbs.QPTRC)))
+	}
+	if bit, err := verbs.FieldBit(normKey(w)); err == nil {
+		parts = append(parts, fmt.Sprintf("%s (modify attribute, mask bit IBV_QP_%s): %s", normKey(w), bit, fieldHelp(normKey(w))))
+		if h, ok := verbs.HelpFor(bit); ok && h.Typical != "" {
+			parts[len(parts)-1] += "\n  typical: " + h.Typical
+		}
+	} else if bit, ok := verbs.ParseQPAttrMaskBit(w); ok {
+		parts = append(parts, maskText(bit))
+	}
+	if n, err := parseUint(w); err == nil && n < 1<<32 {
+		if n > 0 && n < 134 {
+			e := syscall.Errno(n)
+			parts = append(parts, meaningText(verbs.ErrnoMeaning(e), fmt.Sprintf("as errno %d", n)))
+		}
+		if n <= uint64(verbs.WCTMRndvIncomplete) {
+			parts = append(parts, wcText(verbs.WCStatus(n), fmt.Sprintf("as completion status %d", n)))
+		}
+		mask := verbs.QPAttrMask(n)
+		parts = append(parts, "as an attribute mask: "+maskText(mask))
+		data["mask"] = mask.Names()
+	}
+	if len(parts) == 0 {
+		return Result{}, &Error{What: "nothing known as " + strconv.Quote(w),
+			Fix: "try an errno (EINVAL), a completion status (REM_ACCESS_ERR), an event (QP_FATAL), a state (rtr), an attribute (dest_qpn) or a number"}
+	}
+	text := strings.Join(parts, "\n\n")
+	data["text"] = text
+	return Result{Text: text, Data: data}, nil
+}
+
+// The diagram: every state's place, so one can be marked.
+const diagramArt = `
+        ┌──────────────────── modify to RESET: from any state ────────────────┐
+        ▼                                                                     │
+    %s ────► %s ────► %s ────► %s ◄────► %s
+                   ↺ INIT→INIT                ↺ RTS→RTS        ↺ SQD→SQD
+                                                 ▲
+                                       %s ───┘  (SQE: set by the hardware, UC/UD)
+
+    modify to ERR: from any state but RESET ──► %s   (outstanding WRs flush)
+`
+
+func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(0, 1); err != nil {
+		return Result{}, err
+	}
+	cur := verbs.QPState(-1)
+	who := ""
+	if len(a.pos) == 1 {
+		e, err := s.get(a.pos[0], kindQP)
+		if err != nil {
+			return Result{}, err
+		}
+		if cur, err = qpState(e); err != nil {
+			return Result{}, err
+		}
+		who = e.name
+	}
+	typ := verbs.QPTRC
+	if who != "" {
+		typ = s.objs[who].qp.Type()
+	}
+	legal := map[verbs.QPState]bool{}
+	if cur >= 0 {
+		for _, st := range verbs.LegalNext(cur, typ) {
+			legal[st] = true
+		}
+	}
+	mark := func(st verbs.QPState) string {
+		n := st.String()
+		switch {
+		case st == cur:
+			return "[" + n + "]"
+		case legal[st]:
+			return "(" + n + ")"
+		}
+		return " " + n + " "
+	}
+	art := fmt.Sprintf(diagramArt, mark(verbs.QPSReset), mark(verbs.QPSInit), mark(verbs.QPSRTR), mark(verbs.QPSRTS),
+		mark(verbs.QPSSQD), mark(verbs.QPSSQE), mark(verbs.QPSErr))
+	text := strings.Trim(art, "\n")
+	data := map[string]any{}
+	if who != "" {
+		text += fmt.Sprintf("\n\n    %s is [%s]; (marked) states are legal next steps: %s", who, cur, legalNext(cur, typ))
+		data["qp"], data["state"], data["next"] = who, cur.String(), strings.Split(legalNext(cur, typ), ", ")
+	}
+	return Result{Text: text, Data: data}, nil
+}

@@ -1,0 +1,365 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/verbscope/verbscope/verbs"
+)
+
+func init() {
+	register(&command{
+		name: "open", usage: "open [DEVICE] [as=NAME]",
+		summary: "open an RDMA device (ibv_open_device): the context everything else lives in",
+		help: `Opens a device by name (tab completes them); with no name, the
+session's default device or the first one listed. Every other object is
+created from a context.
+
+examples:
+  open
+  open rxe0 as=dev`,
+		pos:  []argKind{{name: "device", items: deviceSuggestions}},
+		keys: asKey,
+		run:  runOpen,
+	})
+	register(&command{
+		name: "devices", usage: "devices",
+		summary: "list the RDMA devices of this host (ibv_get_device_list)",
+		help: `example:
+  devices; open rxe0`,
+		run: runDevices,
+	})
+	register(&command{
+		name: "pd", aliases: []string{"alloc_pd"}, usage: "pd [CTX] [as=NAME]",
+		summary: "allocate a protection domain (ibv_alloc_pd): QPs and MRs must share one to work together",
+		help: `examples:
+  pd
+  pd ctx1 as=pdA`,
+		pos: []argKind{objArg(kindCtx)}, keys: asKey, run: runPD,
+	})
+	register(&command{
+		name: "channel", usage: "channel [CTX] [as=NAME]",
+		summary: "create a completion channel (ibv_create_comp_channel), to sleep until a CQ has work",
+		help: `A CQ created with channel=CH can be waited on ('wait CQ') instead of
+polled: the thread sleeps until the device signals a completion.
+
+example:
+  channel; cq size=16 channel=ch1; wait cq1 timeout=10s`,
+		pos: []argKind{objArg(kindCtx)}, keys: asKey, run: runChannel,
+	})
+	register(&command{
+		name: "cq", aliases: []string{"create_cq"}, usage: "cq [CTX] [size=N] [channel=CH] [vector=N] [as=NAME]",
+		summary: "create a completion queue (ibv_create_cq)",
+		help: `A CQ collects completions of the QPs that use it. Its size bounds how
+many completions can wait unpolled: overrun it and the CQ (and its QPs)
+go to error. Providers round the size up; the granted size is shown.
+
+examples:
+  cq size=16
+  channel; cq size=64 channel=ch1`,
+		pos: []argKind{objArg(kindCtx)},
+		keys: func(*Shell, []string) []keySpec {
+			return append([]keySpec{
+				{name: "size", help: "entries (cqe); default 16", values: enumValues("16", "", "64", "", "256", "")},
+				{name: "channel", help: "completion channel to report to", values: namesOf(kindChan)},
+				{name: "vector", help: "completion vector (0..num_comp_vectors-1)"},
+			}, asSpec)
+		},
+		run: runCQ,
+	})
+	register(&command{
+		name: "qp", aliases: []string{"create_qp"}, usage: "qp [PD] [type=rc|uc|ud] [cq=CQ | send_cq=CQ recv_cq=CQ] [send_wr=N recv_wr=N send_sge=N recv_sge=N inline=N] [sig_all=1] [as=NAME]",
+		summary: "create a queue pair (ibv_create_qp); it starts in RESET",
+		help: `A QP sends and receives. RC (reliable connected) acknowledges and
+retransmits; UC (unreliable connected) does not; UD (unreliable datagram)
+talks to any QP through address handles. Its send and receive completions
+go to CQs (one CQ can serve both).
+
+examples:
+  qp type=rc cq=cq1
+  qp pd1 type=ud cq=cq1 send_wr=64 recv_wr=64`,
+		pos: []argKind{objArg(kindPD)},
+		keys: func(*Shell, []string) []keySpec {
+			return append([]keySpec{
+				{name: "type", help: "rc, uc or ud; default rc", values: enumValues("rc", "reliable connected", "uc", "unreliable connected", "ud", "unreliable datagram")},
+				{name: "cq", help: "CQ for both send and receive completions", values: namesOf(kindCQ)},
+				{name: "send_cq", help: "CQ for send completions", values: namesOf(kindCQ)},
+				{name: "recv_cq", help: "CQ for receive completions", values: namesOf(kindCQ)},
+				{name: "send_wr", help: "send queue depth; default 16"},
+				{name: "recv_wr", help: "receive queue depth; default 16"},
+				{name: "send_sge", help: "scatter/gather entries per send WR; default 1"},
+				{name: "recv_sge", help: "scatter/gather entries per receive WR; default 1"},
+				{name: "inline", help: "max inline data bytes; default 0"},
+				{name: "sig_all", help: "1: every send WR completes (sq_sig_all); default 1", values: enumValues("1", "every send completes", "0", "only WRs posted signaled")},
+			}, asSpec)
+		},
+		run: runQP,
+	})
+}
+
+var asSpec = keySpec{name: "as", help: "name for the new object"}
+
+func asKey(*Shell, []string) []keySpec { return []keySpec{asSpec} }
+
+// namesOf completes object names of a kind as attribute values.
+func namesOf(k kind) func(*Shell) []Suggestion {
+	return func(s *Shell) []Suggestion {
+		if s == nil {
+			return nil
+		}
+		return objArg(k).items(s, nil)
+	}
+}
+
+func deviceSuggestions(*Shell, []string) []Suggestion {
+	devs, _ := verbs.Devices()
+	var out []Suggestion
+	for _, d := range devs {
+		out = append(out, Suggestion{Text: d.Name, Description: d.Transport.String() + " " + verbs.GUIDString(d.GUID)})
+	}
+	return out
+}
+
+// pick resolves the optional positional object, defaulting to the only
+// one of its kind.
+func (s *Shell) pick(a *args, i int, k kind) (*entry, error) {
+	if len(a.pos) > i {
+		return s.get(a.pos[i], k)
+	}
+	return s.only(k)
+}
+
+func runOpen(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(0, 1); err != nil {
+		return Result{}, err
+	}
+	as, _ := a.str("as")
+	if err := a.unused([]string{"as"}); err != nil {
+		return Result{}, err
+	}
+	name := s.opts.Device
+	if len(a.pos) == 1 {
+		name = a.pos[0]
+	}
+	if name == "" {
+		devs, err := verbs.Devices()
+		if err != nil || len(devs) == 0 {
+			return Result{}, failed("open: no device to open", err)
+		}
+		name = devs[0].Name
+	}
+	c, err := verbs.Open(name)
+	if err != nil {
+		return Result{}, failed("open "+name, err)
+	}
+	e, err := s.add(&entry{kind: kindCtx, ctx: c}, as)
+	if err != nil {
+		c.Close()
+		return Result{}, err
+	}
+	attr, _ := c.QueryDevice()
+	return Result{
+		Text: fmt.Sprintf("%s = device %s (%s, fw %s, %d port(s), max_qp %d)", e.name, name, c.Device.Transport, attr.FWVer, attr.PhysPortCnt, attr.MaxQP),
+		Data: map[string]any{"name": e.name, "device": name, "guid": verbs.GUIDString(c.Device.GUID), "ports": attr.PhysPortCnt},
+	}, nil
+}
+
+func runDevices(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(0, 0); err != nil {
+		return Result{}, err
+	}
+	devs, err := verbs.Devices()
+	if err != nil && len(devs) == 0 {
+		return Result{}, failed("devices", err)
+	}
+	var b strings.Builder
+	var data []map[string]any
+	for _, d := range devs {
+		fmt.Fprintf(&b, "%-10s %-11s node GUID %s\n", d.Name, d.Transport, verbs.GUIDString(d.GUID))
+		data = append(data, map[string]any{"name": d.Name, "transport": d.Transport.String(), "guid": verbs.GUIDString(d.GUID)})
+	}
+	return Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}, nil
+}
+
+// created formats the usual "qp1 = ..." line and its data.
+func created(e *entry, detail string, data map[string]any) Result {
+	if data == nil {
+		data = map[string]any{}
+	}
+	data["name"] = e.name
+	return Result{Text: e.name + " = " + detail, Data: data}
+}
+
+// runInCtx is the shape of pd and channel: an optional context, an
+// optional as=, one create call.
+func runInCtx(s *Shell, a *args, what string, create func(ctx *entry) (*entry, func() error, error)) (Result, error) {
+	if err := a.posCount(0, 1); err != nil {
+		return Result{}, err
+	}
+	as, _ := a.str("as")
+	if err := a.unused([]string{"as"}); err != nil {
+		return Result{}, err
+	}
+	ctx, err := s.pick(a, 0, kindCtx)
+	if err != nil {
+		return Result{}, err
+	}
+	e, undo, err := create(ctx)
+	if err != nil {
+		return Result{}, failed(a.cmd.name, err)
+	}
+	if e, err = s.add(e, as); err != nil {
+		undo()
+		return Result{}, err
+	}
+	return created(e, what+" in "+ctx.name, nil), nil
+}
+
+func runPD(_ context.Context, s *Shell, a *args) (Result, error) {
+	return runInCtx(s, a, "protection domain", func(ctx *entry) (*entry, func() error, error) {
+		pd, err := ctx.ctx.AllocPD()
+		if err != nil {
+			return nil, nil, err
+		}
+		return &entry{kind: kindPD, pd: pd, parent: ctx}, pd.Close, nil
+	})
+}
+
+func runChannel(_ context.Context, s *Shell, a *args) (Result, error) {
+	return runInCtx(s, a, "completion channel", func(ctx *entry) (*entry, func() error, error) {
+		ch, err := ctx.ctx.CreateCompChannel()
+		if err != nil {
+			return nil, nil, err
+		}
+		return &entry{kind: kindChan, ch: ch, parent: ctx}, ch.Close, nil
+	})
+}
+
+func runCQ(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(0, 1); err != nil {
+		return Result{}, err
+	}
+	ctx, err := s.pick(a, 0, kindCtx)
+	if err != nil {
+		return Result{}, err
+	}
+	size, err := a.uint("size", 16, 1<<22)
+	if err != nil {
+		return Result{}, err
+	}
+	vector, err := a.uint("vector", 0, 1<<16)
+	if err != nil {
+		return Result{}, err
+	}
+	var ch *verbs.CompChannel
+	if name, ok := a.str("channel"); ok {
+		che, err := s.get(name, kindChan)
+		if err != nil {
+			return Result{}, err
+		}
+		ch = che.ch
+	}
+	as, _ := a.str("as")
+	if err := a.unused([]string{"size", "vector", "channel", "as"}); err != nil {
+		return Result{}, err
+	}
+	cq, err := ctx.ctx.CreateCQ(int(size), ch, int(vector))
+	if err != nil {
+		return Result{}, failed("cq", err)
+	}
+	e, err := s.add(&entry{kind: kindCQ, cq: cq, parent: ctx}, as)
+	if err != nil {
+		cq.Close()
+		return Result{}, err
+	}
+	note := ""
+	if cq.CQE() != int(size) {
+		note = fmt.Sprintf(" (asked for %d; the provider rounds up)", size)
+	}
+	return created(e, fmt.Sprintf("completion queue with %d entries%s", cq.CQE(), note), map[string]any{"cqe": cq.CQE()}), nil
+}
+
+func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(0, 1); err != nil {
+		return Result{}, err
+	}
+	pd, err := s.pick(a, 0, kindPD)
+	if err != nil {
+		return Result{}, err
+	}
+	typName, _ := a.str("type")
+	if typName == "" {
+		typName = "rc"
+	}
+	typ, ok := verbs.ParseQPType(typName)
+	if !ok || (typ != verbs.QPTRC && typ != verbs.QPTUC && typ != verbs.QPTUD) {
+		return Result{}, &Error{What: fmt.Sprintf("type=%s is not a QP type the shell creates", typName), Fix: "use type=rc, type=uc or type=ud"}
+	}
+	cqs := map[string]*entry{}
+	for _, k := range []string{"cq", "send_cq", "recv_cq"} {
+		if n, ok := a.str(k); ok {
+			e, err := s.get(n, kindCQ)
+			if err != nil {
+				return Result{}, err
+			}
+			cqs[k] = e
+		}
+	}
+	if cqs["cq"] == nil && (cqs["send_cq"] == nil || cqs["recv_cq"] == nil) {
+		if only, err := s.only(kindCQ); err == nil {
+			cqs["cq"] = only
+		} else {
+			return Result{}, &Error{What: "which CQ should the QP use?", Why: "every QP reports send and receive completions to a CQ",
+				Fix: "give cq=CQ (or send_cq= and recv_cq=); create one with `cq size=16`"}
+		}
+	}
+	send, recv := cqs["send_cq"], cqs["recv_cq"]
+	if send == nil {
+		send = cqs["cq"]
+	}
+	if recv == nil {
+		recv = cqs["cq"]
+	}
+	var caps [5]uint64
+	for i, k := range []string{"send_wr", "recv_wr", "send_sge", "recv_sge", "inline"} {
+		def := []uint64{16, 16, 1, 1, 0}[i]
+		if caps[i], err = a.uint(k, def, 1<<24); err != nil {
+			return Result{}, err
+		}
+	}
+	sigAll, err := a.uint("sig_all", 1, 1)
+	if err != nil {
+		return Result{}, err
+	}
+	as, _ := a.str("as")
+	if err := a.unused([]string{"type", "cq", "send_cq", "recv_cq", "send_wr", "recv_wr", "send_sge", "recv_sge", "inline", "sig_all", "as"}); err != nil {
+		return Result{}, err
+	}
+	qp, err := pd.pd.CreateQP(verbs.QPInitAttr{
+		Type: typ, SendCQ: send.cq, RecvCQ: recv.cq, SigAll: sigAll == 1,
+		Cap: verbs.QPCap{MaxSendWR: uint32(caps[0]), MaxRecvWR: uint32(caps[1]), MaxSendSGE: uint32(caps[2]), MaxRecvSGE: uint32(caps[3]), MaxInlineData: uint32(caps[4])},
+	})
+	if err != nil {
+		return Result{}, failed("qp", err)
+	}
+	// A random first PSN, as rc_pingpong draws one: a stale packet of an
+	// earlier connection is then unlikely to be taken for a new one.
+	e, err := s.add(&entry{kind: kindQP, qp: qp, parent: pd, sendCQ: send, recvCQ: recv, psn: rand.Uint32() & 0xffffff}, as)
+	if err != nil {
+		qp.Close()
+		return Result{}, err
+	}
+	c := qp.Cap()
+	return created(e, fmt.Sprintf("%s QP number %d in %s, completions to %s, state RESET (send_wr %d recv_wr %d)",
+		typ, qp.Num(), pd.name, cqNames(send, recv), c.MaxSendWR, c.MaxRecvWR),
+		map[string]any{"qpn": qp.Num(), "type": typ.String(), "state": "RESET", "send_cq": send.name, "recv_cq": recv.name}), nil
+}
+
+func cqNames(send, recv *entry) string {
+	if send == recv {
+		return send.name
+	}
+	return send.name + " (send) and " + recv.name + " (recv)"
+}

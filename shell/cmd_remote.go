@@ -1,0 +1,275 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/verbscope/verbscope/oob"
+	"github.com/verbscope/verbscope/verbs"
+)
+
+func init() {
+	register(&command{
+		name: "listen", usage: "listen QP [port=18515] [timeout=60s]",
+		summary: "wait for a peer on another host and connect a QP to it (ibv_rc_pingpong's exchange, as its server)",
+		help: `Waits for one client over TCP, exchanges LID:QPN:PSN:GID the way
+ibv_rc_pingpong does, moves the QP to RTR and RTS toward the client before
+answering (the client sends as soon as it has the answer), and returns.
+The client may be ibv_rc_pingpong itself or another verbscope shell
+('dial'). Post receives before: the client may send at once.
+
+examples:
+  post recv qp1 mr1[0:4096]; listen qp1
+  listen qp1 port=18516 timeout=5m`,
+		pos: []argKind{objArg(kindQP)},
+		keys: func(*Shell, []string) []keySpec {
+			return []keySpec{{name: "port", help: "TCP port; default 18515, rc_pingpong's"}, timeoutKey}
+		},
+		run: runListen,
+	})
+	register(&command{
+		name: "dial", usage: "dial QP HOST[:PORT] [timeout=60s]",
+		summary: "connect a QP to a peer on another host (ibv_rc_pingpong's exchange, as its client)",
+		help: `Connects over TCP to a server ('listen' in another shell, or
+ibv_rc_pingpong without a host name), exchanges LID:QPN:PSN:GID, and moves
+the QP to RTR and RTS toward it. While the server is not listening yet, it
+keeps trying until timeout.
+
+examples:
+  dial qp1 10.0.1.1
+  dial qp1 10.0.1.1:18516`,
+		pos:  []argKind{objArg(kindQP), {name: "host"}},
+		keys: func(*Shell, []string) []keySpec { return []keySpec{timeoutKey} },
+		run:  runDial,
+	})
+	register(&command{
+		name: "announce", usage: "announce QP MR",
+		summary: "send the peer an MR's address and rkey, so it can RDMA to it (peer.NAME on its side)",
+		help: `RDMA needs the peer's buffer address and rkey; programs send them in
+an ordinary message. 'announce' does that: a small SEND the peer's shell
+recognizes when it polls the receive, after which it can name the buffer
+as peer.MR (e.g. post write qp1 mr1[0:5] peer.mr1[0]). The peer must have
+a receive posted.
+
+example:
+  announce qp1 mr1`,
+		pos: []argKind{objArg(kindQP), objArg(kindMR)},
+		run: runAnnounce,
+	})
+}
+
+var timeoutKey = keySpec{name: "timeout", help: "give up after; default 60s"}
+
+// exchangeSetup readies a QP for the exchange: INIT (rc_pingpong creates
+// its QP in INIT), and its side of the address.
+func (s *Shell) exchangeSetup(e *entry, a *args) (oob.Dest, time.Duration, string, error) {
+	typ := e.qp.Type()
+	if typ != verbs.QPTRC && typ != verbs.QPTUC {
+		return oob.Dest{}, 0, "", &Error{What: "the pingpong exchange connects RC and UC QPs; " + e.name + " is " + typ.String()}
+	}
+	timeout := 60 * time.Second
+	if v, ok := a.str("timeout"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return oob.Dest{}, 0, "", &Error{What: "timeout=" + v + " is not a duration", Fix: "like timeout=30s or timeout=5m"}
+		}
+		timeout = d
+	}
+	var steps strings.Builder
+	st, err := qpState(e)
+	if err != nil {
+		return oob.Dest{}, 0, "", err
+	}
+	if st == verbs.QPSReset {
+		res, err := s.nextStep(e, nil, false)
+		if err != nil {
+			return oob.Dest{}, 0, "", err
+		}
+		steps.WriteString(res.Text + "\n")
+	} else if st != verbs.QPSInit {
+		return oob.Dest{}, 0, "", &Error{What: e.name + " is in " + st.String() + "; the exchange starts from RESET or INIT",
+			Fix: "modify " + e.name + " reset, or use a fresh QP"}
+	}
+	me, err := s.loopbackPeer(e)
+	if err != nil {
+		return oob.Dest{}, 0, "", err
+	}
+	ctx := e.parent.parent.ctx
+	port, err := ctx.QueryPort(1)
+	if err != nil {
+		return oob.Dest{}, 0, "", failed("query port", err)
+	}
+	return oob.Dest{LID: port.LID, QPN: me.QPN, PSN: me.PSN, GID: me.GID}, timeout, steps.String(), nil
+}
+
+// connectTo takes e to RTR and RTS toward remote, printing each step.
+func (s *Shell) connectTo(e *entry, remote oob.Dest, out *strings.Builder) error {
+	e.peer = &verbs.Peer{QPN: remote.QPN, PSN: remote.PSN, LID: remote.LID, GID: verbs.GID(remote.GID)}
+	for i := 0; i < 2; i++ {
+		res, err := s.nextStep(e, nil, false)
+		if err != nil {
+			return err
+		}
+		out.WriteString(res.Text + "\n")
+	}
+	return nil
+}
+
+func runListen(ctx context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(1, 1); err != nil {
+		return Result{}, err
+	}
+	e, err := s.get(a.pos[0], kindQP)
+	if err != nil {
+		return Result{}, err
+	}
+	port, err := a.uint("port", oob.DefaultPort, 65535)
+	if err != nil {
+		return Result{}, err
+	}
+	local, timeout, steps, err := s.exchangeSetup(e, a)
+	if err != nil {
+		return Result{}, err
+	}
+	l, err := oob.Listen(":" + strconv.Itoa(int(port)))
+	if err != nil {
+		return Result{}, &Error{What: err.Error(), Fix: "another listener (ibv_rc_pingpong?) may hold the port: pick another with port="}
+	}
+	defer l.Close()
+	var out strings.Builder
+	out.WriteString(steps)
+	fmt.Fprintf(&out, "  local address:  %s\nlistening on TCP port %d\n", local, port)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	remote, err := oob.Accept(wctx, l, local, func(remote oob.Dest) error {
+		fmt.Fprintf(&out, "  remote address: %s\n", remote)
+		return s.connectTo(e, remote, &out)
+	})
+	if err != nil {
+		return Result{}, &Error{What: out.String() + "listen: " + err.Error(), Err: err}
+	}
+	return exchangeResult(e, remote, &out), nil
+}
+
+func runDial(ctx context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(2, 2); err != nil {
+		return Result{}, err
+	}
+	e, err := s.get(a.pos[0], kindQP)
+	if err != nil {
+		return Result{}, err
+	}
+	addr := a.pos[1]
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		addr = net.JoinHostPort(addr, strconv.Itoa(oob.DefaultPort))
+	}
+	local, timeout, steps, err := s.exchangeSetup(e, a)
+	if err != nil {
+		return Result{}, err
+	}
+	var out strings.Builder
+	out.WriteString(steps)
+	fmt.Fprintf(&out, "  local address:  %s\n", local)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	// Unlike rc_pingpong, keep trying while nobody listens yet: two
+	// scripts started together need not race.
+	var remote oob.Dest
+	for {
+		remote, err = oob.Dial(wctx, addr, local)
+		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || wctx.Err() != nil {
+			break
+		}
+		select {
+		case <-wctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		return Result{}, &Error{What: out.String() + "dial: " + err.Error(), Err: err}
+	}
+	fmt.Fprintf(&out, "  remote address: %s\n", remote)
+	if err := s.connectTo(e, remote, &out); err != nil {
+		return Result{}, err
+	}
+	return exchangeResult(e, remote, &out), nil
+}
+
+func exchangeResult(e *entry, remote oob.Dest, out *strings.Builder) Result {
+	fmt.Fprintf(out, "%s is connected to QP %d on the peer", e.name, remote.QPN)
+	return Result{Text: out.String(), Data: map[string]any{"qp": e.name, "remote_qpn": remote.QPN, "remote_psn": remote.PSN,
+		"remote_gid": verbs.GID(remote.GID).String(), "remote_lid": remote.LID}}
+}
+
+// announceMagic starts an announcement message; the rest is
+// "NAME ADDR RKEY LEN" in text, so a person reading a dump can follow it.
+const announceMagic = "VSMR1 "
+
+// remoteMR is a peer's MR as its announcement described it.
+type remoteMR struct {
+	addr uint64
+	rkey uint32
+	size uint64
+}
+
+func runAnnounce(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(2, 2); err != nil {
+		return Result{}, err
+	}
+	qe, err := s.get(a.pos[0], kindQP)
+	if err != nil {
+		return Result{}, err
+	}
+	me, err := s.get(a.pos[1], kindMR)
+	if err != nil {
+		return Result{}, err
+	}
+	msg := fmt.Sprintf("%s%s 0x%x 0x%x %d", announceMagic, me.name, me.mr.Addr(), me.mr.RKey(), me.mr.Len())
+	buf, err := s.scratchMR(qe.parent, len(msg))
+	if err != nil {
+		return Result{}, err
+	}
+	copy(buf.Bytes(), msg)
+	s.wrid++
+	wr := verbs.SendWR{WRID: s.wrid, Opcode: verbs.WRSend, Flags: verbs.SendSignaled, SGEs: []verbs.SGE{{MR: buf, Length: uint32(len(msg))}}}
+	if err := qe.qp.PostSend([]verbs.SendWR{wr}); err != nil {
+		return Result{}, failed("announce", err)
+	}
+	return Result{Text: fmt.Sprintf("sent %q on %s (wrid %d); the peer's shell will know it as peer.%s when it polls the receive", msg, qe.name, s.wrid, me.name),
+		Data: map[string]any{"qp": qe.name, "mr": me.name, "wrid": s.wrid}}, nil
+}
+
+// scratchMR is a small MR of the shell's own in a PD, for messages the
+// shell composes; it is destroyed with its PD.
+func (s *Shell) scratchMR(pd *entry, size int) (*verbs.MR, error) {
+	if mr := s.scratch[pd]; mr != nil && !mr.Closed() && mr.Len() >= size {
+		return mr, nil
+	}
+	mr, err := pd.pd.RegMR(max(size, 256), verbs.AccessLocalWrite)
+	if err != nil {
+		return nil, failed("announce", err)
+	}
+	s.scratch[pd] = mr
+	return mr, nil
+}
+
+// noteAnnouncement records a peer's MR from a received message.
+func (s *Shell) noteAnnouncement(data []byte) (string, bool) {
+	text, ok := strings.CutPrefix(strings.TrimRight(string(data), "\x00"), announceMagic)
+	if !ok {
+		return "", false
+	}
+	var name string
+	var m remoteMR
+	if _, err := fmt.Sscanf(text, "%s 0x%x 0x%x %d", &name, &m.addr, &m.rkey, &m.size); err != nil || !nameRE.MatchString(name) {
+		return "", false
+	}
+	s.remote["peer."+name] = m
+	return fmt.Sprintf("the peer announced %s: 0x%x rkey 0x%x, %d bytes; use peer.%s[OFFSET] as a remote buffer", name, m.addr, m.rkey, m.size, name), true
+}

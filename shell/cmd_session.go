@@ -1,0 +1,202 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+
+	"github.com/verbscope/verbscope/verbs"
+)
+
+func init() {
+	register(&command{
+		name: "ls", aliases: []string{"tree"}, usage: "ls",
+		summary: "show the session's objects as a tree: context → PD → QP/MR, QP → CQs, with states",
+		help: `example:
+  open; pd; cq; qp; ls`,
+		run: runLs,
+	})
+	register(&command{
+		name: "destroy", aliases: []string{"rm"}, usage: "destroy NAME [--cascade]",
+		summary: "destroy an object; --cascade first destroys what uses it",
+		help: `Without --cascade this is the bare libibverbs call: destroying a PD
+that still has QPs or MRs fails with EBUSY, exactly as in C, and the shell
+says which objects are in the way. --cascade destroys those first, in the
+order libibverbs needs (QPs, then MRs, then the PD…).
+
+examples:
+  destroy qp1
+  destroy pd1 --cascade`,
+		flags: []flagSpec{{"cascade", "destroy everything that uses it first"}},
+		pos:   []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP, kindAH)},
+		run:   runDestroy,
+	})
+	register(&command{
+		name: "rename", usage: "rename NAME NEWNAME",
+		summary: "give an object a name of your own (qp1 → client)",
+		help: `Names are letters, digits, _ . and -, starting with a letter.
+
+example:
+  rename qp1 client; next client`,
+		pos: []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP, kindAH), {name: "new name"}},
+		run: runRename,
+	})
+}
+
+// describe is the one-line summary of an object used by ls and completion.
+func (s *Shell) describe(e *entry) string {
+	switch e.kind {
+	case kindCtx:
+		return "device " + e.ctx.Device.Name
+	case kindPD:
+		return "protection domain"
+	case kindChan:
+		return "completion channel"
+	case kindAH:
+		return "address handle to " + e.ah.Attr().GRH.DGID.String()
+	case kindMR:
+		return fmt.Sprintf("MR, %d bytes, lkey 0x%x rkey 0x%x, %s", e.mr.Len(), e.mr.LKey(), e.mr.RKey(), e.mr.Access())
+	case kindCQ:
+		d := fmt.Sprintf("CQ, %d entries", e.cq.CQE())
+		if ch := e.cq.Channel(); ch != nil {
+			for _, o := range s.objs {
+				if o.kind == kindChan && o.ch == ch {
+					d += ", channel " + o.name
+				}
+			}
+		}
+		return d
+	case kindQP:
+		st := "?"
+		if state, err := e.qp.State(); err == nil {
+			st = state.String()
+		}
+		return fmt.Sprintf("%s QP %d, %s", e.qp.Type(), e.qp.Num(), st)
+	}
+	return string(e.kind)
+}
+
+func runLs(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(0, 0); err != nil {
+		return Result{}, err
+	}
+	if len(s.objs) == 0 {
+		return Result{Text: "no objects yet: start with `open`", Data: []any{}}, nil
+	}
+	children := map[*entry][]*entry{}
+	var roots []*entry
+	for _, e := range s.sorted() {
+		if e.parent == nil {
+			roots = append(roots, e)
+		} else {
+			children[e.parent] = append(children[e.parent], e)
+		}
+	}
+	var b strings.Builder
+	var data []map[string]any
+	var walk func(e *entry, indent string, last bool, top bool)
+	walk = func(e *entry, indent string, last bool, top bool) {
+		branch, next := "├─ ", indent+"│  "
+		if last {
+			branch, next = "└─ ", indent+"   "
+		}
+		if top {
+			branch, next = "", ""
+		}
+		line := fmt.Sprintf("%s%s%-6s %s", indent, branch, e.name, s.describe(e))
+		if e.kind == kindQP {
+			line += " → " + cqNames(e.sendCQ, e.recvCQ)
+		}
+		b.WriteString(line + "\n")
+		d := map[string]any{"name": e.name, "kind": string(e.kind), "what": s.describe(e)}
+		if e.parent != nil {
+			d["parent"] = e.parent.name
+		}
+		data = append(data, d)
+		kids := children[e]
+		for i, k := range kids {
+			walk(k, next, i == len(kids)-1, false)
+		}
+	}
+	for _, r := range roots {
+		walk(r, "", true, true)
+	}
+	return Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}, nil
+}
+
+// closer is what destroy needs of any object.
+func (e *entry) closeFn(cascade bool) func() error {
+	type both interface {
+		Close() error
+		Destroy() error
+	}
+	var o both
+	switch e.kind {
+	case kindCtx:
+		return e.ctx.Close // a context has no bare destroy: closing it is the cascade
+	case kindPD:
+		o = e.pd
+	case kindCQ:
+		o = e.cq
+	case kindQP:
+		o = e.qp
+	case kindMR:
+		o = e.mr
+	case kindAH:
+		o = e.ah
+	case kindChan:
+		return e.ch.Close
+	}
+	if cascade {
+		return o.Close
+	}
+	return o.Destroy
+}
+
+func runDestroy(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(1, 1); err != nil {
+		return Result{}, err
+	}
+	e, err := s.get(a.pos[0])
+	if err != nil {
+		return Result{}, err
+	}
+	if err := e.closeFn(a.flag("cascade"))(); err != nil {
+		if errors.Is(err, syscall.EBUSY) {
+			return Result{}, &Error{What: "destroy " + e.name + " failed with EBUSY: it is still in use",
+				Why: err.Error(), Fix: "destroy the objects that use it first, or `destroy " + e.name + " --cascade`", Err: err}
+		}
+		return Result{}, failed("destroy "+e.name, err)
+	}
+	gone := s.prune()
+	return Result{Text: "destroyed " + strings.Join(gone, ", "), Data: map[string]any{"destroyed": gone}}, nil
+}
+
+func runRename(_ context.Context, s *Shell, a *args) (Result, error) {
+	if err := a.posCount(2, 2); err != nil {
+		return Result{}, err
+	}
+	e, err := s.get(a.pos[0])
+	if err != nil {
+		return Result{}, err
+	}
+	if err := s.checkNewName(a.pos[1]); err != nil {
+		return Result{}, err
+	}
+	delete(s.objs, e.name)
+	old := e.name
+	e.name = a.pos[1]
+	s.objs[e.name] = e
+	return Result{Text: old + " is now " + e.name, Data: map[string]any{"old": old, "new": e.name}}, nil
+}
+
+// qpState is the QP's state as the library reports it now.
+func qpState(e *entry) (verbs.QPState, error) {
+	st, err := e.qp.State()
+	if err != nil {
+		return 0, failed("query "+e.name, err)
+	}
+	return st, nil
+}

@@ -1,0 +1,165 @@
+package shell
+
+import (
+	"sort"
+	"strings"
+)
+
+// Suggestion is one completion candidate: the text to insert and a short
+// description shown next to it.
+type Suggestion struct {
+	Text        string `json:"text"`
+	Description string `json:"description,omitempty"`
+}
+
+// Completion is what Complete offers: candidates for the byte range
+// [Start, End) of the line, which the chosen one replaces.
+type Completion struct {
+	Start, End int
+	Items      []Suggestion
+}
+
+// argKind says what a positional word is, for completion.
+type argKind struct {
+	name  string
+	items func(s *Shell, pos []string) []Suggestion
+}
+
+// objArg completes names of objects of the given kinds.
+func objArg(kinds ...kind) argKind {
+	var ws []string
+	for _, k := range kinds {
+		ws = append(ws, string(k))
+	}
+	return argKind{name: strings.Join(ws, "|"), items: func(s *Shell, _ []string) []Suggestion {
+		var out []Suggestion
+		for _, e := range s.sorted() {
+			if contains(kinds, e.kind) {
+				out = append(out, Suggestion{Text: e.name, Description: s.describe(e)})
+			}
+		}
+		return out
+	}}
+}
+
+// Complete offers what could come at the cursor: commands, object names,
+// QP states, attribute names and their values, device names, flags. It
+// is safe to call while a command runs (it then leaves out objects).
+func (s *Shell) Complete(line string, cursor int) Completion {
+	if cursor < 0 || cursor > len(line) {
+		cursor = len(line)
+	}
+	before := line[:cursor]
+	// Only the command under the cursor matters.
+	segStart := strings.LastIndexByte(before, ';') + 1
+	seg := before[segStart:]
+	toks, _ := tokenize(seg, true)
+	// The word being typed: the last token if the cursor touches it.
+	var cur token
+	if n := len(toks); n > 0 && toks[n-1].end == len(seg) {
+		cur = toks[n-1]
+		toks = toks[:n-1]
+	} else {
+		cur = token{start: len(seg), end: len(seg)}
+	}
+	comp := Completion{Start: segStart + cur.start, End: cursor}
+	prefix := strings.ToLower(cur.text)
+
+	if len(toks) == 0 {
+		for _, c := range commandList() {
+			comp.Items = append(comp.Items, Suggestion{Text: c.name, Description: c.summary})
+		}
+		comp.Items = filter(comp.Items, prefix)
+		return comp
+	}
+	cmd := lookupCommand(toks[0].text)
+	if cmd == nil {
+		return comp
+	}
+	locked := s.mu.TryLock()
+	if locked {
+		defer s.mu.Unlock()
+	}
+	var pos []string
+	for _, t := range toks[1:] {
+		if !t.quoted && (strings.HasPrefix(t.text, "--") || strings.Contains(t.text, "=")) {
+			continue
+		}
+		pos = append(pos, t.text)
+	}
+	switch {
+	case strings.HasPrefix(cur.text, "--"):
+		for _, f := range cmd.flags {
+			comp.Items = append(comp.Items, Suggestion{Text: "--" + f.name, Description: f.help})
+		}
+	case strings.Contains(cur.text, "=") && !cur.quoted:
+		key, _, _ := strings.Cut(cur.text, "=")
+		if cmd.keys != nil && locked {
+			for _, k := range cmd.keys(s, pos) {
+				if k.name == normKey(key) && k.values != nil {
+					for _, v := range k.values(s) {
+						comp.Items = append(comp.Items, Suggestion{Text: key + "=" + v.Text, Description: v.Description})
+					}
+				}
+			}
+		}
+	default:
+		if len(pos) < len(cmd.pos) && cmd.pos[len(pos)].items != nil && locked {
+			comp.Items = append(comp.Items, cmd.pos[len(pos)].items(s, pos)...)
+		}
+		if len(pos) >= requiredPos(cmd) && cmd.keys != nil && locked {
+			given := map[string]bool{}
+			for _, t := range toks[1:] {
+				if k, _, ok := strings.Cut(t.text, "="); ok {
+					given[normKey(k)] = true
+				}
+			}
+			for _, k := range cmd.keys(s, pos) {
+				if !given[k.name] {
+					comp.Items = append(comp.Items, Suggestion{Text: k.name + "=", Description: k.help})
+				}
+			}
+		}
+	}
+	comp.Items = filter(comp.Items, prefix)
+	return comp
+}
+
+// requiredPos is how many positional words come before attributes make
+// sense: all of those the command names.
+func requiredPos(c *command) int { return len(c.pos) }
+
+// filter keeps the suggestions that start with prefix (case-insensitive),
+// in their order, without duplicates.
+func filter(items []Suggestion, prefix string) []Suggestion {
+	seen := map[string]bool{}
+	var out []Suggestion
+	for _, it := range items {
+		if strings.HasPrefix(strings.ToLower(it.Text), prefix) && !seen[it.Text] {
+			seen[it.Text] = true
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// enumValues turns a fixed list into suggestions.
+func enumValues(pairs ...string) func(*Shell) []Suggestion {
+	return func(*Shell) []Suggestion {
+		var out []Suggestion
+		for i := 0; i+1 < len(pairs); i += 2 {
+			out = append(out, Suggestion{Text: pairs[i], Description: pairs[i+1]})
+		}
+		return out
+	}
+}
+
+// sortedKeys returns a map's keys in order (for stable help and JSON).
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,12 @@
+// Package shell is verbscope's verbs shell: a small command language over
+// the verbs core (open a device, create PDs, CQs, MRs and QPs, walk a QP
+// through its states, post work and poll completions) that checks each
+// step against the kernel's rules and explains what is wrong in plain
+// words before the kernel says EINVAL.
+//
+// It holds no terminal code. Exec runs one command and returns a Result
+// (text for people, data for --json); Complete offers what can come at
+// the cursor; Close destroys every object of the session in the order
+// libibverbs needs. The standalone go-prompt front end, the script mode
+// and the dashboard's pane all drive the same Shell.
+package shell

@@ -1,0 +1,95 @@
+//go:build lab
+
+package shell
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+)
+
+const ppSetup = "open; pd; cq size=16; mr size=8192 access=local_write; qp type=rc cq=cq1 send_wr=1 recv_wr=16; next qp1"
+
+// TestShellIsRCPingpongClient: ibv_rc_pingpong serves, the shell dials it,
+// and one 4 KiB message goes each way.
+func TestShellIsRCPingpongClient(t *testing.T) {
+	pp := labkit.Start(t, "ibv_rc_pingpong", "-d", labkit.Env(t, "LAB_DEV"), "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "1", "-p", "18520")
+	time.Sleep(500 * time.Millisecond) // let it listen; a refused dial would fail the test loudly
+	s := runSteps(t, []step{
+		{cmd: ppSetup + `; post recv qp1 mr1[4096:8192]; write mr1 "PING from verbscope"`},
+		{cmd: "dial qp1 " + labkit.Env(t, "LAB_IP") + ":18520", ok: []string{"remote address: LID 0x0000, QPN", "qp1 is now RTS", "qp1 is connected"}},
+		{cmd: "post send qp1 mr1[0:4096]"},
+	})
+	pollUntil(t, s, "cq1", "SEND               success", "RECV               success, 4096 bytes")
+	pp.Wait(t, 60*time.Second)
+	out := pp.Output()
+	if !strings.Contains(out, "1 iters in") {
+		t.Errorf("ibv_rc_pingpong did not complete its iteration:\n%s", out)
+	}
+	qpn := execOK(t, s, "query qp1")
+	if !strings.Contains(out, "remote address: LID 0x0000, QPN 0x0000"+hexQPN(qpn)) {
+		t.Errorf("ibv_rc_pingpong does not name our QP as its peer:\n%s\nour QP:\n%s", out, qpn)
+	}
+}
+
+// TestShellIsRCPingpongServer: the shell listens, ibv_rc_pingpong dials.
+func TestShellIsRCPingpongServer(t *testing.T) {
+	// The client retries until the shell listens; a refused connect has
+	// no side effect on the server.
+	pp := labkit.Start(t, "sh", "-c", fmt.Sprintf("for i in $(seq 100); do ibv_rc_pingpong -d %s -g %s -n 1 -p 18521 %s && exit 0; sleep 0.2; done; exit 1",
+		labkit.Env(t, "LAB_DEV"), labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")))
+	s := runSteps(t, []step{
+		{cmd: ppSetup + "; post recv qp1 mr1[4096:8192]"},
+		{cmd: "listen qp1 port=18521 timeout=60s", ok: []string{"remote address: LID 0x0000", "qp1 is now RTS", "qp1 is connected"}},
+	})
+	pollUntil(t, s, "cq1", "RECV               success, 4096 bytes")
+	execOK(t, s, "post send qp1 mr1[0:4096]")
+	pollUntil(t, s, "cq1", "SEND               success")
+	pp.Wait(t, 60*time.Second)
+	if out := pp.Output(); !strings.Contains(out, "1 iters in") {
+		t.Errorf("ibv_rc_pingpong did not complete its iteration:\n%s", out)
+	}
+}
+
+// pollUntil polls a CQ until completions containing every want have
+// shown up (one poll may return several).
+func pollUntil(t *testing.T, s *Shell, cq string, want ...string) {
+	t.Helper()
+	var seen strings.Builder
+	for i := 0; i < 20; i++ {
+		seen.WriteString(execOK(t, s, "poll "+cq+" wait=1s") + "\n")
+		missing := false
+		for _, w := range want {
+			missing = missing || !strings.Contains(seen.String(), w)
+		}
+		if !missing {
+			return
+		}
+	}
+	t.Fatalf("not all of %q on %s; saw:\n%s", want, cq, seen.String())
+}
+
+func execOK(t *testing.T, s *Shell, cmd string) string {
+	t.Helper()
+	res, err := s.Exec(t.Context(), cmd)
+	if err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	return res.Text
+}
+
+// hexQPN pulls qp_num out of `query` output as rc_pingpong prints it
+// (six hex digits, of which the test compares the last two).
+func hexQPN(query string) string {
+	for _, l := range strings.Split(query, "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "qp_num" {
+			var n int
+			fmt.Sscan(f[1], &n)
+			return fmt.Sprintf("%02x", n)
+		}
+	}
+	return "??"
+}

@@ -1,0 +1,317 @@
+package shell
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/verbscope/verbscope/verbs"
+)
+
+// kind is the type of a named object in the session.
+type kind string
+
+const (
+	kindCtx  kind = "ctx"
+	kindPD   kind = "pd"
+	kindMR   kind = "mr"
+	kindCQ   kind = "cq"
+	kindChan kind = "ch"
+	kindQP   kind = "qp"
+	kindAH   kind = "ah"
+)
+
+// kindWords are how messages name each kind.
+var kindWords = map[kind]string{
+	kindCtx: "device context", kindPD: "protection domain", kindMR: "memory region",
+	kindCQ: "completion queue", kindChan: "completion channel", kindQP: "queue pair", kindAH: "address handle",
+}
+
+// entry is one named object of the session.
+type entry struct {
+	name    string
+	kind    kind
+	parent  *entry // ctx for pd/cq/ch; pd for qp/mr
+	created time.Time
+
+	ctx *verbs.Context
+	pd  *verbs.PD
+	cq  *verbs.CQ
+	ch  *verbs.CompChannel
+	qp  *verbs.QP
+	mr  *verbs.MR
+	ah  *verbs.AH
+
+	// QP only: the CQs it uses, the transitions it went through, its
+	// first send PSN and, once known, its peer.
+	sendCQ, recvCQ *entry
+	history        []transition
+	psn            uint32
+	peer           *verbs.Peer
+}
+
+// transition is one successful modify of a QP, for `show` and diagrams.
+type transition struct {
+	At       time.Time
+	From, To verbs.QPState
+	Mask     verbs.QPAttrMask
+}
+
+// closed asks the library whether the object is gone (a cascade may have
+// taken it).
+func (e *entry) closed() bool {
+	switch e.kind {
+	case kindCtx:
+		return e.ctx.Closed()
+	case kindPD:
+		return e.pd.Closed()
+	case kindCQ:
+		return e.cq.Closed()
+	case kindChan:
+		return e.ch.Closed()
+	case kindQP:
+		return e.qp.Closed()
+	case kindMR:
+		return e.mr.Closed()
+	case kindAH:
+		return e.ah.Closed()
+	}
+	return true
+}
+
+// Shell is one verbs shell session: the named objects, the defaults, and
+// the commands. It has no terminal code: front ends feed it lines and
+// show its Results. Close destroys everything it created.
+type Shell struct {
+	mu       sync.Mutex
+	objs     map[string]*entry
+	counters map[kind]int
+	opts     Options
+	wrid     uint64               // the last work request id handed out
+	posted   map[uint64]postedWR  // outstanding WRs by id, to show completions
+	events   []eventRecord        // async events seen so far
+	clock    time.Time            // the stopwatch's start
+	remote   map[string]remoteMR  // peers' MRs by "peer.NAME", from announcements
+	scratch  map[*entry]*verbs.MR // per PD: the shell's own buffer for announcements
+}
+
+// eventRecord is one async event as the session saw it.
+type eventRecord struct {
+	at   time.Time
+	ev   verbs.AsyncEvent
+	text string // with the session's names, e.g. "QP_ACCESS_ERR on qp2"
+}
+
+// Options configure a session.
+type Options struct {
+	// Device is what `open` opens when no name is given; empty means the
+	// first device the library lists.
+	Device string
+	// GIDIndex is the source GID index of RoCE address vectors when a
+	// command names none; 0 picks the port's RoCE v2 GID of an IPv4
+	// address (index 0 itself can always be named: sgid_index=0).
+	GIDIndex int
+}
+
+// New starts an empty session.
+func New(opts Options) *Shell {
+	return &Shell{objs: map[string]*entry{}, counters: map[kind]int{}, opts: opts, posted: map[uint64]postedWR{},
+		remote: map[string]remoteMR{}, scratch: map[*entry]*verbs.MR{}}
+}
+
+// Close destroys every object of the session in dependency order (QPs
+// first, contexts last) and forgets them. It is safe to call twice.
+func (s *Shell) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []string
+	for _, e := range s.sorted() {
+		if e.kind == kindCtx {
+			if err := e.ctx.Close(); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+	}
+	s.objs = map[string]*entry{}
+	if len(errs) > 0 {
+		return fmt.Errorf("shell: closing the session: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// add names a new object: qp1, qp2, … unless the user chose a name.
+func (s *Shell) add(e *entry, as string) (*entry, error) {
+	if as == "" {
+		for {
+			s.counters[e.kind]++
+			as = fmt.Sprintf("%s%d", e.kind, s.counters[e.kind])
+			if s.objs[as] == nil {
+				break
+			}
+		}
+	} else if err := s.checkNewName(as); err != nil {
+		return nil, err
+	}
+	e.name, e.created = as, time.Now()
+	s.objs[as] = e
+	return e, nil
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+
+func (s *Shell) checkNewName(name string) error {
+	if !nameRE.MatchString(name) {
+		return &Error{What: fmt.Sprintf("%q cannot be a name", name), Fix: "use letters, digits, _ . or -, starting with a letter"}
+	}
+	if s.objs[name] != nil {
+		return &Error{What: name + " is already taken", Fix: "pick another name, or rename the other object first"}
+	}
+	if lookupCommand(name) != nil {
+		return &Error{What: name + " is a command name", Fix: "pick a name that is not a command"}
+	}
+	return nil
+}
+
+// prune forgets objects the library destroyed (directly or by cascade).
+func (s *Shell) prune() []string {
+	var gone []string
+	for name, e := range s.objs {
+		if e.closed() {
+			gone = append(gone, name)
+			delete(s.objs, name)
+		}
+	}
+	sort.Strings(gone)
+	return gone
+}
+
+// get resolves a name to an object of one of the wanted kinds.
+func (s *Shell) get(name string, want ...kind) (*entry, error) {
+	e := s.objs[name]
+	if e == nil {
+		return nil, s.noSuch(name, want...)
+	}
+	if len(want) > 0 {
+		for _, k := range want {
+			if e.kind == k {
+				return e, nil
+			}
+		}
+		var ws []string
+		for _, k := range want {
+			ws = append(ws, "a "+kindWords[k]+" ("+string(k)+"N)")
+		}
+		return nil, &Error{What: fmt.Sprintf("%s is a %s, but this needs %s", name, kindWords[e.kind], strings.Join(ws, " or "))}
+	}
+	return e, nil
+}
+
+func (s *Shell) noSuch(name string, want ...kind) error {
+	var have []string
+	for n, e := range s.objs {
+		if len(want) == 0 || contains(want, e.kind) {
+			have = append(have, n)
+		}
+	}
+	sort.Strings(have)
+	fix := "`ls` lists the objects of this session"
+	if len(have) > 0 {
+		fix = "existing: " + strings.Join(have, ", ") + suggest(name, have)
+	} else if len(want) == 1 {
+		fix = "create one first: " + createHint[want[0]]
+	}
+	return &Error{What: "there is no " + name, Fix: fix}
+}
+
+// createHint is the command that makes an object of each kind.
+var createHint = map[kind]string{
+	kindCtx: "open [DEVICE]", kindPD: "pd", kindCQ: "cq size=16", kindChan: "channel",
+	kindQP: "qp type=rc cq=cq1", kindMR: "mr size=4096 access=local_write,remote_write",
+	kindAH: "ah dgid=GID",
+}
+
+// drainEvents collects the async events the contexts reported since the
+// last call and returns the new ones.
+func (s *Shell) drainEvents() []eventRecord {
+	var fresh []eventRecord
+	for _, e := range s.sorted() {
+		if e.kind != kindCtx || e.ctx.Closed() {
+			continue
+		}
+		ch := e.ctx.Events()
+	drain:
+		for {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					break drain
+				}
+				text := ev.String()
+				if qp := s.qpByNum(ev.QPNum); qp != nil && ev.QPNum != 0 {
+					text = fmt.Sprintf("%s on %s (QP %d)", ev.Type, qp.name, ev.QPNum)
+				}
+				fresh = append(fresh, eventRecord{at: time.Now(), ev: ev, text: text})
+			default:
+				break drain
+			}
+		}
+	}
+	s.events = append(s.events, fresh...)
+	return fresh
+}
+
+// only returns the single object of a kind, for commands where it is the
+// obvious default (the one context, the one PD).
+func (s *Shell) only(k kind) (*entry, error) {
+	var found *entry
+	for _, e := range s.objs {
+		if e.kind == k {
+			if found != nil {
+				return nil, &Error{What: "there are several " + kindWords[k] + "s", Fix: "name the one you mean"}
+			}
+			found = e
+		}
+	}
+	if found == nil {
+		return nil, &Error{What: "there is no " + kindWords[k] + " yet", Fix: "create one first: " + createHint[k]}
+	}
+	return found, nil
+}
+
+// sorted lists the objects in creation order.
+func (s *Shell) sorted() []*entry {
+	out := make([]*entry, 0, len(s.objs))
+	for _, e := range s.objs {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].created.Equal(out[j].created) {
+			return out[i].created.Before(out[j].created)
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+// names lists object names of the given kinds, for completion.
+func (s *Shell) names(want ...kind) []string {
+	var out []string
+	for _, e := range s.sorted() {
+		if len(want) == 0 || contains(want, e.kind) {
+			out = append(out, e.name)
+		}
+	}
+	return out
+}
+
+func contains[T comparable](xs []T, x T) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}

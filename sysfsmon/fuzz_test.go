@@ -1,0 +1,191 @@
+package sysfsmon
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Every parser of sysfs and procfs text has a fuzz target: whatever the
+// input, an error or a consistent result, never a panic.
+
+func FuzzParseState(f *testing.F) {
+	for _, s := range []string{"4: ACTIVE", "5: LinkUp", "1: CA", ":", "9999999999999999999: X"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, name, err := ParseState(s)
+		if err == nil && (n < 0 || name == "") {
+			t.Fatalf("ParseState(%q) = %d, %q without error", s, n, name)
+		}
+	})
+}
+
+func FuzzParseRate(f *testing.F) {
+	for _, s := range []string{"10 Gb/sec (1X FDR10)", "2.5 Gb/sec (1X)", "100 Gb/sec (4X EDR)", "1e400 Gb/sec (1X)", " Gb/sec ()"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRate(s)
+		if err == nil && (r.Gbps < 0 || !strings.HasSuffix(r.Width, "X")) {
+			t.Fatalf("ParseRate(%q) = %+v without error", s, r)
+		}
+	})
+}
+
+func FuzzParseGID(f *testing.F) {
+	for _, s := range []string{"fe80:0000:0000:0000:bc8a:ccff:fe52:0a47", "0000:0000:0000:0000:0000:ffff:0a00:0001", ":::::::", "fe80::1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseGID(s)
+		if err != nil {
+			return
+		}
+		// A parsed GID prints back as sysfs wrote it (modulo case).
+		b := a.As16()
+		var groups []string
+		for i := 0; i < 16; i += 2 {
+			groups = append(groups, fmt.Sprintf("%02x%02x", b[i], b[i+1]))
+		}
+		if got := strings.Join(groups, ":"); got != strings.ToLower(strings.TrimSpace(s)) {
+			t.Fatalf("ParseGID(%q) prints back as %q", s, got)
+		}
+	})
+}
+
+func FuzzParseCPUList(f *testing.F) {
+	for _, s := range []string{"0-3,8", "", "1", "0-65535", "3-1", "0-1,0-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cpus, err := ParseCPUList(s)
+		if err != nil {
+			return
+		}
+		if len(cpus) > maxCPUs {
+			t.Fatalf("ParseCPUList(%q): %d CPUs", s, len(cpus))
+		}
+		if slices.IsSorted(cpus) && len(slices.Compact(slices.Clone(cpus))) == len(cpus) {
+			again, err := ParseCPUList(FormatCPUList(cpus))
+			if err != nil || !slices.Equal(again, cpus) {
+				t.Fatalf("ParseCPUList(%q) does not round-trip: %v, %v", s, again, err)
+			}
+		}
+	})
+}
+
+func FuzzParseCPUMask(f *testing.F) {
+	for _, s := range []string{"3", "ff,00000001", "00000000", ",", "ffffffff,ffffffff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cpus, err := ParseCPUMask(s)
+		if err == nil && !slices.IsSorted(cpus) {
+			t.Fatalf("ParseCPUMask(%q) = %v, not sorted", s, cpus)
+		}
+	})
+}
+
+func FuzzParseInterrupts(f *testing.F) {
+	for _, p := range []string{"testdata/rxe0/proc/interrupts", "testdata/mlx5/proc/interrupts"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("CPU0 CPU1 CPU2 CPU3\n  5:   1   2\n")
+	f.Add("CPU0\n:\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		in, err := ParseInterrupts(s)
+		if len(in.CPUs) == 0 && err == nil {
+			t.Fatal("no CPUs and no error")
+		}
+		for _, l := range in.Lines {
+			if len(l.Counts) == 0 || len(l.Counts) > len(in.CPUs) {
+				t.Fatalf("row %+v has %d counts for %d CPUs", l, len(l.Counts), len(in.CPUs))
+			}
+		}
+	})
+}
+
+func FuzzParseModules(f *testing.F) {
+	b, err := os.ReadFile("testdata/rxe0/proc/modules")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Add("a 1 - - Live 0x0\nb")
+	f.Fuzz(func(t *testing.T, s string) {
+		mods, _ := ParseModules(s)
+		for _, m := range mods {
+			if m.Name == "" || m.Refs < -1 {
+				t.Fatalf("module %+v", m)
+			}
+		}
+	})
+}
+
+func FuzzParseMemlock(f *testing.F) {
+	b, err := os.ReadFile("testdata/rxe0/proc/self/limits")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Add("Max locked memory unlimited unlimited bytes")
+	f.Fuzz(func(t *testing.T, s string) {
+		soft, hard, err := ParseMemlock(s)
+		if err != nil && (soft != Limit{} || hard != Limit{}) {
+			t.Fatalf("ParseMemlock(%q) = %v, %v with error %v", s, soft, hard, err)
+		}
+	})
+}
+
+func FuzzParseDpkgAndLibName(f *testing.F) {
+	f.Add("Package: rdma-core\nStatus: install ok installed\nVersion: 44.0-2\n", "libibverbs.so.1.14.44.0")
+	f.Fuzz(func(t *testing.T, status, name string) {
+		ParseDpkgVersion(status, "rdma-core")
+		if v := ParseLibibverbsName(name); v != "" && !strings.HasSuffix(name, v) {
+			t.Fatalf("ParseLibibverbsName(%q) = %q", name, v)
+		}
+	})
+}
+
+func FuzzParseStatusCred(f *testing.F) {
+	for _, p := range []string{"testdata/rxe0/proc/self/status", "testdata/mlx5/proc/self/status"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("Uid:\t1\t2\t3\t4\nGid:\t5\t6\t7\t8\nGroups:\t\nCapEff:\tz\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseStatusCred(s)
+		if err != nil && (c.UID != 0 || c.GID != 0 || c.Groups != nil || c.CapEff != 0) {
+			t.Fatalf("ParseStatusCred(%q) = %+v with error %v", s, c, err)
+		}
+		if err == nil && (c.UID < 0 || c.GID < 0 || slices.ContainsFunc(c.Groups, func(g int) bool { return g < 0 })) {
+			t.Fatalf("ParseStatusCred(%q) = %+v", s, c)
+		}
+	})
+}
+
+func FuzzParseDriverConf(f *testing.F) {
+	f.Add("driver rxe\n", "librxe-rdmav34.so")
+	f.Add("# comment\n\ndriver  mlx5 \ndriverx\n", "libmlx5-rdmav.so")
+	f.Fuzz(func(t *testing.T, conf, lib string) {
+		drivers, _ := ParseDriverConf(conf)
+		for _, d := range drivers {
+			if d == "" || strings.ContainsAny(d, "/ \t\n\x00") {
+				t.Fatalf("ParseDriverConf(%q): driver %q", conf, d)
+			}
+		}
+		if p := ParseProviderName(lib); p != "" && !strings.HasPrefix(lib, "lib"+p+"-rdmav") {
+			t.Fatalf("ParseProviderName(%q) = %q", lib, p)
+		}
+	})
+}

@@ -1,0 +1,240 @@
+//go:build lab
+
+package sysfsmon
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// These tests run in the lab VM on the real rxe0 (go run ./lab/labtest
+// ./sysfsmon); the oracles are the kernel's own interfaces read another
+// way (uname, getrlimit, the shell) and real traffic from
+// ibv_rc_pingpong.
+
+func labFS(t *testing.T) *FS {
+	t.Helper()
+	f, err := NewDefaultFS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func labEnv(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Fatalf("$%s is not set: not in the lab VM?", name)
+	}
+	return v
+}
+
+func TestLabHost(t *testing.T) {
+	h := labFS(t).Host()
+	if len(h.Warnings) != 0 {
+		t.Errorf("warnings: %v", h.Warnings)
+	}
+	for _, m := range []string{"ib_core", "ib_uverbs", "rdma_rxe", "ib_umad", "rdma_cm", "rdma_ucm"} {
+		if !h.HasModule(m) {
+			t.Errorf("module %s not listed; got %s", m, h)
+		}
+	}
+	if h.HasModule("veth") || h.HasModule("9p") {
+		t.Errorf("non-RDMA modules listed: %s", h)
+	}
+	uname, err := exec.Command("uname", "-r").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.KernelRelease != strings.TrimSpace(string(uname)) || !strings.HasPrefix(h.KernelRelease, "6.1.") {
+		t.Errorf("kernel release %q; uname -r says %q, want 6.1", h.KernelRelease, uname)
+	}
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_MEMLOCK, &rl); err != nil {
+		t.Fatal(err)
+	}
+	if h.MemlockSoft.Unlimited != (rl.Cur == ^uint64(0)) || (!h.MemlockSoft.Unlimited && h.MemlockSoft.Value != rl.Cur) ||
+		h.MemlockHard.Unlimited != (rl.Max == ^uint64(0)) || (!h.MemlockHard.Unlimited && h.MemlockHard.Value != rl.Max) {
+		t.Errorf("memlock %s/%s, getrlimit says %d/%d", h.MemlockSoft, h.MemlockHard, rl.Cur, rl.Max)
+	}
+	// The guest has no dpkg database: the version comes from the file
+	// libibverbs.so.1 links to.
+	target, err := os.Readlink("/usr/lib/x86_64-linux-gnu/libibverbs.so.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ParseLibibverbsName(filepath.Base(target)); h.RDMACore.Version != want || want == "" || h.RDMACore.Source != "file name" {
+		t.Errorf("rdma-core %+v; libibverbs.so.1 -> %s", h.RDMACore, target)
+	}
+	var uverbs *DevNode
+	for i, n := range h.DevNodes {
+		if n.Name == "uverbs0" {
+			uverbs = &h.DevNodes[i]
+		}
+	}
+	if uverbs == nil || !uverbs.CharDev || uverbs.Mode != "crw-rw-rw-" || !uverbs.WorldRW || uverbs.IBDev != labEnv(t, "LAB_DEV") {
+		t.Errorf("/dev/infiniband/uverbs0: %+v (all: %+v)", uverbs, h.DevNodes)
+	}
+	// rxe's driver ABI is RXE_UVERBS_ABI_VERSION, 2 (include/uapi/rdma/rdma_user_rxe.h).
+	if h.UverbsABI != 6 || h.DriverABIs["uverbs0"] != 2 {
+		t.Errorf("uverbs ABI %d, driver ABIs %v; want 6 and uverbs0:2", h.UverbsABI, h.DriverABIs)
+	}
+	// Who we are, as the kernel says through the syscalls.
+	if c := h.Cred; c == nil || c.UID != os.Geteuid() || c.GID != os.Getegid() || !c.HasCap(CapIPCLock) {
+		t.Errorf("cred %+v; geteuid %d, getegid %d (root with CAP_IPC_LOCK)", c, os.Geteuid(), os.Getegid())
+	}
+	// libibverbs' configuration is what the guest has on disk.
+	if conf, err := os.ReadFile("/etc/libibverbs.d/rxe.driver"); err != nil || strings.TrimSpace(string(conf)) != "driver rxe" ||
+		!h.VerbsConf.DirFound || !h.VerbsConf.HasDriver("rxe") || !h.VerbsConf.HasProvider("rxe") {
+		t.Errorf("verbs conf %+v; rxe.driver %q, %v", h.VerbsConf, conf, err)
+	}
+	ls, _ := exec.Command("ls", "-l", "/dev/infiniband").CombinedOutput()
+	for _, n := range h.DevNodes {
+		if !strings.Contains(string(ls), n.Mode) {
+			t.Errorf("%s mode %s not in ls -l:\n%s", n.Name, n.Mode, ls)
+		}
+	}
+	t.Logf("host: %s", h)
+}
+
+func TestLabIRQs(t *testing.T) {
+	f := labFS(t)
+	s, err := f.IRQs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("/proc/interrupts warnings: %v", s.Warnings)
+	}
+	if len(s.Devices) != 1 || s.Devices[0].Device != labEnv(t, "LAB_DEV") || !s.Devices[0].Soft ||
+		len(s.Devices[0].IRQs) != 0 || !strings.HasPrefix(s.Devices[0].NoIRQs, "software device on veth0") {
+		t.Errorf("rxe0's IRQs: %+v", s.Devices)
+	}
+	// Every numbered row of /proc/interrupts is parsed, as the shell counts them.
+	in, ws, err := f.Interrupts()
+	if err != nil || len(ws) != 0 {
+		t.Fatal(err, ws)
+	}
+	out, err := exec.Command("sh", "-c", `grep -c '^ *[0-9][0-9]*:' /proc/interrupts; grep -c '^CPU\|CPU[0-9]' /proc/interrupts; nproc`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f3 := strings.Fields(string(out))
+	rows := 0
+	for _, l := range in.Lines {
+		if l.Num >= 0 {
+			rows++
+		}
+	}
+	if strconv.Itoa(rows) != f3[0] || strconv.Itoa(len(in.CPUs)) != f3[2] {
+		t.Errorf("parsed %d numbered rows for %d CPUs; the shell counts %s rows, nproc %s", rows, len(in.CPUs), f3[0], f3[2])
+	}
+}
+
+// pingpong runs an ibv_rc_pingpong server and client on rxe0 until ctx
+// ends, as traffic for the counters.
+func pingpong(t *testing.T, ctx context.Context) {
+	t.Helper()
+	gid := labEnv(t, "LAB_GID_INDEX")
+	dev := labEnv(t, "LAB_DEV")
+	srv := exec.CommandContext(ctx, "ibv_rc_pingpong", "-d", dev, "-g", gid, "-n", "10000000")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the server listens on TCP 18515 before the client connects
+	cli := exec.CommandContext(ctx, "ibv_rc_pingpong", "-d", dev, "-g", gid, "-n", "10000000", labEnv(t, "LAB_IP"))
+	if err := cli.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cli.Wait()
+		_ = srv.Wait()
+	})
+}
+
+func TestLabCountersMove(t *testing.T) {
+	f := labFS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pingpong(t, ctx)
+	time.Sleep(time.Second) // let the QPs reach RTS
+	a, err := f.Counters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	b, err := f.Counters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rates, err := CounterRates(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]CounterRate{}
+	for _, r := range rates {
+		got[r.Name] = r
+		if r.Group != "hw_counters" {
+			t.Errorf("rxe has no counters/, got %+v", r)
+		}
+	}
+	// Never assert error counters are zero: TCG is slow enough for
+	// retransmissions.
+	for _, n := range []string{"rcvd_pkts", "sent_pkts"} {
+		if r, ok := got[n]; !ok || r.Rate <= 0 || r.Delta == 0 {
+			t.Errorf("%s during ibv_rc_pingpong: %+v, want a rate > 0", n, r)
+		}
+	}
+	if len(a.Warnings)+len(b.Warnings) != 0 {
+		t.Errorf("warnings: %v %v", a.Warnings, b.Warnings)
+	}
+	t.Logf("sent_pkts %.0f/s, rcvd_pkts %.0f/s", got["sent_pkts"].Rate, got["rcvd_pkts"].Rate)
+}
+
+func TestLabPoll(t *testing.T) {
+	f := labFS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pingpong(t, ctx)
+	time.Sleep(time.Second)
+	pctx, pcancel := context.WithTimeout(ctx, time.Minute)
+	defer pcancel()
+	var ups []Update
+	for u := range f.Poll(pctx, 500*time.Millisecond) {
+		ups = append(ups, u)
+		if len(ups) == 3 {
+			pcancel()
+		}
+	}
+	if len(ups) < 3 {
+		t.Fatalf("%d updates in a minute", len(ups))
+	}
+	for _, u := range ups[1:3] {
+		if u.Err != nil || len(u.Devices) != 1 || u.Interval < 400*time.Millisecond || u.Interval > 10*time.Second {
+			t.Errorf("update %d: err %v, %d devices, interval %v", u.Seq, u.Err, len(u.Devices), u.Interval)
+		}
+		var sent *CounterRate
+		for i := range u.CounterRates {
+			if u.CounterRates[i].Name == "sent_pkts" {
+				sent = &u.CounterRates[i]
+			}
+		}
+		if sent == nil || sent.Delta == 0 {
+			t.Errorf("update %d: sent_pkts did not move: %+v", u.Seq, sent)
+			continue
+		}
+		if want := float64(sent.Delta) / u.Interval.Seconds(); sent.Rate < want*0.99 || sent.Rate > want*1.01 {
+			t.Errorf("update %d: rate %.1f for delta %d over %v", u.Seq, sent.Rate, sent.Delta, u.Interval)
+		}
+		t.Logf("update %d after %v: sent_pkts +%d (%.0f/s)", u.Seq, u.Interval, sent.Delta, sent.Rate)
+	}
+}
