@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/internal/oracle"
+	"github.com/verbscope/verbscope/oob"
 )
 
 // Benchmarks of the data path against perftest on the same rxe0 in the
@@ -136,10 +138,12 @@ func medianP99(posted []time.Duration) (med, p99 float64) {
 
 // pingpong is one side of the latency test: n times, send 2 bytes (the
 // first side starts) and wait for the peer's, as ib_send_lat's client and
-// server do. Sends are signaled every 32nd time so the send queue drains;
-// receives are reposted 16 at a time, and the rest at the end, so every
-// round starts with as many posted as the last. posted, if not nil, gets
-// the time of each send.
+// server do. Each send and the wait for the reply that follows it are one
+// PostSendPoll, so a message costs one crossing into C. Sends are
+// signaled every 32nd time so the send queue drains; receives are
+// reposted 16 at a time, and the rest at the end, so every round starts
+// with as many posted as the last. posted, if not nil, gets the time of
+// each send.
 func pingpong(qp *QP, cq *CQ, mr *MR, n int, first bool, posted []time.Duration) error {
 	const size = 2
 	send := []SendWR{{WRID: 2, Opcode: WRSend, SGEs: sge(mr, 0, size)}}
@@ -150,78 +154,105 @@ func pingpong(qp *QP, cq *CQ, mr *MR, n int, first bool, posted []time.Duration)
 	wcs := make([]WC, 8)
 	ctx := context.Background()
 	start, consumed := time.Now(), 0
-	post := func(i int) error {
-		send[0].Flags = 0
-		if i%32 == 31 {
-			send[0].Flags = SendSignaled
-		}
-		if posted != nil {
-			posted[i] = time.Since(start)
-		}
-		return qp.PostSend(send)
-	}
-	for i := range n {
-		if first {
-			if err := post(i); err != nil {
-				return err
-			}
-		}
-		for got := false; !got; {
-			k, err := cq.BusyPoll(ctx, wcs, 1)
-			if err != nil {
-				return err
-			}
+	// awaitRecv looks through the k completions in wcs, and polls for more,
+	// until a receive is among them; then it reposts receives as needed.
+	awaitRecv := func(k int) error {
+		for {
+			got := false
 			for _, wc := range wcs[:k] {
 				if err := wc.Err(); err != nil {
 					return err
 				}
 				got = got || wc.Opcode == WCRecv
 			}
+			if got {
+				break
+			}
+			var err error
+			if k, err = cq.BusyPoll(ctx, wcs, 1); err != nil {
+				return err
+			}
 		}
 		if consumed++; consumed == len(recvs) {
-			if err := qp.PostRecv(recvs); err != nil {
-				return err
-			}
 			consumed = 0
+			return qp.PostRecv(recvs)
 		}
-		if !first {
-			if err := post(i); err != nil {
-				return err
-			}
+		return nil
+	}
+	// step sends message i and, unless it is the last, waits for the reply.
+	step := func(i int, last bool) error {
+		// Inline, as ib_send_lat sends messages this small: the data is
+		// copied into the request at post time, so the device does not
+		// read the MR.
+		send[0].Flags = SendInline
+		if i%32 == 31 {
+			send[0].Flags |= SendSignaled
+		}
+		if posted != nil {
+			posted[i] = time.Since(start)
+		}
+		if last {
+			return qp.PostSend(send)
+		}
+		k, err := qp.PostSendPoll(ctx, send, cq, wcs)
+		if err != nil {
+			return err
+		}
+		return awaitRecv(k)
+	}
+	if !first {
+		if err := awaitRecv(0); err != nil {
+			return err
+		}
+	}
+	for i := range n {
+		if err := step(i, !first && i == n-1); err != nil {
+			return err
 		}
 	}
 	// Leave as many receives posted as there were, for the next round.
 	return qp.PostRecv(recvs[:consumed])
 }
 
-// BenchmarkSendLatency is 2-byte RC SEND ping-pong between two QPs on
-// rxe0, each side busy-polling in its own goroutine as ib_send_lat's two
-// processes do, against ib_send_lat -d rxe0 -x GID -F. The metric is half
-// the round trip: the median (ib_send_lat's t_typical) and the 99th
-// percentile.
+// BenchmarkSendLatency is 2-byte RC SEND ping-pong against
+// ib_send_lat -d rxe0 -x GID -F, set up the way ib_send_lat is: two
+// processes on rxe0 (this one and a peer, the test binary re-run),
+// connected through rc_pingpong's exchange (oob), each busy-polling. The
+// metric is half the round trip: the median (ib_send_lat's t_typical) and
+// the 99th percentile.
 func BenchmarkSendLatency(b *testing.B) {
-	p := newPair(b, QPTRC, pairOpts{cqe: 256, cap: QPCap{MaxSendWR: 64, MaxRecvWR: 64, MaxSendSGE: 1, MaxRecvSGE: 1}})
-	for _, s := range []struct {
-		qp *QP
-		mr *MR
-	}{{p.a, p.mrA}, {p.b, p.mrB}} {
-		recvs := make([]RecvWR, 32)
-		for i := range recvs {
-			recvs[i] = RecvWR{WRID: 1, SGEs: sge(s.mr, 64, 2)}
+	c := labDevice(b)
+	gid, gidIndex := labGID(b, c)
+	s, err := buildPPSide(c, gid, gidIndex, latencyCaps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	peer := exec.Command(os.Args[0], "-test.run=^$")
+	peer.Env = append(os.Environ(), latencyPeerEnv+"="+strconv.Itoa(b.N))
+	peer.Stdout, peer.Stderr = os.Stderr, os.Stderr
+	if err := peer.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer peer.Process.Kill()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var remote oob.Dest
+	for { // until the peer listens
+		if remote, err = oob.Dial(ctx, net.JoinHostPort(os.Getenv("LAB_IP"), strconv.Itoa(latencyPort)), s.local); err == nil || ctx.Err() != nil {
+			break
 		}
-		if err := s.qp.PostRecv(recvs); err != nil {
-			b.Fatal(err)
-		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		b.Fatalf("connect to the peer: %v", err)
+	}
+	if err := s.connect(remote); err != nil {
+		b.Fatal(err)
 	}
 	var theirP99, ourP99 []float64
 	round := func(n int) float64 {
 		posted := make([]time.Duration, n)
-		echo := make(chan error, 1)
-		go func() { echo <- pingpong(p.b, p.cqB, p.mrB, n, false, nil) }()
-		if err := pingpong(p.a, p.cqA, p.mrA, n, true, posted); err != nil {
-			b.Fatal(err)
-		}
-		if err := <-echo; err != nil {
+		if err := pingpong(s.qp, s.cq, s.mr, n, true, posted); err != nil {
 			b.Fatal(err)
 		}
 		med, p99 := medianP99(posted)
@@ -233,10 +264,67 @@ func BenchmarkSendLatency(b *testing.B) {
 		theirP99 = append(theirP99, pt[oracle.PerftestP99])
 		return pt[oracle.PerftestTypical]
 	}, round)
+	if err := peer.Wait(); err != nil {
+		b.Fatalf("the latency peer: %v", err)
+	}
 	if len(theirP99) > 0 {
 		b.ReportMetric(median(ourP99), "us-p99")
 		b.ReportMetric(median(theirP99), "perftest-us-p99")
 	}
+}
+
+// The latency peer: the test binary re-run with latencyPeerEnv set to
+// the number of messages; it listens on latencyPort, answers that many
+// messages and exits.
+const (
+	latencyPeerEnv = "VERBSCOPE_LATENCY_PEER"
+	latencyPort    = 18702
+)
+
+// latencyCaps leave room for inline sends, as ib_send_lat's QPs do.
+var latencyCaps = QPCap{MaxSendWR: 64, MaxRecvWR: ppRxDepth, MaxSendSGE: 1, MaxRecvSGE: 1, MaxInlineData: 64}
+
+func init() {
+	n, err := strconv.Atoi(os.Getenv(latencyPeerEnv))
+	if err != nil {
+		return
+	}
+	if err := latencyPeer(n); err != nil {
+		fmt.Fprintln(os.Stderr, "latency peer:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func latencyPeer(n int) error {
+	c, err := Open(os.Getenv("LAB_DEV"))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	idx, err := strconv.Atoi(os.Getenv("LAB_GID_INDEX"))
+	if err != nil {
+		return err
+	}
+	g, err := c.QueryGID(1, idx)
+	if err != nil {
+		return err
+	}
+	s, err := buildPPSide(c, g.GID, idx, latencyCaps)
+	if err != nil {
+		return err
+	}
+	l, err := oob.Listen(":" + strconv.Itoa(latencyPort))
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := oob.Accept(ctx, l, s.local, s.connect); err != nil {
+		return err
+	}
+	return pingpong(s.qp, s.cq, s.mr, n, false, nil)
 }
 
 // writeStream posts n RDMA writes of size bytes from A to B, keeping up

@@ -128,6 +128,33 @@ func fillSGEs(dst []C.struct_ibv_sge, sges []SGE) int {
 	return len(sges)
 }
 
+// fill writes a chunk of send requests (at most len(s.in)) into s.
+func (s *sendScratch) fill(chunk []SendWR) {
+	nsge := 0
+	for i := range chunk {
+		wr := &chunk[i]
+		in := &s.in[i]
+		*in = C.struct_vs_send_wr{
+			wr_id: C.uint64_t(wr.WRID), opcode: C.uint32_t(wr.Opcode), send_flags: C.uint32_t(wr.Flags),
+			imm: C.uint32_t(wr.Imm), remote_addr: C.uint64_t(wr.RemoteAddr), rkey: C.uint32_t(wr.RKey),
+			compare_add: C.uint64_t(wr.CompareAdd), swap: C.uint64_t(wr.Swap),
+			remote_qpn: C.uint32_t(wr.RemoteQPN), remote_qkey: C.uint32_t(wr.RemoteQKey),
+			num_sge: C.uint32_t(len(wr.SGEs)),
+		}
+		if wr.AH != nil {
+			in.ah = wr.AH.h.ah
+		}
+		if b := wr.Bind; wr.Opcode == WRBindMW && b != nil {
+			in.mw, in.bind_mr = b.MW.h.mw, b.MR.h.mr
+			in.bind_addr = C.uint64_t(b.MR.h.addr() + b.Offset)
+			in.bind_length = C.uint64_t(b.Length)
+			in.bind_access = C.uint32_t(b.Access)
+			in.rkey = C.uint32_t(bindRKey(b))
+		}
+		nsge += fillSGEs(s.sges[nsge:], wr.SGEs)
+	}
+}
+
 // postSend posts wrs (already checked) in chunks of the scratch size.
 func (h *qpHandle) postSend(wrs []SendWR) error {
 	s := h.send
@@ -135,34 +162,33 @@ func (h *qpHandle) postSend(wrs []SendWR) error {
 	defer s.mu.Unlock()
 	for start := 0; start < len(wrs); start += len(s.in) {
 		chunk := wrs[start:min(len(wrs), start+len(s.in))]
-		nsge := 0
-		for i := range chunk {
-			wr := &chunk[i]
-			in := &s.in[i]
-			*in = C.struct_vs_send_wr{
-				wr_id: C.uint64_t(wr.WRID), opcode: C.uint32_t(wr.Opcode), send_flags: C.uint32_t(wr.Flags),
-				imm: C.uint32_t(wr.Imm), remote_addr: C.uint64_t(wr.RemoteAddr), rkey: C.uint32_t(wr.RKey),
-				compare_add: C.uint64_t(wr.CompareAdd), swap: C.uint64_t(wr.Swap),
-				remote_qpn: C.uint32_t(wr.RemoteQPN), remote_qkey: C.uint32_t(wr.RemoteQKey),
-				num_sge: C.uint32_t(len(wr.SGEs)),
-			}
-			if wr.AH != nil {
-				in.ah = wr.AH.h.ah
-			}
-			if b := wr.Bind; wr.Opcode == WRBindMW && b != nil {
-				in.mw, in.bind_mr = b.MW.h.mw, b.MR.h.mr
-				in.bind_addr = C.uint64_t(b.MR.h.addr() + b.Offset)
-				in.bind_length = C.uint64_t(b.Length)
-				in.bind_access = C.uint32_t(b.Access)
-				in.rkey = C.uint32_t(bindRKey(b))
-			}
-			nsge += fillSGEs(s.sges[nsge:], wr.SGEs)
-		}
+		s.fill(chunk)
 		if rc := C.vs_post_send(h.qp, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, s.bad); rc != 0 {
 			return postErr("ibv_post_send", rc, start, int(*s.bad))
 		}
 	}
 	return nil
+}
+
+// sendBatch is how many send requests one C call takes.
+func (h *qpHandle) sendBatch() int { return len(h.send.in) }
+
+// postSendSpin posts wrs (already checked, at most a scratch's worth) and
+// spins on cq for completions in the same C call.
+func (h *qpHandle) postSendSpin(wrs []SendWR, cq *cqHandle, wcs []WC, spins int) (int, error) {
+	s := h.send
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cq.pollMu.Lock()
+	defer cq.pollMu.Unlock()
+	s.fill(wrs)
+	var postRC C.int
+	n := C.vs_post_send_spin(h.qp, &s.in[0], C.int(len(wrs)), &s.sges[0], s.chain, s.bad,
+		cq.cq, C.int(min(len(wcs), cq.batch)), cq.raw, cq.out, C.int(spins), spinYield, &postRC)
+	if postRC != 0 {
+		return 0, postErr("ibv_post_send", postRC, 0, int(*s.bad))
+	}
+	return cq.collect(wcs, n)
 }
 
 // postErr turns a post's errno and bad_wr index into a *PostError.
@@ -233,6 +259,12 @@ func (h *cqHandle) spin(wcs []WC, spins int) (int, error) {
 	} else {
 		n = C.vs_poll_cq_spin(h.cq, C.int(min(len(wcs), h.batch)), h.raw, h.out, C.int(spins), spinYield)
 	}
+	return h.collect(wcs, n)
+}
+
+// collect converts the n completions a shim left in h.out (or its
+// negative errno) into wcs.
+func (h *cqHandle) collect(wcs []WC, n C.int) (int, error) {
 	if n < 0 {
 		return 0, errnoError("ibv_poll_cq", syscall.Errno(-n))
 	}

@@ -49,39 +49,48 @@ func newPPSide(t *testing.T) *ppSide {
 	t.Helper()
 	c := labDevice(t)
 	gid, gidIndex := labGID(t, c)
+	s, err := buildPPSide(c, gid, gidIndex, QPCap{MaxSendWR: 1, MaxRecvWR: ppRxDepth, MaxSendSGE: 1, MaxRecvSGE: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// buildPPSide makes one side on c with the given QP caps: PD, CQ, MR,
+// an RC QP in INIT with its receives posted, and the address to tell
+// the peer. Closing c destroys it all.
+func buildPPSide(c *Context, gid GID, gidIndex int, caps QPCap) (*ppSide, error) {
 	pd, err := c.AllocPD()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	s := &ppSide{gidIndex: gidIndex}
-	if s.cq, err = c.CreateCQ(ppRxDepth+1, nil, 0); err != nil {
-		t.Fatal(err)
+	if s.cq, err = c.CreateCQ(ppRxDepth+int(caps.MaxSendWR), nil, 0); err != nil {
+		return nil, err
 	}
 	if s.mr, err = pd.RegMR(ppSize*(ppRxDepth+1), AccessLocalWrite); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	fill(s.mr.Bytes()[:ppSize], 42)
-	s.qp, err = pd.CreateQP(QPInitAttr{Type: QPTRC, SendCQ: s.cq, RecvCQ: s.cq,
-		Cap: QPCap{MaxSendWR: 1, MaxRecvWR: ppRxDepth, MaxSendSGE: 1, MaxRecvSGE: 1}})
-	if err != nil {
-		t.Fatal(err)
+	if s.qp, err = pd.CreateQP(QPInitAttr{Type: QPTRC, SendCQ: s.cq, RecvCQ: s.cq, Cap: caps}); err != nil {
+		return nil, err
 	}
 	if err := s.qp.Modify(&QPAttr{State: QPSInit, Port: 1}, AttrState|AttrPKeyIndex|AttrPort|AttrAccessFlags); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	recvs := make([]RecvWR, ppRxDepth)
 	for i := range recvs {
 		recvs[i] = s.recv(i + 1)
 	}
 	if err := s.qp.PostRecv(recvs); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	port, err := c.QueryPort(1)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	s.local = oob.Dest{LID: port.LID, QPN: s.qp.Num(), PSN: rand.Uint32N(1 << 24), GID: gid}
-	return s
+	return s, nil
 }
 
 // recv is the receive request for slot i; its WRID is the slot.

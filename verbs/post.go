@@ -1,6 +1,7 @@
 package verbs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"syscall"
@@ -103,6 +104,46 @@ func (qp *QP) PostSend(wrs []SendWR) error {
 	})
 	qp.afterBinds(wrs, err)
 	return err
+}
+
+// PostSendPoll posts wrs as PostSend does and then busy-polls cq until at
+// least one completion arrives, in the same cgo call, and returns how
+// many completions it stored in wcs. It is the step of a latency-bound
+// ping-pong (send, then wait for the reply): one crossing into C instead
+// of two, which is most of the cost under emulation and still measurable
+// on hardware. A batch larger than the QP's scratch area is posted first
+// and then polled, as PostSend and BusyPoll would. Binds are not taken
+// here (use PostSend).
+func (qp *QP) PostSendPoll(ctx context.Context, wrs []SendWR, cq *CQ, wcs []WC) (int, error) {
+	const op = "ibv_post_send"
+	if len(wrs) == 0 || len(wcs) == 0 || len(wrs) > qp.h.sendBatch() {
+		if err := qp.PostSend(wrs); err != nil {
+			return 0, err
+		}
+		return cq.BusyPoll(ctx, wcs, 1)
+	}
+	var n int
+	err := qp.obj.use(op, func() error {
+		return cq.obj.use("ibv_poll_cq", func() error {
+			qp.ctx.dataMu.RLock()
+			defer qp.ctx.dataMu.RUnlock()
+			for i := range wrs {
+				if wrs[i].Opcode == WRBindMW {
+					return refuse(op, i, syscall.EINVAL, "PostSendPoll does not take BIND_MW: post binds with PostSend")
+				}
+				if err := qp.checkSend(i, &wrs[i]); err != nil {
+					return err
+				}
+			}
+			var err error
+			n, err = qp.h.postSendSpin(wrs, cq.h, wcs, spinBatch)
+			return err
+		})
+	})
+	if err != nil || n > 0 {
+		return n, err
+	}
+	return cq.BusyPoll(ctx, wcs, 1)
 }
 
 // afterBinds gives type 2 windows the rkeys their posted binds carry and

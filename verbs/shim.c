@@ -181,6 +181,15 @@ int vs_poll_cq_spin(struct ibv_cq *cq, int n, struct ibv_wc *scratch, struct vs_
 	return got;
 }
 
+int vs_post_send_spin(struct ibv_qp *qp, const struct vs_send_wr *in, int n, struct ibv_sge *sges,
+		      struct ibv_send_wr *chain, int *bad, struct ibv_cq *cq, int max, struct ibv_wc *scratch,
+		      struct vs_wc *out, int spins, int yield_every, int *post_rc) {
+	*post_rc = vs_post_send(qp, in, n, sges, chain, bad);
+	if (*post_rc)
+		return 0;
+	return vs_poll_cq_spin(cq, max, scratch, out, spins, yield_every);
+}
+
 int vs_req_notify_cq(struct ibv_cq *cq, int solicited_only) { return ibv_req_notify_cq(cq, solicited_only); }
 
 // vs_cq_state is each CQ's cq_context: its unacknowledged events.

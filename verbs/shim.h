@@ -96,6 +96,12 @@ int vs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *scratch, struct vs_wc *o
 // (ksoftirqd running rxe's deferred work) make the progress we wait for.
 int vs_poll_cq_spin(struct ibv_cq *cq, int n, struct ibv_wc *scratch, struct vs_wc *out, int spins, int yield_every);
 
+// vs_post_send_spin is vs_post_send followed, when the post succeeds
+// (*post_rc 0), by vs_poll_cq_spin on cq: a ping-pong's step in one call.
+int vs_post_send_spin(struct ibv_qp *qp, const struct vs_send_wr *in, int n, struct ibv_sge *sges,
+		      struct ibv_send_wr *chain, int *bad, struct ibv_cq *cq, int max, struct ibv_wc *scratch,
+		      struct vs_wc *out, int spins, int yield_every, int *post_rc);
+
 // vs_req_notify_cq wraps the inline ibv_req_notify_cq(3).
 int vs_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 

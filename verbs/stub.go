@@ -82,6 +82,10 @@ func (*qpHandle) queryInit(QPAttrMask) (QPAttr, QPCap, bool, error) {
 	return QPAttr{}, QPCap{}, false, unsupported("ibv_query_qp")
 }
 func (*qpHandle) postSend([]SendWR) error { return unsupported("ibv_post_send") }
+func (*qpHandle) sendBatch() int          { return 0 }
+func (*qpHandle) postSendSpin([]SendWR, *cqHandle, []WC, int) (int, error) {
+	return 0, unsupported("ibv_post_send")
+}
 func (*qpHandle) postRecv([]RecvWR) error { return unsupported("ibv_post_recv") }
 func (*qpHandle) bindMW(*mwHandle, *mrHandle, uint64, uint64, AccessFlags, uint64, SendFlags) (uint32, error) {
 	return 0, unsupported("ibv_bind_mw")
