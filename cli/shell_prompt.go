@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	prompt "github.com/elk-language/go-prompt"
@@ -31,23 +32,31 @@ func runPrompt(sh *shell.Shell, in *os.File, env *Env) error {
 	restore := func() { term.Restore(fd, saved) }
 	defer restore()
 
-	// SIGTERM or SIGHUP end the session: the objects are destroyed in
-	// order (after the running command returns) and the terminal restored.
-	// Ctrl-C only interrupts the running command (see below); at the
-	// prompt the terminal is raw and Ctrl-C just clears the line.
+	// SIGTERM or SIGHUP end the session. At the prompt (blocked reading
+	// the terminal) the signal handler itself destroys the objects,
+	// restores the terminal and exits; during a command it cancels the
+	// command (every command runs under session), and the loop below
+	// ends the session when the command returns. Ctrl-C only interrupts
+	// the running command; at the prompt the terminal is raw and Ctrl-C
+	// just clears the line.
+	session, endSession := context.WithCancel(context.Background())
+	defer endSession()
+	var inCommand atomic.Bool
+	const terminated = "\nverbscope shell: terminated; all verbs objects destroyed"
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	done := make(chan struct{})
-	defer close(done)
 	go func() {
 		select {
 		case <-sigs:
-			sh.Close()
-			restore()
-			fmt.Fprintln(env.Stderr, "\nverbscope shell: terminated; all verbs objects destroyed")
-			os.Exit(143)
-		case <-done:
+			endSession()
+			if !inCommand.Load() {
+				sh.Close()
+				restore()
+				fmt.Fprintln(env.Stderr, terminated)
+				os.Exit(143)
+			}
+		case <-session.Done():
 		}
 	}()
 
@@ -75,10 +84,17 @@ func runPrompt(sh *shell.Shell, in *os.File, env *Env) error {
 			if isExit(cmd) {
 				return nil
 			}
-			cmdCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			inCommand.Store(true)
+			cmdCtx, stop := signal.NotifyContext(session, os.Interrupt)
 			res, err := sh.Exec(cmdCtx, cmd)
 			interrupted := cmdCtx.Err() != nil
 			stop()
+			inCommand.Store(false)
+			if session.Err() != nil {
+				// The caller's deferred Close destroys the objects.
+				fmt.Fprintln(env.Stderr, terminated)
+				return ExitError{Code: 143}
+			}
 			if err != nil {
 				if interrupted {
 					fmt.Fprintln(env.Stderr, "interrupted")

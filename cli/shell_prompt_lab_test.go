@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,4 +122,59 @@ func TestInteractiveShell(t *testing.T) {
 	if err != nil || !strings.Contains(string(hist), "open; pd; cq; qp type=rc\nls\n") {
 		t.Errorf("history file: %q, %v", hist, err)
 	}
+}
+
+// TestInteractiveShellSIGTERM ends the interactive shell with SIGTERM,
+// once while a command waits and once at the prompt: either way it exits
+// at once, the terminal is sane and no verbs object of it is left.
+func TestInteractiveShellSIGTERM(t *testing.T) {
+	for _, tc := range []struct {
+		name, last string
+	}{
+		{"during a command", "wait cq1 timeout=10m"},
+		{"at the prompt", "ls"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Setenv("XDG_STATE_HOME", t.TempDir())
+			s := newTmux(t)
+			s.line("stty -a > /tmp/stty-before.txt; verbscope shell; echo status=$?")
+			s.waitFor("verbs>")
+			s.line("open; pd; channel; cq channel=ch1; mr; qp; qp; connect qp1 qp2")
+			s.waitFor("are connected and in RTS")
+			s.line(tc.last)
+			time.Sleep(time.Second)
+			pid, err := exec.Command("pidof", "verbscope").Output()
+			if err != nil {
+				t.Fatalf("pidof verbscope: %v", err)
+			}
+			ids := threadsOf(atoi(t, strings.Fields(string(pid))[0]))
+			if n := objectsOf(t, ids); n != 5 {
+				t.Errorf("%d objects of the shell before SIGTERM, want 5", n)
+			}
+			exec.Command("kill", "-TERM", strings.TrimSpace(string(pid))).Run()
+			scr := s.waitFor("status=143")
+			if !strings.Contains(scr, "terminated; all verbs objects destroyed") {
+				t.Errorf("no word of the termination:\n%s", scr)
+			}
+			if n := objectsOf(t, ids); n != 0 {
+				t.Errorf("%d objects of the shell left after SIGTERM", n)
+			}
+			s.line("stty -a > /tmp/stty-after.txt; echo done-$((1+1))")
+			s.waitFor("done-2")
+			before, _ := os.ReadFile("/tmp/stty-before.txt")
+			after, _ := os.ReadFile("/tmp/stty-after.txt")
+			if string(before) != string(after) {
+				t.Errorf("terminal settings changed:\nbefore: %s\nafter:  %s", before, after)
+			}
+		})
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
