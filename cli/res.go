@@ -211,59 +211,40 @@ func (r *resRequest) rows(c *inspect.Conn, rec *inspect.Recording) ([]inspect.Ro
 			add(sums[i].Row())
 		}
 	case "qp":
-		var objs []inspect.QP
-		objs, err = c.QPs(q)
-		for i := range objs {
-			add(objs[i].Row(r.driver))
-			owners = append(owners, &objs[i].Object)
-		}
+		err = addRows(c.QPs, q, r.driver, add, &owners)
 	case "cq":
-		var objs []inspect.CQ
-		objs, err = c.CQs(q)
-		for i := range objs {
-			add(objs[i].Row(r.driver))
-			owners = append(owners, &objs[i].Object)
-		}
+		err = addRows(c.CQs, q, r.driver, add, &owners)
 	case "mr":
-		var objs []inspect.MR
-		objs, err = c.MRs(q)
-		for i := range objs {
-			add(objs[i].Row(r.driver))
-			owners = append(owners, &objs[i].Object)
-		}
+		err = addRows(c.MRs, q, r.driver, add, &owners)
 	case "pd":
-		var objs []inspect.PD
-		objs, err = c.PDs(q)
-		for i := range objs {
-			add(objs[i].Row(r.driver))
-			owners = append(owners, &objs[i].Object)
-		}
+		err = addRows(c.PDs, q, r.driver, add, &owners)
 	case "ctx":
-		var objs []inspect.Context
-		objs, err = c.Contexts(q)
-		for i := range objs {
-			add(objs[i].Row(r.driver))
-			owners = append(owners, &objs[i].Object)
-		}
+		err = addRows(c.Contexts, q, r.driver, add, &owners)
 	case "srq":
-		var objs []inspect.SRQ
-		objs, err = c.SRQs(q)
-		for i := range objs {
-			add(objs[i].Row(r.driver))
-			owners = append(owners, &objs[i].Object)
-		}
+		err = addRows(c.SRQs, q, r.driver, add, &owners)
 	case "cm_id":
-		var objs []inspect.CMID
-		objs, err = c.CMIDs(q)
-		for i := range objs {
-			add(objs[i].Row(r.driver))
-			owners = append(owners, &objs[i].Object)
-		}
+		err = addRows(c.CMIDs, q, r.driver, add, &owners)
 	}
 	if rec != nil {
 		rec.AddComm(owners...)
 	}
 	return rows, err
+}
+
+// addRows dumps one kind of object and hands each one's row to add and
+// its shared fields to owners (for recordings).
+func addRows[T any, P interface {
+	*T
+	Row(driver bool) inspect.Row
+	Base() *inspect.Object
+}](dump func(inspect.Query) ([]T, error), q inspect.Query, driver bool, add func(inspect.Row), owners *[]*inspect.Object) error {
+	objs, err := dump(q)
+	for i := range objs {
+		p := P(&objs[i])
+		add(p.Row(driver))
+		*owners = append(*owners, p.Base())
+	}
+	return err
 }
 
 // writeRows prints rows as text lines or as one JSON array on one line,

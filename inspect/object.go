@@ -181,3 +181,8 @@ func forEachEntry(tab []byte, entry Attr, fn func(i int, payload []byte) error) 
 	}
 	return it.err
 }
+
+// Base returns the fields every object kind shares (embedded in QP, CQ,
+// MR, PD, Context, SRQ and CMID), so code generic over the kinds can
+// reach them.
+func (o *Object) Base() *Object { return o }

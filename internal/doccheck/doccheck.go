@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"testing"
 )
 
 // Undocumented lists "file: name" for every exported declaration of the
@@ -80,4 +81,17 @@ func exportedReceiver(d *ast.FuncDecl) bool {
 	}
 	id, ok := t.(*ast.Ident)
 	return !ok || id.IsExported()
+}
+
+// Require fails t for every exported name of the package in dir without
+// a doc comment; each package's test calls it on ".".
+func Require(t testing.TB, dir string) {
+	t.Helper()
+	names, err := Undocumented(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		t.Errorf("no doc comment: %s", n)
+	}
 }
