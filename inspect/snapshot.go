@@ -126,31 +126,3 @@ func (c *Conn) Snapshot(opts SnapshotOptions) (*Snapshot, error) {
 	}
 	return s, nil
 }
-
-// eachObject calls fn for the Object part of every object in s.
-func (s *Snapshot) eachObject(fn func(o *Object)) {
-	for i := range s.QPs {
-		fn(&s.QPs[i].Object)
-	}
-	for i := range s.CQs {
-		fn(&s.CQs[i].Object)
-	}
-	for i := range s.MRs {
-		fn(&s.MRs[i].Object)
-	}
-	for i := range s.PDs {
-		fn(&s.PDs[i].Object)
-	}
-	for i := range s.Contexts {
-		fn(&s.Contexts[i].Object)
-	}
-	for i := range s.SRQs {
-		fn(&s.SRQs[i].Object)
-	}
-	for i := range s.CMIDs {
-		fn(&s.CMIDs[i].Object)
-	}
-	for i := range s.QPCounters {
-		fn(&s.QPCounters[i].Object)
-	}
-}

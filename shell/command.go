@@ -42,19 +42,6 @@ func (c *command) flagNames() []string {
 	return out
 }
 
-// keyNames lists the attribute names the command takes with these
-// positional words.
-func (c *command) keyNames(s *Shell, pos []string) []string {
-	if c.keys == nil {
-		return nil
-	}
-	var out []string
-	for _, k := range c.keys(s, pos) {
-		out = append(out, k.name)
-	}
-	return out
-}
-
 // commands is the registry; init() functions of the cmd_*.go files add
 // to it, so each command's code and help live together.
 var commands = map[string]*command{}

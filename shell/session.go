@@ -296,17 +296,6 @@ func (s *Shell) sorted() []*entry {
 	return out
 }
 
-// names lists object names of the given kinds, for completion.
-func (s *Shell) names(want ...kind) []string {
-	var out []string
-	for _, e := range s.sorted() {
-		if len(want) == 0 || contains(want, e.kind) {
-			out = append(out, e.name)
-		}
-	}
-	return out
-}
-
 func contains[T comparable](xs []T, x T) bool {
 	for _, y := range xs {
 		if x == y {

@@ -44,7 +44,7 @@ func ParseInterrupts(data string) (Interrupts, error) {
 	for _, f := range strings.Fields(lines[0]) {
 		n, err := strconv.Atoi(strings.TrimPrefix(f, "CPU"))
 		if !strings.HasPrefix(f, "CPU") || err != nil || n < 0 || n >= maxCPUs {
-			return Interrupts{}, fmt.Errorf("interrupts: header %q: want CPU0 CPU1 ...", lines[0])
+			return Interrupts{}, fmt.Errorf("interrupts: header %q: want CPU0, CPU1 and so on", lines[0])
 		}
 		in.CPUs = append(in.CPUs, n)
 	}
