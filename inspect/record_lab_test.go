@@ -107,7 +107,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			for _, k := range append([]string{""}, resObjectKinds...) {
 				oracle[k] = labkit.RdmaJSON(t, k)
 			}
-			live.eachObject(func(o *Object) { rec.AddComm(o) })
+			eachObject(live, func(o *Object) { rec.AddComm(o) })
 
 			rc := replayConn(t, rec)
 			replayed, err := rc.Snapshot(SnapshotOptions{})
@@ -153,4 +153,29 @@ func kernelRelease(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// eachObject calls fn for the Object part of every object in s.
+func eachObject(s *Snapshot, fn func(o *Object)) {
+	for i := range s.QPs {
+		fn(&s.QPs[i].Object)
+	}
+	for i := range s.CQs {
+		fn(&s.CQs[i].Object)
+	}
+	for i := range s.MRs {
+		fn(&s.MRs[i].Object)
+	}
+	for i := range s.PDs {
+		fn(&s.PDs[i].Object)
+	}
+	for i := range s.Contexts {
+		fn(&s.Contexts[i].Object)
+	}
+	for i := range s.SRQs {
+		fn(&s.SRQs[i].Object)
+	}
+	for i := range s.CMIDs {
+		fn(&s.CMIDs[i].Object)
+	}
 }
