@@ -178,4 +178,7 @@ func eachObject(s *Snapshot, fn func(o *Object)) {
 	for i := range s.CMIDs {
 		fn(&s.CMIDs[i].Object)
 	}
+	for i := range s.QPCounters {
+		fn(&s.QPCounters[i].Object)
+	}
 }
