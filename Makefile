@@ -48,10 +48,12 @@ vet:
 unit:
 	$(GO) test -race ./...
 
-# The !cgo stub must keep building with the same API.
+# The !cgo stub must keep building with the same API, and its tests
+# (every call refuses with ErrUnsupported) pass.
 stub:
 	CGO_ENABLED=0 $(GO) build ./...
 	CGO_ENABLED=0 $(GO) vet ./...
+	CGO_ENABLED=0 $(GO) test ./...
 
 # Host-side tests that boot VMs: exit codes, the two-VM wire, no qemu
 # left, two shells on two hosts.
