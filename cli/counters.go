@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -92,6 +93,11 @@ Examples:
 }
 
 func writeCounters(env *Env, rs []sysfsmon.CounterRate, interval time.Duration) {
+	if len(rs) == 0 {
+		// An empty table would look like a failure to read.
+		fmt.Fprintln(env.Stdout, "no counter matches (the filters, --errors or --nonzero left none)")
+		return
+	}
 	head := []string{"DEV", "PORT", "GROUP", "NAME", "VALUE"}
 	if interval > 0 {
 		head = append(head, "DELTA", "RATE/s")
