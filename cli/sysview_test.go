@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 	"flag"
+	"github.com/verbscope/verbscope/internal/testtree"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,11 +112,11 @@ func TestViewsIntervalGolden(t *testing.T) {
 		{"counters-mlx5-interval-json", []string{"counters", "-j", "-p", "--interval", "1s", "name=out_of_buffer"}},
 		{"irqs-mlx5-interval", []string{"irqs", "--interval", "1s", "dev=mlx5_0"}},
 	} {
-		dir := copyTree(t, mlx5Tree)
+		dir := testtree.Copy(t, mlx5Tree)
 		port := filepath.Join(dir, "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0/ports/1")
 		sampleWait = func(ctx context.Context, d time.Duration) error {
-			bump(t, filepath.Join(port, "counters/port_xmit_packets"), 2500)
-			bump(t, filepath.Join(port, "hw_counters/out_of_buffer"), 1)
+			testtree.Bump(t, filepath.Join(port, "counters/port_xmit_packets"), 2500)
+			testtree.Bump(t, filepath.Join(port, "hw_counters/out_of_buffer"), 1)
 			in := filepath.Join(dir, "proc/interrupts")
 			b, _ := os.ReadFile(in)
 			s := strings.Replace(string(b), " 101:       1000          0", " 101:       1400         30", 1)
@@ -174,52 +174,5 @@ func TestViewHelp(t *testing.T) {
 		if !strings.Contains(stdout, "  "+v+" ") {
 			t.Errorf("overview lacks %s", v)
 		}
-	}
-}
-
-// copyTree copies a fixture (symlinks as links) into a temp folder.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		switch {
-		case info.Mode()&os.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, out)
-		case info.IsDir():
-			return os.MkdirAll(out, 0o755)
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(out, b, 0o644)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
-func bump(t *testing.T, path string, n uint64) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(strconv.FormatUint(v+n, 10)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

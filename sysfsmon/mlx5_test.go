@@ -2,9 +2,9 @@ package sysfsmon
 
 import (
 	"errors"
+	"github.com/verbscope/verbscope/internal/testtree"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -158,7 +158,7 @@ func TestMlx5IRQs(t *testing.T) {
 // A hardware device with no vectors, no legacy line and no matching row
 // says why instead of showing an empty list.
 func TestIRQsNoneFound(t *testing.T) {
-	dir := copyTree(t, "testdata/mlx5")
+	dir := testtree.Copy(t, "testdata/mlx5")
 	if err := os.WriteFile(filepath.Join(dir, "proc/interrupts"), []byte("  CPU0\n  0: 1 IO-APIC 2-edge timer\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -214,58 +214,8 @@ func TestMlx5Host(t *testing.T) {
 	}
 }
 
-// copyTree copies a fixture (symlinks as links) into a temp folder that
-// tests may change.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		switch {
-		case info.Mode()&os.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, out)
-		case info.IsDir():
-			return os.MkdirAll(out, 0o755)
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(out, b, 0o644)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
-// bump adds n to a counter file of a copied tree.
-func bump(t *testing.T, path string, n uint64) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := strconv.ParseUint(string(b[:len(b)-1]), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(strconv.FormatUint(v+n, 10)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestCounterRates(t *testing.T) {
-	dir := copyTree(t, "testdata/mlx5")
+	dir := testtree.Copy(t, "testdata/mlx5")
 	f, err := NewFS(filepath.Join(dir, "sys"), filepath.Join(dir, "proc"), WithClock(fixedClock()))
 	if err != nil {
 		t.Fatal(err)
@@ -275,8 +225,8 @@ func TestCounterRates(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := filepath.Join(dir, "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0/ports/1")
-	bump(t, filepath.Join(port, "counters/port_xmit_packets"), 500)
-	bump(t, filepath.Join(port, "hw_counters/out_of_buffer"), 3)
+	testtree.Bump(t, filepath.Join(port, "counters/port_xmit_packets"), 500)
+	testtree.Bump(t, filepath.Join(port, "hw_counters/out_of_buffer"), 3)
 	if err := os.WriteFile(filepath.Join(port, "counters/symbol_error"), []byte("0\n"), 0o644); err != nil { // reset
 		t.Fatal(err)
 	}
@@ -311,7 +261,7 @@ func TestCounterRates(t *testing.T) {
 }
 
 func TestIRQRates(t *testing.T) {
-	dir := copyTree(t, "testdata/mlx5")
+	dir := testtree.Copy(t, "testdata/mlx5")
 	f, err := NewFS(filepath.Join(dir, "sys"), filepath.Join(dir, "proc"), WithClock(fixedClock()))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,63 @@
+// Package testtree helps tests that read recorded sysfs/procfs trees
+// (sysfsmon/testdata): a writable copy to change, and counters to move.
+// It is only imported by tests.
+package testtree
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Copy copies the fixture at src (symlinks as links) into a temporary
+// folder the test may change, and returns it.
+func Copy(t testing.TB, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		switch {
+		case info.Mode()&os.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, out)
+		case info.IsDir():
+			return os.MkdirAll(out, 0o755)
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(out, b, 0o644)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// Bump adds n to the counter file at path (a decimal number and a
+// newline, as sysfs counters read).
+func Bump(t testing.TB, path string, n uint64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strconv.FormatUint(v+n, 10)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
