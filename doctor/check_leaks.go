@@ -126,16 +126,10 @@ func (o *orphans) ownerText() string {
 // names the processes holding the device open.
 func checkLeaks(f *Facts) Result {
 	r := newResult()
-	switch {
-	case !f.Live:
-		return r.na("the facts come from a recorded tree: netlink describes this host, not the tree")
-	case errors.Is(f.NetlinkErr, inspect.ErrNoRDMA):
-		return r.na("the kernel has no RDMA netlink (no ib_core)")
-	case f.NetlinkErr != nil:
-		r.judge(Warn, "netlink", f.NetlinkErr.Error(), srcNetlinkRes)
-		r.problem(Warn, "the RDMA objects could not be dumped over netlink")
-		return r.done()
-	case f.Netlink == nil:
+	if res, ok := withoutNetlink(f, r, "netlink describes this host, not the tree"); ok {
+		return res
+	}
+	if f.Netlink == nil {
 		return r.na("netlink was not asked")
 	}
 	objs := userObjects(f.Netlink)
@@ -266,4 +260,21 @@ func noteHolders(r *result, f *Facts, holders map[string][]sysfsmon.FDHolder, ct
 	if f.HoldersUnreadable > 0 {
 		r.note("unreadable", plural(f.HoldersUnreadable, "process")+" whose descriptors only root may read", "/proc/*/fd")
 	}
+}
+
+// withoutNetlink is the verdict of a check that needs this host's
+// netlink dump when it has none: recorded facts, no RDMA netlink, or a
+// failed dump. ok is false when the dump is there (or was not asked).
+func withoutNetlink(f *Facts, r *result, recorded string) (res Result, ok bool) {
+	switch {
+	case !f.Live:
+		return r.na("the facts come from a recorded tree: %s", recorded), true
+	case errors.Is(f.NetlinkErr, inspect.ErrNoRDMA):
+		return r.na("the kernel has no RDMA netlink (no ib_core)"), true
+	case f.NetlinkErr != nil:
+		r.judge(Warn, "netlink", f.NetlinkErr.Error(), srcNetlinkRes)
+		r.problem(Warn, "the RDMA objects could not be dumped over netlink")
+		return r.done(), true
+	}
+	return Result{}, false
 }

@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/verbscope/verbscope/inspect"
@@ -18,16 +17,10 @@ const limitWarn = 0.8
 // creating one more fails (ENOMEM or ENOSPC, by driver).
 func checkLimits(f *Facts) Result {
 	r := newResult()
-	switch {
-	case !f.Live:
-		return r.na("the facts come from a recorded tree: netlink and libibverbs describe this host, not the tree")
-	case errors.Is(f.NetlinkErr, inspect.ErrNoRDMA):
-		return r.na("the kernel has no RDMA netlink (no ib_core)")
-	case f.NetlinkErr != nil:
-		r.judge(Warn, "netlink", f.NetlinkErr.Error(), srcNetlinkRes)
-		r.problem(Warn, "the RDMA objects could not be dumped over netlink")
-		return r.done()
-	case f.Netlink == nil || f.Verbs == nil:
+	if res, ok := withoutNetlink(f, r, "netlink and libibverbs describe this host, not the tree"); ok {
+		return res
+	}
+	if f.Netlink == nil || f.Verbs == nil {
 		return r.na("netlink or libibverbs was not asked")
 	}
 	limits := map[string]inspect.Limits{}
