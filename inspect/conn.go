@@ -25,11 +25,21 @@ type Conn struct {
 	tap func(req netlink.Message, reply *netlink.Message)
 }
 
+// recvBufferSize is the buffer every recvmsg gets. Its size matters to
+// the kernel, not only to us: netlink_recvmsg (net/netlink/af_netlink.c)
+// remembers the largest length a reader offered, capped near 32 KiB, and
+// netlink_dump sizes each skb of a dump by it. nldev's dumpit
+// (res_get_common_dumpit in drivers/infiniband/core/nldev.c) walks the
+// object table from the start again for every skb, so a reader that peeks
+// and then offers exactly one small skb's worth (mdlayher/netlink's
+// default) keeps skbs at one page and makes a 10,000-QP dump quadratic.
+const recvBufferSize = 64 << 10
+
 // Dial opens a NETLINK_RDMA socket (netlink(7), protocol 20), as
 // `rdma` does in rd_send_msg (iproute2 rdma/utils.c). On a kernel without
 // RDMA the error wraps ErrNoRDMA and syscall.EPROTONOSUPPORT.
 func Dial() (*Conn, error) {
-	nl, err := netlink.Dial(netlinkRDMA, nil)
+	nl, err := netlink.Dial(netlinkRDMA, &netlink.Config{MessageBufferSize: recvBufferSize})
 	if err != nil {
 		return nil, explainErrno("dial", err)
 	}
