@@ -36,6 +36,7 @@ type sendScratch struct {
 	sges   []C.struct_ibv_sge
 	chain  *C.struct_ibv_send_wr
 	bad    *C.int // where the shim says which request was refused
+	rc     *C.int // vs_post_send_spin's post result
 	maxSGE int
 	block  unsafe.Pointer // one calloc holding all four: a Go variable
 	// passed by address to C would escape to the heap on every call
@@ -53,14 +54,14 @@ type recvScratch struct {
 }
 
 // scratchLayout sizes one calloc for n requests of wrSize bytes, their
-// chain entries, n*maxSGE SGEs and the bad index, and returns the
-// offsets; every part is 8-byte aligned.
+// chain entries, n*maxSGE SGEs and two ints (the bad index and a post's
+// result), and returns the offsets; every part is 8-byte aligned.
 func scratchLayout(n, maxSGE int, wrSize, chainSize uintptr) (total, chainOff, sgeOff, badOff uintptr) {
 	align := func(x uintptr) uintptr { return (x + 7) &^ 7 }
 	chainOff = align(uintptr(n) * wrSize)
 	sgeOff = chainOff + align(uintptr(n)*chainSize)
 	badOff = sgeOff + align(uintptr(n*maxSGE)*unsafe.Sizeof(C.struct_ibv_sge{}))
-	total = badOff + 8
+	total = badOff + 8 // bad, and a send scratch's rc
 	return
 }
 
@@ -76,6 +77,7 @@ func newSendScratch(cp QPCap) *sendScratch {
 		in:     unsafe.Slice((*C.struct_vs_send_wr)(block), n),
 		chain:  (*C.struct_ibv_send_wr)(unsafe.Add(block, chainOff)),
 		bad:    (*C.int)(unsafe.Add(block, badOff)),
+		rc:     (*C.int)(unsafe.Add(block, badOff+4)),
 		sges:   unsafe.Slice((*C.struct_ibv_sge)(unsafe.Add(block, sgeOff)), n*maxSGE),
 		maxSGE: maxSGE,
 	}
@@ -182,11 +184,10 @@ func (h *qpHandle) postSendSpin(wrs []SendWR, cq *cqHandle, wcs []WC, spins int)
 	cq.pollMu.Lock()
 	defer cq.pollMu.Unlock()
 	s.fill(wrs)
-	var postRC C.int
 	n := C.vs_post_send_spin(h.qp, &s.in[0], C.int(len(wrs)), &s.sges[0], s.chain, s.bad,
-		cq.cq, C.int(min(len(wcs), cq.batch)), cq.raw, cq.out, C.int(spins), spinYield, &postRC)
-	if postRC != 0 {
-		return 0, postErr("ibv_post_send", postRC, 0, int(*s.bad))
+		cq.cq, C.int(min(len(wcs), cq.batch)), cq.raw, cq.out, C.int(spins), spinYield, s.rc)
+	if *s.rc != 0 {
+		return 0, postErr("ibv_post_send", *s.rc, 0, int(*s.bad))
 	}
 	return cq.collect(wcs, n)
 }
