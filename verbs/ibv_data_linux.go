@@ -38,7 +38,7 @@ type sendScratch struct {
 	bad    *C.int // where the shim says which request was refused
 	rc     *C.int // vs_post_send_spin's post result
 	maxSGE int
-	block  unsafe.Pointer // one calloc holding all four: a Go variable
+	block  unsafe.Pointer // one calloc holding them all: a Go variable
 	// passed by address to C would escape to the heap on every call
 }
 
