@@ -22,32 +22,11 @@ type objRef struct {
 // (kernel objects have a kern name and no pid).
 func userObjects(s *inspect.Snapshot) []objRef {
 	var out []objRef
-	add := func(k inspect.Kind, o *inspect.Object, id uint32) {
+	s.Each(func(k inspect.Kind, o *inspect.Object, id uint32) {
 		if !o.Kernel() {
 			out = append(out, objRef{k, o, id})
 		}
-	}
-	for i := range s.Contexts {
-		add(inspect.KindCtx, &s.Contexts[i].Object, s.Contexts[i].CtxN)
-	}
-	for i := range s.PDs {
-		add(inspect.KindPD, &s.PDs[i].Object, s.PDs[i].PDN)
-	}
-	for i := range s.CQs {
-		add(inspect.KindCQ, &s.CQs[i].Object, s.CQs[i].CQN)
-	}
-	for i := range s.MRs {
-		add(inspect.KindMR, &s.MRs[i].Object, s.MRs[i].MRN)
-	}
-	for i := range s.QPs {
-		add(inspect.KindQP, &s.QPs[i].Object, s.QPs[i].LQPN)
-	}
-	for i := range s.SRQs {
-		add(inspect.KindSRQ, &s.SRQs[i].Object, s.SRQs[i].SRQN)
-	}
-	for i := range s.CMIDs {
-		add(inspect.KindCMID, &s.CMIDs[i].Object, s.CMIDs[i].CMIDN)
-	}
+	})
 	return out
 }
 

@@ -40,6 +40,33 @@ type Snapshot struct {
 	Warnings []error
 }
 
+// Each calls fn for every object of the snapshot with its kind and the
+// number `rdma resource show` keys it by (lqpn, cqn, mrn, pdn, ctxn, srqn,
+// cm_idn: rdma-resource(8)), kind by kind in that order.
+func (s *Snapshot) Each(fn func(k Kind, o *Object, id uint32)) {
+	for i := range s.QPs {
+		fn(KindQP, &s.QPs[i].Object, s.QPs[i].LQPN)
+	}
+	for i := range s.CQs {
+		fn(KindCQ, &s.CQs[i].Object, s.CQs[i].CQN)
+	}
+	for i := range s.MRs {
+		fn(KindMR, &s.MRs[i].Object, s.MRs[i].MRN)
+	}
+	for i := range s.PDs {
+		fn(KindPD, &s.PDs[i].Object, s.PDs[i].PDN)
+	}
+	for i := range s.Contexts {
+		fn(KindCtx, &s.Contexts[i].Object, s.Contexts[i].CtxN)
+	}
+	for i := range s.SRQs {
+		fn(KindSRQ, &s.SRQs[i].Object, s.SRQs[i].SRQN)
+	}
+	for i := range s.CMIDs {
+		fn(KindCMID, &s.CMIDs[i].Object, s.CMIDs[i].CMIDN)
+	}
+}
+
 // SnapshotOptions selects what Snapshot reads.
 type SnapshotOptions struct {
 	// Query limits the device (and QP/CM_ID port) and asks for driver

@@ -257,24 +257,12 @@ func (t *Tracker) Update(s *Snapshot) Update {
 		}
 		t.trackQP(&u, k, tr, isNew, q, portRetries, qpRetries)
 	}
-	for i := range s.CQs {
-		t.see(&u, Key{KindCQ, s.CQs[i].DevName, s.CQs[i].CQN}, &s.CQs[i].Object)
-	}
-	for i := range s.MRs {
-		t.see(&u, Key{KindMR, s.MRs[i].DevName, s.MRs[i].MRN}, &s.MRs[i].Object)
-	}
-	for i := range s.PDs {
-		t.see(&u, Key{KindPD, s.PDs[i].DevName, s.PDs[i].PDN}, &s.PDs[i].Object)
-	}
-	for i := range s.Contexts {
-		t.see(&u, Key{KindCtx, s.Contexts[i].DevName, s.Contexts[i].CtxN}, &s.Contexts[i].Object)
-	}
-	for i := range s.SRQs {
-		t.see(&u, Key{KindSRQ, s.SRQs[i].DevName, s.SRQs[i].SRQN}, &s.SRQs[i].Object)
-	}
-	for i := range s.CMIDs {
-		t.see(&u, Key{KindCMID, s.CMIDs[i].DevName, s.CMIDs[i].CMIDN}, &s.CMIDs[i].Object)
-	}
+	// QPs were seen above, with their state tracking.
+	s.Each(func(k Kind, o *Object, id uint32) {
+		if k != KindQP {
+			t.see(&u, Key{k, o.DevName, id}, o)
+		}
+	})
 	// Vanish in key order, so that which histories GoneRetention keeps
 	// does not depend on map order.
 	var gone []Key
@@ -469,7 +457,7 @@ func (t *Tracker) usage(u *Update, s *Snapshot) {
 	}
 	procs := map[pk]*ProcessUsage{}
 	totals := map[string]map[Kind]uint64{}
-	count := func(k Kind, o *Object) {
+	count := func(k Kind, o *Object, _ uint32) {
 		if totals[o.DevName] == nil {
 			totals[o.DevName] = map[Kind]uint64{}
 		}
@@ -488,27 +476,7 @@ func (t *Tracker) usage(u *Update, s *Snapshot) {
 		}
 		p.Counts[k]++
 	}
-	for i := range s.QPs {
-		count(KindQP, &s.QPs[i].Object)
-	}
-	for i := range s.CQs {
-		count(KindCQ, &s.CQs[i].Object)
-	}
-	for i := range s.MRs {
-		count(KindMR, &s.MRs[i].Object)
-	}
-	for i := range s.PDs {
-		count(KindPD, &s.PDs[i].Object)
-	}
-	for i := range s.Contexts {
-		count(KindCtx, &s.Contexts[i].Object)
-	}
-	for i := range s.SRQs {
-		count(KindSRQ, &s.SRQs[i].Object)
-	}
-	for i := range s.CMIDs {
-		count(KindCMID, &s.CMIDs[i].Object)
-	}
+	s.Each(count)
 	for _, p := range procs {
 		u.Processes = append(u.Processes, *p)
 	}

@@ -157,19 +157,29 @@ func (s *sendScratch) fill(chunk []SendWR) {
 	}
 }
 
+// postChunks posts wrs in chunks of size requests, one C call each
+// (post fills the scratch with a chunk, posts it, and returns the errno
+// and the shim's bad index), and turns the first failure into a
+// *PostError that counts the requests of earlier chunks.
+func postChunks[T any](op string, wrs []T, size int, post func(chunk []T) (rc, bad C.int)) error {
+	for start := 0; start < len(wrs); start += size {
+		if rc, bad := post(wrs[start:min(len(wrs), start+size)]); rc != 0 {
+			return postErr(op, rc, start, int(bad))
+		}
+	}
+	return nil
+}
+
 // postSend posts wrs (already checked) in chunks of the scratch size.
 func (h *qpHandle) postSend(wrs []SendWR) error {
 	s := h.send
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for start := 0; start < len(wrs); start += len(s.in) {
-		chunk := wrs[start:min(len(wrs), start+len(s.in))]
+	return postChunks("ibv_post_send", wrs, len(s.in), func(chunk []SendWR) (C.int, C.int) {
 		s.fill(chunk)
-		if rc := C.vs_post_send(h.qp, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, s.bad); rc != 0 {
-			return postErr("ibv_post_send", rc, start, int(*s.bad))
-		}
-	}
-	return nil
+		rc := C.vs_post_send(h.qp, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, s.bad)
+		return rc, *s.bad
+	})
 }
 
 // sendBatch is how many send requests one C call takes.
@@ -219,31 +229,27 @@ func (s *recvScratch) fill(chunk []RecvWR) {
 }
 
 func (h *qpHandle) postRecv(wrs []RecvWR) error {
-	s := h.recv
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for start := 0; start < len(wrs); start += len(s.in) {
-		chunk := wrs[start:min(len(wrs), start+len(s.in))]
-		s.fill(chunk)
-		if rc := C.vs_post_recv(h.qp, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, s.bad); rc != 0 {
-			return postErr("ibv_post_recv", rc, start, int(*s.bad))
-		}
-	}
-	return nil
+	return h.recv.post("ibv_post_recv", wrs, func(s *recvScratch, n int) C.int {
+		return C.vs_post_recv(h.qp, &s.in[0], C.int(n), &s.sges[0], s.chain, s.bad)
+	})
 }
 
 func (h *srqHandle) postRecv(wrs []RecvWR) error {
-	s := h.recv
+	return h.recv.post("ibv_post_srq_recv", wrs, func(s *recvScratch, n int) C.int {
+		return C.vs_post_srq_recv(h.srq, &s.in[0], C.int(n), &s.sges[0], s.chain, s.bad)
+	})
+}
+
+// post fills s chunk by chunk and posts each with call (a QP's or an
+// SRQ's ibv_post_recv), holding s for the whole batch.
+func (s *recvScratch) post(op string, wrs []RecvWR, call func(s *recvScratch, n int) C.int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for start := 0; start < len(wrs); start += len(s.in) {
-		chunk := wrs[start:min(len(wrs), start+len(s.in))]
+	return postChunks(op, wrs, len(s.in), func(chunk []RecvWR) (C.int, C.int) {
 		s.fill(chunk)
-		if rc := C.vs_post_srq_recv(h.srq, &s.in[0], C.int(len(chunk)), &s.sges[0], s.chain, s.bad); rc != 0 {
-			return postErr("ibv_post_srq_recv", rc, start, int(*s.bad))
-		}
-	}
-	return nil
+		rc := call(s, len(chunk))
+		return rc, *s.bad
+	})
 }
 
 // poll takes up to min(len(wcs), batch) completions in one C call.
