@@ -288,6 +288,30 @@ func TestPostPollAllocateNothing(t *testing.T) {
 	}
 }
 
+// TestPostSendPollAllocatesNothing checks the latency step too: its post
+// result stays in the QP's C scratch, so it allocates no Go memory.
+func TestPostSendPollAllocatesNothing(t *testing.T) {
+	p := newPair(t, QPTRC, pairOpts{})
+	wrs := []SendWR{{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
+	recvs := []RecvWR{{WRID: 2, SGEs: sge(p.mrB, 0, 64)}}
+	wcs := make([]WC, 4)
+	ctx := waitCtx(t)
+	allocs := testing.AllocsPerRun(200, func() {
+		if err := p.b.PostRecv(recvs); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := p.a.PostSendPoll(ctx, wrs, p.cqA, wcs); err != nil || n != 1 || wcs[0].Status != WCSuccess {
+			t.Fatalf("PostSendPoll: %d completions, %v", n, err)
+		}
+		for n := 0; n == 0; {
+			n, _ = p.cqB.Poll(wcs)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("PostSendPoll + poll allocated %.1f times per round", allocs)
+	}
+}
+
 // TestPostSendPoll posts a send and waits for its completion in one call,
 // as a latency loop does, and checks the message arrived; a bind is
 // refused, since binds go through PostSend.
