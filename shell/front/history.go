@@ -1,0 +1,166 @@
+package front
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultHistory is how many lines a History keeps when not told.
+const DefaultHistory = 1000
+
+// History is the lines a prompt ran, oldest first, bounded, without
+// consecutive duplicates, with ↑/↓ navigation that keeps the line being
+// typed (the draft) to come back to. It is not safe for concurrent use:
+// a front end owns one.
+type History struct {
+	max     int
+	entries []string
+	pos     int // navigation: index into entries; len(entries) = not navigating
+	draft   string
+}
+
+// NewHistory returns an empty history keeping at most max lines (max <= 0
+// means DefaultHistory).
+func NewHistory(max int) *History {
+	if max <= 0 {
+		max = DefaultHistory
+	}
+	return &History{max: max}
+}
+
+// LoadHistory reads a history saved by Save, keeping its last max lines.
+// A missing file is an empty history, not an error.
+func LoadHistory(path string, max int) (*History, error) {
+	h := NewHistory(max)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return h, nil
+	}
+	if err != nil {
+		return h, fmt.Errorf("front: load history: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		h.Add(sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return h, fmt.Errorf("front: load history %s: %w", path, err)
+	}
+	return h, nil
+}
+
+// Save writes the history to path, one line each, creating the parent
+// directories; the file is private (0600), since commands may name keys
+// and peers. It replaces the file whole (a temporary file renamed), so a
+// crash never leaves half a history.
+func (h *History) Save(path string) error {
+	if path == "" {
+		return errors.New("front: save history: no path (set $XDG_STATE_HOME or $HOME)")
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("front: save history: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".history-*")
+	if err != nil {
+		return fmt.Errorf("front: save history: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	w := bufio.NewWriter(tmp)
+	for _, e := range h.entries {
+		w.WriteString(e)
+		w.WriteByte('\n')
+	}
+	err = w.Flush()
+	if err == nil {
+		err = tmp.Chmod(0o600)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("front: save history %s: %w", path, err)
+	}
+	return nil
+}
+
+// Add records a line that ran and ends any navigation. A paste of several
+// lines adds each; blank lines and a repeat of the newest entry are
+// dropped; the oldest entries go when the bound is reached.
+func (h *History) Add(line string) {
+	for _, l := range strings.Split(line, "\n") {
+		l = strings.TrimSpace(strings.TrimSuffix(l, "\r"))
+		if l == "" || (len(h.entries) > 0 && h.entries[len(h.entries)-1] == l) {
+			continue
+		}
+		h.entries = append(h.entries, l)
+	}
+	if over := len(h.entries) - h.max; over > 0 {
+		h.entries = append([]string(nil), h.entries[over:]...)
+	}
+	h.Reset()
+}
+
+// Entries returns the lines, oldest first (a copy).
+func (h *History) Entries() []string { return append([]string(nil), h.entries...) }
+
+// Prev is ↑: the next older entry. On the first step it remembers current
+// (the line being typed) as the draft Next comes back to. false means
+// there is nothing older; leave the line as it is.
+func (h *History) Prev(current string) (string, bool) {
+	if h.pos == len(h.entries) {
+		h.draft = current
+	}
+	if h.pos == 0 {
+		return "", false
+	}
+	h.pos--
+	return h.entries[h.pos], true
+}
+
+// Next is ↓: the next newer entry; past the newest, the draft, which ends
+// the navigation. false means there is no navigation to go down in.
+func (h *History) Next() (string, bool) {
+	if h.pos >= len(h.entries) {
+		return "", false
+	}
+	h.pos++
+	if h.pos == len(h.entries) {
+		d := h.draft
+		h.draft = ""
+		return d, true
+	}
+	return h.entries[h.pos], true
+}
+
+// Reset ends the navigation (after a line is run): the next Prev starts
+// again from the newest entry.
+func (h *History) Reset() {
+	h.pos = len(h.entries)
+	h.draft = ""
+}
+
+// HistoryPath is the file `verbscope shell` keeps its history in:
+// $XDG_STATE_HOME/verbscope/history, or ~/.local/state/verbscope/history.
+// It is "" when neither $XDG_STATE_HOME nor a home directory is known.
+func HistoryPath() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "verbscope", "history")
+}
