@@ -3,6 +3,7 @@ package inspect
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mdlayher/netlink"
 )
@@ -31,11 +32,12 @@ func addRecordedSeeds(f *testing.F) {
 	f.Add([]byte{4, 0, 1, 0})
 }
 
-// checkRows fails the fuzz run if a decoded row is not valid JSON.
+// checkRows fails the fuzz run if a decoded row is not valid JSON or not
+// valid UTF-8 (json.Valid does not check UTF-8).
 func checkRows(t *testing.T, rows ...Row) {
 	for _, r := range rows {
 		_ = r.Text()
-		if b := r.AppendJSON(nil); !json.Valid(b) {
+		if b := r.AppendJSON(nil); !json.Valid(b) || !utf8.Valid(b) {
 			t.Fatalf("invalid JSON %q", b)
 		}
 	}

@@ -3,6 +3,8 @@ package inspect
 import (
 	"strconv"
 	"strings"
+
+	"github.com/verbscope/verbscope/view"
 )
 
 // Rows: objects as the lines `rdma resource show` prints (iproute2
@@ -10,140 +12,12 @@ import (
 // text it prints and the keys and values of `rdma -j resource show`, so
 // scripts written against iproute2 read verbscope's JSON unchanged.
 
-// Field is one item of a line.
-type Field struct {
-	// Key is the JSON key and the filter name: "lqpn", "ifname", "comm".
-	Key string
-	// Text is the value as the text view prints it ("17", "[ib_core]",
-	// "0x273"); TextKey, when set, replaces Key in the text view ("link",
-	// "dev").
-	Text    string
-	TextKey string
-	// Value is the JSON value: uint64, int64, string, bool or []string.
-	Value any
-	// Num is the value numeric filters compare, when IsNum.
-	Num   uint64
-	IsNum bool
-	// Bare prints Text without a key ("0: rxe0: " in the summary).
-	Bare bool
-	// NoText and NoJSON leave the field out of a view; a field with
-	// both is only there to be filtered on (src-port of a cm_id).
-	NoText, NoJSON bool
-}
+// Field is one item of a line (view.Field): the rows of every front end
+// share one model.
+type Field = view.Field
 
-// Row is one line: one object, its fields in iproute2's order.
-type Row []Field
-
-// Get returns the field with the given key.
-func (r Row) Get(key string) (Field, bool) {
-	for _, f := range r {
-		if f.Key == key {
-			return f, true
-		}
-	}
-	return Field{}, false
-}
-
-// Text renders the row as `rdma resource show` prints it, without the
-// trailing blank iproute2 leaves.
-func (r Row) Text() string {
-	var b strings.Builder
-	for _, f := range r {
-		if f.NoText {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		if !f.Bare {
-			k := f.TextKey
-			if k == "" {
-				k = f.Key
-			}
-			b.WriteString(k)
-			b.WriteByte(' ')
-		}
-		b.WriteString(f.Text)
-	}
-	return b.String()
-}
-
-// AppendJSON appends the row as one JSON object with iproute2's keys in
-// its order.
-func (r Row) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	first := true
-	for _, f := range r {
-		if f.NoJSON {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendJSONString(b, f.Key)
-		b = append(b, ':')
-		b = appendJSONValue(b, f.Value)
-	}
-	return append(b, '}')
-}
-
-func appendJSONValue(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case uint64:
-		return strconv.AppendUint(b, v, 10)
-	case int64:
-		return strconv.AppendInt(b, v, 10)
-	case bool:
-		return strconv.AppendBool(b, v)
-	case string:
-		return appendJSONString(b, v)
-	case []string:
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, s)
-		}
-		return append(b, ']')
-	}
-	return append(b, "null"...)
-}
-
-// appendJSONString escapes like iproute2's jsonw_puts (lib/json_writer.c)
-// and, unlike it, also escapes other control characters, which would make
-// invalid JSON (a comm can hold anything).
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '\t':
-			b = append(b, `\t`...)
-		case '\n':
-			b = append(b, `\n`...)
-		case '\r':
-			b = append(b, `\r`...)
-		case '\f':
-			b = append(b, `\f`...)
-		case '\b':
-			b = append(b, `\b`...)
-		case '\\':
-			b = append(b, `\\`...)
-		case '"':
-			b = append(b, `\"`...)
-		default:
-			if c < 0x20 {
-				b = append(b, `\u00`...)
-				b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-			} else {
-				b = append(b, c)
-			}
-		}
-	}
-	return append(b, '"')
-}
+// Row is one line: one object, its fields in iproute2's order (view.Row).
+type Row = view.Row
 
 // Field constructors for the print helpers of rdma/res.c.
 

@@ -1,0 +1,63 @@
+package view
+
+import "strings"
+
+// Field is one item of a line.
+type Field struct {
+	// Key is the JSON key and the filter name: "lqpn", "ifname", "comm".
+	Key string
+	// Text is the value as the text view prints it ("17", "[ib_core]",
+	// "0x273"); TextKey, when set, replaces Key in the text view ("link",
+	// "dev").
+	Text    string
+	TextKey string
+	// Value is the JSON value: uint64, int64, string, bool or []string.
+	Value any
+	// Num is the value numeric filters compare, when IsNum.
+	Num   uint64
+	IsNum bool
+	// Bare prints Text without a key ("0: rxe0: " in the summary).
+	Bare bool
+	// NoText and NoJSON leave the field out of a view; a field with
+	// both is only there to be filtered on (src-port of a cm_id).
+	NoText, NoJSON bool
+}
+
+// Row is one line: one object, its fields in the order the view prints
+// them.
+type Row []Field
+
+// Get returns the field with the given key.
+func (r Row) Get(key string) (Field, bool) {
+	for _, f := range r {
+		if f.Key == key {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// Text renders the row as `rdma resource show` prints a line ("key value"
+// pairs, Bare fields without their key), without the trailing blank
+// iproute2 leaves.
+func (r Row) Text() string {
+	var b strings.Builder
+	for _, f := range r {
+		if f.NoText {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if !f.Bare {
+			k := f.TextKey
+			if k == "" {
+				k = f.Key
+			}
+			b.WriteString(k)
+			b.WriteByte(' ')
+		}
+		b.WriteString(f.Text)
+	}
+	return b.String()
+}
