@@ -1,0 +1,180 @@
+package export
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/verbscope/verbscope/inspect"
+)
+
+// qpStates are every state of enum ib_qp_state, each a series of
+// verbscope_qps even when no QP is in it.
+var qpStates = []inspect.QPState{inspect.QPStateReset, inspect.QPStateInit, inspect.QPStateRTR,
+	inspect.QPStateRTS, inspect.QPStateSQD, inspect.QPStateSQE, inspect.QPStateErr}
+
+// kinds are the restrack object kinds of rdma-resource(8).
+var kinds = []inspect.Kind{inspect.KindPD, inspect.KindCQ, inspect.KindQP, inspect.KindMR,
+	inspect.KindCtx, inspect.KindSRQ, inspect.KindCMID}
+
+func qpGroupOf(q *inspect.QP) group {
+	return group{dev: q.DevName, port: q.Port, typ: q.Type.String()}
+}
+
+func qpIndex(s *inspect.Snapshot) map[inspect.Key]*inspect.QP {
+	idx := make(map[inspect.Key]*inspect.QP, len(s.QPs))
+	for i := range s.QPs {
+		q := &s.QPs[i]
+		idx[inspect.Key{Kind: inspect.KindQP, Dev: q.DevName, ID: q.LQPN}] = q
+	}
+	return idx
+}
+
+// collectNetlink sends what RDMA netlink and the Tracker know: object
+// counts, QPs by state, transitions, stuck QPs, objects of dead processes
+// and usage against the limits.
+func (c *Collector) collectNetlink(ch chan<- prometheus.Metric) {
+	f := &c.frame
+	var took float64
+	if f.Snapshot != nil {
+		took = f.Snapshot.Took.Seconds()
+	}
+	err := f.Err
+	if err == nil && f.Snapshot != nil && len(f.Snapshot.Warnings) > 0 {
+		err = f.Snapshot.Warnings[0]
+	}
+	report(ch, collNetlink, err, took)
+	if f.Snapshot == nil {
+		return
+	}
+	s := f.Snapshot
+	for _, sum := range s.Summary {
+		for _, k := range kinds {
+			if n, ok := sum.Count(string(k)); ok {
+				ch <- gauge(descResources, float64(n), sum.DevName, string(k))
+			}
+		}
+	}
+	c.collectQPs(ch, s, f.Update)
+	dead := map[[2]string]int{}
+	for _, d := range f.Dead {
+		dead[[2]string{d.Key.Dev, string(d.Key.Kind)}]++
+	}
+	for _, d := range s.Devices {
+		for _, k := range kinds {
+			ch <- gauge(descDead, float64(dead[[2]string{d.Name, string(k)}]), d.Name, string(k))
+		}
+	}
+	for _, l := range f.Update.Limits {
+		ch <- gauge(descUsage, l.Fraction, l.Dev, string(l.Kind))
+	}
+	if c.opts.TopProcesses > 0 {
+		collectProcesses(ch, f.Update.Processes, c.opts.TopProcesses)
+	}
+}
+
+// collectQPs sends verbscope_qps, the transition counters and the stuck
+// counts for every QP group ever seen.
+func (c *Collector) collectQPs(ch chan<- prometheus.Metric, s *inspect.Snapshot, u inspect.Update) {
+	type stateKey struct {
+		group
+		state inspect.QPState
+	}
+	counts := map[stateKey]int{}
+	for i := range s.QPs {
+		q := &s.QPs[i]
+		counts[stateKey{qpGroupOf(q), q.State}]++
+	}
+	stuck := map[group]int{}
+	idx := qpIndex(s)
+	for _, a := range u.Stuck {
+		if q := idx[a.Key]; q != nil {
+			stuck[qpGroupOf(q)]++
+		}
+	}
+	for _, g := range sortedGroups(c.groups) {
+		port := strconv.FormatUint(uint64(g.port), 10)
+		for _, st := range qpStates {
+			ch <- gauge(descQPs, float64(counts[stateKey{g, st}]), g.dev, port, g.typ, st.String())
+			ch <- counter(descTransitions, float64(c.transitions[transition{g, st.String()}]), g.dev, port, g.typ, st.String())
+		}
+		ch <- gauge(descStuck, float64(stuck[g]), g.dev, port, g.typ)
+	}
+}
+
+func sortedGroups(m map[group]bool) []group {
+	gs := make([]group, 0, len(m))
+	for g := range m {
+		gs = append(gs, g)
+	}
+	sort.Slice(gs, func(i, j int) bool {
+		a, b := gs[i], gs[j]
+		if a.dev != b.dev {
+			return a.dev < b.dev
+		}
+		if a.port != b.port {
+			return a.port < b.port
+		}
+		return a.typ < b.typ
+	})
+	return gs
+}
+
+// collectProcesses sends the objects of the top processes of each device
+// by command name (never by pid: unbounded), the rest as "other".
+func collectProcesses(ch chan<- prometheus.Metric, procs []inspect.ProcessUsage, top int) {
+	type devComm struct{ dev, comm string }
+	byComm := map[devComm]map[inspect.Kind]int{}
+	var order []devComm
+	for _, p := range procs {
+		k := devComm{p.Dev, p.Comm}
+		if k.comm == "" || k.comm == "other" {
+			k.comm = "other"
+		}
+		if byComm[k] == nil {
+			byComm[k] = map[inspect.Kind]int{}
+			order = append(order, k)
+		}
+		for kind, n := range p.Counts {
+			byComm[k][kind] += n
+		}
+	}
+	total := func(k devComm) int {
+		n := 0
+		for _, v := range byComm[k] {
+			n += v
+		}
+		return n
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].dev != order[j].dev {
+			return order[i].dev < order[j].dev
+		}
+		return total(order[i]) > total(order[j])
+	})
+	out := map[devComm]map[inspect.Kind]int{}
+	var outOrder []devComm
+	kept := map[string]int{}
+	for _, k := range order {
+		dst := k
+		if k.comm == "other" || kept[k.dev] >= top {
+			dst.comm = "other"
+		} else {
+			kept[k.dev]++
+		}
+		if out[dst] == nil {
+			out[dst] = map[inspect.Kind]int{}
+			outOrder = append(outOrder, dst)
+		}
+		for kind, n := range byComm[k] {
+			out[dst][kind] += n
+		}
+	}
+	for _, k := range outOrder {
+		for _, kind := range kinds {
+			if n, ok := out[k][kind]; ok {
+				ch <- gauge(descProcesses, float64(n), k.dev, k.comm, string(kind))
+			}
+		}
+	}
+}
