@@ -20,16 +20,21 @@ func versionCmd() *Command {
 				if len(args) > 0 {
 					return usageErrorf("version takes no arguments")
 				}
-				v := env.Version
-				if v == "" {
-					v = "devel"
-					if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-						v = bi.Main.Version
-					}
-				}
-				fmt.Fprintf(env.Stdout, "verbscope %s (%s, %s/%s, verbs: %s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, verbsBackend())
+				fmt.Fprintf(env.Stdout, "verbscope %s (%s, %s/%s, verbs: %s)\n", buildVersion(env), runtime.Version(), runtime.GOOS, runtime.GOARCH, verbsBackend())
 				return nil
 			}
 		},
 	}
+}
+
+// buildVersion is the version this binary reports: the one it was given,
+// else the module's, else "devel".
+func buildVersion(env *Env) string {
+	if env.Version != "" {
+		return env.Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
 }

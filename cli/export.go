@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/verbscope/verbscope/export"
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/verbs"
+)
+
+func init() { register(exportCmd) }
+
+// exportPort is verbscope export's default port.
+const exportPort = "9879"
+
+func exportCmd() *Command {
+	return &Command{
+		Name:    "export",
+		Summary: "serve this host's RDMA state as Prometheus metrics (QPs by state, transitions, counters)",
+		Usage:   "[--web.listen-address=:" + exportPort + "] [--web.config.file=FILE] [--interval=2s]",
+		Help: `Serves /metrics for Prometheus, /api/v1/qps (every QP as 'verbscope res
+qp -j' shows it, with its state history) and a landing page at /.
+
+It reads RDMA netlink and sysfs every --interval in the background, keeping
+each QP's state history between scrapes; a scrape reads the latest state.
+Metrics: devices and ports (verbscope_device_info, verbscope_port_state,
+verbscope_port_*_total from counters/ and hw_counters/), object counts
+(verbscope_resources), QPs by state (verbscope_qps), the state changes seen
+(verbscope_qp_transitions_total), stuck QPs (verbscope_qps_stuck), objects
+of dead processes and usage against the device limits. No label carries a
+QP number, a pid, a GID or a key. It never changes anything on the host.
+
+TLS and basic auth come from a web config file, as node_exporter's
+(https://prometheus.io/docs/prometheus/latest/configuration/https/):
+  tls_server_config:
+    cert_file: /etc/verbscope/cert.pem
+    key_file: /etc/verbscope/key.pem
+  basic_auth_users:
+    prometheus: $2y$10$...          # htpasswd -nBC 10 prometheus
+
+deploy/ has a systemd unit, a sample prometheus.yml, alert rules and a
+Grafana dashboard; 'verbscope fleet' shows every host Prometheus scrapes.
+
+Examples:
+  verbscope export
+  verbscope export --web.listen-address=127.0.0.1:` + exportPort + ` --interval=1s
+  verbscope export --web.config.file=/etc/verbscope/web.yml
+  verbscope export --collector.processes=5`,
+		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+			listen := fs.String("web.listen-address", ":"+exportPort, "`address` to listen on")
+			webConfig := fs.String("web.config.file", "", "exporter-toolkit web config `file` for TLS and basic auth")
+			interval := fs.Duration("interval", 2*time.Second, "how often to read netlink and sysfs")
+			procs := fs.Int("collector.processes", 0, "also export the objects of the `N` processes with the most, by command name (0: off)")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usageErrorf("export takes no arguments, only flags")
+				}
+				if *interval < 100*time.Millisecond {
+					return usageErrorf("--interval %v is too short: at least 100ms", *interval)
+				}
+				if *procs < 0 {
+					return usageErrorf("--collector.processes %d: want 0 or more", *procs)
+				}
+				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *procs})
+			}
+		},
+	}
+}
+
+type exportConfig struct {
+	listen, webConfig string
+	interval          time.Duration
+	processes         int
+}
+
+func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	sys, err := sysfsmon.NewDefaultFS()
+	if err != nil {
+		return err
+	}
+	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes})
+	h, err := export.Handler(c)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (another exporter there? pick one with --web.listen-address)", cfg.listen, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The first readings come before the first scrape can.
+	c.ObserveSysfs(export.ReadSysfs(sys))
+	go c.PollSysfs(ctx, sys, cfg.interval)
+	frames := followNetlink(ctx, cfg.interval, deviceLimits(log))
+	c.Observe(<-frames)
+	go func() {
+		for f := range frames {
+			c.Observe(f)
+		}
+	}()
+	err = export.Serve(ctx, l, h, cfg.webConfig, log)
+	if errors.Is(err, context.Canceled) {
+		return nil // SIGTERM or SIGINT: a server's normal end
+	}
+	return err
+}
+
+// deviceLimits asks libibverbs for each device's object limits
+// (ibv_query_device: max_qp, max_cq, max_mr, max_pd, max_srq); a device
+// that cannot be opened just has none.
+func deviceLimits(log *slog.Logger) map[string]inspect.Limits {
+	devs, err := verbs.Devices()
+	if err != nil {
+		log.Warn("no device limits: libibverbs lists no device", "err", err)
+		return nil
+	}
+	limits := map[string]inspect.Limits{}
+	for _, d := range devs {
+		ctx, err := verbs.Open(d.Name)
+		if err != nil {
+			log.Warn("no device limits", "device", d.Name, "err", err)
+			continue
+		}
+		a, err := ctx.QueryDevice()
+		ctx.Close()
+		if err != nil {
+			log.Warn("no device limits", "device", d.Name, "err", err)
+			continue
+		}
+		limits[d.Name] = inspect.Limits{MaxQP: uint64(a.MaxQP), MaxCQ: uint64(a.MaxCQ), MaxMR: uint64(a.MaxMR), MaxPD: uint64(a.MaxPD), MaxSRQ: uint64(a.MaxSRQ)}
+	}
+	return limits
+}
+
+// followNetlink reads RDMA netlink now and then every interval through a
+// Tracker, until ctx ends; a failed reading is a frame with Err, and the
+// next tick tries again (a driver loaded later shows up).
+func followNetlink(ctx context.Context, interval time.Duration, limits map[string]inspect.Limits) <-chan export.Frame {
+	ch := make(chan export.Frame, 1)
+	go func() {
+		defer close(ch)
+		tr := inspect.NewTracker(inspect.TrackerConfig{Limits: limits})
+		var conn *inspect.Conn
+		defer func() {
+			if conn != nil {
+				conn.Close()
+			}
+		}()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			f := export.Frame{}
+			if conn == nil {
+				conn, f.Err = inspect.Dial()
+			}
+			if conn != nil {
+				f.Snapshot, f.Err = conn.Snapshot(inspect.SnapshotOptions{})
+			}
+			if f.Snapshot != nil {
+				f.Update = tr.Update(f.Snapshot)
+				f.History = map[inspect.Key][]inspect.StateEvent{}
+				for _, q := range f.Snapshot.QPs {
+					k := inspect.Key{Kind: inspect.KindQP, Dev: q.DevName, ID: q.LQPN}
+					f.History[k] = tr.History(k)
+				}
+			}
+			select {
+			case ch <- f:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
+}
