@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/elk-language/go-prompt v1.3.1
 	github.com/google/go-cmp v0.7.0
+	github.com/mattn/go-runewidth v0.0.16
 	github.com/mdlayher/netlink v1.11.2
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/common v0.72.0
@@ -25,7 +26,6 @@ require (
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
-	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/mattn/go-tty v0.0.7 // indirect
 	github.com/mdlayher/socket v0.6.0 // indirect
 	github.com/mdlayher/vsock v1.3.0 // indirect

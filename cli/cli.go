@@ -19,6 +19,9 @@ type Command struct {
 	Summary string // one line for the command list
 	Usage   string // argument synopsis after the name
 	Help    string // paragraphs after the flags, examples included
+	// FlagsAnywhere lets flags stand after the arguments too (the view
+	// commands' grammar, words.go).
+	FlagsAnywhere bool
 	// Setup declares flags and returns the function that runs the command
 	// once they are parsed.
 	Setup func(fs *flag.FlagSet, env *Env) func(ctx context.Context, args []string) error
@@ -109,7 +112,8 @@ func run(ctx context.Context, args []string, env *Env) int {
 	}
 	fs := newFlagSet(c, env)
 	runFn := c.Setup(fs, env)
-	if err := fs.Parse(rest); err != nil {
+	words, err := parseFlags(c, fs, rest)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(env.Stdout, c, fs)
 			return 0
@@ -118,7 +122,7 @@ func run(ctx context.Context, args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "usage: verbscope %s %s (see `verbscope %s --help`)\n", c.Name, c.Usage, c.Name)
 		return 2
 	}
-	err := runFn(ctx, fs.Args())
+	err = runFn(ctx, words)
 	var exit ExitError
 	switch {
 	case err == nil:
@@ -136,6 +140,16 @@ func run(ctx context.Context, args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "verbscope %s: %v\n", c.Name, err)
 		return 1
 	}
+}
+
+// parseFlags parses the command's flags, wherever they stand when the
+// command says so, and returns its arguments.
+func parseFlags(c *Command, fs *flag.FlagSet, args []string) ([]string, error) {
+	if c.FlagsAnywhere {
+		return parseInterspersed(fs, args)
+	}
+	err := fs.Parse(args)
+	return fs.Args(), err
 }
 
 func newFlagSet(c *Command, env *Env) *flag.FlagSet {
@@ -161,22 +175,35 @@ Run 'verbscope help COMMAND' or 'verbscope COMMAND --help' for details.
 
 func printCommandHelp(w io.Writer, c *Command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "Usage: verbscope %s %s\n\n%s\n", c.Name, c.Usage, c.Summary)
-	var flags strings.Builder
+	// Flags with the same usage are one flag's short and long names
+	// (-j, --json): one line.
+	type entry struct{ names, usage string }
+	var entries []entry
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
 		dash := "--"
 		if len(f.Name) == 1 {
 			dash = "-"
 		}
-		line := "  " + dash + f.Name
+		spelled := dash + f.Name
 		if name != "" {
-			line += " " + name
+			spelled += " " + name
 		}
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
 			usage += " (default " + f.DefValue + ")"
 		}
-		fmt.Fprintf(&flags, "%-24s %s\n", line, usage)
+		for i := range entries {
+			if entries[i].usage == usage {
+				entries[i].names += ", " + spelled
+				return
+			}
+		}
+		entries = append(entries, entry{spelled, usage})
 	})
+	var flags strings.Builder
+	for _, e := range entries {
+		fmt.Fprintf(&flags, "%-24s %s\n", "  "+e.names, e.usage)
+	}
 	if flags.Len() > 0 {
 		fmt.Fprintf(w, "\nFlags:\n%s", flags.String())
 	}

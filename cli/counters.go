@@ -3,12 +3,9 @@ package cli
 import (
 	"context"
 	"flag"
-	"fmt"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
 )
 
 func init() { register(countersCmd) }
@@ -17,7 +14,7 @@ func countersCmd() *Command {
 	return &Command{
 		Name:    "counters",
 		Summary: "show port and device counters (counters/, hw_counters/), with rates over an interval",
-		Usage:   "[flags] [dev NAME] [port N] [name SUBSTRING]",
+		Usage:   "[flags] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [port N] [group counters|hw_counters] [name SUBSTRING]",
 		Help: `Reads counters/ (the IBTA PortCounters; rxe has none) and hw_counters/ (the
 driver's own) of every port, and the device-level hw_counters/ (port 0).
 With --interval it reads twice and shows the change and the rate per second.
@@ -33,15 +30,17 @@ level), group ("counters" or "hw_counters"), name, value, error; with
 Examples:
   verbscope counters
   verbscope counters --interval 1s dev rxe0
+  verbscope counters rxe0/1 name err -j
   verbscope counters --errors --nonzero
   verbscope counters -j --interval 2s | jq '.[] | select(.name == "sent_pkts") | .rate'`,
+		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addViewFlags(fs)
-			interval := fs.Duration("interval", 0, "read twice this `long` apart and show deltas and rates")
+			interval := addIntervalFlag(fs, "read twice this `long` apart and show deltas and rates")
 			onlyErr := fs.Bool("errors", false, "only error counters")
 			nonzero := fs.Bool("nonzero", false, "only counters that are not 0 (or, with --interval, that moved)")
 			return func(ctx context.Context, args []string) error {
-				flt, err := parseFilters(args, "dev", "port", "name")
+				flt, err := parseWords("counters", args)
 				if err != nil {
 					return err
 				}
@@ -64,59 +63,29 @@ Examples:
 					}
 				}
 				warn(env, "counters", snap.Warnings)
-				var keep []sysfsmon.CounterRate
-				for _, r := range rates {
-					if !flt.match("dev", r.Device) || !flt.match("port", strconv.Itoa(r.Port)) ||
-						(flt["name"] != "" && !strings.Contains(r.Name, flt["name"])) || (*onlyErr && !r.Error) {
+				var rows []view.Row
+				for i := range rates {
+					r := &rates[i]
+					if (*onlyErr && !r.Error) || (*nonzero && ((*interval > 0 && r.Delta == 0 && !r.Reset) || (*interval == 0 && r.Value == 0))) {
 						continue
 					}
-					if *nonzero && ((*interval > 0 && r.Delta == 0 && !r.Reset) || (*interval == 0 && r.Value == 0)) {
-						continue
+					if row := r.Row(*interval > 0); flt.Match(row) {
+						rows = append(rows, row)
 					}
-					keep = append(keep, r)
 				}
+				var flags []string
+				if *onlyErr {
+					flags = append(flags, "--errors")
+				}
+				if *nonzero {
+					flags = append(flags, "--nonzero")
+				}
+				sayNoMatch(env, "counters", "counter", len(rows), flt, flags...)
 				if o.json {
-					if *interval > 0 {
-						return writeJSON(env.Stdout, o, keep)
-					}
-					plain := []sysfsmon.Counter{}
-					for _, r := range keep {
-						plain = append(plain, r.Counter)
-					}
-					return writeJSON(env.Stdout, o, plain)
+					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
 				}
-				writeCounters(env, keep, *interval)
-				return nil
+				return writeTable(env.Stdout, "", rows)
 			}
 		},
 	}
-}
-
-func writeCounters(env *Env, rs []sysfsmon.CounterRate, interval time.Duration) {
-	if len(rs) == 0 {
-		// An empty table would look like a failure to read.
-		fmt.Fprintln(env.Stdout, "no counter matches (the filters, --errors or --nonzero left none)")
-		return
-	}
-	head := []string{"DEV", "PORT", "GROUP", "NAME", "VALUE"}
-	if interval > 0 {
-		head = append(head, "DELTA", "RATE/s")
-	}
-	t := newTable(append(head, "ERR")...)
-	for _, r := range rs {
-		row := []string{r.Device, strconv.Itoa(r.Port), r.Group, r.Name, strconv.FormatUint(r.Value, 10)}
-		if interval > 0 {
-			d := strconv.FormatUint(r.Delta, 10)
-			if r.Reset {
-				d = "reset"
-			}
-			row = append(row, d, rate(r.Rate))
-		}
-		mark := ""
-		if r.Error {
-			mark = "!"
-		}
-		t.add(append(row, mark)...)
-	}
-	t.write(env.Stdout)
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
+	"slices"
 
 	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
 )
 
 func init() { register(devicesCmd) }
@@ -16,7 +16,7 @@ func devicesCmd() *Command {
 	return &Command{
 		Name:    "devices",
 		Summary: "list RDMA devices with their firmware, GUIDs, netdevs, PCI address and NUMA node",
-		Usage:   "[flags] [dev NAME]",
+		Usage:   "[flags] [DEV | dev DEV]",
 		Help: `Reads /sys/class/infiniband (no libibverbs needed): what ibv_devinfo and
 ibdev2netdev show together. Software devices (rxe, siw) show "virtual" for
 PCI and their parent netdev.
@@ -29,13 +29,13 @@ uverbs, ports (as in 'verbscope ports -j'), warnings.
 
 Examples:
   verbscope devices
-  verbscope devices -d dev mlx5_0
+  verbscope devices -d mlx5_0
   verbscope devices -j | jq -r '.[] | "\(.dev) \(.netdevs)"'`,
+		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addViewFlags(fs)
-			details := fs.Bool("d", false, "details: also sys_image_guid, board_id, hw_rev, node_desc, local CPUs")
 			return func(ctx context.Context, args []string) error {
-				flt, err := parseFilters(args, "dev")
+				flt, err := parseWords("devices", args)
 				if err != nil {
 					return err
 				}
@@ -43,30 +43,23 @@ Examples:
 				if err != nil {
 					return err
 				}
+				var rows, details []view.Row
 				for _, d := range devs {
 					warn(env, "devices", d.Warnings)
+					if r := d.Row(); flt.Match(r) {
+						rows, details = append(rows, r), append(details, d.DetailRow())
+					}
 				}
+				sayNoMatch(env, "devices", "device", len(rows), flt)
 				if o.json {
-					return writeJSON(env.Stdout, o, devs)
+					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
 				}
-				t := newTable("DEV", "TYPE", "FW", "HCA", "NODE_GUID", "NETDEVS", "PCI", "NUMA", "PORTS", "UVERBS")
-				for _, d := range devs {
-					pci := d.PCI
-					if d.Soft {
-						pci = "virtual"
-					}
-					numa := "-"
-					if d.NUMANode != nil {
-						numa = strconv.Itoa(*d.NUMANode)
-					}
-					t.add(d.Name, dash(d.NodeTypeName), dash(d.FWVer), dash(d.HCAType), dash(d.NodeGUID),
-						dash(strings.Join(d.Netdevs, ",")), dash(pci), numa, strconv.Itoa(len(d.Ports)), dash(d.Uverbs))
+				if err := writeTable(env.Stdout, "", rows); err != nil {
+					return err
 				}
-				t.write(env.Stdout)
-				if *details {
-					for _, d := range devs {
-						fmt.Fprintf(env.Stdout, "\n%s: sys_image_guid %s board_id %s hw_rev %s node_desc %q parent %s local_cpus %s\n",
-							d.Name, dash(d.SysImageGUID), dash(d.BoardID), dash(d.HWRev), d.NodeDesc, dash(d.Parent), dash(d.LocalCPUs))
+				if o.details > 0 {
+					for _, d := range details {
+						fmt.Fprintf(env.Stdout, "\n%s\n", d.Text())
 					}
 				}
 				return nil
@@ -75,17 +68,18 @@ Examples:
 	}
 }
 
-// readDevices reads the devices the dev= filter selects.
-func readDevices(o *viewOpts, flt filters) ([]sysfsmon.Device, error) {
+// readDevices reads the devices the filters name (all when they name
+// none), refusing one that does not exist.
+func readDevices(o *viewOpts, flt view.Filters) ([]sysfsmon.Device, error) {
 	f, names, err := o.openChecked(flt)
 	if err != nil {
 		return nil, err
 	}
+	if named := flt.Devices(); len(named) > 0 {
+		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(named, n) })
+	}
 	var devs []sysfsmon.Device
 	for _, n := range names {
-		if !flt.match("dev", n) {
-			continue
-		}
 		d, err := f.Device(n)
 		if err != nil {
 			return nil, err

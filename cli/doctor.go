@@ -54,6 +54,7 @@ Examples:
   verbscope doctor --only modules,ports,mr-qp
   verbscope doctor -j | jq -r '.checks[] | select(.verdict=="fail") | .fix[]'
   verbscope doctor --mr-size 1024`,
+		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addViewFlags(fs)
 			root := fs.String("root", "/", "read /dev/infiniband, /etc/libibverbs.d and dpkg's database under this `folder`")

@@ -4,19 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 
-	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
 )
-
-// gidRow is one GID in the gids view's JSON: the GID with its place.
-type gidRow struct {
-	Device string `json:"dev"`
-	Port   int    `json:"port"`
-	sysfsmon.GID
-	Recommended bool `json:"recommended"`
-}
 
 func init() { register(gidsCmd) }
 
@@ -24,7 +15,7 @@ func gidsCmd() *Command {
 	return &Command{
 		Name:    "gids",
 		Summary: "show the GID tables: each GID with its type, netdev and the IP address it encodes",
-		Usage:   "[flags] [dev NAME] [port N] [type v1|v2|TYPE]",
+		Usage:   "[flags] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [port N] [index N] [type v1|v2] [netdev NAME]",
 		Help: `Reads ports/N/gids and gid_attrs like rdma-core's show_gids. Only populated
 entries are listed. A * marks the GID index to use for RoCE v2 over IPv4
 (ibv_rc_pingpong -g INDEX, ib_write_bw -x INDEX).
@@ -37,12 +28,14 @@ of an IPv4-mapped GID, else the IPv6 one), ipv4, type ("RoCE v2",
 
 Examples:
   verbscope gids
-  verbscope gids dev rxe0 type v2
+  verbscope gids rxe0/1 type v2
+  verbscope gids dev rxe0 type=v2 -j
   ibv_rc_pingpong -g $(verbscope gids -j | jq '.[] | select(.recommended) | .index')`,
+		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addViewFlags(fs)
 			return func(ctx context.Context, args []string) error {
-				flt, err := parseFilters(args, "dev", "port", "type")
+				flt, err := parseWords("gids", args)
 				if err != nil {
 					return err
 				}
@@ -50,38 +43,30 @@ Examples:
 				if err != nil {
 					return err
 				}
-				var rows []gidRow
+				var rows []view.Row
 				var recommended []string
 				for _, d := range devs {
 					warn(env, "gids", d.Warnings)
 					for _, p := range d.Ports {
-						if !flt.match("port", strconv.Itoa(p.Port)) {
-							continue
-						}
-						for _, g := range p.GIDs {
-							if t, ok := flt["type"]; ok && !strings.HasSuffix(g.Type, t) {
+						for _, r := range p.GIDRows() {
+							if !flt.Match(r) {
 								continue
 							}
-							r := gidRow{Device: d.Name, Port: p.Port, GID: g, Recommended: g.Index == p.RecommendedGIDIndex}
 							rows = append(rows, r)
-							if r.Recommended {
-								recommended = append(recommended, fmt.Sprintf("%s port %d index %d", d.Name, p.Port, g.Index))
+							if rec, _ := r.Get("recommended"); rec.Value == true {
+								idx, _ := r.Get("index")
+								recommended = append(recommended, fmt.Sprintf("%s port %d index %d", d.Name, p.Port, idx.Num))
 							}
 						}
 					}
 				}
+				sayNoMatch(env, "gids", "GID", len(rows), flt)
 				if o.json {
-					return writeJSON(env.Stdout, o, rows)
+					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
 				}
-				t := newTable("DEV", "PORT", "INDEX", "GID", "IP", "TYPE", "NETDEV")
-				for _, r := range rows {
-					idx := strconv.Itoa(r.Index)
-					if r.Recommended {
-						idx += "*"
-					}
-					t.add(r.Device, strconv.Itoa(r.Port), idx, r.GID.GID, r.IP, dash(r.Type), dash(r.Netdev))
+				if err := writeTable(env.Stdout, "", rows); err != nil {
+					return err
 				}
-				t.write(env.Stdout)
 				if len(recommended) > 0 {
 					fmt.Fprintf(env.Stdout, "\n* for RoCE v2 over IPv4 (or InfiniBand): %s\n", strings.Join(recommended, "; "))
 				}

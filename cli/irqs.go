@@ -8,17 +8,8 @@ import (
 	"strings"
 
 	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
 )
-
-// irqDevice is one device in the irqs view's JSON.
-type irqDevice struct {
-	sysfsmon.DeviceIRQs
-	CPUs []int `json:"cpus"`
-	// NumCompVectors comes from libibverbs (ibv_context.num_comp_vectors)
-	// on the live system; null on recorded trees or when verbs fails.
-	NumCompVectors *int               `json:"num_comp_vectors"`
-	Rates          []sysfsmon.IRQRate `json:"rates,omitempty"`
-}
 
 func init() { register(irqsCmd) }
 
@@ -26,7 +17,7 @@ func irqsCmd() *Command {
 	return &Command{
 		Name:    "irqs",
 		Summary: "show each RDMA device's interrupts: per-CPU counts or rates, affinity, NUMA node",
-		Usage:   "[flags] [dev NAME]",
+		Usage:   "[flags] [DEV | dev DEV]",
 		Help: `Finds a device's IRQs from its PCI function's msi_irqs/ (MSI-X or MSI), its
 legacy INTx line, or the /proc/interrupts rows that name the device, one of
 its netdevs or its PCI address, and joins them with /proc/irq/N
@@ -50,11 +41,12 @@ Examples:
   verbscope irqs
   verbscope irqs --interval 1s dev mlx5_0
   verbscope irqs -j | jq '.[].irqs[] | {irq, effective_affinity_list}'`,
+		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addViewFlags(fs)
-			interval := fs.Duration("interval", 0, "read twice this `long` apart and show interrupts per second")
+			interval := addIntervalFlag(fs, "read twice this `long` apart and show interrupts per second")
 			return func(ctx context.Context, args []string) error {
-				flt, err := parseFilters(args, "dev")
+				flt, err := parseWords("irqs", args)
 				if err != nil {
 					return err
 				}
@@ -73,35 +65,45 @@ Examples:
 					}
 				}
 				warn(env, "irqs", snap.Warnings)
-				var out []irqDevice
-				for _, d := range snap.Devices {
-					if !flt.match("dev", d.Device) {
+				var rows []view.Row
+				printed := 0
+				for i := range snap.Devices {
+					d := &snap.Devices[i]
+					var devRates []sysfsmon.IRQRate
+					for _, r := range rates {
+						if r.Device == d.Device {
+							devRates = append(devRates, r)
+						}
+					}
+					row := d.Row(snap.CPUs, nil, devRates)
+					if !flt.Match(row) {
 						continue
 					}
 					warn(env, "irqs", d.Warnings)
-					od := irqDevice{DeviceIRQs: d, CPUs: snap.CPUs}
+					var vectors *int
 					if liveVerbs(f) {
 						if n, err := numCompVectors(d.Device); err == nil {
-							od.NumCompVectors = &n
+							vectors = &n
 						} else {
 							fmt.Fprintf(env.Stderr, "verbscope irqs: warning: %s: num_comp_vectors: %v\n", d.Device, err)
 						}
 					}
-					for _, r := range rates {
-						if r.Device == d.Device {
-							od.Rates = append(od.Rates, r)
-						}
+					if o.json {
+						rows = append(rows, d.Row(snap.CPUs, vectors, devRates))
+						printed++
+						continue
 					}
-					out = append(out, od)
-				}
-				if o.json {
-					return writeJSON(env.Stdout, o, out)
-				}
-				for i, d := range out {
-					if i > 0 {
+					if printed > 0 {
 						fmt.Fprintln(env.Stdout)
 					}
-					writeIRQDevice(env, d, *interval > 0)
+					printed++
+					if err := writeIRQDevice(env, d, vectors, d.IRQRows(snap.CPUs, devRates, *interval > 0)); err != nil {
+						return err
+					}
+				}
+				sayNoMatch(env, "irqs", "device", printed, flt)
+				if o.json {
+					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
 				}
 				return nil
 			}
@@ -109,7 +111,8 @@ Examples:
 	}
 }
 
-func writeIRQDevice(env *Env, d irqDevice, withRates bool) {
+// writeIRQDevice prints a device's facts line and its table of IRQs.
+func writeIRQDevice(env *Env, d *sysfsmon.DeviceIRQs, vectors *int, rows []view.Row) error {
 	var facts []string
 	if d.Soft {
 		facts = append(facts, "software device")
@@ -122,57 +125,16 @@ func writeIRQDevice(env *Env, d irqDevice, withRates bool) {
 	if len(d.Netdevs) > 0 {
 		facts = append(facts, "netdevs "+strings.Join(d.Netdevs, ","))
 	}
-	if d.NumCompVectors != nil {
-		facts = append(facts, fmt.Sprintf("num_comp_vectors %d", *d.NumCompVectors))
+	if vectors != nil {
+		facts = append(facts, fmt.Sprintf("num_comp_vectors %d", *vectors))
 	}
 	fmt.Fprintf(env.Stdout, "%s: %s\n", d.Device, strings.Join(facts, ", "))
 	if len(d.IRQs) == 0 {
 		fmt.Fprintf(env.Stdout, "  no IRQs: %s\n", d.NoIRQs)
-		if d.Soft && d.NumCompVectors != nil {
-			fmt.Fprintf(env.Stdout, "  (its %d completion vectors are not interrupts)\n", *d.NumCompVectors)
+		if d.Soft && vectors != nil {
+			fmt.Fprintf(env.Stdout, "  (its %d completion vectors are not interrupts)\n", *vectors)
 		}
-		return
+		return nil
 	}
-	head := []string{"IRQ", "NAME", "MODE", "MATCH", "AFFINITY", "EFFECTIVE", "HINT", "NODE"}
-	for _, c := range d.CPUs {
-		head = append(head, "CPU"+strconv.Itoa(c))
-	}
-	if withRates {
-		head = append(head, "RATE/s")
-	} else {
-		head = append(head, "TOTAL")
-	}
-	rates := map[int]sysfsmon.IRQRate{}
-	for _, r := range d.Rates {
-		rates[r.IRQ] = r
-	}
-	t := newTable(head...)
-	for _, q := range d.IRQs {
-		row := []string{strconv.Itoa(q.IRQ), dash(q.Name), dash(q.Mode), q.MatchedBy, dash(q.Affinity), dash(q.Effective), dash(q.Hint), strconv.Itoa(q.Node)}
-		for i := range d.CPUs {
-			switch {
-			case withRates && i < len(rates[q.IRQ].PerCPU):
-				row = append(row, rate(rates[q.IRQ].PerCPU[i]))
-			case !withRates && i < len(q.Counts):
-				row = append(row, strconv.FormatUint(q.Counts[i], 10))
-			default:
-				row = append(row, "-")
-			}
-		}
-		if withRates {
-			row = append(row, rate(rates[q.IRQ].Rate))
-		} else {
-			row = append(row, strconv.FormatUint(q.Total, 10))
-		}
-		t.add(row...)
-	}
-	for line := range strings.SplitSeq(strings.TrimRight(tableString(t), "\n"), "\n") {
-		fmt.Fprintln(env.Stdout, "  "+line)
-	}
-}
-
-func tableString(t *table) string {
-	var b strings.Builder
-	t.write(&b)
-	return b.String()
+	return writeTable(env.Stdout, "  ", rows)
 }

@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 	"flag"
-	"fmt"
-	"strconv"
 
-	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
 )
 
 func init() { register(portsCmd) }
@@ -15,7 +13,7 @@ func portsCmd() *Command {
 	return &Command{
 		Name:    "ports",
 		Summary: "show RDMA ports: state, rate, LIDs, link layer, netdev and GID table use",
-		Usage:   "[flags] [dev NAME] [port N]",
+		Usage:   "[flags] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [port N] [state STATE] [netdev NAME]",
 		Help: `Reads /sys/class/infiniband/DEV/ports/N. GIDS is populated/size of the GID
 table; GID_IDX is the GID index to use for RoCE v2 over IPv4 (what
 'ibv_rc_pingpong -g' and 'ib_write_bw -x' want), or 0 on InfiniBand.
@@ -30,12 +28,14 @@ numbers (lid 18, not "0x12").
 
 Examples:
   verbscope ports
-  verbscope ports dev rxe0 port 1
+  verbscope ports rxe0/1
+  verbscope ports dev rxe0 port 1 state ACTIVE
   verbscope ports -j | jq '.[] | select(.state != "ACTIVE")'`,
+		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addViewFlags(fs)
 			return func(ctx context.Context, args []string) error {
-				flt, err := parseFilters(args, "dev", "port")
+				flt, err := parseWords("ports", args)
 				if err != nil {
 					return err
 				}
@@ -43,33 +43,20 @@ Examples:
 				if err != nil {
 					return err
 				}
-				var ports []sysfsmon.Port
+				var rows []view.Row
 				for _, d := range devs {
 					warn(env, "ports", d.Warnings)
-					for _, p := range d.Ports {
-						if flt.match("port", strconv.Itoa(p.Port)) {
-							ports = append(ports, p)
+					for i := range d.Ports {
+						if r := d.Ports[i].Row(); flt.Match(r) {
+							rows = append(rows, r)
 						}
 					}
 				}
+				sayNoMatch(env, "ports", "port", len(rows), flt)
 				if o.json {
-					return writeJSON(env.Stdout, o, ports)
+					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
 				}
-				t := newTable("DEV", "PORT", "STATE", "PHYS", "RATE", "LINK", "LID", "SM_LID", "SM_SL", "LMC", "CAP_MASK", "NETDEV", "MTU", "GIDS", "GID_IDX")
-				for _, p := range ports {
-					mtu, idx := "-", "-"
-					if p.NetdevMTU > 0 {
-						mtu = strconv.Itoa(p.NetdevMTU)
-					}
-					if p.RecommendedGIDIndex >= 0 {
-						idx = strconv.Itoa(p.RecommendedGIDIndex)
-					}
-					t.add(p.Device, strconv.Itoa(p.Port), dash(p.StateName), dash(p.PhysStateName), dash(p.RateText), dash(p.LinkLayer),
-						hex(uint64(p.LID), 0), hex(uint64(p.SMLID), 0), strconv.Itoa(int(p.SMSL)), strconv.Itoa(int(p.LMC)),
-						hex(uint64(p.CapMask), 8), dash(p.Netdev), mtu, fmt.Sprintf("%d/%d", len(p.GIDs), p.GIDTableLen), idx)
-				}
-				t.write(env.Stdout)
-				return nil
+				return writeTable(env.Stdout, "", rows)
 			}
 		},
 	}

@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/view"
 )
 
 // resObjects are the object kinds of `rdma resource show`.
@@ -19,7 +22,7 @@ func resCmd() *Command {
 	return &Command{
 		Name:    "res",
 		Summary: "every process's QPs, CQs, MRs, PDs, contexts, SRQs and cm_ids, like rdma resource show",
-		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | link DEV/PORT | dev DEV] [FILTER VALUE]...",
+		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [FILTER VALUE]...",
 		Help: `Asks the kernel over RDMA netlink (nldev), as iproute2's 'rdma resource
 show' does, so it sees the objects of every process and of the kernel.
 Without an object kind it prints each device's object counts.
@@ -34,15 +37,12 @@ created the object, as the kernel records it: in a multi-threaded program
 (any Go program) objects of one process can show several pids.
 
 Filters are iproute2's, as "name value" or "name=value": numbers take lists
-and inclusive ranges (lqpn 0-6,17), names take lists (state RTS,ERR).
-  qp     link lqpn rqpn pid sq-psn rq-psn type path-mig-state state pdn comm
-  cq     dev users poll-ctx pid cqn ctxn comm
-  mr     dev rkey lkey mrlen pid mrn pdn comm
-  pd     dev users pid ctxn pdn comm
-  ctx    dev pid ctxn comm
-  srq    dev pid srqn type pdn cqn lqpn comm
-  cm_id  link lqpn qp-type state ps pid src-addr src-port dst-addr dst-port cm-idn comm
-"link DEV/PORT" and "dev DEV" also limit what the kernel is asked for.
+and inclusive ranges (lqpn 0-6,17), names take lists (state RTS,ERR), and a
+name that no object can have (state BOGUS) is refused with the ones that
+exist. A lone DEV or DEV/PORT is "dev DEV" or "link DEV/PORT".
+` + resFilterHelp() + `"link DEV/PORT" and "dev DEV" also limit what the kernel is asked for.
+-d asks for details; -dd (or -d -d) also prints the driver's attributes
+(drv_*), as rdma -dd does. Flags may stand anywhere.
 Keys (rkey, lkey, local_dma_lkey) are only sent to root (CAP_NET_ADMIN).
 
 This host's kernel may have no RDMA at all; then run it in the lab VM:
@@ -56,26 +56,26 @@ Examples:
   verbscope res qp link rxe0/1 lqpn 0-6
   verbscope res cq pid 1234
   verbscope res mr dev rxe0 -j
-  verbscope res -d qp`,
+  verbscope res qp rxe0/1 -j -p
+  verbscope res -dd qp`,
+		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
-			jsonOut := fs.Bool("j", false, "print JSON, as rdma -j does")
-			driver := fs.Bool("d", false, "ask for driver details and print the driver's attributes (drv_*), as rdma -dd does")
+			o := addOutFlags(fs)
 			record := fs.String("record", "", "also save the raw netlink replies to `file` (JSON, for bug reports and tests)")
 			return func(ctx context.Context, args []string) error {
-				args, err := parseInterspersed(fs, args)
-				if err != nil {
-					return usageErrorf("%v", err)
-				}
 				req, err := parseResArgs(args)
 				if err != nil {
 					return err
 				}
-				req.driver = *driver
+				req.driver = o.details >= 2
 				conn, err := inspect.Dial()
 				if err != nil {
 					return err
 				}
 				defer conn.Close()
+				if err := checkResDevices(conn, req.filters); err != nil {
+					return err
+				}
 				var rec *inspect.Recording
 				if *record != "" {
 					rec = &inspect.Recording{Note: "verbscope res " + strings.Join(args, " ")}
@@ -90,32 +90,42 @@ Examples:
 						return err
 					}
 				}
-				return writeRows(env.Stdout, rows, *jsonOut)
+				what := req.object
+				if what == "" {
+					what = "device"
+				}
+				sayNoMatch(env, "res", what, len(rows), req.filters)
+				return writeRows(env.Stdout, rows, o)
 			}
 		},
 	}
 }
 
-// parseInterspersed lets flags follow the arguments, as in
-// "verbscope res qp -j", which the flag package alone stops at.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		if args[0] == "--" {
-			rest = append(rest, args[1:]...)
-			break
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
+// resFilterHelp lists each object kind's filters, as view knows them.
+func resFilterHelp() string {
+	var b strings.Builder
+	for _, o := range resObjects {
+		s, _ := view.Lookup(o)
+		fmt.Fprintf(&b, "  %-6s %s\n", o, strings.Join(s.KeyNames(), " "))
 	}
-	return rest, nil
+	return b.String()
+}
+
+// checkResDevices refuses a device the filters name that the kernel does
+// not know.
+func checkResDevices(c *inspect.Conn, flt inspect.Filters) error {
+	if len(flt.Devices()) == 0 {
+		return nil
+	}
+	devs, err := c.Devices()
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(devs))
+	for i, d := range devs {
+		names[i] = d.Name
+	}
+	return checkDevices(flt, names)
 }
 
 // resRequest is a parsed `verbscope res` command line.
@@ -126,69 +136,46 @@ type resRequest struct {
 	driver  bool
 }
 
+// parseResArgs parses the words of `verbscope res` (the flags taken
+// out): an optional show or list, an object kind, then its filters.
 func parseResArgs(args []string) (*resRequest, error) {
 	r := &resRequest{}
 	if len(args) > 0 && (args[0] == "show" || args[0] == "list") {
 		args = args[1:]
 	}
-	if len(args) > 0 {
-		for _, o := range resObjects {
-			if args[0] == o {
-				r.object, args = o, args[1:]
-				break
-			}
-		}
+	kind := "res"
+	if len(args) > 0 && slices.Contains(resObjects, args[0]) {
+		r.object, kind, args = args[0], args[0], args[1:]
 	}
-	if r.object == "" {
-		switch {
-		case len(args) == 1 && !strings.Contains(args[0], "="):
-			r.query.Dev = args[0] // "verbscope res rxe0", like rdma res show DEV
-			return r, nil
-		case len(args) > 0:
-			return nil, usageErrorf("%q is not an object kind (%s); filters go after one", args[0], strings.Join(resObjects, ", "))
+	flt, err := parseWords(kind, args)
+	if err != nil {
+		if r.object == "" && len(args) > 0 {
+			return nil, usageErrorf("%v (or %q is not an object kind: %s)", strings.TrimPrefix(err.Error(), "usage: "), args[0], strings.Join(resObjects, ", "))
 		}
-		return r, nil
+		return nil, err
 	}
-	for len(args) > 0 {
-		key, value, hasEq := strings.Cut(args[0], "=")
-		args = args[1:]
-		if !hasEq {
-			if len(args) == 0 {
-				return nil, usageErrorf("filter %q has no value", key)
-			}
-			value, args = args[0], args[1:]
-		}
-		if err := r.addFilter(key, value); err != nil {
-			return nil, err
-		}
-	}
+	r.filters = flt
+	r.query = narrow(flt)
 	return r, nil
 }
 
-func (r *resRequest) addFilter(key, value string) error {
-	switch key {
-	case "dev", "link":
-		// Narrow the request as iproute2 does; a port number goes to
-		// the kernel for QP and cm_id dumps.
-		dev, port, _ := strings.Cut(value, "/")
-		r.query.Dev = dev
+// narrow asks the kernel only for the device (and port) that a dev or
+// link filter names, as iproute2 does; a list of several asks for all.
+func narrow(flt inspect.Filters) inspect.Query {
+	var q inspect.Query
+	for _, key := range []string{"link", "dev"} {
+		f, ok := flt.Get(key)
+		if !ok || len(f.Words()) != 1 {
+			continue
+		}
+		dev, port, _ := strings.Cut(f.Words()[0], "/")
+		q.Dev = dev
 		if n, err := strconv.ParseUint(port, 10, 32); err == nil && n > 0 {
-			r.query.Port = uint32(n)
+			q.Port = uint32(n)
 		}
-		if key == "dev" && (r.object == "qp" || r.object == "cm_id") {
-			key = "link"
-		}
-		if key == "link" && r.object != "qp" && r.object != "cm_id" {
-			key = "dev"
-			value = dev
-		}
+		return q
 	}
-	f, err := inspect.ParseFilter(r.object, key, value)
-	if err != nil {
-		return usageErrorf("%s", strings.TrimPrefix(err.Error(), "inspect: filter: "))
-	}
-	r.filters = append(r.filters, f)
-	return nil
+	return q
 }
 
 // rows dumps what r asks for and keeps the rows that pass the filters.
@@ -247,24 +234,16 @@ func addRows[T any, P interface {
 	return err
 }
 
-// writeRows prints rows as text lines or as one JSON array on one line,
-// as rdma -j does.
-func writeRows(w io.Writer, rows []inspect.Row, jsonOut bool) error {
+// writeRows prints rows as text lines or, with -j, as one JSON array on
+// one line, as rdma -j does (indented with -p).
+func writeRows(w io.Writer, rows []inspect.Row, o *outFlags) error {
+	if o.json {
+		return writeRowsJSON(w, rows, o.pretty, false)
+	}
 	var b []byte
-	if jsonOut {
-		b = append(b, '[')
-		for i, r := range rows {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = r.AppendJSON(b)
-		}
-		b = append(b, "]\n"...)
-	} else {
-		for _, r := range rows {
-			b = append(b, r.Text()...)
-			b = append(b, '\n')
-		}
+	for _, r := range rows {
+		b = append(b, r.Text()...)
+		b = append(b, '\n')
 	}
 	_, err := w.Write(b)
 	return err

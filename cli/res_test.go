@@ -20,16 +20,21 @@ func TestResArgs(t *testing.T) {
 	}{
 		{args: nil},
 		{args: []string{"show"}},
-		{args: []string{"rxe0"}, query: inspect.Query{Dev: "rxe0"}},
+		{args: []string{"rxe0"}, query: inspect.Query{Dev: "rxe0"}, filters: []string{"dev=rxe0"}},
 		{args: []string{"qp"}, object: "qp"},
 		{args: []string{"list", "qp"}, object: "qp"},
 		{args: []string{"qp", "state=RTS", "type", "RC"}, object: "qp", filters: []string{"state=RTS", "type=RC"}},
 		{args: []string{"qp", "link", "rxe0/1", "lqpn", "0-6"}, object: "qp", query: inspect.Query{Dev: "rxe0", Port: 1},
 			filters: []string{"link=rxe0/1", "lqpn=0-6"}},
-		{args: []string{"qp", "dev", "rxe0"}, object: "qp", query: inspect.Query{Dev: "rxe0"}, filters: []string{"link=rxe0"}},
-		{args: []string{"cq", "link", "rxe0/1"}, object: "cq", query: inspect.Query{Dev: "rxe0", Port: 1}, filters: []string{"dev=rxe0"}},
+		{args: []string{"qp", "dev", "rxe0"}, object: "qp", query: inspect.Query{Dev: "rxe0"}, filters: []string{"dev=rxe0"}},
+		{args: []string{"qp", "rxe0"}, object: "qp", query: inspect.Query{Dev: "rxe0"}, filters: []string{"link=rxe0"}},
+		{args: []string{"qp", "rxe0/1"}, object: "qp", query: inspect.Query{Dev: "rxe0", Port: 1}, filters: []string{"link=rxe0/1"}},
+		{args: []string{"cq", "rxe0"}, object: "cq", query: inspect.Query{Dev: "rxe0"}, filters: []string{"dev=rxe0"}},
+		{args: []string{"cq", "link", "rxe0/1"}, err: `cq has no filter "link"`},
+		{args: []string{"qp", "state=BOGUS"}, err: `qp state "BOGUS" can never match; it is one of RESET, INIT, RTR, RTS, SQD, SQE, ERR`},
+		{args: []string{"qp", "rxe0", "rxe1"}, err: `only one DEV or DEV/PORT`},
 		{args: []string{"cm_id", "src-port=7174"}, object: "cm_id", filters: []string{"src-port=7174"}},
-		{args: []string{"qp", "pid"}, err: `filter "pid" has no value`},
+		{args: []string{"qp", "pid"}, err: `pid needs a value`},
 		{args: []string{"qp", "nope=1"}, err: `qp has no filter "nope"`},
 		{args: []string{"qp", "lqpn=x"}, err: "lqpn takes numbers"},
 		{args: []string{"cq", "lqpn", "1"}, err: `cq has no filter "lqpn"`},
@@ -72,17 +77,17 @@ func TestWriteRows(t *testing.T) {
 		{{Key: "ifindex", Value: uint64(0), NoText: true}, {Key: "ifname", TextKey: "dev", Text: "rxe0", Value: "rxe0"}, {Key: "cqn", Text: "1", Value: uint64(1)}},
 	}
 	var b bytes.Buffer
-	writeRows(&b, rows, false)
+	writeRows(&b, rows, &outFlags{})
 	if got := b.String(); got != "dev rxe0 cqn 0\ndev rxe0 cqn 1\n" {
 		t.Errorf("text: %q", got)
 	}
 	b.Reset()
-	writeRows(&b, rows, true)
+	writeRows(&b, rows, &outFlags{json: true})
 	if got := b.String(); got != `[{"ifindex":0,"ifname":"rxe0","cqn":0},{"ifindex":0,"ifname":"rxe0","cqn":1}]`+"\n" {
 		t.Errorf("json: %q", got)
 	}
 	b.Reset()
-	writeRows(&b, nil, true)
+	writeRows(&b, nil, &outFlags{json: true})
 	if got := b.String(); got != "[]\n" {
 		t.Errorf("empty json: %q", got)
 	}

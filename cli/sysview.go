@@ -1,37 +1,35 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/verbs"
+	"github.com/verbscope/verbscope/view"
 )
 
 // This file holds what the sysfs views (devices, ports, gids, irqs,
-// counters) share: the root and output flags, iproute2-style filters,
-// tables and JSON.
+// counters) share: the roots to read, two readings for rates, warnings
+// and JSON. Their words are parsed in words.go, their rows rendered in
+// table.go.
 
-// viewOpts are the flags every sysfs view has.
+// viewOpts are the flags every sysfs view has: the output flags and the
+// roots to read.
 type viewOpts struct {
+	*outFlags
 	sys, proc string
-	json      bool
-	pretty    bool
 }
 
 func addViewFlags(fs *flag.FlagSet) *viewOpts {
-	o := &viewOpts{}
+	o := &viewOpts{outFlags: addOutFlags(fs)}
 	fs.StringVar(&o.sys, "sysfs", "/sys", "read sysfs from this `folder` (a recorded tree, for tests)")
 	fs.StringVar(&o.proc, "procfs", "/proc", "read procfs from this `folder`")
-	fs.BoolVar(&o.json, "j", false, "print JSON (one line) for scripts")
-	fs.BoolVar(&o.pretty, "p", false, "with -j: indent the JSON")
 	return o
 }
 
@@ -66,9 +64,9 @@ func (o *viewOpts) open() (*sysfsmon.FS, error) {
 	return sysfsmon.NewFS(o.sys, o.proc, sysfsmon.WithClock(viewClock))
 }
 
-// openChecked opens the roots and returns the device names, failing when a
-// dev= filter names none of them.
-func (o *viewOpts) openChecked(flt filters) (*sysfsmon.FS, []string, error) {
+// openChecked opens the roots and returns the device names, refusing a
+// device the filters name that does not exist.
+func (o *viewOpts) openChecked(flt view.Filters) (*sysfsmon.FS, []string, error) {
 	f, err := o.open()
 	if err != nil {
 		return nil, nil, err
@@ -77,7 +75,7 @@ func (o *viewOpts) openChecked(flt filters) (*sysfsmon.FS, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := flt.checkDev(names); err != nil {
+	if err := checkDevices(flt, names); err != nil {
 		return nil, nil, err
 	}
 	return f, names, nil
@@ -87,9 +85,6 @@ func (o *viewOpts) openChecked(flt filters) (*sysfsmon.FS, []string, error) {
 // apart (with a progress line), for the views that show rates; first is
 // nil without an interval.
 func readTwice[S any](ctx context.Context, env *Env, what string, interval time.Duration, read func() (*S, error)) (first, second *S, err error) {
-	if interval < 0 {
-		return nil, nil, usageErrorf("--interval %s: must be positive", interval)
-	}
 	if second, err = read(); err != nil || interval == 0 {
 		return nil, second, err
 	}
@@ -108,63 +103,17 @@ func sample(ctx context.Context, env *Env, what string, d time.Duration) error {
 	return sampleWait(ctx, d)
 }
 
-// filters are iproute2-style selectors: "dev rxe0 port 1" or "dev=rxe0 port=1".
-type filters map[string]string
-
-func parseFilters(args []string, allowed ...string) (filters, error) {
-	f := filters{}
-	for i := 0; i < len(args); i++ {
-		k, v, ok := strings.Cut(args[i], "=")
-		if !ok {
-			if i+1 >= len(args) {
-				return nil, usageErrorf("%q needs a value (%s=VALUE)", k, k)
-			}
-			i++
-			v = args[i]
+// writeJSONBytes prints one JSON value and a newline, indented with
+// pretty as json.MarshalIndent would.
+func writeJSONBytes(w io.Writer, b []byte, pretty bool) error {
+	if pretty {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, b, "", "  "); err != nil {
+			return err
 		}
-		if !slices.Contains(allowed, k) {
-			return nil, usageErrorf("unknown filter %q; this view filters by %s", k, strings.Join(allowed, "=, ")+"=")
-		}
-		if k == "port" {
-			if n, err := strconv.Atoi(v); err != nil || n < 0 {
-				return nil, usageErrorf("port=%s: a port is a number, counting from 1", v)
-			}
-		}
-		f[k] = v
+		b = buf.Bytes()
 	}
-	return f, nil
-}
-
-// match reports whether the value passes the filter key (unset passes).
-func (f filters) match(key, value string) bool {
-	want, ok := f[key]
-	return !ok || want == value
-}
-
-// checkDev fails when a dev= filter names no device, so a typo is not an
-// empty table.
-func (f filters) checkDev(names []string) error {
-	if d, ok := f["dev"]; ok && !slices.Contains(names, d) {
-		if len(names) == 0 {
-			return fmt.Errorf("no RDMA device %q: this host has none", d)
-		}
-		return fmt.Errorf("no RDMA device %q; there are: %s", d, strings.Join(names, ", "))
-	}
-	return nil
-}
-
-func writeJSON(w io.Writer, o *viewOpts, v any) error {
-	var b []byte
-	var err error
-	if o.pretty {
-		b, err = json.MarshalIndent(v, "", "  ")
-	} else {
-		b, err = json.Marshal(v)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err := fmt.Fprintf(w, "%s\n", b)
 	return err
 }
 
@@ -172,61 +121,6 @@ func writeJSON(w io.Writer, o *viewOpts, v any) error {
 func warn(env *Env, cmd string, ws []sysfsmon.Warning) {
 	for _, w := range ws {
 		fmt.Fprintf(env.Stderr, "verbscope %s: warning: %s\n", cmd, w)
-	}
-}
-
-// table prints aligned columns separated by two spaces, like `ip -br`.
-type table struct {
-	rows [][]string
-}
-
-func newTable(header ...string) *table { return &table{rows: [][]string{header}} }
-
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
-
-func (t *table) write(w io.Writer) {
-	var width []int
-	for _, r := range t.rows {
-		for i, c := range r {
-			if i >= len(width) {
-				width = append(width, 0)
-			}
-			width[i] = max(width[i], len(c))
-		}
-	}
-	for _, r := range t.rows {
-		var b strings.Builder
-		for i, c := range r {
-			if i == len(r)-1 {
-				b.WriteString(c)
-				break
-			}
-			b.WriteString(c)
-			b.WriteString(strings.Repeat(" ", width[i]-len(c)+2))
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-}
-
-// dash shows an empty value as "-".
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func hex(v uint64, digits int) string { return fmt.Sprintf("0x%0*x", digits, v) }
-
-// rate prints a per-second rate compactly.
-func rate(r float64) string {
-	switch {
-	case r == 0:
-		return "0"
-	case r >= 100:
-		return strconv.FormatFloat(r, 'f', 0, 64)
-	default:
-		return strconv.FormatFloat(r, 'f', 1, 64)
 	}
 }
 

@@ -144,11 +144,11 @@ func TestViewErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{append([]string{"devices"}, append(fixtureArgs(rxe0Tree), "dev=nope0")...), 1, `no RDMA device "nope0"; there are: rxe0`},
-		{append([]string{"ports"}, append(fixtureArgs(rxe0Tree), "port=x")...), 2, "port=x: a port is a number"},
-		{append([]string{"gids"}, append(fixtureArgs(rxe0Tree), "pid=1")...), 2, `unknown filter "pid"; this view filters by dev=, port=, type=`},
-		{append([]string{"counters"}, append(fixtureArgs(rxe0Tree), "dev")...), 2, `"dev" needs a value`},
-		{append([]string{"counters"}, append(fixtureArgs(rxe0Tree), "--interval", "-1s")...), 2, "must be positive"},
+		{append([]string{"devices"}, append(fixtureArgs(rxe0Tree), "dev=nope0")...), 2, `no RDMA device "nope0"; there are: rxe0`},
+		{append([]string{"ports"}, append(fixtureArgs(rxe0Tree), "port=x")...), 2, `port takes numbers and ranges like 5 or 0-6,17, not "x"`},
+		{append([]string{"gids"}, append(fixtureArgs(rxe0Tree), "pid=1")...), 2, `gids has no filter "pid"; its filters are link, dev, port, index, type, netdev`},
+		{append([]string{"counters"}, append(fixtureArgs(rxe0Tree), "dev")...), 2, `dev needs a value`},
+		{append([]string{"counters"}, append(fixtureArgs(rxe0Tree), "--interval", "-1s")...), 2, `invalid value "-1s" for flag -interval: must be positive`},
 		{[]string{"devices", "--sysfs", empty, "--procfs", empty}, 1, "no /sys/class/infiniband: the kernel has no RDMA core loaded"},
 		{[]string{"irqs", "--sysfs", filepath.Join(rxe0Tree, "sys"), "--procfs", empty}, 1, "sysfsmon: interrupts:"},
 		{[]string{"ports", "--sysfs", filepath.Join(empty, "nope")}, 1, "sysfsmon: new:"},

@@ -68,7 +68,7 @@ func TestFilters(t *testing.T) {
 		}
 	}
 	for _, bad := range [][3]string{
-		{"qp", "lqpn", "x"}, {"qp", "lqpn", "9-3"}, {"qp", "nope", "1"}, {"qp", "dev", "rxe0"},
+		{"qp", "lqpn", "x"}, {"qp", "lqpn", "9-3"}, {"qp", "nope", "1"}, {"qp", "state", "BOGUS"},
 		{"cq", "lqpn", "1"}, {"qq", "pid", "1"}, {"qp", "pid", ""}, {"qp", "pid", ","},
 	} {
 		if _, err := ParseFilter(bad[0], bad[1], bad[2]); err == nil {

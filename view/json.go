@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
@@ -25,8 +26,16 @@ func (r Row) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// MarshalJSON makes a Row a JSON value of another row (the ports of a
+// device), written as AppendJSON writes it.
+func (r Row) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
+// appendJSONValue writes the common types itself and any other value
+// (float64, *int, []int, nested structs and rows) as encoding/json does.
 func appendJSONValue(b []byte, v any) []byte {
 	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
 	case uint64:
 		return strconv.AppendUint(b, v, 10)
 	case int64:
@@ -36,6 +45,9 @@ func appendJSONValue(b []byte, v any) []byte {
 	case string:
 		return AppendJSONString(b, v)
 	case []string:
+		if v == nil {
+			return append(b, "null"...)
+		}
 		b = append(b, '[')
 		for i, s := range v {
 			if i > 0 {
@@ -45,7 +57,12 @@ func appendJSONValue(b []byte, v any) []byte {
 		}
 		return append(b, ']')
 	}
-	return append(b, "null"...)
+	j, err := json.Marshal(v)
+	if err != nil {
+		// Only a value no row holds (a channel, a NaN) gets here.
+		return append(b, "null"...)
+	}
+	return append(b, j...)
 }
 
 // AppendJSONString appends s as a JSON string. It escapes like iproute2's

@@ -11,7 +11,8 @@ type Field struct {
 	// "dev").
 	Text    string
 	TextKey string
-	// Value is the JSON value: uint64, int64, string, bool or []string.
+	// Value is the JSON value: uint64, int64, string, bool, []string, or
+	// anything else encoding/json writes (float64, *int, nested rows).
 	Value any
 	// Num is the value numeric filters compare, when IsNum.
 	Num   uint64
@@ -26,6 +27,23 @@ type Field struct {
 // Row is one line: one object, its fields in the order the view prints
 // them.
 type Row []Field
+
+// IDKey is the key of a row's identity field: "rxe0", "rxe0/1",
+// "rxe0/1/3" (device/port/GID index), "123" (an IRQ), "rxe0/1/counters/
+// port_xmit_data". It is in neither view (NoText, NoJSON), so a front end
+// can keep a selection on the same object across refreshes.
+const IDKey = "key"
+
+// ID returns the row's identity (its IDKey field), or "" without one.
+func (r Row) ID() string {
+	f, _ := r.Get(IDKey)
+	return f.Text
+}
+
+// IDField returns the identity field of a row.
+func IDField(id string) Field {
+	return Field{Key: IDKey, Text: id, Value: id, NoText: true, NoJSON: true}
+}
 
 // Get returns the field with the given key.
 func (r Row) Get(key string) (Field, bool) {

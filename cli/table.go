@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"io"
+	"strings"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/verbscope/verbscope/view"
+)
+
+// writeTable prints rows as aligned columns separated by two spaces, like
+// `ip -br`: the columns are the fields with text (NoText fields left
+// out), titled by their TextKey, in the first row's order. Widths count
+// display cells, so a wide character (a CJK comm) keeps the columns
+// straight. Every line starts with indent.
+func writeTable(w io.Writer, indent string, rows []view.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	var cells [][]string
+	var head []string
+	for _, f := range rows[0] {
+		if !f.NoText {
+			head = append(head, f.TextKey)
+		}
+	}
+	cells = append(cells, head)
+	for _, r := range rows {
+		var line []string
+		for _, f := range r {
+			if !f.NoText {
+				line = append(line, f.Text)
+			}
+		}
+		cells = append(cells, line)
+	}
+	var width []int
+	for _, line := range cells {
+		for i, c := range line {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], runewidth.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	for _, line := range cells {
+		var l strings.Builder
+		l.WriteString(indent)
+		for i, c := range line {
+			l.WriteString(c)
+			if i < len(line)-1 {
+				l.WriteString(strings.Repeat(" ", width[i]-runewidth.StringWidth(c)+2))
+			}
+		}
+		b.WriteString(strings.TrimRight(l.String(), " "))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeRowsJSON prints rows as one JSON array, indented with pretty; no
+// rows is null when emptyNull (as the sysfs views' JSON always was), else
+// [] (as rdma -j prints).
+func writeRowsJSON(w io.Writer, rows []view.Row, pretty, emptyNull bool) error {
+	b := []byte{'['}
+	for i, r := range rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = r.AppendJSON(b)
+	}
+	b = append(b, ']')
+	if rows == nil && emptyNull {
+		b = []byte("null")
+	}
+	return writeJSONBytes(w, b, pretty)
+}

@@ -1,0 +1,34 @@
+package sysfsmon
+
+import "github.com/verbscope/verbscope/view"
+
+// The filter words of the rows in rows.go, in the style of rdma-link(8)
+// ("link rxe0/1", "dev rxe0"), with the values sysfs can show: port states
+// are enum ib_port_state as ports/N/state names them
+// (Documentation/ABI/stable/sysfs-class-infiniband), GID types those of
+// gid_attrs/types.
+
+// PortStates are the names ports/N/state shows (enum ib_port_state).
+var PortStates = []string{"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"}
+
+func init() {
+	dev := view.Key{Name: "dev", Match: view.MatchDevice}
+	link := view.Key{Name: "link", Field: "dev", Match: view.MatchLink}
+	port := view.Key{Name: "port", Match: view.MatchNumber}
+	for _, s := range []view.Schema{
+		{Kind: "devices", Bare: "dev", Keys: []view.Key{dev}},
+		{Kind: "ports", Bare: "link", Keys: []view.Key{link, dev, port,
+			{Name: "state", Match: view.MatchWord, Values: PortStates},
+			{Name: "netdev", Match: view.MatchWord}}},
+		{Kind: "gids", Bare: "link", Keys: []view.Key{link, dev, port,
+			{Name: "index", Match: view.MatchNumber},
+			{Name: "type", Match: view.MatchSuffix, Values: []string{"v1", "v2", "IB/RoCE v1", "RoCE v2"}},
+			{Name: "netdev", Match: view.MatchWord}}},
+		{Kind: "counters", Bare: "link", Keys: []view.Key{link, dev, port,
+			{Name: "group", Match: view.MatchWord, Values: []string{"counters", "hw_counters"}},
+			{Name: "name", Match: view.MatchSubstring}}},
+		{Kind: "irqs", Bare: "dev", Keys: []view.Key{dev}},
+	} {
+		view.Register(s)
+	}
+}
