@@ -32,9 +32,8 @@ func checkLimits(f *Facts) Result {
 	if len(limits) == 0 {
 		return r.na("no device limits: libibverbs queried no device")
 	}
-	u := inspect.NewTracker(inspect.TrackerConfig{Limits: limits, LimitFraction: limitWarn}).Update(f.Netlink)
 	var highest inspect.LimitUsage
-	for _, l := range u.Limits {
+	for _, l := range inspect.Usage(f.Netlink, limits, limitWarn) {
 		v := fmt.Sprintf("%d of %d (%s)", l.Count, l.Limit, pct(l.Fraction))
 		if l.Top.PID != 0 {
 			v += fmt.Sprintf("; most by pid %d (%s): %d", l.Top.PID, l.Top.Comm, l.Top.Counts[l.Kind])

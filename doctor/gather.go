@@ -1,7 +1,9 @@
 package doctor
 
 import (
+	"context"
 	"slices"
+	"time"
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -99,6 +101,10 @@ func gatherVerbs() *VerbsFacts {
 	return v
 }
 
+// snapshotTimeout bounds the netlink dump (10,000 QPs take well under a
+// second, even in the emulated lab).
+const snapshotTimeout = 30 * time.Second
+
 // snapshot dumps every object of every process over RDMA netlink.
 func snapshot() (*inspect.Snapshot, error) {
 	c, err := inspect.Dial()
@@ -106,7 +112,10 @@ func snapshot() (*inspect.Snapshot, error) {
 		return nil, err
 	}
 	defer c.Close()
-	return c.Snapshot(inspect.SnapshotOptions{NoCounters: true})
+	// A kernel that stops answering must not hang the checklist.
+	ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
+	defer cancel()
+	return c.Snapshot(ctx, inspect.SnapshotOptions{NoCounters: true})
 }
 
 // owners reads procfs for every pid the snapshot names.

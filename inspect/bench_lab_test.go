@@ -4,6 +4,7 @@ package inspect
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -125,7 +126,7 @@ func BenchmarkRefresh10kQPs(b *testing.B) {
 	tr := NewTracker(TrackerConfig{})
 
 	// Check once that the snapshot sees them all.
-	s, err := c.Snapshot(SnapshotOptions{})
+	s, err := c.Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func BenchmarkRefresh10kQPs(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s, err := c.Snapshot(SnapshotOptions{})
+		s, err := c.Snapshot(context.Background(), SnapshotOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

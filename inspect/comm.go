@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // commCache resolves the command name of a process, as iproute2's
@@ -21,6 +22,9 @@ type commEntry struct {
 	name string
 	ok   bool
 	tgid uint32
+	// owner is what /proc/PID/status says of the task: OwnerLive,
+	// OwnerZombie, or OwnerGone when there is no such task.
+	owner Owner
 }
 
 func newCommCache(root string) *commCache {
@@ -40,6 +44,20 @@ func (c *commCache) lookup(pid uint32) (string, bool) {
 // is a thread id. Zero when unknown.
 func (c *commCache) tgid(pid uint32) uint32 { return c.entry(pid).tgid }
 
+// owner classifies a task the kernel named as an object's pid.
+func (c *commCache) owner(pid uint32) Owner { return c.entry(pid).owner }
+
+// statusField returns the value of one "Key:\tvalue" line of
+// /proc/PID/status, trimmed; empty when it is missing.
+func statusField(b []byte, key string) string {
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if k, v, ok := bytes.Cut(line, []byte(":")); ok && string(k) == key {
+			return string(bytes.TrimSpace(v))
+		}
+	}
+	return ""
+}
+
 func (c *commCache) entry(pid uint32) commEntry {
 	if pid == 0 {
 		return commEntry{}
@@ -58,12 +76,18 @@ func (c *commCache) entry(pid uint32) commEntry {
 		}
 		e = commEntry{name: string(b), ok: true}
 	}
+	e.owner = OwnerGone
 	if b, err := os.ReadFile(filepath.Join(dir, "status")); err == nil {
-		if _, rest, ok := bytes.Cut(b, []byte("\nTgid:")); ok {
-			line, _, _ := bytes.Cut(rest, []byte("\n"))
-			if v, err := strconv.ParseUint(string(bytes.TrimSpace(line)), 10, 32); err == nil {
-				e.tgid = uint32(v)
-			}
+		if v, err := strconv.ParseUint(statusField(b, "Tgid"), 10, 32); err == nil {
+			e.tgid = uint32(v)
+		}
+		// "State:\tZ (zombie)" (fs/proc/array.c task_state); X (dead)
+		// is a task being reaped.
+		switch st := statusField(b, "State"); {
+		case strings.HasPrefix(st, "Z"), strings.HasPrefix(st, "X"):
+			e.owner = OwnerZombie
+		default:
+			e.owner = OwnerLive
 		}
 	}
 	c.names[pid] = e

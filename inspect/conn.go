@@ -1,20 +1,25 @@
 package inspect
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/mdlayher/netlink"
 )
 
 // Conn is a connection to the kernel's RDMA netlink device interface
 // (nldev, drivers/infiniband/core/nldev.c), the same channel iproute2's
-// rdma tool uses. It is safe for one goroutine at a time; a mutex
-// serializes concurrent calls, since nldev replies are read in order.
+// rdma tool uses. It is safe for concurrent use: a mutex serializes
+// requests, since nldev replies are read in order, and Close does not wait
+// behind it: it closes the socket under a request in progress, which then
+// fails with ErrClosed.
 type Conn struct {
-	mu     sync.Mutex
-	nl     *netlink.Conn
-	closed bool
+	// mu serializes requests and guards the fields below it.
+	mu sync.Mutex
 	// procRoot is where comm names are read: procRoot/PID/comm.
 	procRoot string
 	// sizeHint remembers how many objects of each kind the last dump
@@ -23,6 +28,21 @@ type Conn struct {
 	// tap, when set, sees every request as it is sent (reply nil) and
 	// every reply message as it arrives (see Record).
 	tap func(req netlink.Message, reply *netlink.Message)
+
+	// sock guards the socket's life, apart from mu so that Close never
+	// waits for a dump.
+	sock struct {
+		sync.Mutex
+		nl     *netlink.Conn
+		closed bool
+		// broken is set when a request was interrupted mid-reply: the
+		// rest of its reply (or the kernel's dump in progress, which
+		// makes a new dump fail with EBUSY) would be read by the next
+		// request, so the socket is replaced first.
+		broken bool
+		// redial opens a new socket (nil for a NewConn).
+		redial func() (*netlink.Conn, error)
+	}
 }
 
 // recvBufferSize is the buffer every recvmsg gets. Its size matters to
@@ -39,18 +59,28 @@ const recvBufferSize = 64 << 10
 // `rdma` does in rd_send_msg (iproute2 rdma/utils.c). On a kernel without
 // RDMA the error wraps ErrNoRDMA and syscall.EPROTONOSUPPORT.
 func Dial() (*Conn, error) {
-	nl, err := netlink.Dial(netlinkRDMA, &netlink.Config{MessageBufferSize: recvBufferSize})
+	nl, err := dialRDMA()
 	if err != nil {
 		return nil, explainErrno("dial", err)
 	}
-	return NewConn(nl), nil
+	c := NewConn(nl)
+	c.sock.redial = dialRDMA
+	return c, nil
+}
+
+func dialRDMA() (*netlink.Conn, error) {
+	return netlink.Dial(netlinkRDMA, &netlink.Config{MessageBufferSize: recvBufferSize})
 }
 
 // NewConn wraps an open netlink connection, such as one from
 // nltest.Dial that fakes the kernel in tests. Comm names of user objects
-// come from /proc; see SetProcRoot.
+// come from /proc; see SetProcRoot. A request interrupted by its context
+// leaves such a Conn unusable (it cannot open a new socket); one from Dial
+// opens a new socket for the next request.
 func NewConn(nl *netlink.Conn) *Conn {
-	return &Conn{nl: nl, procRoot: "/proc"}
+	c := &Conn{procRoot: "/proc"}
+	c.sock.nl = nl
+	return c
 }
 
 // SetProcRoot makes the Conn read /PROC/PID/comm under root instead of
@@ -69,15 +99,51 @@ func (c *Conn) freshComm() *commCache {
 	return newCommCache(c.procRoot)
 }
 
-// Close closes the socket. It is safe to call more than once.
+// Close closes the socket, interrupting a request in progress (which then
+// fails with ErrClosed); it does not wait for it. It is safe to call more
+// than once and from any goroutine.
 func (c *Conn) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+	c.sock.Lock()
+	defer c.sock.Unlock()
+	if c.sock.closed {
 		return nil
 	}
-	c.closed = true
-	return c.nl.Close()
+	c.sock.closed = true
+	// netlink.Conn.Close takes no lock: it is meant to interrupt a
+	// blocked receive, which mdlayher/socket's netpoller integration
+	// wakes with an error.
+	return c.sock.nl.Close()
+}
+
+// socket returns the socket for the next request, replacing one that an
+// interrupted request left out of step.
+func (c *Conn) socket(op string) (*netlink.Conn, error) {
+	c.sock.Lock()
+	defer c.sock.Unlock()
+	switch {
+	case c.sock.closed:
+		return nil, opError(op, ErrClosed, nil)
+	case !c.sock.broken:
+		return c.sock.nl, nil
+	case c.sock.redial == nil:
+		return nil, opError(op+": an earlier request was interrupted mid-reply and this connection cannot open a new socket", ErrClosed, nil)
+	}
+	nl, err := c.sock.redial()
+	if err != nil {
+		return nil, explainErrno(op+": reopen after an interrupted request", err)
+	}
+	c.sock.nl.Close()
+	c.sock.nl, c.sock.broken = nl, false
+	return nl, nil
+}
+
+// interrupted marks the socket out of step after a request was cut short,
+// and reports whether Close did it.
+func (c *Conn) interrupted() (closed bool) {
+	c.sock.Lock()
+	defer c.sock.Unlock()
+	c.sock.broken = true
+	return c.sock.closed
 }
 
 // request is one nldev command with u32/u8 attributes, in the order
@@ -123,28 +189,58 @@ func (r request) message() (netlink.Message, error) {
 // the next request; the first error is returned. Requests go without
 // NLM_F_ACK: the kernel answers a doit with one message and a dump with
 // messages ending in NLMSG_DONE, and errors arrive either way.
-func (c *Conn) do(op string, r request, fn func(m netlink.Message) error) error {
+//
+// ctx bounds the whole exchange: its deadline becomes the socket's, and
+// its cancellation sets a deadline in the past, which wakes a blocked
+// receive (the socket is then replaced before the next request).
+func (c *Conn) do(ctx context.Context, op string, r request, fn func(m netlink.Message) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
-		return opError(op, ErrClosed, nil)
+	if err := ctx.Err(); err != nil {
+		return opError(op, err, nil)
+	}
+	nl, err := c.socket(op)
+	if err != nil {
+		return err
 	}
 	req, err := r.message()
 	if err != nil {
 		return opError(op, nil, err)
 	}
-	sent, err := c.nl.Send(req)
+	// A socket without deadlines (a test fake) cannot be interrupted by
+	// ctx; it still ends when closed.
+	if d, ok := ctx.Deadline(); ok {
+		_ = nl.SetDeadline(d)
+		defer func() { _ = nl.SetDeadline(time.Time{}) }()
+	}
+	stop := context.AfterFunc(ctx, func() { _ = nl.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	// cut turns the error of an interrupted send or receive into one
+	// that names why: Close, or ctx.
+	cut := func(err error) error {
+		if !c.isClosed() && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return explainErrno(op, err)
+		}
+		switch {
+		case c.interrupted():
+			return opError(op, ErrClosed, nil)
+		case ctx.Err() != nil:
+			return opError(op, ctx.Err(), nil)
+		}
+		return opError(op, context.DeadlineExceeded, err)
+	}
+	sent, err := nl.Send(req)
 	if err != nil {
-		return explainErrno(op, err)
+		return cut(err)
 	}
 	if c.tap != nil {
 		c.tap(sent, nil)
 	}
 	var first error
-	for m, err := range c.nl.ReceiveIter() {
+	for m, err := range nl.ReceiveIter() {
 		if err != nil {
-			if first == nil {
-				first = explainErrno(op, err)
+			if err := cut(err); first == nil {
+				first = err
 			}
 			break
 		}
@@ -170,4 +266,10 @@ func (c *Conn) do(op string, r request, fn func(m netlink.Message) error) error 
 		}
 	}
 	return first
+}
+
+func (c *Conn) isClosed() bool {
+	c.sock.Lock()
+	defer c.sock.Unlock()
+	return c.sock.closed
 }

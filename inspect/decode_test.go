@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -63,7 +64,7 @@ var cmpOpts = cmp.Options{
 // lab's kernel (6.1, rxe0) against what ibv_devinfo, `rdma link`, `rdma
 // system` and `rdma resource show` printed there.
 func TestDecodeRecorded(t *testing.T) {
-	idle, err := replayConn(t, loadRecording(t, "idle")).Snapshot(SnapshotOptions{})
+	idle, err := replayConn(t, loadRecording(t, "idle")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestDecodeRecorded(t *testing.T) {
 	if len(idle.QPCounters) != 0 || len(idle.Warnings) != 0 {
 		t.Errorf("rxe has no per-QP counters and nothing failed: %+v %v", idle.QPCounters, idle.Warnings)
 	}
-	kern := Object{DevName: "rxe0", KernName: "ib_core", Comm: "ib_core"}
+	kern := Object{DevName: "rxe0", KernName: "ib_core", Comm: "ib_core", Owner: OwnerKernel}
 	wantQPs := []QP{{Object: kern, Port: 1, LQPN: 1, Type: QPTypeGSI, State: QPStateRTS}}
 	if diff := cmp.Diff(wantQPs, idle.QPs, cmpOpts); diff != "" {
 		t.Errorf("idle QPs (-want +got):\n%s", diff)
@@ -115,11 +116,11 @@ func TestDecodeRecorded(t *testing.T) {
 		t.Errorf("GSI QP attributes: %+v", idle.QPs[0])
 	}
 
-	init, err := replayConn(t, loadRecording(t, "rc-init")).Snapshot(SnapshotOptions{})
+	init, err := replayConn(t, loadRecording(t, "rc-init")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	user := Object{DevName: "rxe0", PID: 169, TGID: 169, Comm: "ibv_rc_pingpong"}
+	user := Object{DevName: "rxe0", PID: 169, TGID: 169, Comm: "ibv_rc_pingpong", Owner: OwnerLive}
 	wantQPs = []QP{{Object: user, Port: 1, LQPN: 17, Type: QPTypeRC, State: QPStateInit, PDN: 1}, wantQPs[0]}
 	if diff := cmp.Diff(wantQPs, init.QPs, cmpOpts); diff != "" {
 		t.Errorf("rc-init QPs (-want +got):\n%s", diff)
@@ -137,20 +138,20 @@ func TestDecodeRecorded(t *testing.T) {
 		t.Errorf("rc-init contexts (-want +got):\n%s", diff)
 	}
 
-	srq, err := replayConn(t, loadRecording(t, "srq")).Snapshot(SnapshotOptions{})
+	srq, err := replayConn(t, loadRecording(t, "srq")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSRQ := []SRQ{{Object: Object{DevName: "rxe0", PID: 192, TGID: 192, Comm: "ibv_srq_pingpon"}, PDN: 4, QPs: []QPRange{{20, 35}}}}
+	wantSRQ := []SRQ{{Object: Object{DevName: "rxe0", PID: 192, TGID: 192, Comm: "ibv_srq_pingpon", Owner: OwnerLive}, PDN: 4, QPs: []QPRange{{20, 35}}}}
 	if diff := cmp.Diff(wantSRQ, srq.SRQs, cmpOpts); diff != "" {
 		t.Errorf("SRQs (-want +got):\n%s", diff)
 	}
 
-	rping, err := replayConn(t, loadRecording(t, "rping")).Snapshot(SnapshotOptions{})
+	rping, err := replayConn(t, loadRecording(t, "rping")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, cli := Object{DevName: "rxe0", PID: 202, TGID: 202, Comm: "rping"}, Object{DevName: "rxe0", PID: 204, TGID: 204, Comm: "rping"}
+	srv, cli := Object{DevName: "rxe0", PID: 202, TGID: 202, Comm: "rping", Owner: OwnerLive}, Object{DevName: "rxe0", PID: 204, TGID: 204, Comm: "rping", Owner: OwnerLive}
 	v4 := func(s string) SockAddr { return SockAddr{Family: afInet, Addr: netip.MustParseAddrPort(s)} }
 	wantIDs := []CMID{
 		{Object: srv, Port: 1, CMIDN: 0, State: 8, PS: PortSpaceTCP, Src: v4("10.0.0.1:7174"), Dst: v4("0.0.0.0:0")},
@@ -407,7 +408,7 @@ func TestKernelErrors(t *testing.T) {
 		t.Errorf("unknown device: %v", err)
 	}
 	// A snapshot survives requests the device does not support.
-	s, err := c.Snapshot(SnapshotOptions{})
+	s, err := c.Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatalf("Snapshot: %v", err)
 	}
@@ -467,7 +468,7 @@ func TestEveryAttributeDecoded(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for _, sc := range recordedScenarios {
-		s, err := replayConn(t, loadRecording(t, sc)).Snapshot(SnapshotOptions{})
+		s, err := replayConn(t, loadRecording(t, sc)).Snapshot(context.Background(), SnapshotOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/mdlayher/netlink"
@@ -52,12 +53,12 @@ type Port struct {
 
 // Devices lists the RDMA devices in the caller's network namespace with a
 // RDMA_NLDEV_CMD_GET dump (nldev_get_dumpit), in kernel index order.
-func (c *Conn) Devices() ([]Device, error) { return c.devices() }
+func (c *Conn) Devices() ([]Device, error) { return c.devices(context.Background()) }
 
-func (c *Conn) devices() ([]Device, error) {
+func (c *Conn) devices(ctx context.Context) ([]Device, error) {
 	const op = "device dump"
 	var devs []Device
-	err := c.do(op, request{cmd: CmdGet, dump: true}, func(m netlink.Message) error {
+	err := c.do(ctx, op, request{cmd: CmdGet, dump: true}, func(m netlink.Message) error {
 		d, err := decodeDevice(m.Data)
 		if err != nil {
 			return malformed(op, err)
@@ -114,7 +115,8 @@ func decodeDevice(data []byte) (Device, error) {
 // Ports lists the ports of the device dev (empty: every device) with one
 // RDMA_NLDEV_CMD_PORT_GET dump per device (nldev_port_get_dumpit).
 func (c *Conn) Ports(dev string) ([]Port, error) {
-	devs, err := c.devices()
+	ctx := context.Background()
+	devs, err := c.devices(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -123,17 +125,17 @@ func (c *Conn) Ports(dev string) ([]Port, error) {
 	}
 	var out []Port
 	for _, d := range devs {
-		if out, err = c.ports(d, out); err != nil {
+		if out, err = c.ports(ctx, d, out); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
 }
 
-func (c *Conn) ports(d Device, out []Port) ([]Port, error) {
+func (c *Conn) ports(ctx context.Context, d Device, out []Port) ([]Port, error) {
 	op := "port dump: " + d.Name
 	r := request{cmd: CmdPortGet, dump: true, attrs: []reqAttr{{typ: AttrDevIndex, u32: d.Index}}}
-	err := c.do(op, r, func(m netlink.Message) error {
+	err := c.do(ctx, op, r, func(m netlink.Message) error {
 		p, err := decodePort(m.Data)
 		if err != nil {
 			return malformed(op, err)

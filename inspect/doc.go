@@ -15,7 +15,15 @@
 // changed: objects that appeared or went away, each QP's state history
 // with timestamps, QPs in ERR or SQE, QPs whose PSNs stopped moving while
 // the port's retry counters rose, and per-process object counts against
-// device limits.
+// device limits (Usage computes the latter from a snapshot alone), and
+// the objects whose creating process has exited (Owner, Update.Dead).
+//
+// A Watcher (watch.go) is the live stream for a long-running UI: it takes
+// a snapshot at an interval (or on Refresh), runs the Tracker and delivers
+// snapshot, changes, histories and errors as Frames on a channel where the
+// latest wins. Snapshot takes a context (its deadline is the socket's),
+// and cancelling it, or Close on the Conn or the Watcher, interrupts a
+// dump in progress instead of waiting behind it.
 //
 // rows.go and filter.go turn objects into the lines `rdma resource show`
 // prints, with the same keys and values as `rdma -j resource show`, and

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -47,7 +48,8 @@ type kind[T any] struct {
 
 // dumpKind dumps objects of one kind for the devices q selects.
 func dumpKind[T any](c *Conn, k *kind[T], q Query, cc *commCache) ([]T, error) {
-	devs, err := c.devices()
+	ctx := context.Background()
+	devs, err := c.devices(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +60,7 @@ func dumpKind[T any](c *Conn, k *kind[T], q Query, cc *commCache) ([]T, error) {
 	}
 	var out []T
 	for _, d := range devs {
-		if out, err = dumpKindDev(c, k, d, q, cc, out); err != nil {
+		if out, err = dumpKindDev(ctx, c, k, d, q, cc, out); err != nil {
 			return out, err
 		}
 	}
@@ -71,7 +73,7 @@ func dumpKind[T any](c *Conn, k *kind[T], q Query, cc *commCache) ([]T, error) {
 // each port in turn (rd_exec_link in rdma/utils.c): one dump instead of
 // one per port, so the kernel calls ib_query_qp() once per QP, and no QP
 // that changes port between two dumps is shown twice or missed.
-func dumpKindDev[T any](c *Conn, k *kind[T], d Device, q Query, cc *commCache, out []T, extra ...reqAttr) ([]T, error) {
+func dumpKindDev[T any](ctx context.Context, c *Conn, k *kind[T], d Device, q Query, cc *commCache, out []T, extra ...reqAttr) ([]T, error) {
 	op := k.name + " dump: " + d.Name
 	r := request{cmd: k.cmd, dump: true, attrs: []reqAttr{{typ: AttrDevIndex, u32: d.Index}}}
 	r.attrs = append(r.attrs, extra...)
@@ -87,7 +89,7 @@ func dumpKindDev[T any](c *Conn, k *kind[T], d Device, q Query, cc *commCache, o
 	out = slices.Grow(out, c.sizeHint[hintKey])
 	c.mu.Unlock()
 	name := d.Name
-	err := c.do(op, r, func(m netlink.Message) error {
+	err := c.do(ctx, op, r, func(m netlink.Message) error {
 		var err error
 		out, name, err = decodeKindMsg(k, m.Data, name, out)
 		if err != nil {
@@ -107,9 +109,15 @@ func dumpKindDev[T any](c *Conn, k *kind[T], d Device, q Query, cc *commCache, o
 	c.mu.Unlock()
 	for i := range objs {
 		o := k.obj(&objs[i])
-		if o.Attrs.Has(AttrResPID) {
+		switch {
+		case o.Kernel():
+			o.Owner = OwnerKernel
+		case o.HasPID():
 			o.Comm, _ = cc.lookup(o.PID)
 			o.TGID = cc.tgid(o.PID)
+			o.Owner = cc.owner(o.PID)
+		default:
+			o.Owner = OwnerExited
 		}
 	}
 	if k.perPort && q.Port == 0 {

@@ -1,16 +1,17 @@
 package inspect
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
 
 func TestFilters(t *testing.T) {
-	rping, err := replayConn(t, loadRecording(t, "rping")).Snapshot(SnapshotOptions{})
+	rping, err := replayConn(t, loadRecording(t, "rping")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srq, err := replayConn(t, loadRecording(t, "srq")).Snapshot(SnapshotOptions{})
+	srq, err := replayConn(t, loadRecording(t, "srq")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,9 @@ type Object struct {
 	// for user objects (empty when the process is gone or in another pid
 	// namespace), KernName for kernel objects.
 	Comm string
+	// Owner is what /proc said of the creating task when the object
+	// was dumped: alive, a zombie, gone, or (no pid sent) exited.
+	Owner Owner
 	// Driver holds the driver's own attributes in the order sent; rxe
 	// sends none. iproute2 prints them with -dd as drv_KEY.
 	Driver []DriverAttr

@@ -153,7 +153,7 @@ func (r *Recording) WriteProc(dir string) error {
 		if t, ok := r.TGID[p]; ok {
 			tgid = t
 		}
-		status := fmt.Sprintf("Name:\t%s\nTgid:\t%d\nPid:\t%d\n", r.Comm[p], tgid, p)
+		status := fmt.Sprintf("Name:\t%s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\n", r.Comm[p], tgid, p)
 		if err := os.WriteFile(d+"/status", []byte(status), 0o644); err != nil {
 			return err
 		}

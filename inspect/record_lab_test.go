@@ -3,6 +3,7 @@
 package inspect
 
 import (
+	"context"
 	"encoding/json"
 	"net/netip"
 	"os"
@@ -90,14 +91,14 @@ func TestRecordRoundTrip(t *testing.T) {
 			sc.setup(t, c)
 			rec := &Recording{Kernel: kernelRelease(t), Note: "lab scenario " + sc.name}
 			c.Record(rec)
-			live, err := c.Snapshot(SnapshotOptions{})
+			live, err := c.Snapshot(context.Background(), SnapshotOptions{})
 			if err != nil {
 				c.Record(nil)
 				t.Fatal(err)
 			}
 			var liveDD *Snapshot
 			if sc.name == "idle" {
-				liveDD, err = c.Snapshot(SnapshotOptions{Query: Query{DriverDetails: true}})
+				liveDD, err = c.Snapshot(context.Background(), SnapshotOptions{Query: Query{DriverDetails: true}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -110,7 +111,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			eachObject(live, func(o *Object) { rec.AddComm(o) })
 
 			rc := replayConn(t, rec)
-			replayed, err := rc.Snapshot(SnapshotOptions{})
+			replayed, err := rc.Snapshot(context.Background(), SnapshotOptions{})
 			if err != nil {
 				t.Fatalf("replay: %v", err)
 			}
@@ -119,7 +120,7 @@ func TestRecordRoundTrip(t *testing.T) {
 				t.Errorf("replayed snapshot differs from the live one (-live +replay):\n%s", diff)
 			}
 			if liveDD != nil {
-				replayedDD, err := rc.Snapshot(SnapshotOptions{Query: Query{DriverDetails: true}})
+				replayedDD, err := rc.Snapshot(context.Background(), SnapshotOptions{Query: Query{DriverDetails: true}})
 				if err != nil {
 					t.Fatalf("replay with driver details: %v", err)
 				}

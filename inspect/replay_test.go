@@ -18,6 +18,28 @@ import (
 // not asked. Comm names come from the recording through a fake /proc.
 func replayConn(t testing.TB, rec *Recording) *Conn {
 	t.Helper()
+	return replayOn(t, rec, nltest.Dial(replayFunc(t, rec)))
+}
+
+// replayOn makes a Conn of nl, a socket that answers with rec's replies,
+// with rec's fake /proc.
+func replayOn(t testing.TB, rec *Recording, nl *netlink.Conn) *Conn {
+	t.Helper()
+	c := NewConn(nl)
+	proc := filepath.Join(t.TempDir(), "proc")
+	if err := rec.WriteProc(proc); err != nil {
+		t.Fatal(err)
+	}
+	c.SetProcRoot(proc)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// replayFunc is the fake kernel of replayConn: each request gets its
+// recorded replies, a request recorded more than once its recordings in
+// turn and then the last one again.
+func replayFunc(t testing.TB, rec *Recording) nltest.Func {
+	t.Helper()
 	type key struct {
 		typ  netlink.HeaderType
 		dump bool
@@ -41,7 +63,7 @@ func replayConn(t testing.TB, rec *Recording) *Conn {
 		k := key{req.Header.Type, req.Header.Flags&netlink.Dump == netlink.Dump, string(req.Data)}
 		queues[k] = append(queues[k], replies)
 	}
-	nl := nltest.Dial(func(reqs []netlink.Message) ([]netlink.Message, error) {
+	return func(reqs []netlink.Message) ([]netlink.Message, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		req := reqs[0]
@@ -66,15 +88,7 @@ func replayConn(t testing.TB, rec *Recording) *Conn {
 			})
 		}
 		return out, nil
-	})
-	c := NewConn(nl)
-	proc := filepath.Join(t.TempDir(), "proc")
-	if err := rec.WriteProc(proc); err != nil {
-		t.Fatal(err)
 	}
-	c.SetProcRoot(proc)
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // loadRecording reads testdata/NAME.json.

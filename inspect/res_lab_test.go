@@ -3,6 +3,7 @@
 package inspect
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -107,7 +108,7 @@ func startPoller(t *testing.T) *poller {
 	go func() {
 		defer close(p.done)
 		for {
-			s, err := c.Snapshot(SnapshotOptions{NoCounters: true})
+			s, err := c.Snapshot(context.Background(), SnapshotOptions{NoCounters: true})
 			p.mu.Lock()
 			if err != nil {
 				p.err = err

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func psnMoved(ours, theirs json.Number) bool {
 func TestRowsMatchRecordedIproute2(t *testing.T) {
 	for _, sc := range recordedScenarios {
 		t.Run(sc, func(t *testing.T) {
-			s, err := replayConn(t, loadRecording(t, sc)).Snapshot(SnapshotOptions{})
+			s, err := replayConn(t, loadRecording(t, sc)).Snapshot(context.Background(), SnapshotOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,19 +154,19 @@ func compact(t *testing.T, b []byte) string {
 // TestRowText checks the text view against lines in the form
 // rdma/res-*.c prints them (iproute2 adds a trailing blank; we do not).
 func TestRowText(t *testing.T) {
-	idle, err := replayConn(t, loadRecording(t, "idle")).Snapshot(SnapshotOptions{})
+	idle, err := replayConn(t, loadRecording(t, "idle")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	init, err := replayConn(t, loadRecording(t, "rc-init")).Snapshot(SnapshotOptions{})
+	init, err := replayConn(t, loadRecording(t, "rc-init")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srq, err := replayConn(t, loadRecording(t, "srq")).Snapshot(SnapshotOptions{})
+	srq, err := replayConn(t, loadRecording(t, "srq")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rping, err := replayConn(t, loadRecording(t, "rping")).Snapshot(SnapshotOptions{})
+	rping, err := replayConn(t, loadRecording(t, "rping")).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

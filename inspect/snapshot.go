@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"errors"
 	"time"
 )
@@ -82,10 +83,14 @@ type SnapshotOptions struct {
 // once; the comm name of a process is read once. An error in a part that
 // a device may legitimately lack is recorded in Warnings; other errors
 // (no RDMA netlink at all, a malformed reply) fail the call.
-func (c *Conn) Snapshot(opts SnapshotOptions) (*Snapshot, error) {
+//
+// ctx bounds every request: its deadline is the socket's, and cancelling
+// it (or closing c) interrupts a dump in progress, so the call returns
+// promptly with an error that wraps ctx.Err() (or ErrClosed).
+func (c *Conn) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, error) {
 	s := &Snapshot{Time: time.Now()}
 	defer func() { s.Took = time.Since(s.Time) }()
-	all, err := c.devices()
+	all, err := c.devices(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -99,29 +104,30 @@ func (c *Conn) Snapshot(opts SnapshotOptions) (*Snapshot, error) {
 
 	// soft turns errors a device may legitimately return into warnings.
 	soft := func(err error) error {
-		if err == nil || errors.Is(err, ErrMalformed) || errors.Is(err, ErrNoRDMA) || errors.Is(err, ErrClosed) {
+		if err == nil || errors.Is(err, ErrMalformed) || errors.Is(err, ErrNoRDMA) || errors.Is(err, ErrClosed) ||
+			errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
 		s.Warnings = append(s.Warnings, err)
 		return nil
 	}
 	for _, d := range devs {
-		if s.Ports, err = c.ports(d, s.Ports); soft(err) != nil {
+		if s.Ports, err = c.ports(ctx, d, s.Ports); soft(err) != nil {
 			return nil, err
 		}
 		steps := []func() error{
-			func() (err error) { s.QPs, err = dumpKindDev(c, &qpKind, d, q, cc, s.QPs); return },
-			func() (err error) { s.CQs, err = dumpKindDev(c, &cqKind, d, q, cc, s.CQs); return },
-			func() (err error) { s.MRs, err = dumpKindDev(c, &mrKind, d, q, cc, s.MRs); return },
-			func() (err error) { s.PDs, err = dumpKindDev(c, &pdKind, d, q, cc, s.PDs); return },
-			func() (err error) { s.Contexts, err = dumpKindDev(c, &ctxKind, d, q, cc, s.Contexts); return },
-			func() (err error) { s.SRQs, err = dumpKindDev(c, &srqKind, d, q, cc, s.SRQs); return },
-			func() (err error) { s.CMIDs, err = dumpKindDev(c, &cmidKind, d, q, cc, s.CMIDs); return },
+			func() (err error) { s.QPs, err = dumpKindDev(ctx, c, &qpKind, d, q, cc, s.QPs); return },
+			func() (err error) { s.CQs, err = dumpKindDev(ctx, c, &cqKind, d, q, cc, s.CQs); return },
+			func() (err error) { s.MRs, err = dumpKindDev(ctx, c, &mrKind, d, q, cc, s.MRs); return },
+			func() (err error) { s.PDs, err = dumpKindDev(ctx, c, &pdKind, d, q, cc, s.PDs); return },
+			func() (err error) { s.Contexts, err = dumpKindDev(ctx, c, &ctxKind, d, q, cc, s.Contexts); return },
+			func() (err error) { s.SRQs, err = dumpKindDev(ctx, c, &srqKind, d, q, cc, s.SRQs); return },
+			func() (err error) { s.CMIDs, err = dumpKindDev(ctx, c, &cmidKind, d, q, cc, s.CMIDs); return },
 		}
 		if !opts.NoCounters {
 			steps = append(steps, func() error {
 				for p := uint32(1); p <= d.Ports; p++ {
-					pc, err := c.portCounters(d, p)
+					pc, err := c.portCounters(ctx, d, p)
 					if noCounters(err) {
 						continue
 					}
@@ -132,10 +138,10 @@ func (c *Conn) Snapshot(opts SnapshotOptions) (*Snapshot, error) {
 				}
 				return nil
 			}, func() (err error) {
-				s.CounterModes, err = c.counterModes(d, s.CounterModes)
+				s.CounterModes, err = c.counterModes(ctx, d, s.CounterModes)
 				return
 			}, func() (err error) {
-				s.QPCounters, err = c.qpCounters(d, q, cc, s.QPCounters)
+				s.QPCounters, err = c.qpCounters(ctx, d, q, cc, s.QPCounters)
 				return
 			})
 		}
@@ -145,10 +151,10 @@ func (c *Conn) Snapshot(opts SnapshotOptions) (*Snapshot, error) {
 			}
 		}
 	}
-	if s.Summary, err = c.Summary(opts.Query.Dev); soft(err) != nil {
+	if s.Summary, err = c.summary(ctx, opts.Query.Dev); soft(err) != nil {
 		return nil, err
 	}
-	if s.System, err = c.System(); soft(err) != nil {
+	if s.System, err = c.system(ctx); soft(err) != nil {
 		return nil, err
 	}
 	return s, nil

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"syscall"
@@ -45,7 +46,8 @@ func findCounter(cs []HWCounter, name string) (uint64, bool) {
 // dev (empty: all devices), one STAT_GET per port as `rdma statistic
 // show` does. Ports whose device keeps no counters are left out.
 func (c *Conn) PortCounters(dev string) ([]PortCounters, error) {
-	devs, err := c.devices()
+	ctx := context.Background()
+	devs, err := c.devices(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +57,7 @@ func (c *Conn) PortCounters(dev string) ([]PortCounters, error) {
 	var out []PortCounters
 	for _, d := range devs {
 		for p := uint32(1); p <= d.Ports; p++ {
-			pc, err := c.portCounters(d, p)
+			pc, err := c.portCounters(ctx, d, p)
 			if noCounters(err) {
 				continue
 			}
@@ -74,11 +76,11 @@ func noCounters(err error) bool {
 	return errors.Is(err, ErrUnsupported) || errors.Is(err, syscall.EINVAL)
 }
 
-func (c *Conn) portCounters(d Device, port uint32) (PortCounters, error) {
+func (c *Conn) portCounters(ctx context.Context, d Device, port uint32) (PortCounters, error) {
 	op := fmt.Sprintf("port counters: %s/%d", d.Name, port)
 	var pc PortCounters
 	r := request{cmd: CmdStatGet, attrs: []reqAttr{{typ: AttrDevIndex, u32: d.Index}, {typ: AttrPortIndex, u32: port}}}
-	err := c.do(op, r, func(m netlink.Message) error {
+	err := c.do(ctx, op, r, func(m netlink.Message) error {
 		var err error
 		if pc, err = decodePortCounters(m.Data); err != nil {
 			return malformed(op, err)
@@ -149,7 +151,8 @@ type PortCounterMode struct {
 // all devices), with the STAT_GET request `rdma statistic qp mode` sends
 // (stat_one_qp_link_get_mode in rdma/stat.c).
 func (c *Conn) CounterModes(dev string) ([]PortCounterMode, error) {
-	devs, err := c.devices()
+	ctx := context.Background()
+	devs, err := c.devices(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -158,14 +161,14 @@ func (c *Conn) CounterModes(dev string) ([]PortCounterMode, error) {
 	}
 	var out []PortCounterMode
 	for _, d := range devs {
-		if out, err = c.counterModes(d, out); err != nil {
+		if out, err = c.counterModes(ctx, d, out); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
 }
 
-func (c *Conn) counterModes(d Device, out []PortCounterMode) ([]PortCounterMode, error) {
+func (c *Conn) counterModes(ctx context.Context, d Device, out []PortCounterMode) ([]PortCounterMode, error) {
 	for p := uint32(1); p <= d.Ports; p++ {
 		op := fmt.Sprintf("counter mode: %s/%d", d.Name, p)
 		// STAT_MODE in the request asks for the mode rather than the
@@ -174,7 +177,7 @@ func (c *Conn) counterModes(d Device, out []PortCounterMode) ([]PortCounterMode,
 			{typ: AttrDevIndex, u32: d.Index}, {typ: AttrPortIndex, u32: p},
 			{typ: AttrStatMode, u32: uint32(CounterModeManual)}, {typ: AttrStatRes, u32: uint32(AttrResQP)},
 		}}
-		err := c.do(op, r, func(m netlink.Message) error {
+		err := c.do(ctx, op, r, func(m netlink.Message) error {
 			pm, err := decodeCounterMode(m.Data)
 			if err != nil {
 				return malformed(op, err)
@@ -277,7 +280,8 @@ func decodeCounterQPs(b []byte) ([]uint32, error) {
 
 // QPCounters dumps the per-QP counters of the devices q selects.
 func (c *Conn) QPCounters(q Query) ([]QPCounter, error) {
-	devs, err := c.devices()
+	ctx := context.Background()
+	devs, err := c.devices(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -287,18 +291,18 @@ func (c *Conn) QPCounters(q Query) ([]QPCounter, error) {
 	var out []QPCounter
 	cc := c.freshComm()
 	for _, d := range devs {
-		if out, err = c.qpCounters(d, q, cc, out); err != nil {
+		if out, err = c.qpCounters(ctx, d, q, cc, out); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
 }
 
-func (c *Conn) qpCounters(d Device, q Query, cc *commCache, out []QPCounter) ([]QPCounter, error) {
+func (c *Conn) qpCounters(ctx context.Context, d Device, q Query, cc *commCache, out []QPCounter) ([]QPCounter, error) {
 	// The dump needs STAT_RES (nldev_stat_get_dumpit); it is per port
 	// in iproute2, but the kernel returns every port's counters when
 	// no port is given.
-	out, err := dumpKindDev(c, &qpCounterKind, d, q, cc, out, reqAttr{typ: AttrStatRes, u32: uint32(AttrResQP)})
+	out, err := dumpKindDev(ctx, c, &qpCounterKind, d, q, cc, out, reqAttr{typ: AttrStatRes, u32: uint32(AttrResQP)})
 	if noCounters(err) {
 		return out, nil
 	}

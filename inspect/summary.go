@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/mdlayher/netlink"
@@ -39,9 +40,13 @@ func (s *Summary) Count(name string) (uint64, bool) {
 // Summary returns the object counts of every device (dev empty) or of
 // one, with a RDMA_NLDEV_CMD_RES_GET dump (nldev_res_get_dumpit).
 func (c *Conn) Summary(dev string) ([]Summary, error) {
+	return c.summary(context.Background(), dev)
+}
+
+func (c *Conn) summary(ctx context.Context, dev string) ([]Summary, error) {
 	const op = "resource summary"
 	var out []Summary
-	err := c.do(op, request{cmd: CmdResGet, dump: true}, func(m netlink.Message) error {
+	err := c.do(ctx, op, request{cmd: CmdResGet, dump: true}, func(m netlink.Message) error {
 		s, err := decodeSummary(m.Data)
 		if err != nil {
 			return malformed(op, err)

@@ -1,6 +1,10 @@
 package inspect
 
-import "github.com/mdlayher/netlink"
+import (
+	"context"
+
+	"github.com/mdlayher/netlink"
+)
 
 // System is the RDMA subsystem's global settings as RDMA_NLDEV_CMD_SYS_GET
 // reports them (nldev_sys_get_doit in nldev.c; `rdma system show`,
@@ -20,10 +24,12 @@ type System struct {
 }
 
 // System reads the subsystem settings.
-func (c *Conn) System() (System, error) {
+func (c *Conn) System() (System, error) { return c.system(context.Background()) }
+
+func (c *Conn) system(ctx context.Context) (System, error) {
 	const op = "system settings"
 	var s System
-	err := c.do(op, request{cmd: CmdSysGet}, func(m netlink.Message) error {
+	err := c.do(ctx, op, request{cmd: CmdSysGet}, func(m netlink.Message) error {
 		var err error
 		if s, err = decodeSystem(m.Data); err != nil {
 			return malformed(op, err)

@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -99,11 +101,16 @@ type StateEvent struct {
 	SQPSN, RQPSN uint32
 }
 
-// Change is an object that appeared or disappeared.
+// Change is an object that appeared or disappeared, or one whose owner
+// is dead (Update.Dead).
 type Change struct {
 	Key  Key
 	PID  uint32 // 0 for kernel objects
 	Comm string
+	// TGID is the process of PID (0 when unknown); Owner is what /proc
+	// said of the creating task.
+	TGID  uint32
+	Owner Owner
 }
 
 // StateChange is a QP that moved from one state to another between two
@@ -169,8 +176,12 @@ type Update struct {
 	// Processes counts each process's objects per device, most first.
 	Processes []ProcessUsage
 	// Limits compares device totals with the limits passed in
-	// TrackerConfig (only kinds whose limit is known).
+	// TrackerConfig (only kinds whose limit is known); see Usage.
 	Limits []LimitUsage
+	// Dead are the objects, present now, whose creating task has exited
+	// (Owner.Dead): kept alive by a descriptor another process inherited,
+	// or leaked. Ordered by key.
+	Dead []Change
 }
 
 // Tracker follows RDMA objects across snapshots (the poll loop of the
@@ -197,9 +208,11 @@ type goneEntry struct {
 
 // tracked is what the Tracker remembers about one live object.
 type tracked struct {
-	gen  uint64
-	pid  uint32
-	comm string
+	gen   uint64
+	pid   uint32
+	comm  string
+	tgid  uint32
+	owner Owner
 	// QPs only:
 	typ        QPType
 	state      QPState
@@ -236,6 +249,15 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 // most recent vanished ones (TrackerConfig.GoneRetention).
 func (t *Tracker) History(k Key) []StateEvent {
 	return append([]StateEvent(nil), t.history[k]...)
+}
+
+// Histories returns every tracked QP's history, live and recently gone,
+// in a new map. The slices are shared, not copied: the Tracker never
+// writes to a history slice it has handed out (record makes a new one),
+// so the map is cheap at 10,000 QPs and safe to read on another
+// goroutine while the Tracker goes on. Callers must not modify them.
+func (t *Tracker) Histories() map[Key][]StateEvent {
+	return maps.Clone(t.history)
 }
 
 // Update feeds the next snapshot (snapshots must come in time order). A
@@ -280,7 +302,9 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	sort.Slice(u.StateChanges, func(i, j int) bool { return keyLess(u.StateChanges[i].Key, u.StateChanges[j].Key) })
 	sort.Slice(u.Failed, func(i, j int) bool { return keyLess(u.Failed[i].Key, u.Failed[j].Key) })
 	sort.Slice(u.Stuck, func(i, j int) bool { return keyLess(u.Stuck[i].Key, u.Stuck[j].Key) })
-	t.usage(&u, s)
+	u.Processes = processUsage(s)
+	u.Limits = limitUsage(s, u.Processes, t.cfg.Limits, t.cfg.LimitFraction)
+	u.Dead = deadObjects(s)
 	return u
 }
 
@@ -300,13 +324,17 @@ func (t *Tracker) see(u *Update, k Key, o *Object) (*tracked, bool) {
 	if o.Comm != "" {
 		tr.comm = o.Comm
 	}
+	if o.TGID != 0 {
+		tr.tgid = o.TGID
+	}
+	tr.owner = o.Owner
 	return tr, false
 }
 
 func (t *Tracker) add(u *Update, k Key, o *Object) *tracked {
-	tr := &tracked{gen: t.gen, pid: o.PID, comm: o.Comm}
+	tr := &tracked{gen: t.gen, pid: o.PID, comm: o.Comm, tgid: o.TGID, owner: o.Owner}
 	t.objs[k] = tr
-	u.Appeared = append(u.Appeared, Change{Key: k, PID: o.PID, Comm: o.Comm})
+	u.Appeared = append(u.Appeared, change(k, o))
 	return tr
 }
 
@@ -314,7 +342,7 @@ func (t *Tracker) add(u *Update, k Key, o *Object) *tracked {
 // event, among the GoneRetention most recent.
 func (t *Tracker) vanish(u *Update, k Key, tr *tracked) {
 	delete(t.objs, k)
-	u.Disappeared = append(u.Disappeared, Change{Key: k, PID: tr.pid, Comm: tr.comm})
+	u.Disappeared = append(u.Disappeared, Change{Key: k, PID: tr.pid, Comm: tr.comm, TGID: tr.tgid, Owner: tr.owner})
 	if k.Kind != KindQP {
 		return
 	}
@@ -345,12 +373,16 @@ func (t *Tracker) vanish(u *Update, k Key, tr *tracked) {
 	}
 }
 
+// record appends e to k's history in a new slice (copy on write): a
+// slice handed out by Histories is never written again.
 func (t *Tracker) record(k Key, e StateEvent) {
-	h := append(t.history[k], e)
-	if len(h) > t.cfg.HistoryLen {
-		h = h[len(h)-t.cfg.HistoryLen:]
+	old := t.history[k]
+	if len(old) >= t.cfg.HistoryLen {
+		old = old[len(old)-t.cfg.HistoryLen+1:]
 	}
-	t.history[k] = h
+	h := make([]StateEvent, len(old), len(old)+1)
+	copy(h, old)
+	t.history[k] = append(h, e)
 }
 
 // trackQP updates a QP's history, failure and stall state.
@@ -449,19 +481,14 @@ func (t *Tracker) pickRetries(cs []HWCounter) map[string]uint64 {
 	return out
 }
 
-// usage counts objects per process and per device against the limits.
-func (t *Tracker) usage(u *Update, s *Snapshot) {
+// processUsage counts each process's objects per device, most first.
+func processUsage(s *Snapshot) []ProcessUsage {
 	type pk struct {
 		dev string
 		pid uint32
 	}
 	procs := map[pk]*ProcessUsage{}
-	totals := map[string]map[Kind]uint64{}
-	count := func(k Kind, o *Object, _ uint32) {
-		if totals[o.DevName] == nil {
-			totals[o.DevName] = map[Kind]uint64{}
-		}
-		totals[o.DevName][k]++
+	s.Each(func(k Kind, o *Object, _ uint32) {
 		if !o.HasPID() {
 			return
 		}
@@ -475,13 +502,13 @@ func (t *Tracker) usage(u *Update, s *Snapshot) {
 			procs[pk{o.DevName, pid}] = p
 		}
 		p.Counts[k]++
-	}
-	s.Each(count)
+	})
+	var out []ProcessUsage
 	for _, p := range procs {
-		u.Processes = append(u.Processes, *p)
+		out = append(out, *p)
 	}
-	sort.Slice(u.Processes, func(i, j int) bool {
-		a, b := u.Processes[i], u.Processes[j]
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
 		if ta, tb := total(a.Counts), total(b.Counts); ta != tb {
 			return ta > tb
 		}
@@ -490,29 +517,69 @@ func (t *Tracker) usage(u *Update, s *Snapshot) {
 		}
 		return a.PID < b.PID
 	})
-	devs := make([]string, 0, len(t.cfg.Limits))
-	for d := range t.cfg.Limits {
-		devs = append(devs, d)
+	return out
+}
+
+// Usage compares each device's object counts in s (every process's and
+// the kernel's) with limits, the ibv_query_device(3) attributes max_qp,
+// max_cq, max_mr, max_pd and max_srq by device name; kinds whose limit is
+// zero are left out. A count at fraction of its limit or more is Over
+// (fraction <= 0 means 0.9). The result is ordered by device, then kind
+// (qp, cq, mr, pd, srq).
+func Usage(s *Snapshot, limits map[string]Limits, fraction float64) []LimitUsage {
+	return limitUsage(s, processUsage(s), limits, fraction)
+}
+
+var limitKinds = []Kind{KindQP, KindCQ, KindMR, KindPD, KindSRQ}
+
+func limitUsage(s *Snapshot, procs []ProcessUsage, limits map[string]Limits, fraction float64) []LimitUsage {
+	if fraction <= 0 {
+		fraction = 0.9
 	}
-	sort.Strings(devs)
-	for _, dev := range devs {
-		lim := t.cfg.Limits[dev]
-		for _, k := range []Kind{KindQP, KindCQ, KindMR, KindPD, KindSRQ} {
+	totals := map[string]map[Kind]uint64{}
+	s.Each(func(k Kind, o *Object, _ uint32) {
+		if totals[o.DevName] == nil {
+			totals[o.DevName] = map[Kind]uint64{}
+		}
+		totals[o.DevName][k]++
+	})
+	var out []LimitUsage
+	for _, dev := range slices.Sorted(maps.Keys(limits)) {
+		lim := limits[dev]
+		for _, k := range limitKinds {
 			max := lim.of(k)
 			if max == 0 {
 				continue
 			}
 			lu := LimitUsage{Dev: dev, Kind: k, Count: totals[dev][k], Limit: max}
 			lu.Fraction = float64(lu.Count) / float64(max)
-			lu.Over = lu.Fraction >= t.cfg.LimitFraction
-			for _, p := range u.Processes {
+			lu.Over = lu.Fraction >= fraction
+			for _, p := range procs {
 				if p.Dev == dev && p.Counts[k] > lu.Top.Counts[k] {
 					lu.Top = p
 				}
 			}
-			u.Limits = append(u.Limits, lu)
+			out = append(out, lu)
 		}
 	}
+	return out
+}
+
+// deadObjects lists the user objects of s whose creating task has exited,
+// by key.
+func deadObjects(s *Snapshot) []Change {
+	var out []Change
+	s.Each(func(k Kind, o *Object, id uint32) {
+		if o.Owner.Dead() {
+			out = append(out, change(Key{k, o.DevName, id}, o))
+		}
+	})
+	sortChanges(out)
+	return out
+}
+
+func change(k Key, o *Object) Change {
+	return Change{Key: k, PID: o.PID, Comm: o.Comm, TGID: o.TGID, Owner: o.Owner}
 }
 
 func total(m map[Kind]int) int {

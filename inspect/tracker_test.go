@@ -1,6 +1,9 @@
 package inspect
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -11,7 +14,7 @@ import (
 // recorded returns a recorded scenario's snapshot taken at time at.
 func recorded(t *testing.T, name string, at time.Time) *Snapshot {
 	t.Helper()
-	s, err := replayConn(t, loadRecording(t, name)).Snapshot(SnapshotOptions{})
+	s, err := replayConn(t, loadRecording(t, name)).Snapshot(context.Background(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +69,7 @@ func TestTrackerLifecycle(t *testing.T) {
 	}
 	u = tr.Update(init)
 	pp := func(kind Kind, id uint32) Change {
-		return Change{Key: Key{kind, "rxe0", id}, PID: 169, Comm: "ibv_rc_pingpong"}
+		return Change{Key: Key{kind, "rxe0", id}, PID: 169, Comm: "ibv_rc_pingpong", TGID: 169, Owner: OwnerLive}
 	}
 	want := []Change{pp(KindCQ, 1), pp(KindCtx, 0), pp(KindMR, init.MRs[0].MRN), pp(KindPD, 1), pp(KindQP, 17)}
 	if diff := cmp.Diff(want, u.Appeared); diff != "" {
@@ -218,5 +221,97 @@ func TestTrackerUsage(t *testing.T) {
 	want := []string{"qp 17/18 over top 192", "cq 2/1000 top 192", "srq 1/1 over top 192"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("limits (-want +got):\n%s", diff)
+	}
+}
+
+// TestUsage: usage from a snapshot alone is the Tracker's, and the
+// fraction decides what is over.
+func TestUsage(t *testing.T) {
+	srq := recorded(t, "srq", at(0))
+	limits := map[string]Limits{"rxe0": {MaxQP: 18, MaxCQ: 1000, MaxSRQ: 1}, "absent0": {MaxPD: 4}}
+	u := NewTracker(TrackerConfig{Limits: limits}).Update(srq)
+	if diff := cmp.Diff(u.Limits, Usage(srq, limits, 0)); diff != "" {
+		t.Errorf("Usage against the Tracker's (-tracker +Usage):\n%s", diff)
+	}
+	tests := []struct {
+		fraction float64
+		want     []string
+	}{
+		{0.9, []string{"absent0 pd 0/4", "rxe0 qp 17/18 over", "rxe0 cq 2/1000", "rxe0 srq 1/1 over"}},
+		{0.95, []string{"absent0 pd 0/4", "rxe0 qp 17/18", "rxe0 cq 2/1000", "rxe0 srq 1/1 over"}},
+		{0.0001, []string{"absent0 pd 0/4", "rxe0 qp 17/18 over", "rxe0 cq 2/1000 over", "rxe0 srq 1/1 over"}},
+	}
+	for _, tc := range tests {
+		var got []string
+		for _, l := range Usage(srq, limits, tc.fraction) {
+			s := l.Dev + " " + string(l.Kind) + " " + itoa(l.Count) + "/" + itoa(l.Limit)
+			if l.Over {
+				s += " over"
+			}
+			got = append(got, s)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("fraction %v (-want +got):\n%s", tc.fraction, diff)
+		}
+	}
+}
+
+// TestDeadOwners: what /proc says of the pingpong's pid decides whether
+// its objects are in Update.Dead; the kernel's GSI QP never is.
+func TestDeadOwners(t *testing.T) {
+	tests := []struct {
+		name   string
+		status string // /proc/169/status; empty: no such process
+		owner  Owner
+		tgid   uint32
+	}{
+		{"live", "Name:\tibv_rc_pingpong\nState:\tS (sleeping)\nTgid:\t169\nPid:\t169\n", OwnerLive, 169},
+		{"zombie", "Name:\tibv_rc_pingpong\nState:\tZ (zombie)\nTgid:\t169\nPid:\t169\n", OwnerZombie, 169},
+		{"gone", "", OwnerGone, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := replayConn(t, loadRecording(t, "rc-init"))
+			proc := t.TempDir()
+			if tc.status != "" {
+				dir := filepath.Join(proc, "169")
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "status"), []byte(tc.status), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.SetProcRoot(proc)
+			s, err := c.Snapshot(context.Background(), SnapshotOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := NewTracker(TrackerConfig{}).Update(s)
+			var want []Change
+			if tc.owner.Dead() {
+				for _, k := range []Kind{KindCQ, KindCtx, KindMR, KindPD, KindQP} {
+					id := uint32(1)
+					switch k {
+					case KindCtx:
+						id = 0
+					case KindMR:
+						id = s.MRs[0].MRN
+					case KindQP:
+						id = 17
+					}
+					want = append(want, Change{Key: Key{k, "rxe0", id}, PID: 169, TGID: tc.tgid, Owner: tc.owner})
+				}
+			}
+			if diff := cmp.Diff(want, u.Dead); diff != "" {
+				t.Errorf("dead (-want +got):\n%s", diff)
+			}
+			if got := qpIndex(t, s, 17).Owner; got != tc.owner {
+				t.Errorf("QP 17 owner %v, want %v", got, tc.owner)
+			}
+			if got := qpIndex(t, s, 1).Owner; got != OwnerKernel {
+				t.Errorf("GSI QP owner %v, want kernel", got)
+			}
+		})
 	}
 }
