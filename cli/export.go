@@ -163,7 +163,7 @@ func followNetlink(ctx context.Context, interval time.Duration, limits map[strin
 				conn, f.Err = inspect.Dial()
 			}
 			if conn != nil {
-				f.Snapshot, f.Err = conn.Snapshot(inspect.SnapshotOptions{})
+				f.Snapshot, f.Err = conn.Snapshot(ctx, inspect.SnapshotOptions{})
 			}
 			if f.Snapshot != nil {
 				f.Update = tr.Update(f.Snapshot)

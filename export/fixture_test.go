@@ -1,6 +1,7 @@
 package export
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
@@ -67,7 +68,7 @@ func recorded(t testing.TB, name string) *inspect.Snapshot {
 		t.Fatal(err)
 	}
 	c.SetProcRoot(proc)
-	s, err := c.Snapshot(inspect.SnapshotOptions{})
+	s, err := c.Snapshot(context.Background(), inspect.SnapshotOptions{})
 	if err != nil {
 		t.Fatalf("replaying %s: %v", name, err)
 	}
