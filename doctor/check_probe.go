@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
-	"github.com/verbscope/verbscope/verbs"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // checkProbe reads the probes: a device passes when every call worked.
@@ -59,7 +59,7 @@ func probeProblem(r *result, f *Facts, p *Probe, s *ProbeStep) {
 	why, denied := uverbsDenied(f, p.Dev)
 	switch {
 	case s.Call == "ibv_open_device" && denied:
-		r.problem(Fail, "%s: ibv_open_device failed with %s: %s", p.Dev, errnoText(s.Err), why)
+		r.problem(Fail, "%s: ibv_open_device failed with %s: %s", p.Dev, ErrnoText(s.Err), why)
 		r.fix("see uverbs-perms")
 	case s.Call == "ibv_reg_mr" && en == syscall.ENOMEM:
 		limit := "the locked-memory limit"
@@ -73,16 +73,16 @@ func probeProblem(r *result, f *Facts, p *Probe, s *ProbeStep) {
 			}
 		}
 	case en == syscall.EACCES || en == syscall.EPERM:
-		r.problem(Fail, "%s: %s failed with %s: no permission on the device node", p.Dev, s.Call, verbs.ErrnoMeaning(en).Name)
+		r.problem(Fail, "%s: %s failed with %s: no permission on the device node", p.Dev, s.Call, rdma.ErrnoMeaning(en).Name)
 		r.fix("see uverbs-perms")
 	case en == syscall.ENOSYS || en == syscall.EOPNOTSUPP || en == syscall.EPROTONOSUPPORT:
-		r.problem(Fail, "%s: %s is not supported (%s): rdma-core and the kernel driver do not agree", p.Dev, s.Call, verbs.ErrnoMeaning(en).Name)
+		r.problem(Fail, "%s: %s is not supported (%s): rdma-core and the kernel driver do not agree", p.Dev, s.Call, rdma.ErrnoMeaning(en).Name)
 		r.fix("install an rdma-core at least as new as the kernel (see rdma-core)")
 	case en == syscall.ENOSPC || en == syscall.EAGAIN:
-		r.problem(Fail, "%s: %s failed with %s: the device is out of that resource", p.Dev, s.Call, verbs.ErrnoMeaning(en).Name)
+		r.problem(Fail, "%s: %s failed with %s: the device is out of that resource", p.Dev, s.Call, rdma.ErrnoMeaning(en).Name)
 		r.fix("see limits and leaks: objects of other (or dead) processes may hold the device's resources")
 	case en != 0:
-		m := verbs.ErrnoMeaning(en)
+		m := rdma.ErrnoMeaning(en)
 		r.problem(Fail, "%s: %s failed with %s: %s", p.Dev, s.Call, m.Name, m.What)
 		if m.Check != "" {
 			r.fix("%s", m.Check)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -67,7 +68,7 @@ func RunProbe(dev string, port, size int) (p Probe) {
 		return p
 	}
 	run("ibv_modify_qp", func() (string, error) {
-		step, err := verbs.DefaultsFor(verbs.QPSReset, verbs.QPSInit, verbs.QPTRC, verbs.ConnParams{Port: uint8(port)})
+		step, err := rdma.DefaultsFor(verbs.QPSReset, verbs.QPSInit, verbs.QPTRC, rdma.ConnParams{Port: uint8(port)})
 		if err != nil {
 			return "RESET to INIT", err
 		}

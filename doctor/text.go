@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
-	"github.com/verbscope/verbscope/verbs"
 )
 
 // Text helpers shared by the checks: lists, counts, sizes, durations.
@@ -93,10 +93,10 @@ func pct(x float64) string {
 }
 
 // errnoText names an error's errno ("ENOENT"), or prints the error.
-func errnoText(err error) string {
+func ErrnoText(err error) string {
 	var en syscall.Errno
 	if errors.As(err, &en) {
-		return verbs.ErrnoMeaning(en).Name
+		return rdma.ErrnoMeaning(en).Name
 	}
 	return err.Error()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -36,7 +37,7 @@ func init() {
 	})
 }
 
-func meaningText(m verbs.Meaning, kind string) string {
+func meaningText(m rdma.Meaning, kind string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s): %s", m.Name, kind, m.What)
 	if m.Causes != "" {
@@ -52,7 +53,7 @@ func meaningText(m verbs.Meaning, kind string) string {
 func maskText(m verbs.QPAttrMask) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "0x%x = %s", uint32(m), m)
-	for _, h := range verbs.ExplainMask(m) {
+	for _, h := range rdma.ExplainMask(m) {
 		fmt.Fprintf(&b, "\n  %-19s %s", h.Name, h.What)
 	}
 	return b.String()
@@ -69,7 +70,7 @@ func wcText(st verbs.WCStatus, kind string) string {
 // errnoByName maps EINVAL-style names to errnos, for explain.
 func errnoByName(w string) (syscall.Errno, bool) {
 	for e := syscall.Errno(1); e < 134; e++ {
-		if m := verbs.ErrnoMeaning(e); strings.EqualFold(m.Name, w) {
+		if m := rdma.ErrnoMeaning(e); strings.EqualFold(m.Name, w) {
 			return e, true
 		}
 	}
@@ -84,29 +85,29 @@ func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
 	var parts []string
 	data := map[string]any{"word": w}
 	if e, ok := errnoByName(w); ok {
-		parts = append(parts, meaningText(verbs.ErrnoMeaning(e), fmt.Sprintf("errno %d", int(e))))
+		parts = append(parts, meaningText(rdma.ErrnoMeaning(e), fmt.Sprintf("errno %d", int(e))))
 	}
-	if st, ok := verbs.ParseWCStatus(w); ok {
+	if st, ok := rdma.ParseWCStatus(w); ok {
 		parts = append(parts, wcText(st, fmt.Sprintf("completion status %d", int(st))))
 	}
-	if ev, ok := verbs.ParseEventType(w); ok {
+	if ev, ok := rdma.ParseEventType(w); ok {
 		parts = append(parts, meaningText(ev.Meaning(), fmt.Sprintf("async event %d", int(ev))))
 	}
-	if st, ok := verbs.ParseQPState(w); ok && st != verbs.QPSUnknown {
-		parts = append(parts, fmt.Sprintf("%s (QP state %d): %s\n  next steps from here (RC): %s", st, int(st), verbs.StateHelp(st), legalNext(st, verbs.QPTRC)))
+	if st, ok := rdma.ParseQPState(w); ok && st != verbs.QPSUnknown {
+		parts = append(parts, fmt.Sprintf("%s (QP state %d): %s\n  next steps from here (RC): %s", st, int(st), rdma.StateHelp(st), legalNext(st, verbs.QPTRC)))
 	}
-	if bit, err := verbs.FieldBit(normKey(w)); err == nil {
+	if bit, err := rdma.FieldBit(normKey(w)); err == nil {
 		parts = append(parts, fmt.Sprintf("%s (modify attribute, mask bit IBV_QP_%s): %s", normKey(w), bit, fieldHelp(normKey(w))))
-		if h, ok := verbs.HelpFor(bit); ok && h.Typical != "" {
+		if h, ok := rdma.HelpFor(bit); ok && h.Typical != "" {
 			parts[len(parts)-1] += "\n  typical: " + h.Typical
 		}
-	} else if bit, ok := verbs.ParseQPAttrMaskBit(w); ok {
+	} else if bit, ok := rdma.ParseQPAttrMaskBit(w); ok {
 		parts = append(parts, maskText(bit))
 	}
 	if n, err := parseUint(w); err == nil && n < 1<<32 {
 		if n > 0 && n < 134 {
 			e := syscall.Errno(n)
-			parts = append(parts, meaningText(verbs.ErrnoMeaning(e), fmt.Sprintf("as errno %d", n)))
+			parts = append(parts, meaningText(rdma.ErrnoMeaning(e), fmt.Sprintf("as errno %d", n)))
 		}
 		if n <= uint64(verbs.WCTMRndvIncomplete) {
 			parts = append(parts, wcText(verbs.WCStatus(n), fmt.Sprintf("as completion status %d", n)))
@@ -158,7 +159,7 @@ func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 	}
 	legal := map[verbs.QPState]bool{}
 	if cur >= 0 {
-		for _, st := range verbs.LegalNext(cur, typ) {
+		for _, st := range rdma.LegalNext(cur, typ) {
 			legal[st] = true
 		}
 	}

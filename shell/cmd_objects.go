@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -293,7 +294,7 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 	if typName == "" {
 		typName = "rc"
 	}
-	typ, ok := verbs.ParseQPType(typName)
+	typ, ok := rdma.ParseQPType(typName)
 	if !ok || (typ != verbs.QPTRC && typ != verbs.QPTUC && typ != verbs.QPTUD) {
 		return Result{}, &Error{What: fmt.Sprintf("type=%s is not a QP type the shell creates", typName), Fix: "use type=rc, type=uc or type=ud"}
 	}

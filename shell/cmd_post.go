@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -288,9 +289,9 @@ func (p *postPlan) check() error {
 	if !p.info.recv {
 		driver := ""
 		if d, err := qp.parent.parent.ctx.QueryDevice(); err == nil {
-			driver = verbs.DriverForVendor(d.VendorID)
+			driver = rdma.DriverForVendor(d.VendorID)
 		}
-		for _, f := range verbs.CheckSend(typ, p.info.op, p.wr.Flags, qp.qp.InitAttr().SigAll, driver) {
+		for _, f := range rdma.CheckSend(typ, p.info.op, p.wr.Flags, qp.qp.InitAttr().SigAll, driver) {
 			if f.Severity == verbs.SevError {
 				return &Error{What: fmt.Sprintf("%s: %s", p.opName, f.Problem), Why: f.Why, Fix: f.Fix}
 			}

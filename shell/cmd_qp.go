@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -28,7 +29,7 @@ examples:
   modify qp1 err`,
 		flags: []flagSpec{{"force", "skip the check and let the kernel answer"}},
 		pos:   []argKind{objArg(kindQP), {name: "state", items: stateSuggestions}},
-		keys:  func(*Shell, []string) []keySpec { return attrKeys(verbs.FieldNames()) },
+		keys:  func(*Shell, []string) []keySpec { return attrKeys(rdma.FieldNames()) },
 		run:   runModify,
 	})
 	register(&command{
@@ -47,7 +48,7 @@ examples:
 		flags: []flagSpec{{"force", "skip the check and let the kernel answer"}},
 		pos:   []argKind{objArg(kindQP)},
 		keys: func(*Shell, []string) []keySpec {
-			return append([]keySpec{{name: "peer", help: "the other QP of this session (loopback)", values: namesOf(kindQP)}}, attrKeys(verbs.FieldNames())...)
+			return append([]keySpec{{name: "peer", help: "the other QP of this session (loopback)", values: namesOf(kindQP)}}, attrKeys(rdma.FieldNames())...)
 		},
 		run: runNext,
 	})
@@ -85,7 +86,7 @@ func stateSuggestions(s *Shell, pos []string) []Suggestion {
 		if e := s.objs[pos[0]]; e != nil && e.kind == kindQP {
 			if st, err := e.qp.State(); err == nil {
 				cur = st
-				for _, n := range verbs.LegalNext(st, e.qp.Type()) {
+				for _, n := range rdma.LegalNext(st, e.qp.Type()) {
 					legal[n] = true
 				}
 			}
@@ -98,7 +99,7 @@ func stateSuggestions(s *Shell, pos []string) []Suggestion {
 		}
 		// StateHelp starts with the state's name, which the suggestion
 		// already shows.
-		_, what, _ := strings.Cut(verbs.StateHelp(st), ": ")
+		_, what, _ := strings.Cut(rdma.StateHelp(st), ": ")
 		sg := Suggestion{Text: strings.ToLower(st.String()), Description: what}
 		if legal[st] {
 			sg.Description = "legal from " + cur.String() + " — " + what
@@ -112,7 +113,7 @@ func stateSuggestions(s *Shell, pos []string) []Suggestion {
 
 func legalNext(cur verbs.QPState, typ verbs.QPType) string {
 	var out []string
-	for _, st := range verbs.LegalNext(cur, typ) {
+	for _, st := range rdma.LegalNext(cur, typ) {
 		out = append(out, st.String())
 	}
 	if len(out) == 0 {
@@ -129,7 +130,7 @@ func runModify(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	next, ok := verbs.ParseQPState(a.pos[1])
+	next, ok := rdma.ParseQPState(a.pos[1])
 	if !ok || next == verbs.QPSUnknown {
 		return Result{}, &Error{What: fmt.Sprintf("%q is not a QP state", a.pos[1]), Fix: "states: reset, init, rtr, rts, sqd, err"}
 	}
@@ -154,7 +155,7 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 	}
 	step := fmt.Sprintf("%s %s→%s", e.name, cur, attr.State)
 	env := s.checkEnv(e)
-	v := verbs.Check(cur, attr.State, e.qp.Type(), mask, &attr, env)
+	v := rdma.Check(cur, attr.State, e.qp.Type(), mask, &attr, env)
 	if v.Known && v.Errno != 0 && !force {
 		return Result{}, &Error{What: shown + step + " refused before the kernel saw it",
 			Why: strings.TrimSpace(v.Explain()),
@@ -184,11 +185,11 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 // checkEnv gathers what the checker needs to know about the QP's device
 // and port; what cannot be read is left unknown (the checker then skips
 // the rules that need it).
-func (s *Shell) checkEnv(e *entry) *verbs.CheckEnv {
+func (s *Shell) checkEnv(e *entry) *rdma.CheckEnv {
 	ctx := e.parent.parent.ctx
-	env := &verbs.CheckEnv{}
+	env := &rdma.CheckEnv{}
 	if d, err := ctx.QueryDevice(); err == nil {
-		env.Device, env.PortCount, env.Driver = &d, d.PhysPortCnt, verbs.DriverForVendor(d.VendorID)
+		env.Device, env.PortCount, env.Driver = &d, d.PhysPortCnt, rdma.DriverForVendor(d.VendorID)
 	}
 	q, err := e.qp.Query(verbs.AttrState | verbs.AttrPort)
 	port := 1
@@ -256,8 +257,8 @@ func (s *Shell) sgidIndex(ctx *entry, port int) (int, bool) {
 
 // connParams are a QP's side of a connection: its port, GID, PSN and, if
 // known, its peer.
-func (s *Shell) connParams(e *entry) verbs.ConnParams {
-	p := verbs.ConnParams{Port: 1, PSN: e.psn, GIDIndex: -1}
+func (s *Shell) connParams(e *entry) rdma.ConnParams {
+	p := rdma.ConnParams{Port: 1, PSN: e.psn, GIDIndex: -1}
 	if i, ok := s.sgidIndex(e.parent.parent, 1); ok {
 		p.GIDIndex = i
 	}
@@ -269,18 +270,18 @@ func (s *Shell) connParams(e *entry) verbs.ConnParams {
 
 // loopbackPeer is what a QP of this session would tell a peer: its number,
 // its PSN and the GID it sends from.
-func (s *Shell) loopbackPeer(e *entry) (verbs.Peer, error) {
+func (s *Shell) loopbackPeer(e *entry) (rdma.Peer, error) {
 	ctx := e.parent.parent
 	i, ok := s.sgidIndex(ctx, 1)
 	if !ok {
-		return verbs.Peer{}, &Error{What: "no RoCE v2 GID with an IPv4 address on port 1 of " + ctx.name,
+		return rdma.Peer{}, &Error{What: "no RoCE v2 GID with an IPv4 address on port 1 of " + ctx.name,
 			Fix: "give the netdev an IPv4 address, or name sgid_index= and dgid= yourself"}
 	}
 	g, err := ctx.ctx.QueryGID(1, i)
 	if err != nil {
-		return verbs.Peer{}, failed("peer", err)
+		return rdma.Peer{}, failed("peer", err)
 	}
-	return verbs.Peer{QPN: e.qp.Num(), PSN: e.psn, GID: g.GID}, nil
+	return rdma.Peer{QPN: e.qp.Num(), PSN: e.psn, GID: g.GID}, nil
 }
 
 func runNext(_ context.Context, s *Shell, a *args) (Result, error) {
@@ -312,7 +313,7 @@ func (s *Shell) nextStep(e *entry, a *args, force bool) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	step, err := verbs.DefaultStep(cur, e.qp.Type(), s.connParams(e))
+	step, err := rdma.DefaultStep(cur, e.qp.Type(), s.connParams(e))
 	if err != nil {
 		return Result{}, &Error{What: strings.TrimPrefix(err.Error(), "verbs: "), Fix: "`diagram " + e.name + "` shows where it can go; `modify` goes anywhere legal"}
 	}
@@ -422,7 +423,7 @@ func runQuery(_ context.Context, s *Shell, a *args) (Result, error) {
 	// Every attribute ibv_query_qp(3) can return; bits libibverbs does
 	// not define make rxe answer EOPNOTSUPP.
 	var all verbs.QPAttrMask
-	for _, h := range verbs.ExplainMask(^verbs.QPAttrMask(0) &^ verbs.AttrRateLimit) {
+	for _, h := range rdma.ExplainMask(^verbs.QPAttrMask(0) &^ verbs.AttrRateLimit) {
 		if !strings.HasPrefix(h.Name, "0x") {
 			all |= h.Bit
 		}
@@ -434,11 +435,11 @@ func runQuery(_ context.Context, s *Shell, a *args) (Result, error) {
 	var b strings.Builder
 	data := map[string]string{"qp_num": fmt.Sprint(e.qp.Num()), "type": e.qp.Type().String(), "state": q.State.String()}
 	fmt.Fprintf(&b, "%-20s %d\n%-20s %s\n%-20s %s\n", "qp_num", e.qp.Num(), "type", e.qp.Type(), "state", q.State)
-	for _, name := range verbs.FieldNames() {
+	for _, name := range rdma.FieldNames() {
 		if name == "cur_state" || name == "rate_limit" || strings.HasPrefix(name, "alt_") {
 			continue
 		}
-		v, err := verbs.AttrFieldValue(&q, name)
+		v, err := rdma.AttrFieldValue(&q, name)
 		if err != nil {
 			continue
 		}

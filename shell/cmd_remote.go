@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/oob"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -110,7 +111,7 @@ func (s *Shell) exchangeSetup(e *entry, a *args) (oob.Dest, time.Duration, strin
 
 // connectTo takes e to RTR and RTS toward remote, printing each step.
 func (s *Shell) connectTo(e *entry, remote oob.Dest, out *strings.Builder) error {
-	e.peer = &verbs.Peer{QPN: remote.QPN, PSN: remote.PSN, LID: remote.LID, GID: verbs.GID(remote.GID)}
+	e.peer = &rdma.Peer{QPN: remote.QPN, PSN: remote.PSN, LID: remote.LID, GID: verbs.GID(remote.GID)}
 	for i := 0; i < 2; i++ {
 		res, err := s.nextStep(e, nil, false)
 		if err != nil {

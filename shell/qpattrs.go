@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
 // The attributes `modify`, `next` and `ah` take are verbs' own field
-// names (verbs.FieldNames: dest_qpn, path_mtu, dgid, sgid_index, …), so the
+// names (rdma.FieldNames: dest_qpn, path_mtu, dgid, sgid_index, …), so the
 // shell, the checker and the defaults speak one language. The shell adds
 // one thing: where a QP number is wanted, a QP of the session may be
 // named (dest_qpn=qp2).
@@ -39,11 +40,11 @@ func fieldHelp(name string) string {
 	if strings.HasPrefix(name, "alt_") {
 		return "alternate path (APM, InfiniBand only; refused on RoCE)"
 	}
-	bit, err := verbs.FieldBit(name)
+	bit, err := rdma.FieldBit(name)
 	if err != nil {
 		return ""
 	}
-	if h, ok := verbs.HelpFor(bit); ok {
+	if h, ok := rdma.HelpFor(bit); ok {
 		return h.What
 	}
 	return ""
@@ -82,10 +83,10 @@ func (s *Shell) setAttr(attr *verbs.QPAttr, mask *verbs.QPAttrMask, name, value 
 			value = strconv.FormatUint(uint64(e.qp.Num()), 10)
 		}
 	}
-	if err := verbs.SetAttrField(attr, mask, name, value); err != nil {
+	if err := rdma.SetAttrField(attr, mask, name, value); err != nil {
 		msg := err.Error()
 		if strings.HasPrefix(msg, "no QP attribute") {
-			msg = fmt.Sprintf("no QP attribute is called %q%s", name, suggest(name, verbs.FieldNames()))
+			msg = fmt.Sprintf("no QP attribute is called %q%s", name, suggest(name, rdma.FieldNames()))
 		}
 		return &Error{What: msg, Fix: "`help modify` lists the attributes; `explain NAME` says what one means"}
 	}
@@ -113,7 +114,7 @@ func (s *Shell) applyAttrs(a *args, attr *verbs.QPAttr, skip ...string) (verbs.Q
 func parseAccess(v string) (verbs.AccessFlags, error) {
 	var a verbs.QPAttr
 	var m verbs.QPAttrMask
-	if err := verbs.SetAttrField(&a, &m, "access_flags", v); err != nil {
+	if err := rdma.SetAttrField(&a, &m, "access_flags", v); err != nil {
 		return 0, err
 	}
 	return a.AccessFlags, nil

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -50,7 +51,7 @@ type entry struct {
 	sendCQ, recvCQ *entry
 	history        []transition
 	psn            uint32
-	peer           *verbs.Peer
+	peer           *rdma.Peer
 }
 
 // transition is one successful modify of a QP, for `show` and diagrams.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/verbscope/verbscope/rdma"
 	"math"
 	"net"
 	"os"
@@ -367,7 +368,7 @@ func writeStream(b *testing.B, p *pair, size uint32, n int) time.Duration {
 // BenchmarkWriteBandwidth is 64 KiB RDMA writes against ib_write_bw
 // (MiB/s, perftest's "MB").
 func BenchmarkWriteBandwidth(b *testing.B) {
-	p := newPair(b, QPTRC, pairOpts{cqe: 256, cap: QPCap{MaxSendWR: 128, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	p := newPair(b, rdma.QPTypeRC, pairOpts{cqe: 256, cap: QPCap{MaxSendWR: 128, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	const size = 64 << 10
 	b.SetBytes(size)
 	compare(b, "MiB/s", func() float64 {
@@ -380,7 +381,7 @@ func BenchmarkWriteBandwidth(b *testing.B) {
 // BenchmarkWriteMessageRate is 8-byte RDMA writes against ib_write_bw -s 8
 // (million messages per second).
 func BenchmarkWriteMessageRate(b *testing.B) {
-	p := newPair(b, QPTRC, pairOpts{cqe: 256, cap: QPCap{MaxSendWR: 128, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	p := newPair(b, rdma.QPTypeRC, pairOpts{cqe: 256, cap: QPCap{MaxSendWR: 128, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	compare(b, "Mpps", func() float64 {
 		return perftest(b, 18703, "ib_write_bw", "-s", "8")[oracle.PerftestMsgRate]
 	}, func(n int) float64 {

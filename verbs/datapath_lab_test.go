@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"syscall"
 	"testing"
 )
@@ -15,7 +16,7 @@ import (
 // and the atomics' returned old values. The oracle is the memory itself:
 // what the device wrote is compared with what was sent.
 func TestRCOpcodes(t *testing.T) {
-	p := newPair(t, QPTRC, pairOpts{})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	a, b := p.mrA.Bytes(), p.mrB.Bytes()
 
 	t.Run("SEND", func(t *testing.T) {
@@ -183,7 +184,7 @@ func TestRCOpcodes(t *testing.T) {
 // UC acknowledges nothing: the sender's completion only says the message
 // left, so the receiver's completion and memory are the proof.
 func TestUCOpcodes(t *testing.T) {
-	p := newPair(t, QPTUC, pairOpts{})
+	p := newPair(t, rdma.QPTypeUC, pairOpts{})
 	a, b := p.mrA.Bytes(), p.mrB.Bytes()
 	fill(a[:8192], 11)
 	recvs := []RecvWR{{WRID: 1, SGEs: sge(p.mrB, 0, 2048)}, {WRID: 2, SGEs: sge(p.mrB, 2048, 2048)}, {WRID: 3}}
@@ -225,7 +226,7 @@ func TestUCOpcodes(t *testing.T) {
 // needs one). A UD receive starts with 40 bytes for the GRH; on RoCE v2
 // over IPv4 the device puts the IPv4 header in its last 20 bytes.
 func TestUDSendWithGRH(t *testing.T) {
-	p := newPair(t, QPTUD, pairOpts{})
+	p := newPair(t, rdma.QPTypeUD, pairOpts{})
 	a, b := p.mrA.Bytes(), p.mrB.Bytes()
 	fill(a[:1000], 12)
 	if err := p.b.PostRecv([]RecvWR{{WRID: 1, SGEs: sge(p.mrB, 0, 40+1000)}, {WRID: 2, SGEs: sge(p.mrB, 2048, 40+16)}}); err != nil {
@@ -266,7 +267,7 @@ func TestUDSendWithGRH(t *testing.T) {
 // memory per call: requests and completions cross into C through each
 // object's scratch area.
 func TestPostPollAllocateNothing(t *testing.T) {
-	p := newPair(t, QPTRC, pairOpts{})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	wrs := []SendWR{{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
 	recvs := []RecvWR{{WRID: 2, SGEs: sge(p.mrB, 0, 64)}}
 	wcs := make([]WC, 4)
@@ -291,7 +292,7 @@ func TestPostPollAllocateNothing(t *testing.T) {
 // TestPostSendPollAllocatesNothing checks the latency step too: its post
 // result stays in the QP's C scratch, so it allocates no Go memory.
 func TestPostSendPollAllocatesNothing(t *testing.T) {
-	p := newPair(t, QPTRC, pairOpts{})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	wrs := []SendWR{{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
 	recvs := []RecvWR{{WRID: 2, SGEs: sge(p.mrB, 0, 64)}}
 	wcs := make([]WC, 4)
@@ -316,7 +317,7 @@ func TestPostSendPollAllocatesNothing(t *testing.T) {
 // as a latency loop does, and checks the message arrived; a bind is
 // refused, since binds go through PostSend.
 func TestPostSendPoll(t *testing.T) {
-	p := newPair(t, QPTRC, pairOpts{})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	copy(p.mrA.Bytes(), "ping")
 	if err := p.b.PostRecv([]RecvWR{{WRID: 9, SGEs: sge(p.mrB, 0, 64)}}); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package verbs
 
 import (
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"strings"
 	"syscall"
@@ -88,10 +89,10 @@ func TestMTU(t *testing.T) {
 			t.Errorf("MTU(%d).Bytes() = %d, want %d", m, got, b)
 		}
 	}
-	if m, ok := MTUFromBytes(2048); !ok || m != MTU2048 {
+	if m, ok := rdma.MTUFromBytes(2048); !ok || m != MTU2048 {
 		t.Errorf("MTUFromBytes(2048) = %v, %v", m, ok)
 	}
-	if _, ok := MTUFromBytes(1500); ok {
+	if _, ok := rdma.MTUFromBytes(1500); ok {
 		t.Error("1500 is not an IB MTU")
 	}
 }

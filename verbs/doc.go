@@ -1,7 +1,8 @@
 // Package verbs is verbscope's cgo core over libibverbs (rdma-core): the
 // devices, protection domains, completion queues, memory regions and queue
-// pairs of the Verbs API, with the kernel's QP state machine as checked
-// data.
+// pairs of the Verbs API. Its enums and attribute structs, and the
+// kernel's QP state machine as checked data, are package rdma's (the
+// shared vocabulary, pure Go); verbs aliases the types its API uses.
 //
 // Every object has an explicit, idempotent Close that destroys its
 // children first (QP before CQ before PD before context), because
@@ -18,8 +19,9 @@
 //
 // Files: the public API is plain Go (context.go, device.go, enums.go,
 // errors.go, pd.go, cq.go, qp.go, mr.go, mw.go, ah.go, srq.go, post.go,
-// poll.go, wc.go, events.go, with the shared vocabulary in qp_types.go
-// and wr_types.go); the object graph and the leak tracker are object.go,
+// poll.go, wc.go, events.go, with the aliases of rdma's types in
+// vocab.go and, until their users move to rdma's names, the old constant
+// names in vocab_compat.go); the object graph and the leak tracker are object.go,
 // registry.go and leak.go. Everything that touches C is in ibv_*_linux.go
 // with the cgo build tag and shim.c, which wraps verbs.h's macros and
 // inline functions and holds the batch loops.

@@ -3,6 +3,7 @@ package verbs
 import (
 	"errors"
 	"fmt"
+	"github.com/verbscope/verbscope/rdma"
 	"syscall"
 )
 
@@ -49,49 +50,11 @@ func (e *Error) Unwrap() error { return e.Err }
 func describe(err error) string {
 	var en syscall.Errno
 	if errors.As(err, &en) {
-		if name := errnoName(en); name != "" {
+		if name := rdma.ErrnoName(en); name != "" {
 			return fmt.Sprintf("%s (%s)", en.Error(), name)
 		}
 	}
 	return err.Error()
-}
-
-func errnoName(en syscall.Errno) string {
-	switch en {
-	case syscall.EPERM:
-		return "EPERM"
-	case syscall.ENOENT:
-		return "ENOENT"
-	case syscall.EIO:
-		return "EIO"
-	case syscall.ENOMEM:
-		return "ENOMEM"
-	case syscall.EACCES:
-		return "EACCES"
-	case syscall.EFAULT:
-		return "EFAULT"
-	case syscall.EBUSY:
-		return "EBUSY"
-	case syscall.EEXIST:
-		return "EEXIST"
-	case syscall.ENODEV:
-		return "ENODEV"
-	case syscall.EINVAL:
-		return "EINVAL"
-	case syscall.ENOSPC:
-		return "ENOSPC"
-	case syscall.EAGAIN:
-		return "EAGAIN"
-	case syscall.ENOSYS:
-		return "ENOSYS"
-	case syscall.EOPNOTSUPP:
-		return "EOPNOTSUPP"
-	case syscall.ETIMEDOUT:
-		return "ETIMEDOUT"
-	case syscall.ENETUNREACH:
-		return "ENETUNREACH"
-	}
-	return ""
 }
 
 // errnoError builds an Error for a call that failed with errno, adding the

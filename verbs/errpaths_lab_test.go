@@ -4,6 +4,7 @@ package verbs
 
 import (
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"strings"
 	"syscall"
 	"testing"
@@ -62,7 +63,7 @@ func expectStatus(t *testing.T, cq *CQ, wrID uint64, want WCStatus, hintWord str
 func TestRemoteWriteWithoutAccess(t *testing.T) {
 	// B's region allows local writes only: an RDMA WRITE into it is a
 	// protection violation the responder NAKs.
-	p := newPair(t, QPTRC, pairOpts{mrAccessB: AccessLocalWrite})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{mrAccessB: AccessLocalWrite})
 	p.c.Events()
 	wr := SendWR{WRID: 1, Opcode: WRRDMAWrite, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64), RemoteAddr: p.mrB.Addr(), RKey: p.mrB.RKey()}
 	if err := p.a.PostSend([]SendWR{wr}); err != nil {
@@ -71,21 +72,21 @@ func TestRemoteWriteWithoutAccess(t *testing.T) {
 	expectStatus(t, p.cqA, 1, WCRemAccessErr, "REMOTE_WRITE")
 	// Both ends are in ERR: the requester after the NAK, the responder
 	// because a class C error moves it there too.
-	expectStates(t, QPSErr, p.a, p.b)
+	expectStates(t, rdma.QPStateErr, p.a, p.b)
 	noMoreWCs(t, p.cqB, quiet) // B had nothing posted, so nothing flushes
 	expectNoEvents(t, p.c)
 }
 
 func TestRNRRetryExceeded(t *testing.T) {
 	// rnr_retry 0: the first "receiver not ready" NAK ends the send.
-	p := newPair(t, QPTRC, pairOpts{noRNRRetry: true})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{noRNRRetry: true})
 	p.c.Events()
 	if err := p.a.PostSend([]SendWR{{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)}}); err != nil {
 		t.Fatal(err)
 	}
 	expectStatus(t, p.cqA, 1, WCRNRRetryExcErr, "post receives")
-	expectStates(t, QPSErr, p.a)
-	expectStates(t, QPSRTS, p.b) // the responder only said "not ready"
+	expectStates(t, rdma.QPStateErr, p.a)
+	expectStates(t, rdma.QPStateRTS, p.b) // the responder only said "not ready"
 	expectNoEvents(t, p.c)
 }
 
@@ -95,7 +96,7 @@ func TestFlushOnError(t *testing.T) {
 	// Moving each QP to ERR flushes everything outstanding, in posting
 	// order, and a request posted to a QP already in ERR is flushed
 	// without running.
-	p := newPair(t, QPTRC, pairOpts{})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	p.c.Events()
 	stalled := []SendWR{
 		{WRID: 11, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)},
@@ -105,7 +106,7 @@ func TestFlushOnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond) // the first SEND meets RNR NAKs meanwhile
-	if err := p.a.Modify(&QPAttr{State: QPSErr}, AttrState); err != nil {
+	if err := p.a.Modify(&QPAttr{State: rdma.QPStateErr}, AttrState); err != nil {
 		t.Fatal(err)
 	}
 	// An rkey that does not exist: this write would fail if it ran.
@@ -125,7 +126,7 @@ func TestFlushOnError(t *testing.T) {
 	if err := p.b.PostRecv(recvs); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.b.Modify(&QPAttr{State: QPSErr}, AttrState); err != nil {
+	if err := p.b.Modify(&QPAttr{State: rdma.QPStateErr}, AttrState); err != nil {
 		t.Fatal(err)
 	}
 	for i, wc := range waitWCs(t, p.cqB, 5) {
@@ -136,7 +137,7 @@ func TestFlushOnError(t *testing.T) {
 	if err := (WC{Status: WCWRFlushErr}).Err(); !strings.Contains(err.Error(), "first error completion") {
 		t.Errorf("a flush error should point at the first real error: %v", err)
 	}
-	expectStates(t, QPSErr, p.a, p.b)
+	expectStates(t, rdma.QPStateErr, p.a, p.b)
 	expectNoEvents(t, p.c)
 }
 
@@ -154,15 +155,15 @@ func TestReceiveTooSmall(t *testing.T) {
 		sendStatus WCStatus
 		sendState  QPState
 	}{
-		{QPTRC, WCRemOpErr, QPSErr},
-		{QPTUC, WCSuccess, QPSRTS},
-		{QPTUD, WCSuccess, QPSRTS},
+		{rdma.QPTypeRC, WCRemOpErr, rdma.QPStateErr},
+		{rdma.QPTypeUC, WCSuccess, rdma.QPStateRTS},
+		{rdma.QPTypeUD, WCSuccess, rdma.QPStateRTS},
 	} {
 		t.Run(tc.typ.String(), func(t *testing.T) {
 			p := newPair(t, tc.typ, pairOpts{})
 			p.c.Events()
 			room := uint32(16)
-			if tc.typ == QPTUD {
+			if tc.typ == rdma.QPTypeUD {
 				room += 40 // the GRH comes first
 			}
 			if err := p.b.PostRecv([]RecvWR{{WRID: 7, SGEs: sge(p.mrB, 0, room)}}); err != nil {
@@ -176,7 +177,7 @@ func TestReceiveTooSmall(t *testing.T) {
 			if s := waitWCs(t, p.cqA, 1)[0]; s.Status != tc.sendStatus {
 				t.Errorf("sender's completion %s, want %s", s.Status, tc.sendStatus)
 			}
-			expectStates(t, QPSErr, p.b)
+			expectStates(t, rdma.QPStateErr, p.b)
 			expectStates(t, tc.sendState, p.a)
 			expectNoEvents(t, p.c)
 		})
@@ -202,7 +203,7 @@ func TestReceiveTooSmall(t *testing.T) {
 // watch for CQ_ERR.
 func TestCQTooSmall(t *testing.T) {
 	const msgs = 40
-	p := newPair(t, QPTRC, pairOpts{cqe: 16, cap: QPCap{MaxSendWR: 64, MaxRecvWR: 64, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{cqe: 16, cap: QPCap{MaxSendWR: 64, MaxRecvWR: 64, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	if p.cqB.CQE() != 31 {
 		t.Fatalf("a CQ asked for 16 entries got %d; rxe gives 31", p.cqB.CQE())
 	}
@@ -233,8 +234,8 @@ func TestCQTooSmall(t *testing.T) {
 		}
 	}
 	noMoreWCs(t, p.cqB, quiet) // the CQ held exactly its entries, no more
-	expectStates(t, QPSErr, p.b)
-	expectStates(t, QPSRTS, p.a)
+	expectStates(t, rdma.QPStateErr, p.b)
+	expectStates(t, rdma.QPStateRTS, p.a)
 	// A got a completion for each message B acknowledged, all successes.
 	for _, wc := range waitWCs(t, p.cqA, p.cqB.CQE()) {
 		if wc.Status != WCSuccess {
@@ -275,7 +276,7 @@ func TestDestroyPDWithMR(t *testing.T) {
 // TestPostRefusals checks what a post refuses before the library sees it
 // and how the library's own refusal (bad_wr) is reported.
 func TestPostRefusals(t *testing.T) {
-	p := newPair(t, QPTRC, pairOpts{cap: QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1, MaxInlineData: 16}})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{cap: QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1, MaxInlineData: 16}})
 	mrLen := uint64(p.mrA.Len())
 	var pe *PostError
 	write := func(id uint64) SendWR {
@@ -325,7 +326,7 @@ func TestPostRefusals(t *testing.T) {
 	if err := p.a.PostRecv([]RecvWR{{SGEs: sge(p.mrA, mrLen, 1)}}); !errors.As(err, &pe) {
 		t.Errorf("a receive past the MR: %v", err)
 	}
-	ud := newPairOn(t, p.c, QPTUD, pairOpts{})
+	ud := newPairOn(t, p.c, rdma.QPTypeUD, pairOpts{})
 	if err := ud.a.PostSend([]SendWR{{Opcode: WRSend, SGEs: sge(ud.mrA, 0, 8)}}); !errors.As(err, &pe) || !strings.Contains(err.Error(), "address handle") {
 		t.Errorf("a UD send without an AH: %v", err)
 	}

@@ -5,6 +5,7 @@ package verbs
 import (
 	"context"
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"os/exec"
 	"runtime"
 	"testing"
@@ -16,10 +17,10 @@ import (
 // PORT_ERR and PORT_ACTIVE from the link going down and up. Each must
 // arrive on the channel naming its object.
 func TestAsyncEvents(t *testing.T) {
-	p := newPair(t, QPTRC, pairOpts{})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	c := p.c
 	c.Events()
-	if err := p.a.Modify(&QPAttr{State: QPSSQD, EnSQDAsyncNotify: true}, AttrState|AttrEnSQDAsyncNotify); err != nil {
+	if err := p.a.Modify(&QPAttr{State: rdma.QPStateSQD, EnSQDAsyncNotify: true}, AttrState|AttrEnSQDAsyncNotify); err != nil {
 		t.Fatal(err)
 	}
 	if ev, others := expectEvent(t, c, EventSQDrained); ev.QP != p.a || ev.QPNum != p.a.Num() || len(others) != 0 {
@@ -48,7 +49,7 @@ func TestAsyncEvents(t *testing.T) {
 	if ev, _ := expectEvent(t, c, EventPortActive); ev.Port != 1 {
 		t.Errorf("PORT_ACTIVE %v, want port 1", ev)
 	}
-	if pa, err := c.QueryPort(1); err != nil || pa.State != PortActive {
+	if pa, err := c.QueryPort(1); err != nil || pa.State != rdma.PortStateActive {
 		t.Errorf("port after link up: %v %v", pa.State, err)
 	}
 	drainEvents(c, quiet)
@@ -94,7 +95,7 @@ func TestCompChannelWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPairOn(t, c, QPTRC, pairOpts{channel: ch})
+	p := newPairOn(t, c, rdma.QPTypeRC, pairOpts{channel: ch})
 	wcs := make([]WC, 4)
 	const rounds = 40
 	for i := range rounds {

@@ -5,6 +5,7 @@ package verbs
 import (
 	"bytes"
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // MR and writes through them from the peer: type 1 with ibv_bind_mw(3),
 // type 2 with a BIND_MW work request, revoked again by LOCAL_INV.
 func TestMemoryWindows(t *testing.T) {
-	p := newPair(t, QPTRC, pairOpts{})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	mr, err := p.pd.RegMR(8192, allAccess|AccessMWBind)
 	if err != nil {
 		t.Fatal(err)
@@ -112,10 +113,10 @@ func TestSRQ(t *testing.T) {
 	caps := QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}
 	var senders, receivers [2]*QP
 	for i := range 2 {
-		if receivers[i], err = pd.CreateQP(QPInitAttr{Type: QPTRC, SendCQ: cq, RecvCQ: cq, Cap: caps, SRQ: srq}); err != nil {
+		if receivers[i], err = pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: caps, SRQ: srq}); err != nil {
 			t.Fatal(err)
 		}
-		if senders[i], err = pd.CreateQP(QPInitAttr{Type: QPTRC, SendCQ: cq, RecvCQ: cq, Cap: caps}); err != nil {
+		if senders[i], err = pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: caps}); err != nil {
 			t.Fatal(err)
 		}
 		connectQP(t, receivers[i], senders[i].Num(), gid, gidIndex, allAccess, 7, 0)
@@ -166,7 +167,7 @@ func TestSRQ(t *testing.T) {
 	}
 	// A QP with an SRQ moving to ERR would send QP_LAST_WQE_REACHED on
 	// hardware; rxe in 6.1 sends none.
-	if err := receivers[0].Modify(&QPAttr{State: QPSErr}, AttrState); err != nil {
+	if err := receivers[0].Modify(&QPAttr{State: rdma.QPStateErr}, AttrState); err != nil {
 		t.Fatal(err)
 	}
 	if evs := drainEvents(c, quiet); len(evs) != 0 {
@@ -198,10 +199,10 @@ func TestXRCUnsupportedOnRxe(t *testing.T) {
 	}
 	pd, _ := c.AllocPD()
 	cq, _ := c.CreateCQ(4, nil, 0)
-	for typ, want := range map[QPType]syscall.Errno{QPTXRCSend: syscall.EOPNOTSUPP, QPTXRCRecv: syscall.EINVAL} {
+	for typ, want := range map[QPType]syscall.Errno{rdma.QPTypeXRCSend: syscall.EOPNOTSUPP, rdma.QPTypeXRCRecv: syscall.EINVAL} {
 		_, err := pd.CreateQP(QPInitAttr{Type: typ, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 1, MaxSendSGE: 1}})
 		if !errors.Is(err, want) {
-			t.Errorf("CreateQP(%s): %v, want %s", typ, err, errnoName(want))
+			t.Errorf("CreateQP(%s): %v, want %s", typ, err, rdma.ErrnoName(want))
 		}
 	}
 }

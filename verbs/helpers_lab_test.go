@@ -4,6 +4,7 @@ package verbs
 
 import (
 	"context"
+	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"strconv"
 	"testing"
@@ -117,7 +118,7 @@ func newPairOn(t testing.TB, c *Context, typ QPType, o pairOpts) *pair {
 	for _, x := range []struct{ qp, peer *QP }{{p.a, p.b}, {p.b, p.a}} {
 		connectQP(t, x.qp, x.peer.Num(), p.gid, p.gidIndex, o.access, rnrRetry, p.qkey)
 	}
-	if typ == QPTUD {
+	if typ == rdma.QPTypeUD {
 		av := AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: p.gid, SGIDIndex: uint8(p.gidIndex), HopLimit: 1}}
 		p.ah, err = p.pd.CreateAH(av)
 		must("CreateAH", err)
@@ -131,21 +132,21 @@ func newPairOn(t testing.TB, c *Context, typ QPType, o pairOpts) *pair {
 func connectQP(t testing.TB, qp *QP, peer uint32, gid GID, gidIndex int, access AccessFlags, rnr uint8, qkey uint32) {
 	t.Helper()
 	typ := qp.Type()
-	init := QPAttr{State: QPSInit, Port: 1, AccessFlags: access, QKey: qkey}
+	init := QPAttr{State: rdma.QPStateInit, Port: 1, AccessFlags: access, QKey: qkey}
 	initMask := AttrState | AttrPKeyIndex | AttrPort | AttrAccessFlags
-	if typ == QPTUD {
+	if typ == rdma.QPTypeUD {
 		initMask = AttrState | AttrPKeyIndex | AttrPort | AttrQKey
 	}
-	rtr := QPAttr{State: QPSRTR, PathMTU: MTU1024, DestQPN: peer, MaxDestRdAtomic: 1, MinRNRTimer: 12,
+	rtr := QPAttr{State: rdma.QPStateRTR, PathMTU: MTU1024, DestQPN: peer, MaxDestRdAtomic: 1, MinRNRTimer: 12,
 		AH: AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: gid, SGIDIndex: uint8(gidIndex), HopLimit: 1}}}
 	rtrMask := AttrState | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN
-	rts := QPAttr{State: QPSRTS, Timeout: 14, RetryCnt: 7, RNRRetry: rnr, MaxRdAtomic: 1}
+	rts := QPAttr{State: rdma.QPStateRTS, Timeout: 14, RetryCnt: 7, RNRRetry: rnr, MaxRdAtomic: 1}
 	rtsMask := AttrState | AttrSQPSN
 	switch typ {
-	case QPTRC:
+	case rdma.QPTypeRC:
 		rtrMask |= AttrMaxDestRdAtomic | AttrMinRNRTimer
 		rtsMask |= AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxQPRdAtomic
-	case QPTUD:
+	case rdma.QPTypeUD:
 		rtrMask = AttrState
 	}
 	for _, s := range []struct {

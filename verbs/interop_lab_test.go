@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/verbscope/verbscope/rdma"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -72,10 +73,10 @@ func buildPPSide(c *Context, gid GID, gidIndex int, caps QPCap) (*ppSide, error)
 		return nil, err
 	}
 	fill(s.mr.Bytes()[:ppSize], 42)
-	if s.qp, err = pd.CreateQP(QPInitAttr{Type: QPTRC, SendCQ: s.cq, RecvCQ: s.cq, Cap: caps}); err != nil {
+	if s.qp, err = pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: s.cq, RecvCQ: s.cq, Cap: caps}); err != nil {
 		return nil, err
 	}
-	if err := s.qp.Modify(&QPAttr{State: QPSInit, Port: 1}, AttrState|AttrPKeyIndex|AttrPort|AttrAccessFlags); err != nil {
+	if err := s.qp.Modify(&QPAttr{State: rdma.QPStateInit, Port: 1}, AttrState|AttrPKeyIndex|AttrPort|AttrAccessFlags); err != nil {
 		return nil, err
 	}
 	recvs := make([]RecvWR, ppRxDepth)
@@ -101,7 +102,7 @@ func (s *ppSide) recv(slot int) RecvWR {
 // connect moves the QP to RTR and RTS toward remote, with the values
 // rc_pingpong's pp_connect_ctx uses.
 func (s *ppSide) connect(remote oob.Dest) error {
-	rtr := QPAttr{State: QPSRTR, PathMTU: MTU1024, DestQPN: remote.QPN, RQPSN: remote.PSN, MaxDestRdAtomic: 1, MinRNRTimer: 12,
+	rtr := QPAttr{State: rdma.QPStateRTR, PathMTU: MTU1024, DestQPN: remote.QPN, RQPSN: remote.PSN, MaxDestRdAtomic: 1, MinRNRTimer: 12,
 		AH: AHAttr{DLID: remote.LID, PortNum: 1}}
 	if remote.HasGID() {
 		rtr.AH.IsGlobal = true
@@ -110,7 +111,7 @@ func (s *ppSide) connect(remote oob.Dest) error {
 	if err := s.qp.Modify(&rtr, AttrState|AttrAV|AttrPathMTU|AttrDestQPN|AttrRQPSN|AttrMaxDestRdAtomic|AttrMinRNRTimer); err != nil {
 		return err
 	}
-	rts := QPAttr{State: QPSRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, SQPSN: s.local.PSN, MaxRdAtomic: 1}
+	rts := QPAttr{State: rdma.QPStateRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, SQPSN: s.local.PSN, MaxRdAtomic: 1}
 	return s.qp.Modify(&rts, AttrState|AttrTimeout|AttrRetryCnt|AttrRNRRetry|AttrSQPSN|AttrMaxQPRdAtomic)
 }
 

@@ -4,6 +4,7 @@ package verbs
 
 import (
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"os/exec"
 	"strconv"
@@ -75,7 +76,7 @@ func TestLifecycleTeardownOrder(t *testing.T) {
 	if cq.CQE() < 16 {
 		t.Errorf("CQE() = %d, asked for 16", cq.CQE())
 	}
-	qp, err := pd.CreateQP(QPInitAttr{Type: QPTRC, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	qp, err := pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestLifecycleTeardownOrder(t *testing.T) {
 	if err := pd.Destroy(); err != nil {
 		t.Errorf("PD.Destroy after its QP is gone: %v", err)
 	}
-	if _, err := pd.CreateQP(QPInitAttr{Type: QPTRC, SendCQ: cq, RecvCQ: cq}); !errors.Is(err, ErrClosed) {
+	if _, err := pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq}); !errors.Is(err, ErrClosed) {
 		t.Errorf("CreateQP on a destroyed PD: %v, want ErrClosed", err)
 	}
 	if got := ownObjects(t, "qp") + ownObjects(t, "cq") + ownObjects(t, "pd"); got != 0 {
@@ -129,7 +130,7 @@ func TestContextCloseDestroysEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, typ := range []QPType{QPTRC, QPTUC, QPTUD} {
+	for _, typ := range []QPType{rdma.QPTypeRC, rdma.QPTypeUC, rdma.QPTypeUD} {
 		if _, err := pd.CreateQP(QPInitAttr{Type: typ, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
 			t.Fatalf("CreateQP(%s): %v", typ, err)
 		}
@@ -167,7 +168,7 @@ func TestModifyToRTSLoopback(t *testing.T) {
 	}
 	var qps [2]*QP
 	for i := range qps {
-		if qps[i], err = pd.CreateQP(QPInitAttr{Type: QPTRC, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
+		if qps[i], err = pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,11 +178,11 @@ func TestModifyToRTSLoopback(t *testing.T) {
 			attr QPAttr
 			mask QPAttrMask
 		}{
-			{QPAttr{State: QPSInit, Port: 1, AccessFlags: AccessLocalWrite | AccessRemoteWrite}, AttrState | AttrPKeyIndex | AttrPort | AttrAccessFlags},
-			{QPAttr{State: QPSRTR, PathMTU: MTU1024, DestQPN: peer.Num(), RQPSN: 100, MaxDestRdAtomic: 1, MinRNRTimer: 12,
+			{QPAttr{State: rdma.QPStateInit, Port: 1, AccessFlags: AccessLocalWrite | AccessRemoteWrite}, AttrState | AttrPKeyIndex | AttrPort | AttrAccessFlags},
+			{QPAttr{State: rdma.QPStateRTR, PathMTU: MTU1024, DestQPN: peer.Num(), RQPSN: 100, MaxDestRdAtomic: 1, MinRNRTimer: 12,
 				AH: AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: gid.GID, SGIDIndex: uint8(gidIndex), HopLimit: 1}}},
 				AttrState | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN | AttrMaxDestRdAtomic | AttrMinRNRTimer},
-			{QPAttr{State: QPSRTS, SQPSN: 100, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1},
+			{QPAttr{State: rdma.QPStateRTS, SQPSN: 100, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1},
 				AttrState | AttrSQPSN | AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxQPRdAtomic},
 		}
 		for _, s := range steps {
@@ -195,7 +196,7 @@ func TestModifyToRTSLoopback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.State != QPSRTS || a.DestQPN != qps[1-i].Num() || a.PathMTU != MTU1024 || a.SQPSN != 100 || a.Timeout != 14 {
+		if a.State != rdma.QPStateRTS || a.DestQPN != qps[1-i].Num() || a.PathMTU != MTU1024 || a.SQPSN != 100 || a.Timeout != 14 {
 			t.Errorf("QP %d: state %s dest %d mtu %s sq_psn %d timeout %d", qp.Num(), a.State, a.DestQPN, a.PathMTU, a.SQPSN, a.Timeout)
 		}
 		if a.AH.GRH.DGID != gid.GID || !a.AH.IsGlobal {
@@ -203,8 +204,8 @@ func TestModifyToRTSLoopback(t *testing.T) {
 		}
 	}
 	// INIT -> RTS is not a transition: the kernel says EINVAL.
-	extra, _ := pd.CreateQP(QPInitAttr{Type: QPTRC, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
-	if err := extra.Modify(&QPAttr{State: QPSRTS}, AttrState); !errors.Is(err, syscall.EINVAL) {
+	extra, _ := pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	if err := extra.Modify(&QPAttr{State: rdma.QPStateRTS}, AttrState); !errors.Is(err, syscall.EINVAL) {
 		t.Errorf("RESET->RTS: %v, want EINVAL", err)
 	}
 }

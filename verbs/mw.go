@@ -2,6 +2,7 @@ package verbs
 
 import (
 	"fmt"
+	"github.com/verbscope/verbscope/rdma"
 	"sync/atomic"
 	"syscall"
 )
@@ -21,7 +22,12 @@ const (
 )
 
 // String names the type as ibv_alloc_mw(3) does (IBV_MW_TYPE_1/2).
-func (t MWType) String() string { return enumName(int(t), map[int]string{1: "type 1", 2: "type 2"}) }
+func (t MWType) String() string {
+	if t == 1 || t == 2 {
+		return fmt.Sprintf("type %d", int(t))
+	}
+	return rdma.Unknown(int(t))
+}
 
 // MW is a memory window (ibv_alloc_mw(3)): a remote key for a slice of an
 // MR, granted and revoked without re-registering the MR. The MR needs

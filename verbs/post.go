@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/verbscope/verbscope/rdma"
 	"syscall"
 )
 
@@ -190,7 +191,7 @@ func (qp *QP) checkSend(i int, wr *SendWR) error {
 	}
 	switch wr.Opcode {
 	case WRSend, WRSendWithImm:
-		if qp.typ == QPTUD {
+		if qp.typ == rdma.QPTypeUD {
 			if wr.AH == nil {
 				return refuse(op, i, syscall.EINVAL, "a UD send needs an address handle (SendWR.AH) and the remote QPN and QKey")
 			}

@@ -2,6 +2,7 @@ package verbs
 
 import (
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,8 +19,8 @@ func TestPostChecksBeforeTheLibrary(t *testing.T) {
 	mr := fakeMR("MR lkey 0x1 (64 bytes)", 64)
 	closed := fakeMR("MR lkey 0x2 (64 bytes)", 64)
 	closed.obj.closed = true
-	qp := &QP{typ: QPTRC, num: 17, cap: QPCap{MaxSendSGE: 2, MaxInlineData: 16}}
-	ud := &QP{typ: QPTUD, num: 18, cap: QPCap{MaxSendSGE: 1}}
+	qp := &QP{typ: rdma.QPTypeRC, num: 17, cap: QPCap{MaxSendSGE: 2, MaxInlineData: 16}}
+	ud := &QP{typ: rdma.QPTypeUD, num: 18, cap: QPCap{MaxSendSGE: 1}}
 	for _, tc := range []struct {
 		name  string
 		qp    *QP

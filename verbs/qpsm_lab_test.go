@@ -5,6 +5,7 @@ package verbs
 import (
 	"errors"
 	"fmt"
+	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"slices"
 	"sort"
@@ -34,7 +35,7 @@ type diffLab struct {
 	c        *Context
 	pd       *PD
 	cq       *CQ
-	env      CheckEnv
+	env      rdma.CheckEnv
 	gidIndex int
 	gid      GID
 	peers    map[QPType]*QP
@@ -72,16 +73,16 @@ func newDiffLab(t *testing.T) *diffLab {
 		t.Fatal(err)
 	}
 	l.gid = g.GID
-	l.env = CheckEnv{Driver: DriverForVendor(dev.VendorID), Port: &port, PortCount: dev.PhysPortCnt,
+	l.env = rdma.CheckEnv{Driver: rdma.DriverForVendor(dev.VendorID), Port: &port, PortCount: dev.PhysPortCnt,
 		GIDs: gids, Device: &dev, QKey: QKeyPrivileged} // the lab runs as root: CAP_NET_RAW
 	if l.env.Driver != "rxe" {
 		t.Fatalf("vendor_id %#x is not rxe's", dev.VendorID)
 	}
-	for _, typ := range []QPType{QPTRC, QPTUC} {
+	for _, typ := range []QPType{rdma.QPTypeRC, rdma.QPTypeUC} {
 		p := l.newQP(typ)
 		// The peer is connected to itself: it only has to be a real QP
 		// whose number the cases' RTR names.
-		l.walk(p, QPSRTS, p.Num())
+		l.walk(p, rdma.QPStateRTS, p.Num())
 		l.peers[typ] = p
 	}
 	return l
@@ -96,8 +97,8 @@ func (l *diffLab) newQP(typ QPType) *QP {
 	return qp
 }
 
-func (l *diffLab) conn(peerQPN uint32) ConnParams {
-	return ConnParams{Port: 1, GIDIndex: l.gidIndex, PSN: 200, Peer: Peer{QPN: peerQPN, PSN: 100, GID: l.gid}}
+func (l *diffLab) conn(peerQPN uint32) rdma.ConnParams {
+	return rdma.ConnParams{Port: 1, GIDIndex: l.gidIndex, PSN: 200, Peer: rdma.Peer{QPN: peerQPN, PSN: 100, GID: l.gid}}
 }
 
 // walk drives a QP from RESET to the target state with the defaults,
@@ -106,15 +107,15 @@ func (l *diffLab) walk(qp *QP, target QPState, peerQPN uint32) {
 	l.t.Helper()
 	var path []QPState
 	switch target {
-	case QPSReset:
-	case QPSErr:
-		path = []QPState{QPSInit, QPSErr}
+	case rdma.QPStateReset:
+	case rdma.QPStateErr:
+		path = []QPState{rdma.QPStateInit, rdma.QPStateErr}
 	default:
-		path = PathTo(QPSReset, target, qp.Type())
+		path = rdma.PathTo(rdma.QPStateReset, target, qp.Type())
 	}
-	from := QPSReset
+	from := rdma.QPStateReset
 	for _, to := range path {
-		s, err := DefaultsFor(from, to, qp.Type(), l.conn(peerQPN))
+		s, err := rdma.DefaultsFor(from, to, qp.Type(), l.conn(peerQPN))
 		if err != nil {
 			l.t.Fatal(err)
 		}
@@ -127,7 +128,7 @@ func (l *diffLab) walk(qp *QP, target QPState, peerQPN uint32) {
 		}
 		from = to
 	}
-	if target == QPSSQD {
+	if target == rdma.QPStateSQD {
 		l.waitDrained(qp)
 	}
 	if st, err := qp.State(); err != nil || st != target {
@@ -156,9 +157,9 @@ func (l *diffLab) waitDrained(qp *QP) {
 
 // envFor is the Check environment of a QP in state cur: bound to port 1
 // once it has been through INIT.
-func (l *diffLab) envFor(cur QPState) CheckEnv {
+func (l *diffLab) envFor(cur QPState) rdma.CheckEnv {
 	env := l.env
-	if cur != QPSReset {
+	if cur != rdma.QPStateReset {
 		env.QPPort = 1
 	}
 	return env
@@ -198,9 +199,9 @@ func (dc diffCase) String() string {
 // but STATE, and one of the never-exposed bits 21-24.
 func probeBits() []QPAttrMask {
 	var out []QPAttrMask
-	for _, b := range qpMaskNames {
-		if b.bit != AttrState {
-			out = append(out, b.bit)
+	for _, b := range rdma.AttrBits() {
+		if b != rdma.AttrState {
+			out = append(out, b)
 		}
 	}
 	return append(out, 1<<22)
@@ -212,26 +213,26 @@ func probeBits() []QPAttrMask {
 // each forbidden added.
 func maskCases(typ QPType) []diffCase {
 	var out []diffCase
-	for _, cur := range []QPState{QPSReset, QPSInit, QPSRTR, QPSRTS, QPSSQD, QPSErr} {
-		targets := append(slices.Clone(QPStates), -1) // -1: no STATE bit
+	for _, cur := range []QPState{rdma.QPStateReset, rdma.QPStateInit, rdma.QPStateRTR, rdma.QPStateRTS, rdma.QPStateSQD, rdma.QPStateErr} {
+		targets := append(slices.Clone(rdma.QPStates), -1) // -1: no STATE bit
 		for _, next := range targets {
 			state := AttrState
 			if next < 0 {
 				next, state = cur, 0
 			}
-			r := LookupTransition(cur, next, typ)
+			r := rdma.LookupTransition(cur, next, typ)
 			base := state | r.Required
 			add := func(m QPAttrMask, what string) {
 				out = append(out, diffCase{typ: typ, cur: cur, next: next, mask: m, what: what})
 			}
 			add(base, "exact")
-			for _, b := range ExplainMask(r.Required) {
+			for _, b := range rdma.ExplainMask(r.Required) {
 				add(base&^b.Bit, "without "+b.Name)
 			}
-			for _, b := range ExplainMask(r.Optional) {
+			for _, b := range rdma.ExplainMask(r.Optional) {
 				add(base|b.Bit, "with optional "+b.Name)
 			}
-			if len(ExplainMask(r.Optional)) > 1 {
+			if len(rdma.ExplainMask(r.Optional)) > 1 {
 				add(base|r.Optional, "with every optional")
 			}
 			for _, b := range probeBits() {
@@ -250,13 +251,13 @@ func maskCases(typ QPType) []diffCase {
 // The SQE rows of the table are reached only this way.
 func claimCases(typ QPType) []diffCase {
 	var out []diffCase
-	for _, cur := range []QPState{QPSReset, QPSInit, QPSRTR, QPSRTS, QPSSQD, QPSErr} {
-		for _, claim := range QPStates {
+	for _, cur := range []QPState{rdma.QPStateReset, rdma.QPStateInit, rdma.QPStateRTR, rdma.QPStateRTS, rdma.QPStateSQD, rdma.QPStateErr} {
+		for _, claim := range rdma.QPStates {
 			claim := claim
 			mut := func(a *QPAttr) { a.CurState = claim }
-			req := LookupTransition(claim, QPSRTS, typ).Required
+			req := rdma.LookupTransition(claim, rdma.QPStateRTS, typ).Required
 			out = append(out,
-				diffCase{typ: typ, cur: cur, next: QPSRTS, mask: AttrState | AttrCurState | req, what: "claims " + claim.String(), mutate: mut},
+				diffCase{typ: typ, cur: cur, next: rdma.QPStateRTS, mask: AttrState | AttrCurState | req, what: "claims " + claim.String(), mutate: mut},
 				diffCase{typ: typ, cur: cur, next: cur, mask: AttrCurState, what: "claims " + claim.String() + ", no STATE", mutate: mut})
 		}
 	}
@@ -266,19 +267,19 @@ func claimCases(typ QPType) []diffCase {
 // valueCases exercise the rules beyond the state table with a legal mask
 // and one bad (or odd) value each.
 func (l *diffLab) valueCases(typ QPType) []diffCase {
-	rtr := AttrState | LookupTransition(QPSInit, QPSRTR, typ).Required
-	rts := AttrState | LookupTransition(QPSRTR, QPSRTS, typ).Required
-	ini := AttrState | LookupTransition(QPSReset, QPSInit, typ).Required
+	rtr := AttrState | rdma.LookupTransition(rdma.QPStateInit, rdma.QPStateRTR, typ).Required
+	rts := AttrState | rdma.LookupTransition(rdma.QPStateRTR, rdma.QPStateRTS, typ).Required
+	ini := AttrState | rdma.LookupTransition(rdma.QPStateReset, rdma.QPStateInit, typ).Required
 	emptySlot := uint8(0)
 	for i := 0; i < 255; i++ {
-		if _, populated, _ := (&checkCtx{env: l.env}).gidEntry(uint8(i)); !populated {
+		if _, populated, _ := l.env.GIDEntry(uint8(i)); !populated {
 			emptySlot = uint8(i)
 			break
 		}
 	}
 	var linkLocal GID
 	for _, g := range l.env.GIDs {
-		if !gidIsIPv4(g.GID) {
+		if !g.GID.IsIPv4() {
 			linkLocal = g.GID
 		}
 	}
@@ -297,51 +298,51 @@ func (l *diffLab) valueCases(typ QPType) []diffCase {
 		return diffCase{typ: typ, cur: cur, next: next, mask: mask, what: what, mutate: m}
 	}
 	out := []diffCase{
-		c(QPSReset, QPSInit, ini, "port 2", func(a *QPAttr) { a.Port = 2 }),
-		c(QPSReset, QPSInit, ini, "port 0", func(a *QPAttr) { a.Port = 0 }),
-		c(QPSReset, QPSInit, ini, "pkey_index 1 (beyond the 1-entry table)", func(a *QPAttr) { a.PKeyIndex = 1 }),
-		c(QPSReset, QPSInit, ini, "qp_state 7 (UNKNOWN)", func(a *QPAttr) { a.State = QPSUnknown }),
-		c(QPSReset, QPSInit, ini|1<<21, "bit 21", nil),
-		c(QPSReset, QPSInit, ini|1<<26, "bit 26", nil),
-		c(QPSRTS, QPSRTS, AttrCurState, "cur_qp_state 7", func(a *QPAttr) { a.CurState = QPSUnknown }),
+		c(rdma.QPStateReset, rdma.QPStateInit, ini, "port 2", func(a *QPAttr) { a.Port = 2 }),
+		c(rdma.QPStateReset, rdma.QPStateInit, ini, "port 0", func(a *QPAttr) { a.Port = 0 }),
+		c(rdma.QPStateReset, rdma.QPStateInit, ini, "pkey_index 1 (beyond the 1-entry table)", func(a *QPAttr) { a.PKeyIndex = 1 }),
+		c(rdma.QPStateReset, rdma.QPStateInit, ini, "qp_state 7 (UNKNOWN)", func(a *QPAttr) { a.State = rdma.QPStateUnknown }),
+		c(rdma.QPStateReset, rdma.QPStateInit, ini|1<<21, "bit 21", nil),
+		c(rdma.QPStateReset, rdma.QPStateInit, ini|1<<26, "bit 26", nil),
+		c(rdma.QPStateRTS, rdma.QPStateRTS, AttrCurState, "cur_qp_state 7", func(a *QPAttr) { a.CurState = rdma.QPStateUnknown }),
 	}
-	if typ == QPTUD {
+	if typ == rdma.QPTypeUD {
 		out = append(out,
-			c(QPSReset, QPSInit, ini, "qkey with bit 31 (privileged as root)", func(a *QPAttr) { a.QKey = 0x80000001 }),
-			c(QPSRTR, QPSRTS, rts, "sq_psn 25 bits", func(a *QPAttr) { a.SQPSN = 0x1000005 }))
+			c(rdma.QPStateReset, rdma.QPStateInit, ini, "qkey with bit 31 (privileged as root)", func(a *QPAttr) { a.QKey = 0x80000001 }),
+			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "sq_psn 25 bits", func(a *QPAttr) { a.SQPSN = 0x1000005 }))
 		out[len(out)-1].after = masked(func(a QPAttr) uint32 { return a.SQPSN }, 5)
 		return out
 	}
 	// Connected types: the AV and the RTR/RTS values.
 	out = append(out,
-		c(QPSInit, QPSRTR, rtr, "is_global=0 on RoCE", func(a *QPAttr) { a.AH.IsGlobal = false; a.AH.DLID = 1 }),
-		c(QPSInit, QPSRTR, rtr, fmt.Sprintf("sgid_index %d, an empty slot", emptySlot), func(a *QPAttr) { a.AH.GRH.SGIDIndex = emptySlot }),
-		c(QPSInit, QPSRTR, rtr, "AV port_num 0", func(a *QPAttr) { a.AH.PortNum = 0 }),
-		c(QPSInit, QPSRTR, rtr, "AV port_num 2", func(a *QPAttr) { a.AH.PortNum = 2 }),
-		c(QPSInit, QPSRTR, rtr, "DGID all zeros", func(a *QPAttr) { a.AH.GRH.DGID = GID{} }),
-		c(QPSInit, QPSRTR, rtr, "IPv6 DGID, IPv4 source GID", func(a *QPAttr) { a.AH.GRH.DGID = linkLocal }),
-		c(QPSInit, QPSRTR, rtr, "path_mtu 4096 above active_mtu", func(a *QPAttr) { a.PathMTU = MTU4096 }),
-		c(QPSInit, QPSRTR, rtr, "path_mtu code 6", func(a *QPAttr) { a.PathMTU = 6 }),
-		c(QPSInit, QPSRTR, rtr, "path_mtu code 0", func(a *QPAttr) { a.PathMTU = 0 }),
-		c(QPSInit, QPSRTR, rtr, "dest_qpn 25 bits", func(a *QPAttr) { a.DestQPN |= 1 << 24 }),
-		c(QPSInit, QPSRTR, rtr, "rq_psn 25 bits", func(a *QPAttr) { a.RQPSN = 0x1000007 }),
-		c(QPSRTR, QPSRTS, rts, "sq_psn 25 bits", func(a *QPAttr) { a.SQPSN = 0x1000005 }),
-		c(QPSSQD, QPSSQD, AttrState|AttrAV, "AV with a zero DGID in SQD", func(a *QPAttr) { a.AH.GRH.DGID = GID{} }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "is_global=0 on RoCE", func(a *QPAttr) { a.AH.IsGlobal = false; a.AH.DLID = 1 }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, fmt.Sprintf("sgid_index %d, an empty slot", emptySlot), func(a *QPAttr) { a.AH.GRH.SGIDIndex = emptySlot }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "AV port_num 0", func(a *QPAttr) { a.AH.PortNum = 0 }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "AV port_num 2", func(a *QPAttr) { a.AH.PortNum = 2 }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "DGID all zeros", func(a *QPAttr) { a.AH.GRH.DGID = GID{} }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "IPv6 DGID, IPv4 source GID", func(a *QPAttr) { a.AH.GRH.DGID = linkLocal }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "path_mtu 4096 above active_mtu", func(a *QPAttr) { a.PathMTU = MTU4096 }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "path_mtu code 6", func(a *QPAttr) { a.PathMTU = 6 }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "path_mtu code 0", func(a *QPAttr) { a.PathMTU = 0 }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "dest_qpn 25 bits", func(a *QPAttr) { a.DestQPN |= 1 << 24 }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "rq_psn 25 bits", func(a *QPAttr) { a.RQPSN = 0x1000007 }),
+		c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "sq_psn 25 bits", func(a *QPAttr) { a.SQPSN = 0x1000005 }),
+		c(rdma.QPStateSQD, rdma.QPStateSQD, AttrState|AttrAV, "AV with a zero DGID in SQD", func(a *QPAttr) { a.AH.GRH.DGID = GID{} }),
 	)
 	out[len(out)-3].after = masked(func(a QPAttr) uint32 { return a.RQPSN }, 7)
 	out[len(out)-2].after = masked(func(a QPAttr) uint32 { return a.SQPSN }, 5)
-	if typ == QPTRC {
+	if typ == rdma.QPTypeRC {
 		out = append(out,
-			c(QPSInit, QPSRTR, rtr, "max_dest_rd_atomic 200", func(a *QPAttr) { a.MaxDestRdAtomic = 200 }),
-			c(QPSInit, QPSRTR, rtr, "max_dest_rd_atomic 0", func(a *QPAttr) { a.MaxDestRdAtomic = 0 }),
-			c(QPSInit, QPSRTR, rtr, "min_rnr_timer 40", func(a *QPAttr) { a.MinRNRTimer = 40 }),
-			c(QPSRTR, QPSRTS, rts, "timeout 32", func(a *QPAttr) { a.Timeout = 32 }),
-			c(QPSRTR, QPSRTS, rts, "timeout 31", func(a *QPAttr) { a.Timeout = 31 }),
-			c(QPSRTR, QPSRTS, rts, "retry_cnt 8", func(a *QPAttr) { a.RetryCnt = 8 }),
-			c(QPSRTR, QPSRTS, rts, "rnr_retry 8", func(a *QPAttr) { a.RNRRetry = 8 }),
-			c(QPSRTR, QPSRTS, rts, "max_rd_atomic 129", func(a *QPAttr) { a.MaxRdAtomic = 129 }),
-			c(QPSRTR, QPSRTS, rts, "max_rd_atomic 128", func(a *QPAttr) { a.MaxRdAtomic = 128 }),
-			c(QPSSQD, QPSSQD, AttrState|AttrAV|AttrPort, "AV and PORT in SQD", nil),
+			c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "max_dest_rd_atomic 200", func(a *QPAttr) { a.MaxDestRdAtomic = 200 }),
+			c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "max_dest_rd_atomic 0", func(a *QPAttr) { a.MaxDestRdAtomic = 0 }),
+			c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "min_rnr_timer 40", func(a *QPAttr) { a.MinRNRTimer = 40 }),
+			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "timeout 32", func(a *QPAttr) { a.Timeout = 32 }),
+			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "timeout 31", func(a *QPAttr) { a.Timeout = 31 }),
+			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "retry_cnt 8", func(a *QPAttr) { a.RetryCnt = 8 }),
+			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "rnr_retry 8", func(a *QPAttr) { a.RNRRetry = 8 }),
+			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "max_rd_atomic 129", func(a *QPAttr) { a.MaxRdAtomic = 129 }),
+			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "max_rd_atomic 128", func(a *QPAttr) { a.MaxRdAtomic = 128 }),
+			c(rdma.QPStateSQD, rdma.QPStateSQD, AttrState|AttrAV|AttrPort, "AV and PORT in SQD", nil),
 		)
 	}
 	return out
@@ -373,14 +374,14 @@ func (l *diffLab) run(dc diffCase) (decisive string, disagreement string) {
 		dc.mutate(&attr)
 	}
 	env := l.envFor(dc.cur)
-	v := Check(dc.cur, attr.State, dc.typ, dc.mask, &attr, &env)
+	v := rdma.Check(dc.cur, attr.State, dc.typ, dc.mask, &attr, &env)
 	decisive = "success"
 	if d := v.Decisive(); d != nil {
 		decisive = d.Rule
 	}
 	err := qp.Modify(&attr, dc.mask)
 	if got := errnoOf(err); got != v.Errno || !v.Known {
-		return decisive, fmt.Sprintf("%s: checker says %s (%s), kernel says %v\n%s", dc, errnoText(v.Errno), decisive, err, v.Explain())
+		return decisive, fmt.Sprintf("%s: checker says %s (%s), kernel says %v\n%s", dc, rdma.ErrnoText(v.Errno), decisive, err, v.Explain())
 	}
 	// The state table's own verdict: when ib_modify_qp_is_ok refuses,
 	// the kernel must refuse; when it accepts and the kernel refuses, a
@@ -411,7 +412,7 @@ func TestCheckMatchesKernel(t *testing.T) {
 	byRule := map[string]int{}
 	byStage := map[string]int{}
 	var bad []string
-	for _, typ := range []QPType{QPTRC, QPTUC, QPTUD} {
+	for _, typ := range []QPType{rdma.QPTypeRC, rdma.QPTypeUC, rdma.QPTypeUD} {
 		cases := slices.Concat(maskCases(typ), claimCases(typ), l.valueCases(typ))
 		start := time.Now()
 		agree := 0

@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"fmt"
@@ -9,17 +9,17 @@ import (
 // pingpongMasks are the masks rdma-core's examples pass at each step
 // (libibverbs/examples/rc_pingpong.c, uc_pingpong.c, ud_pingpong.c).
 var pingpongMasks = map[QPType][3]QPAttrMask{
-	QPTRC: {
+	QPTypeRC: {
 		AttrState | AttrPKeyIndex | AttrPort | AttrAccessFlags,
 		AttrState | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN | AttrMaxDestRdAtomic | AttrMinRNRTimer,
 		AttrState | AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrSQPSN | AttrMaxQPRdAtomic,
 	},
-	QPTUC: {
+	QPTypeUC: {
 		AttrState | AttrPKeyIndex | AttrPort | AttrAccessFlags,
 		AttrState | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN,
 		AttrState | AttrSQPSN,
 	},
-	QPTUD: {
+	QPTypeUD: {
 		AttrState | AttrPKeyIndex | AttrPort | AttrQKey,
 		AttrState,
 		AttrState | AttrSQPSN,
@@ -28,7 +28,7 @@ var pingpongMasks = map[QPType][3]QPAttrMask{
 
 func TestDefaultStepsArePingpongs(t *testing.T) {
 	for typ, masks := range pingpongMasks {
-		s := QPSReset
+		s := QPStateReset
 		for i := 0; i < 3; i++ {
 			step, err := DefaultStep(s, typ, labConn())
 			if err != nil {
@@ -46,23 +46,23 @@ func TestDefaultStepsArePingpongs(t *testing.T) {
 			t.Errorf("%s: DefaultStep from RTS: %v", typ, err)
 		}
 	}
-	rtr, _ := DefaultsFor(QPSInit, QPSRTR, QPTRC, labConn())
+	rtr, _ := DefaultsFor(QPStateInit, QPStateRTR, QPTypeRC, labConn())
 	a := rtr.Attr
 	if a.PathMTU != MTU1024 || a.MaxDestRdAtomic != 1 || a.MinRNRTimer != 12 || a.DestQPN != 0x12 || a.RQPSN != 0x4321 ||
 		!a.AH.IsGlobal || a.AH.GRH.HopLimit != 1 || a.AH.GRH.SGIDIndex != 1 || a.AH.PortNum != 1 {
 		t.Errorf("RC RTR defaults: %+v", a)
 	}
-	rts, _ := DefaultsFor(QPSRTR, QPSRTS, QPTRC, labConn())
+	rts, _ := DefaultsFor(QPStateRTR, QPStateRTS, QPTypeRC, labConn())
 	if b := rts.Attr; b.Timeout != 14 || b.RetryCnt != 7 || b.RNRRetry != 7 || b.MaxRdAtomic != 1 || b.SQPSN != 0x1234 {
 		t.Errorf("RC RTS defaults: %+v", b)
 	}
-	if _, err := DefaultsFor(QPSReset, QPSRTS, QPTRC, labConn()); err == nil {
+	if _, err := DefaultsFor(QPStateReset, QPStateRTS, QPTypeRC, labConn()); err == nil {
 		t.Error("RESET→RTS has no defaults: it is not a transition")
 	}
 }
 
 func TestStepOverrides(t *testing.T) {
-	s, err := DefaultsFor(QPSInit, QPSRTR, QPTRC, labConn())
+	s, err := DefaultsFor(QPStateInit, QPStateRTR, QPTypeRC, labConn())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +100,8 @@ func TestStepOverrides(t *testing.T) {
 // uses, with its reason: what the shell's `next` prints.
 func TestDefaultValuesGolden(t *testing.T) {
 	var b strings.Builder
-	for _, typ := range []QPType{QPTRC, QPTUC, QPTUD, QPTRawPacket, QPTXRCSend, QPTXRCRecv} {
-		for s, ok := QPSReset, true; ok; s, ok = Next(s, typ) {
+	for _, typ := range []QPType{QPTypeRC, QPTypeUC, QPTypeUD, QPTypeRawPacket, QPTypeXRCSend, QPTypeXRCRecv} {
+		for s, ok := QPStateReset, true; ok; s, ok = Next(s, typ) {
 			step, err := DefaultStep(s, typ, labConn())
 			if err != nil {
 				break

@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import "slices"
 
@@ -40,126 +40,126 @@ const (
 // qpStateTable is qp_state_table of drivers/infiniband/core/verbs.c
 // (Linux 6.1), cell by cell.
 var qpStateTable = []qpTransition{
-	{from: QPSReset, to: QPSReset, note: "a QP in RESET can be reset again; nothing changes"},
-	{from: QPSReset, to: QPSInit,
+	{from: QPStateReset, to: QPStateReset, note: "a QP in RESET can be reset again; nothing changes"},
+	{from: QPStateReset, to: QPStateInit,
 		req: byType{
-			QPTUD: pkeyPortQKey, QPTRawPacket: AttrPort,
-			QPTUC: pkeyPortAccess, QPTRC: pkeyPortAccess,
-			QPTXRCSend: pkeyPortAccess, QPTXRCRecv: pkeyPortAccess,
-			QPTSMI: pkeyQKey, QPTGSI: pkeyQKey,
+			QPTypeUD: pkeyPortQKey, QPTypeRawPacket: AttrPort,
+			QPTypeUC: pkeyPortAccess, QPTypeRC: pkeyPortAccess,
+			QPTypeXRCSend: pkeyPortAccess, QPTypeXRCRecv: pkeyPortAccess,
+			QPTypeSMI: pkeyQKey, QPTypeGSI: pkeyQKey,
 		},
 		note: "INIT binds the QP to a port and says what remote peers may do to this side's memory (or, for UD, which Q_Key it accepts); receives can be posted from INIT on"},
 
-	{from: QPSInit, to: QPSReset, note: "back to RESET: the QP forgets its attributes and its queues are emptied"},
-	{from: QPSInit, to: QPSErr, note: "ERR flushes every posted work request with WR_FLUSH_ERR"},
-	{from: QPSInit, to: QPSInit,
+	{from: QPStateInit, to: QPStateReset, note: "back to RESET: the QP forgets its attributes and its queues are emptied"},
+	{from: QPStateInit, to: QPStateErr, note: "ERR flushes every posted work request with WR_FLUSH_ERR"},
+	{from: QPStateInit, to: QPStateInit,
 		opt: byType{
-			QPTUD: pkeyPortQKey, QPTUC: pkeyPortAccess, QPTRC: pkeyPortAccess,
-			QPTXRCSend: pkeyPortAccess, QPTXRCRecv: pkeyPortAccess,
-			QPTSMI: pkeyQKey, QPTGSI: pkeyQKey,
+			QPTypeUD: pkeyPortQKey, QPTypeUC: pkeyPortAccess, QPTypeRC: pkeyPortAccess,
+			QPTypeXRCSend: pkeyPortAccess, QPTypeXRCRecv: pkeyPortAccess,
+			QPTypeSMI: pkeyQKey, QPTypeGSI: pkeyQKey,
 		},
 		note: "INIT to INIT changes INIT's attributes in place"},
-	{from: QPSInit, to: QPSRTR,
+	{from: QPStateInit, to: QPStateRTR,
 		req: byType{
-			QPTUC: rtrConnected, QPTRC: rtrResponder,
-			QPTXRCSend: rtrConnected, QPTXRCRecv: rtrResponder,
+			QPTypeUC: rtrConnected, QPTypeRC: rtrResponder,
+			QPTypeXRCSend: rtrConnected, QPTypeXRCRecv: rtrResponder,
 		},
 		opt: byType{
-			QPTUD: pkeyQKey, QPTUC: rtrOptional, QPTRC: rtrOptional,
-			QPTXRCSend: rtrOptional, QPTXRCRecv: rtrOptional,
-			QPTSMI: pkeyQKey, QPTGSI: pkeyQKey,
+			QPTypeUD: pkeyQKey, QPTypeUC: rtrOptional, QPTypeRC: rtrOptional,
+			QPTypeXRCSend: rtrOptional, QPTypeXRCRecv: rtrOptional,
+			QPTypeSMI: pkeyQKey, QPTypeGSI: pkeyQKey,
 		},
 		note: "RTR (ready to receive) is where a connected QP learns its peer: its address, its QP number and the PSN its packets will start with"},
 
-	{from: QPSRTR, to: QPSReset, note: "back to RESET"},
-	{from: QPSRTR, to: QPSErr, note: "ERR flushes every posted work request"},
-	{from: QPSRTR, to: QPSRTS,
+	{from: QPStateRTR, to: QPStateReset, note: "back to RESET"},
+	{from: QPStateRTR, to: QPStateErr, note: "ERR flushes every posted work request"},
+	{from: QPStateRTR, to: QPStateRTS,
 		req: byType{
-			QPTUD: AttrSQPSN, QPTUC: AttrSQPSN,
-			QPTRC: rtsRequester, QPTXRCSend: rtsRequester,
-			QPTXRCRecv: AttrTimeout | AttrSQPSN,
-			QPTSMI:     AttrSQPSN, QPTGSI: AttrSQPSN,
+			QPTypeUD: AttrSQPSN, QPTypeUC: AttrSQPSN,
+			QPTypeRC: rtsRequester, QPTypeXRCSend: rtsRequester,
+			QPTypeXRCRecv: AttrTimeout | AttrSQPSN,
+			QPTypeSMI:     AttrSQPSN, QPTypeGSI: AttrSQPSN,
 		},
 		opt: byType{
-			QPTUD: curQKey, QPTUC: rtsUC, QPTRC: rtsRC,
-			QPTXRCSend: rtsUC, QPTXRCRecv: rtsRC,
-			QPTSMI: curQKey, QPTGSI: curQKey,
-			QPTRawPacket: AttrRateLimit,
+			QPTypeUD: curQKey, QPTypeUC: rtsUC, QPTypeRC: rtsRC,
+			QPTypeXRCSend: rtsUC, QPTypeXRCRecv: rtsRC,
+			QPTypeSMI: curQKey, QPTypeGSI: curQKey,
+			QPTypeRawPacket: AttrRateLimit,
 		},
 		note: "RTS (ready to send) sets up the sending side: the first PSN it sends and, for RC, how long to wait for an ACK and how often to retry"},
 
-	{from: QPSRTS, to: QPSReset, note: "back to RESET"},
-	{from: QPSRTS, to: QPSErr, note: "ERR flushes every posted work request"},
-	{from: QPSRTS, to: QPSRTS,
+	{from: QPStateRTS, to: QPStateReset, note: "back to RESET"},
+	{from: QPStateRTS, to: QPStateErr, note: "ERR flushes every posted work request"},
+	{from: QPStateRTS, to: QPStateRTS,
 		opt: byType{
-			QPTUD: curQKey, QPTUC: rtsUC, QPTRC: rtsRC,
-			QPTXRCSend: rtsUC, QPTXRCRecv: rtsRC,
-			QPTSMI: curQKey, QPTGSI: curQKey,
-			QPTRawPacket: AttrRateLimit,
+			QPTypeUD: curQKey, QPTypeUC: rtsUC, QPTypeRC: rtsRC,
+			QPTypeXRCSend: rtsUC, QPTypeXRCRecv: rtsRC,
+			QPTypeSMI: curQKey, QPTypeGSI: curQKey,
+			QPTypeRawPacket: AttrRateLimit,
 		},
 		note: "RTS to RTS changes a working QP's attributes in place"},
-	{from: QPSRTS, to: QPSSQD,
+	{from: QPStateRTS, to: QPStateSQD,
 		opt: byType{
-			QPTUD: AttrEnSQDAsyncNotify, QPTUC: AttrEnSQDAsyncNotify, QPTRC: AttrEnSQDAsyncNotify,
-			QPTXRCSend: AttrEnSQDAsyncNotify, QPTXRCRecv: AttrEnSQDAsyncNotify,
-			QPTSMI: AttrEnSQDAsyncNotify, QPTGSI: AttrEnSQDAsyncNotify,
+			QPTypeUD: AttrEnSQDAsyncNotify, QPTypeUC: AttrEnSQDAsyncNotify, QPTypeRC: AttrEnSQDAsyncNotify,
+			QPTypeXRCSend: AttrEnSQDAsyncNotify, QPTypeXRCRecv: AttrEnSQDAsyncNotify,
+			QPTypeSMI: AttrEnSQDAsyncNotify, QPTypeGSI: AttrEnSQDAsyncNotify,
 		},
 		note: "SQD (send queue drained) stops taking new sends and finishes the ones in flight; the device reports SQ_DRAINED when it is done"},
 
-	{from: QPSSQD, to: QPSReset, note: "back to RESET"},
-	{from: QPSSQD, to: QPSErr, note: "ERR flushes every posted work request"},
-	{from: QPSSQD, to: QPSRTS,
+	{from: QPStateSQD, to: QPStateReset, note: "back to RESET"},
+	{from: QPStateSQD, to: QPStateErr, note: "ERR flushes every posted work request"},
+	{from: QPStateSQD, to: QPStateRTS,
 		opt: byType{
-			QPTUD: curQKey, QPTUC: rtsUC, QPTRC: rtsRC,
-			QPTXRCSend: rtsUC, QPTXRCRecv: rtsRC,
-			QPTSMI: curQKey, QPTGSI: curQKey,
+			QPTypeUD: curQKey, QPTypeUC: rtsUC, QPTypeRC: rtsRC,
+			QPTypeXRCSend: rtsUC, QPTypeXRCRecv: rtsRC,
+			QPTypeSMI: curQKey, QPTypeGSI: curQKey,
 		},
 		note: "SQD back to RTS resumes sending"},
-	{from: QPSSQD, to: QPSSQD,
+	{from: QPStateSQD, to: QPStateSQD,
 		opt: byType{
-			QPTUD: pkeyQKey,
-			QPTUC: AttrAV | AttrAltPath | AttrAccessFlags | AttrPKeyIndex | AttrPathMigState,
-			QPTRC: AttrPort | AttrAV | AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxQPRdAtomic |
+			QPTypeUD: pkeyQKey,
+			QPTypeUC: AttrAV | AttrAltPath | AttrAccessFlags | AttrPKeyIndex | AttrPathMigState,
+			QPTypeRC: AttrPort | AttrAV | AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxQPRdAtomic |
 				AttrMaxDestRdAtomic | AttrAltPath | AttrAccessFlags | AttrPKeyIndex | AttrMinRNRTimer | AttrPathMigState,
-			QPTXRCSend: AttrPort | AttrAV | AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxQPRdAtomic |
+			QPTypeXRCSend: AttrPort | AttrAV | AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxQPRdAtomic |
 				AttrAltPath | AttrAccessFlags | AttrPKeyIndex | AttrPathMigState,
-			QPTXRCRecv: AttrPort | AttrAV | AttrTimeout | AttrMaxDestRdAtomic | AttrAltPath |
+			QPTypeXRCRecv: AttrPort | AttrAV | AttrTimeout | AttrMaxDestRdAtomic | AttrAltPath |
 				AttrAccessFlags | AttrPKeyIndex | AttrMinRNRTimer | AttrPathMigState,
-			QPTSMI: pkeyQKey, QPTGSI: pkeyQKey,
+			QPTypeSMI: pkeyQKey, QPTypeGSI: pkeyQKey,
 		},
 		note: "a drained QP may change its path and timing attributes in place, which RTS to RTS does not allow"},
 
-	{from: QPSSQE, to: QPSReset, note: "back to RESET"},
-	{from: QPSSQE, to: QPSErr, note: "ERR flushes every posted work request"},
-	{from: QPSSQE, to: QPSRTS,
+	{from: QPStateSQE, to: QPStateReset, note: "back to RESET"},
+	{from: QPStateSQE, to: QPStateErr, note: "ERR flushes every posted work request"},
+	{from: QPStateSQE, to: QPStateRTS,
 		opt: byType{
-			QPTUD: curQKey, QPTUC: AttrCurState | AttrAccessFlags,
-			QPTSMI: curQKey, QPTGSI: curQKey,
+			QPTypeUD: curQKey, QPTypeUC: AttrCurState | AttrAccessFlags,
+			QPTypeSMI: curQKey, QPTypeGSI: curQKey,
 		},
 		note: "SQE (send queue error) is entered by the device when a UD or UC send fails; moving back to RTS resumes sending"},
 
-	{from: QPSErr, to: QPSReset, note: "RESET is the only way out of ERR: the QP must be set up again from the start"},
-	{from: QPSErr, to: QPSErr, note: "ERR to ERR changes nothing"},
+	{from: QPStateErr, to: QPStateReset, note: "RESET is the only way out of ERR: the QP must be set up again from the start"},
+	{from: QPStateErr, to: QPStateErr, note: "ERR to ERR changes nothing"},
 }
 
 // curStateAllowedFrom are the states from which ib_modify_qp_is_ok
 // accepts IB_QP_CUR_STATE in the mask (verbs.c, ib_modify_qp_is_ok).
-var curStateAllowedFrom = []QPState{QPSRTR, QPSRTS, QPSSQD, QPSSQE}
+var curStateAllowedFrom = []QPState{QPStateRTR, QPStateRTS, QPStateSQD, QPStateSQE}
 
 // tableTypes are the QP types with a column in qp_state_table (the
 // kernel's enum ib_qp_type below IB_QPT_MAX that the table fills in).
-var tableTypes = []QPType{QPTSMI, QPTGSI, QPTRC, QPTUC, QPTUD, QPTRawPacket, QPTXRCSend, QPTXRCRecv}
+var tableTypes = []QPType{QPTypeSMI, QPTypeGSI, QPTypeRC, QPTypeUC, QPTypeUD, QPTypeRawPacket, QPTypeXRCSend, QPTypeXRCRecv}
 
 // UserQPTypes are the QP types ibv_create_qp(3) can create and whose
 // transitions the kernel's table governs; SMI and GSI (QP0/QP1) belong to
 // the kernel's MAD layer.
-var UserQPTypes = []QPType{QPTRC, QPTUC, QPTUD, QPTRawPacket, QPTXRCSend, QPTXRCRecv}
+var UserQPTypes = []QPType{QPTypeRC, QPTypeUC, QPTypeUD, QPTypeRawPacket, QPTypeXRCSend, QPTypeXRCRecv}
 
 // QPStates are the states of qp_state_table, RESET to ERR.
-var QPStates = []QPState{QPSReset, QPSInit, QPSRTR, QPSRTS, QPSSQD, QPSSQE, QPSErr}
+var QPStates = []QPState{QPStateReset, QPStateInit, QPStateRTR, QPStateRTS, QPStateSQD, QPStateSQE, QPStateErr}
 
 // qpCells indexes qpStateTable by [from][to]; nil means invalid.
-var qpCells [QPSErr + 1][QPSErr + 1]*qpTransition
+var qpCells [QPStateErr + 1][QPStateErr + 1]*qpTransition
 
 func init() {
 	for i := range qpStateTable {
@@ -169,7 +169,7 @@ func init() {
 }
 
 // validState is a state with a row in qp_state_table.
-func validState(s QPState) bool { return s >= QPSReset && s <= QPSErr }
+func validState(s QPState) bool { return s >= QPStateReset && s <= QPStateErr }
 
 // TableHasType reports whether the kernel's qp_state_table has a column
 // for the type (drivers/infiniband/core/verbs.c); for other types, such
@@ -283,14 +283,14 @@ func Next(s QPState, typ QPType) (next QPState, ok bool) {
 		return 0, false
 	}
 	switch s {
-	case QPSReset:
-		return QPSInit, true
-	case QPSInit:
-		return QPSRTR, true
-	case QPSRTR, QPSSQD, QPSSQE:
-		return QPSRTS, true
-	case QPSErr:
-		return QPSReset, true
+	case QPStateReset:
+		return QPStateInit, true
+	case QPStateInit:
+		return QPStateRTR, true
+	case QPStateRTR, QPStateSQD, QPStateSQE:
+		return QPStateRTS, true
+	case QPStateErr:
+		return QPStateReset, true
 	}
 	return 0, false
 }

@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import "syscall"
 
@@ -58,7 +58,7 @@ func ErrnoMeaning(e syscall.Errno) Meaning {
 	if !ok {
 		m = Meaning{What: e.Error()}
 	}
-	m.Name = errnoName(e)
+	m.Name = ErrnoName(e)
 	if m.Name == "" {
 		m.Name = e.Error()
 	}

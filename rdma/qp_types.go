@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"fmt"
@@ -10,14 +10,14 @@ type QPState int
 
 // QP states, values as in verbs.h.
 const (
-	QPSReset   QPState = 0
-	QPSInit    QPState = 1
-	QPSRTR     QPState = 2 // ready to receive
-	QPSRTS     QPState = 3 // ready to send
-	QPSSQD     QPState = 4 // send queue drained
-	QPSSQE     QPState = 5 // send queue error
-	QPSErr     QPState = 6
-	QPSUnknown QPState = 7
+	QPStateReset   QPState = 0
+	QPStateInit    QPState = 1
+	QPStateRTR     QPState = 2 // ready to receive
+	QPStateRTS     QPState = 3 // ready to send
+	QPStateSQD     QPState = 4 // send queue drained
+	QPStateSQE     QPState = 5 // send queue error
+	QPStateErr     QPState = 6
+	QPStateUnknown QPState = 7
 )
 
 var qpStateNames = []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN"}
@@ -48,21 +48,21 @@ type QPType int
 
 // QP types, values as in verbs.h (SMI and GSI exist only in the kernel).
 const (
-	QPTSMI       QPType = 0
-	QPTGSI       QPType = 1
-	QPTRC        QPType = 2
-	QPTUC        QPType = 3
-	QPTUD        QPType = 4
-	QPTRawPacket QPType = 8
-	QPTXRCSend   QPType = 9  // kernel: XRC_INI
-	QPTXRCRecv   QPType = 10 // kernel: XRC_TGT
-	QPTDriver    QPType = 0xff
+	QPTypeSMI       QPType = 0
+	QPTypeGSI       QPType = 1
+	QPTypeRC        QPType = 2
+	QPTypeUC        QPType = 3
+	QPTypeUD        QPType = 4
+	QPTypeRawPacket QPType = 8
+	QPTypeXRCSend   QPType = 9  // kernel: XRC_INI
+	QPTypeXRCRecv   QPType = 10 // kernel: XRC_TGT
+	QPTypeDriver    QPType = 0xff
 )
 
 var qpTypeNames = map[QPType]string{
-	QPTSMI: "SMI", QPTGSI: "GSI", QPTRC: "RC", QPTUC: "UC", QPTUD: "UD",
+	QPTypeSMI: "SMI", QPTypeGSI: "GSI", QPTypeRC: "RC", QPTypeUC: "UC", QPTypeUD: "UD",
 	5: "RAW_IPV6", 6: "RAW_ETHERTYPE",
-	QPTRawPacket: "RAW_PACKET", QPTXRCSend: "XRC_SEND", QPTXRCRecv: "XRC_RECV", QPTDriver: "DRIVER",
+	QPTypeRawPacket: "RAW_PACKET", QPTypeXRCSend: "XRC_SEND", QPTypeXRCRecv: "XRC_RECV", QPTypeDriver: "DRIVER",
 }
 
 // String is the type's name without IBV_QPT_ (RC), as rdma resource show prints it.
@@ -79,9 +79,9 @@ func ParseQPType(s string) (QPType, bool) {
 	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_QPT_")
 	switch s {
 	case "XRC_INI":
-		return QPTXRCSend, true
+		return QPTypeXRCSend, true
 	case "XRC_TGT":
-		return QPTXRCRecv, true
+		return QPTypeXRCRecv, true
 	}
 	for t, n := range qpTypeNames {
 		if n == s {
@@ -136,6 +136,16 @@ var qpMaskNames = []struct {
 	{AttrDestQPN, "DEST_QPN"}, {AttrRateLimit, "RATE_LIMIT"},
 }
 
+// AttrBits lists every named bit of enum ibv_qp_attr_mask, in
+// ibv_modify_qp(3) order.
+func AttrBits() []QPAttrMask {
+	out := make([]QPAttrMask, len(qpMaskNames))
+	for i, b := range qpMaskNames {
+		out[i] = b.bit
+	}
+	return out
+}
+
 // Names lists the mask's bits by name in ibv_modify_qp(3) order; unknown
 // bits come last as hex.
 func (m QPAttrMask) Names() []string {
@@ -181,9 +191,9 @@ type MigState int
 
 // Path migration states, values as in verbs.h.
 const (
-	MigMigrated MigState = 0
-	MigRearm    MigState = 1
-	MigArmed    MigState = 2
+	MigStateMigrated MigState = 0
+	MigStateRearm    MigState = 1
+	MigStateArmed    MigState = 2
 )
 
 // String is the path migration state's name (MIGRATED).

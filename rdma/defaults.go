@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"fmt"
@@ -76,7 +76,7 @@ var defaultValues = []defaultValue{
 	{AttrAccessFlags, func(s *Step, p ConnParams) {
 		s.Attr.AccessFlags = AccessRemoteWrite | AccessRemoteRead | AccessRemoteAtomic
 		why := "lets the peer write, read and run atomics on this side's MRs that allow it; rc_pingpong uses 0 because it only sends"
-		if s.Type == QPTUC {
+		if s.Type == QPTypeUC {
 			s.Attr.AccessFlags = AccessRemoteWrite
 			why = "lets the peer RDMA-write into this side's MRs that allow it (UC has no reads or atomics); uc_pingpong uses 0 because it only sends"
 		}
@@ -156,7 +156,7 @@ func peerWhy(given bool, what, field string) string {
 func DefaultStep(from QPState, typ QPType, p ConnParams) (Step, error) {
 	to, ok := Next(from, typ)
 	if !ok {
-		if from == QPSRTS {
+		if from == QPStateRTS {
 			return Step{}, fmt.Errorf("verbs: %s QP in RTS is ready: post work; SQD pauses sending, ERR flushes, RESET starts over", withArticle(typ))
 		}
 		return Step{}, fmt.Errorf("verbs: no usual next step for %s QP in %s", withArticle(typ), from)

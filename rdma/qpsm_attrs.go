@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"fmt"
@@ -82,7 +82,7 @@ func ExplainMask(m QPAttrMask) []AttrHelp {
 // StateHelp says what a QP state means, in one line (ibv_modify_qp(3),
 // IBTA QP states).
 func StateHelp(s QPState) string {
-	if validState(s) || s == QPSUnknown {
+	if validState(s) || s == QPStateUnknown {
 		return stateHelp[s]
 	}
 	return "not a QP state"
@@ -90,14 +90,14 @@ func StateHelp(s QPState) string {
 
 // stateHelp is StateHelp's text, indexed by state.
 var stateHelp = [...]string{
-	QPSReset:   "RESET: just created or reset; no attributes, nothing can be posted",
-	QPSInit:    "INIT: bound to a port; receives can be posted, nothing is sent or received yet",
-	QPSRTR:     "RTR, ready to receive: knows its peer and accepts its packets; cannot send yet",
-	QPSRTS:     "RTS, ready to send: fully working",
-	QPSSQD:     "SQD, send queue drained: finishes sends in flight, starts no new ones; receives go on",
-	QPSSQE:     "SQE, send queue error: a UD or UC send failed; receives go on, sends wait for a move back to RTS",
-	QPSErr:     "ERR: broken; every posted work request completes with WR_FLUSH_ERR; only RESET leads out",
-	QPSUnknown: "UNKNOWN: the provider could not tell",
+	QPStateReset:   "RESET: just created or reset; no attributes, nothing can be posted",
+	QPStateInit:    "INIT: bound to a port; receives can be posted, nothing is sent or received yet",
+	QPStateRTR:     "RTR, ready to receive: knows its peer and accepts its packets; cannot send yet",
+	QPStateRTS:     "RTS, ready to send: fully working",
+	QPStateSQD:     "SQD, send queue drained: finishes sends in flight, starts no new ones; receives go on",
+	QPStateSQE:     "SQE, send queue error: a UD or UC send failed; receives go on, sends wait for a move back to RTS",
+	QPStateErr:     "ERR: broken; every posted work request completes with WR_FLUSH_ERR; only RESET leads out",
+	QPStateUnknown: "UNKNOWN: the provider could not tell",
 }
 
 // maskWords returns the names of the bits, lower-case as the shell

@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"net"
@@ -16,7 +16,7 @@ func rxeEnv() *CheckEnv {
 	copy(v4[:], net.ParseIP("10.0.0.1").To16())
 	return &CheckEnv{
 		Driver:    "rxe",
-		Port:      &PortAttr{State: PortActive, MaxMTU: MTU4096, ActiveMTU: MTU1024, GIDTblLen: 1024, PKeyTblLen: 1, LinkLayer: LinkLayerEthernet},
+		Port:      &PortAttr{State: PortStateActive, MaxMTU: MTU4096, ActiveMTU: MTU1024, GIDTblLen: 1024, PKeyTblLen: 1, LinkLayer: LinkLayerEthernet},
 		PortCount: 1,
 		GIDs:      []GIDEntry{{GID: ll, Index: 0, Port: 1, Type: GIDTypeRoCEv2}, {GID: v4, Index: 1, Port: 1, Type: GIDTypeRoCEv2}},
 		Device:    &DeviceAttr{VendorID: 0xffffff, MaxQPRdAtom: 128, MaxQPInitRdAtom: 128, PhysPortCnt: 1},
@@ -60,46 +60,46 @@ func stepAttr(t *testing.T, from, to QPState, typ QPType, edit func(s *Step)) (Q
 func checkScenarios(t *testing.T) []checkScenario {
 	// The first seed's INIT→RTR: dlid and port only, no GRH, MTU 4096,
 	// and three required attributes missing.
-	seed := &QPAttr{State: QPSRTR, PathMTU: MTU4096, DestQPN: 0x11, AH: AHAttr{DLID: 0, SL: 0, SrcPathBits: 0, PortNum: 1}}
+	seed := &QPAttr{State: QPStateRTR, PathMTU: MTU4096, DestQPN: 0x11, AH: AHAttr{DLID: 0, SL: 0, SrcPathBits: 0, PortNum: 1}}
 	seedMask := AttrState | AttrPathMTU | AttrDestQPN | AttrAV
-	rtrMask, rtr := stepAttr(t, QPSInit, QPSRTR, QPTRC, nil)
-	noDest, noDestAttr := stepAttr(t, QPSInit, QPSRTR, QPTRC, func(s *Step) { s.Clear("dest_qpn") })
-	rtsMask, rts := stepAttr(t, QPSRTR, QPSRTS, QPTRC, nil)
-	_, rts32 := stepAttr(t, QPSRTR, QPSRTS, QPTRC, func(s *Step) { s.Set("timeout", "32") })
-	v6Mask, v6 := stepAttr(t, QPSInit, QPSRTR, QPTRC, func(s *Step) { s.Set("dgid", "fe80::1") })
-	wMask, warned := stepAttr(t, QPSInit, QPSRTR, QPTRC, func(s *Step) {
+	rtrMask, rtr := stepAttr(t, QPStateInit, QPStateRTR, QPTypeRC, nil)
+	noDest, noDestAttr := stepAttr(t, QPStateInit, QPStateRTR, QPTypeRC, func(s *Step) { s.Clear("dest_qpn") })
+	rtsMask, rts := stepAttr(t, QPStateRTR, QPStateRTS, QPTypeRC, nil)
+	_, rts32 := stepAttr(t, QPStateRTR, QPStateRTS, QPTypeRC, func(s *Step) { s.Set("timeout", "32") })
+	v6Mask, v6 := stepAttr(t, QPStateInit, QPStateRTR, QPTypeRC, func(s *Step) { s.Set("dgid", "fe80::1") })
+	wMask, warned := stepAttr(t, QPStateInit, QPStateRTR, QPTypeRC, func(s *Step) {
 		s.Set("path_mtu", "4096")
 		s.Set("dest_qpn", "0x1000012")
 		s.Set("rq_psn", "0x1004321")
 		s.Set("max_dest_rd_atomic", "0")
 	})
 	ucAV := &QPAttr{AH: rtr.AH}
-	claim := &QPAttr{CurState: QPSSQE}
+	claim := &QPAttr{CurState: QPStateSQE}
 	alt := *rts
 	alt.AltAH, alt.AltPort, alt.AltTimeout = rtr.AH, 1, 14
 	return []checkScenario{
-		{"seed_rc_rtr", QPSInit, QPSRTR, QPTRC, seedMask, seed, rxeEnv(), syscall.EINVAL, "core.av-grh", false},
-		{"seed_rc_rtr_no_env", QPSInit, QPSRTR, QPTRC, seedMask, seed, nil, syscall.EINVAL, "table.missing", false},
-		{"rc_rtr_default", QPSInit, QPSRTR, QPTRC, rtrMask, rtr, rxeEnv(), 0, "", true},
-		{"rc_rtr_missing_dest_qpn", QPSInit, QPSRTR, QPTRC, noDest, noDestAttr, rxeEnv(), syscall.EINVAL, "table.missing", false},
-		{"rc_rtr_without_state", QPSInit, QPSRTR, QPTRC, rtrMask &^ AttrState, rtr, rxeEnv(), syscall.EINVAL, "table.not-allowed", false},
-		{"rc_reset_to_rts", QPSReset, QPSRTS, QPTRC, AttrState, &QPAttr{}, rxeEnv(), syscall.EINVAL, "table.invalid", false},
-		{"rc_rtr_to_rtr", QPSRTR, QPSRTR, QPTRC, 0, &QPAttr{}, rxeEnv(), syscall.EINVAL, "table.invalid", false},
-		{"rc_init_cur_state", QPSInit, QPSInit, QPTRC, AttrCurState, &QPAttr{CurState: QPSInit}, rxeEnv(), syscall.EINVAL, "table.cur-state", false},
-		{"rc_to_sqe", QPSRTS, QPSSQE, QPTRC, AttrState, &QPAttr{}, rxeEnv(), syscall.EINVAL, "table.invalid", false},
-		{"rc_rts_default", QPSRTR, QPSRTS, QPTRC, rtsMask, rts, rxeEnv(), 0, "", true},
-		{"rc_rts_timeout_32", QPSRTR, QPSRTS, QPTRC, rtsMask, rts32, rxeEnv(), syscall.EINVAL, "rxe.timeout", true},
-		{"rc_rts_alt_path", QPSRTR, QPSRTS, QPTRC, rtsMask | AttrAltPath, &alt, rxeEnv(), syscall.EINVAL, "core.alt-path-roce", true},
-		{"rc_rts_rate_limit", QPSRTR, QPSRTS, QPTRC, rtsMask | AttrRateLimit, rts, rxeEnv(), syscall.EOPNOTSUPP, "libibverbs.extended-mask", false},
-		{"rc_rtr_ipv6_dgid", QPSInit, QPSRTR, QPTRC, v6Mask, v6, rxeEnv(), syscall.EINVAL, "core.dgid-family", true},
-		{"rc_rtr_warnings", QPSInit, QPSRTR, QPTRC, wMask, warned, rxeEnv(), 0, "", true},
-		{"ud_rtr_with_av", QPSInit, QPSRTR, QPTUD, AttrState | AttrAV, &QPAttr{AH: rtr.AH}, rxeEnv(), syscall.EINVAL, "table.not-allowed", false},
-		{"ud_init_qkey_bit31", QPSReset, QPSInit, QPTUD, AttrState | AttrPKeyIndex | AttrPort | AttrQKey, &QPAttr{Port: 1, QKey: 0x80000000}, rxeEnv(), syscall.EPERM, "uverbs.qkey-reserved", true},
-		{"ud_claims_sqe", QPSReset, QPSRTS, QPTUD, AttrState | AttrCurState, claim, rxeEnv(), 0, "", true},
-		{"uc_sqd_av", QPSSQD, QPSSQD, QPTUC, AttrState | AttrAV, ucAV, rxeEnv(), syscall.EINVAL, "table.not-allowed", false},
-		{"rc_sqd_av", QPSSQD, QPSSQD, QPTRC, AttrState | AttrAV, ucAV, rxeEnv(), 0, "", true},
-		{"xrc_recv_rts_ignored_bits", QPSRTR, QPSRTS, QPTXRCRecv, AttrState | AttrTimeout | AttrSQPSN | AttrRetryCnt, &QPAttr{Timeout: 14, RetryCnt: 7}, nil, 0, "", true},
-		{"driver_qp", QPSRTS, QPSRTS, QPTDriver, AttrState, &QPAttr{}, rxeEnv(), 0, "", false},
+		{"seed_rc_rtr", QPStateInit, QPStateRTR, QPTypeRC, seedMask, seed, rxeEnv(), syscall.EINVAL, "core.av-grh", false},
+		{"seed_rc_rtr_no_env", QPStateInit, QPStateRTR, QPTypeRC, seedMask, seed, nil, syscall.EINVAL, "table.missing", false},
+		{"rc_rtr_default", QPStateInit, QPStateRTR, QPTypeRC, rtrMask, rtr, rxeEnv(), 0, "", true},
+		{"rc_rtr_missing_dest_qpn", QPStateInit, QPStateRTR, QPTypeRC, noDest, noDestAttr, rxeEnv(), syscall.EINVAL, "table.missing", false},
+		{"rc_rtr_without_state", QPStateInit, QPStateRTR, QPTypeRC, rtrMask &^ AttrState, rtr, rxeEnv(), syscall.EINVAL, "table.not-allowed", false},
+		{"rc_reset_to_rts", QPStateReset, QPStateRTS, QPTypeRC, AttrState, &QPAttr{}, rxeEnv(), syscall.EINVAL, "table.invalid", false},
+		{"rc_rtr_to_rtr", QPStateRTR, QPStateRTR, QPTypeRC, 0, &QPAttr{}, rxeEnv(), syscall.EINVAL, "table.invalid", false},
+		{"rc_init_cur_state", QPStateInit, QPStateInit, QPTypeRC, AttrCurState, &QPAttr{CurState: QPStateInit}, rxeEnv(), syscall.EINVAL, "table.cur-state", false},
+		{"rc_to_sqe", QPStateRTS, QPStateSQE, QPTypeRC, AttrState, &QPAttr{}, rxeEnv(), syscall.EINVAL, "table.invalid", false},
+		{"rc_rts_default", QPStateRTR, QPStateRTS, QPTypeRC, rtsMask, rts, rxeEnv(), 0, "", true},
+		{"rc_rts_timeout_32", QPStateRTR, QPStateRTS, QPTypeRC, rtsMask, rts32, rxeEnv(), syscall.EINVAL, "rxe.timeout", true},
+		{"rc_rts_alt_path", QPStateRTR, QPStateRTS, QPTypeRC, rtsMask | AttrAltPath, &alt, rxeEnv(), syscall.EINVAL, "core.alt-path-roce", true},
+		{"rc_rts_rate_limit", QPStateRTR, QPStateRTS, QPTypeRC, rtsMask | AttrRateLimit, rts, rxeEnv(), syscall.EOPNOTSUPP, "libibverbs.extended-mask", false},
+		{"rc_rtr_ipv6_dgid", QPStateInit, QPStateRTR, QPTypeRC, v6Mask, v6, rxeEnv(), syscall.EINVAL, "core.dgid-family", true},
+		{"rc_rtr_warnings", QPStateInit, QPStateRTR, QPTypeRC, wMask, warned, rxeEnv(), 0, "", true},
+		{"ud_rtr_with_av", QPStateInit, QPStateRTR, QPTypeUD, AttrState | AttrAV, &QPAttr{AH: rtr.AH}, rxeEnv(), syscall.EINVAL, "table.not-allowed", false},
+		{"ud_init_qkey_bit31", QPStateReset, QPStateInit, QPTypeUD, AttrState | AttrPKeyIndex | AttrPort | AttrQKey, &QPAttr{Port: 1, QKey: 0x80000000}, rxeEnv(), syscall.EPERM, "uverbs.qkey-reserved", true},
+		{"ud_claims_sqe", QPStateReset, QPStateRTS, QPTypeUD, AttrState | AttrCurState, claim, rxeEnv(), 0, "", true},
+		{"uc_sqd_av", QPStateSQD, QPStateSQD, QPTypeUC, AttrState | AttrAV, ucAV, rxeEnv(), syscall.EINVAL, "table.not-allowed", false},
+		{"rc_sqd_av", QPStateSQD, QPStateSQD, QPTypeRC, AttrState | AttrAV, ucAV, rxeEnv(), 0, "", true},
+		{"xrc_recv_rts_ignored_bits", QPStateRTR, QPStateRTS, QPTypeXRCRecv, AttrState | AttrTimeout | AttrSQPSN | AttrRetryCnt, &QPAttr{Timeout: 14, RetryCnt: 7}, nil, 0, "", true},
+		{"driver_qp", QPStateRTS, QPStateRTS, QPTypeDriver, AttrState, &QPAttr{}, rxeEnv(), 0, "", false},
 	}
 }
 
@@ -165,7 +165,7 @@ func TestCheckFindingsAreTeacherly(t *testing.T) {
 			}
 		}
 	}
-	v := Check(QPSInit, QPSRTR, QPTRC, AttrState|AttrAV|AttrPathMTU, nil, nil)
+	v := Check(QPStateInit, QPStateRTR, QPTypeRC, AttrState|AttrAV|AttrPathMTU, nil, nil)
 	if s := v.Explain(); !strings.Contains(s, "dest_qpn=<the peer QP's number>") || !strings.Contains(s, "DEST_QPN") {
 		t.Errorf("a missing DEST_QPN should be explained with how to add it:\n%s", s)
 	}

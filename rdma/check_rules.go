@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"fmt"
@@ -64,8 +64,8 @@ const (
 // xrcIgnored are the bits uverbs silently drops per type before the
 // driver sees the mask (uverbs_cmd.c modify_qp_mask).
 var xrcIgnored = map[QPType]QPAttrMask{
-	QPTXRCSend: AttrMaxDestRdAtomic | AttrMinRNRTimer,
-	QPTXRCRecv: AttrMaxQPRdAtomic | AttrRetryCnt | AttrRNRRetry,
+	QPTypeXRCSend: AttrMaxDestRdAtomic | AttrMinRNRTimer,
+	QPTypeXRCRecv: AttrMaxQPRdAtomic | AttrRetryCnt | AttrRNRRetry,
 }
 
 // extraWhy explains why a transition refuses some attributes learners
@@ -329,9 +329,6 @@ func gidChoicesWhere(c *checkCtx, keep func(GIDEntry) bool) string {
 	return strings.Join(parts, ", ")
 }
 
-// gidIsIPv4 mirrors rdma_gid2ip: an IPv4-mapped GID is an IPv4 address.
-func gidIsIPv4(g GID) bool { return g.IP().To4() != nil && !g.IsZero() }
-
 // ruleDGIDFamily: for connected QPs on RoCE, _ib_modify_qp resolves the
 // destination MAC (ib_resolve_eth_dmac → rdma_addr_find_l2_eth_by_grh →
 // rdma_resolve_ip), which refuses a source and destination of different
@@ -348,7 +345,7 @@ func ruleDGIDFamily(c *checkCtx) []Finding {
 	}
 	dgid := c.attr.AH.GRH.DGID
 	family := map[bool]string{true: "IPv4", false: "IPv6"}
-	if gidIsIPv4(dgid) == gidIsIPv4(src.GID) {
+	if dgid.IsIPv4() == src.GID.IsIPv4() {
 		if dgid.IsZero() {
 			return warn(AttrAV, "the DGID is all zeros: it names no peer",
 				"the kernel resolves the peer's MAC address from the DGID at this step and cannot resolve ::",
@@ -356,12 +353,12 @@ func ruleDGIDFamily(c *checkCtx) []Finding {
 		}
 		return nil
 	}
-	problem := fmt.Sprintf("the DGID %s is %s but the source GID %d (%s) is %s", dgid, family[gidIsIPv4(dgid)], src.Index, src.GID, family[gidIsIPv4(src.GID)])
+	problem := fmt.Sprintf("the DGID %s is %s but the source GID %d (%s) is %s", dgid, family[dgid.IsIPv4()], src.Index, src.GID, family[src.GID.IsIPv4()])
 	if dgid.IsZero() {
-		problem = fmt.Sprintf("the DGID is all zeros (it names no peer), and the source GID %d (%s) is %s", src.Index, src.GID, family[gidIsIPv4(src.GID)])
+		problem = fmt.Sprintf("the DGID is all zeros (it names no peer), and the source GID %d (%s) is %s", src.Index, src.GID, family[src.GID.IsIPv4()])
 	}
-	fix := fmt.Sprintf("for this DGID use an %s source GID: sgid_index=%s", family[gidIsIPv4(dgid)],
-		gidChoicesWhere(c, func(g GIDEntry) bool { return gidIsIPv4(g.GID) == gidIsIPv4(dgid) }))
+	fix := fmt.Sprintf("for this DGID use an %s source GID: sgid_index=%s", family[dgid.IsIPv4()],
+		gidChoicesWhere(c, func(g GIDEntry) bool { return g.GID.IsIPv4() == dgid.IsIPv4() }))
 	if dgid.IsZero() {
 		fix = "set dgid=<the peer's GID> (for an IPv4 peer ::ffff:a.b.c.d)"
 	}
@@ -515,7 +512,7 @@ func invalidTransition(c *checkCtx) []Finding {
 			steps = append(steps, s.String())
 		}
 		fix = "go " + strings.Join(steps, "→") + ", one modify per step"
-	} else if c.tableTo == QPSSQE {
+	} else if c.tableTo == QPStateSQE {
 		why = "SQE is entered only by the device, when a UD or UC send fails; no modify leads there"
 		fix = "to pause sending, use SQD (RTS→SQD)"
 	} else if c.tableFrom == c.tableTo {
@@ -529,7 +526,7 @@ func invalidTransition(c *checkCtx) []Finding {
 // withArticle is "an RC", "a UD": the type's name with its article.
 func withArticle(t QPType) string {
 	switch t {
-	case QPTRC, QPTXRCSend, QPTXRCRecv, QPTSMI:
+	case QPTypeRC, QPTypeXRCSend, QPTypeXRCRecv, QPTypeSMI:
 		return "an " + t.String()
 	}
 	return "a " + t.String()
@@ -541,7 +538,7 @@ func withArticle(t QPType) string {
 // drain to end, so this rule is not exercised there (its timing is the
 // requester tasklet's).
 func ruleSQDDraining(c *checkCtx) []Finding {
-	if c.mask&AttrState == 0 || c.tableFrom != QPSSQD || !c.env.SQDraining || c.tableTo == QPSErr {
+	if c.mask&AttrState == 0 || c.tableFrom != QPStateSQD || !c.env.SQDraining || c.tableTo == QPStateErr {
 		return nil
 	}
 	return fail(AttrState, "the send queue is still draining (sq_draining=1)",
@@ -582,7 +579,7 @@ func rulePathMTUCode(c *checkCtx) []Finding {
 // incoming reads and atomics, which learners copy from examples that
 // only send.
 func ruleNoRdAtomic(c *checkCtx) []Finding {
-	if !c.has(AttrMaxDestRdAtomic) || !c.hasAttr || c.attr.MaxDestRdAtomic != 0 || (c.typ != QPTRC && c.typ != QPTXRCRecv) {
+	if !c.has(AttrMaxDestRdAtomic) || !c.hasAttr || c.attr.MaxDestRdAtomic != 0 || (c.typ != QPTypeRC && c.typ != QPTypeXRCRecv) {
 		return nil
 	}
 	return warn(AttrMaxDestRdAtomic, "max_dest_rd_atomic is 0: this QP will serve no RDMA read or atomic from its peer",

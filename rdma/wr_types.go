@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"fmt"

@@ -1,14 +1,14 @@
-package verbs
+package rdma
 
 import "testing"
 
 func TestNamesRoundTrip(t *testing.T) {
-	for s := QPSReset; s <= QPSErr; s++ {
+	for s := QPStateReset; s <= QPStateErr; s++ {
 		if got, ok := ParseQPState(s.String()); !ok || got != s {
 			t.Errorf("ParseQPState(%q) = %v, %v", s, got, ok)
 		}
 	}
-	for _, typ := range []QPType{QPTRC, QPTUC, QPTUD, QPTRawPacket, QPTXRCSend, QPTXRCRecv} {
+	for _, typ := range []QPType{QPTypeRC, QPTypeUC, QPTypeUD, QPTypeRawPacket, QPTypeXRCSend, QPTypeXRCRecv} {
 		if got, ok := ParseQPType(typ.String()); !ok || got != typ {
 			t.Errorf("ParseQPType(%q) = %v, %v", typ, got, ok)
 		}

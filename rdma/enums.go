@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import "fmt"
 
@@ -7,14 +7,14 @@ type NodeType int
 
 // Node types, values as in verbs.h.
 const (
-	NodeUnknown     NodeType = -1
-	NodeCA          NodeType = 1 // IBV_NODE_CA: a channel adapter (every RoCE NIC, rxe)
-	NodeSwitch      NodeType = 2
-	NodeRouter      NodeType = 3
-	NodeRNIC        NodeType = 4 // IBV_NODE_RNIC: iWARP
-	NodeUSNIC       NodeType = 5
-	NodeUSNICUDP    NodeType = 6
-	NodeUnspecified NodeType = 7
+	NodeTypeUnknown     NodeType = -1
+	NodeTypeCA          NodeType = 1 // IBV_NODE_CA: a channel adapter (every RoCE NIC, rxe)
+	NodeTypeSwitch      NodeType = 2
+	NodeTypeRouter      NodeType = 3
+	NodeTypeRNIC        NodeType = 4 // IBV_NODE_RNIC: iWARP
+	NodeTypeUSNIC       NodeType = 5
+	NodeTypeUSNICUDP    NodeType = 6
+	NodeTypeUnspecified NodeType = 7
 )
 
 // String names the node type as ibv_devinfo prints it.
@@ -46,12 +46,12 @@ type PortState int
 
 // Port states, values as in verbs.h.
 const (
-	PortNop         PortState = 0
-	PortDown        PortState = 1
-	PortInit        PortState = 2
-	PortArmed       PortState = 3
-	PortActive      PortState = 4
-	PortActiveDefer PortState = 5
+	PortStateNop         PortState = 0
+	PortStateDown        PortState = 1
+	PortStateInit        PortState = 2
+	PortStateArmed       PortState = 3
+	PortStateActive      PortState = 4
+	PortStateActiveDefer PortState = 5
 )
 
 // String is the state's name without IBV_PORT_ (ibv_devinfo prints PORT_ACTIVE).
@@ -158,3 +158,8 @@ func enumName(v int, names map[int]string) string {
 	}
 	return fmt.Sprintf("unknown(%d)", v)
 }
+
+// Unknown is how every enum of the vocabulary prints a value its table
+// does not name: "UNKNOWN(9)", the number as the kernel or libibverbs
+// sent it.
+func Unknown(v int) string { return fmt.Sprintf("UNKNOWN(%d)", v) }

@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"fmt"
@@ -281,7 +281,7 @@ func (c *checkCtx) has(b QPAttrMask) bool { return c.kmask&b != 0 }
 
 // movesToRTR is uverbs' test for "this is the INIT→RTR transition" when
 // it checks the AV's port (STATE set and qp_state RTR).
-func (c *checkCtx) movesToRTR() bool { return c.mask&AttrState != 0 && c.next == QPSRTR }
+func (c *checkCtx) movesToRTR() bool { return c.mask&AttrState != 0 && c.next == QPStateRTR }
 
 // portValid mirrors rdma_is_port_valid: ports count from 1 to the
 // device's port count (unknown count: only 0 is known to be invalid).
@@ -292,18 +292,24 @@ func (c *checkCtx) portValid(p uint8) bool {
 // gidEntry finds a populated GID entry by index; known is false when the
 // GID table was not given.
 func (c *checkCtx) gidEntry(index uint8) (e GIDEntry, populated, known bool) {
-	if c.env.GIDs == nil {
+	return c.env.GIDEntry(index)
+}
+
+// GIDEntry finds the populated entry at sgid_index index of the port's
+// GID table (ibv_query_gid_table(3)); known is false when GIDs is nil.
+func (e *CheckEnv) GIDEntry(index uint8) (g GIDEntry, populated, known bool) {
+	if e.GIDs == nil {
 		return GIDEntry{}, false, false
 	}
-	i := slices.IndexFunc(c.env.GIDs, func(g GIDEntry) bool { return g.Index == int(index) && !g.GID.IsZero() })
+	i := slices.IndexFunc(e.GIDs, func(g GIDEntry) bool { return g.Index == int(index) && !g.GID.IsZero() })
 	if i < 0 {
 		return GIDEntry{}, false, true
 	}
-	return c.env.GIDs[i], true, true
+	return e.GIDs[i], true, true
 }
 
 // connectedType is is_qp_type_connected() of verbs.c: the types whose AV
 // the core resolves to a MAC address on RoCE.
 func connectedType(t QPType) bool {
-	return t == QPTRC || t == QPTUC || t == QPTXRCSend || t == QPTXRCRecv
+	return t == QPTypeRC || t == QPTypeUC || t == QPTypeXRCSend || t == QPTypeXRCRecv
 }

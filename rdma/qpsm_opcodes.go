@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"fmt"
@@ -17,17 +17,17 @@ type sendOpcodeRule struct {
 }
 
 var sendOpcodeRules = []sendOpcodeRule{
-	{WRSend, []QPType{QPTUD, QPTUC, QPTRC, QPTXRCSend, QPTRawPacket}, []QPType{QPTRC, QPTUC, QPTUD}},
-	{WRSendWithImm, []QPType{QPTUD, QPTUC, QPTRC, QPTXRCSend}, []QPType{QPTRC, QPTUC, QPTUD}},
-	{WRRDMAWrite, []QPType{QPTUC, QPTRC, QPTXRCSend}, []QPType{QPTRC, QPTUC}},
-	{WRRDMAWriteWithImm, []QPType{QPTUC, QPTRC, QPTXRCSend}, []QPType{QPTRC, QPTUC}},
-	{WRRDMARead, []QPType{QPTRC, QPTXRCSend}, []QPType{QPTRC}},
-	{WRAtomicCmpAndSwp, []QPType{QPTRC, QPTXRCSend}, []QPType{QPTRC}},
-	{WRAtomicFetchAndAdd, []QPType{QPTRC, QPTXRCSend}, []QPType{QPTRC}},
-	{WRLocalInv, []QPType{QPTUC, QPTRC, QPTXRCSend}, []QPType{QPTRC}},
-	{WRBindMW, []QPType{QPTUC, QPTRC, QPTXRCSend}, []QPType{QPTRC, QPTUC}},
-	{WRSendWithInv, []QPType{QPTUC, QPTRC, QPTXRCSend}, []QPType{QPTRC, QPTUC, QPTUD}},
-	{WRTSO, []QPType{QPTUD, QPTRawPacket}, nil},
+	{WRSend, []QPType{QPTypeUD, QPTypeUC, QPTypeRC, QPTypeXRCSend, QPTypeRawPacket}, []QPType{QPTypeRC, QPTypeUC, QPTypeUD}},
+	{WRSendWithImm, []QPType{QPTypeUD, QPTypeUC, QPTypeRC, QPTypeXRCSend}, []QPType{QPTypeRC, QPTypeUC, QPTypeUD}},
+	{WRRDMAWrite, []QPType{QPTypeUC, QPTypeRC, QPTypeXRCSend}, []QPType{QPTypeRC, QPTypeUC}},
+	{WRRDMAWriteWithImm, []QPType{QPTypeUC, QPTypeRC, QPTypeXRCSend}, []QPType{QPTypeRC, QPTypeUC}},
+	{WRRDMARead, []QPType{QPTypeRC, QPTypeXRCSend}, []QPType{QPTypeRC}},
+	{WRAtomicCmpAndSwp, []QPType{QPTypeRC, QPTypeXRCSend}, []QPType{QPTypeRC}},
+	{WRAtomicFetchAndAdd, []QPType{QPTypeRC, QPTypeXRCSend}, []QPType{QPTypeRC}},
+	{WRLocalInv, []QPType{QPTypeUC, QPTypeRC, QPTypeXRCSend}, []QPType{QPTypeRC}},
+	{WRBindMW, []QPType{QPTypeUC, QPTypeRC, QPTypeXRCSend}, []QPType{QPTypeRC, QPTypeUC}},
+	{WRSendWithInv, []QPType{QPTypeUC, QPTypeRC, QPTypeXRCSend}, []QPType{QPTypeRC, QPTypeUC, QPTypeUD}},
+	{WRTSO, []QPType{QPTypeUD, QPTypeRawPacket}, nil},
 }
 
 // sendFlagRule limits a send flag to some opcodes or QP types
@@ -40,12 +40,12 @@ type sendFlagRule struct {
 }
 
 var sendFlagRules = []sendFlagRule{
-	{SendFence, nil, []QPType{QPTRC}, "the fence orders a WR after earlier RDMA reads and atomics, which only RC has"},
+	{SendFence, nil, []QPType{QPTypeRC}, "the fence orders a WR after earlier RDMA reads and atomics, which only RC has"},
 	{SendSolicited, []WROpcode{WRSend, WRSendWithImm, WRSendWithInv, WRRDMAWriteWithImm}, nil,
 		"the solicited bit asks the receiver for a completion event, so it goes only with operations that consume a receive"},
 	{SendInline, []WROpcode{WRSend, WRSendWithImm, WRSendWithInv, WRRDMAWrite, WRRDMAWriteWithImm}, nil,
 		"inline data is copied into the WQE at post time, which only makes sense for data this side sends"},
-	{SendIPCsum, nil, []QPType{QPTUD, QPTRawPacket}, "checksum offload applies to IP packets the QP builds, and needs the device's IBV_DEVICE_RAW_IP_CSUM / UD_IP_CSUM capability"},
+	{SendIPCsum, nil, []QPType{QPTypeUD, QPTypeRawPacket}, "checksum offload applies to IP packets the QP builds, and needs the device's IBV_DEVICE_RAW_IP_CSUM / UD_IP_CSUM capability"},
 }
 
 // OpcodeAllowed reports whether ibv_post_send(3)'s table lets a QP type
@@ -129,11 +129,11 @@ func opcodeList(ops []WROpcode) string {
 // opcodeWhy says why a transport lacks an opcode.
 func opcodeWhy(typ QPType) string {
 	switch typ {
-	case QPTUD:
+	case QPTypeUD:
 		return "UD is datagrams: sends only, no remote memory access"
-	case QPTUC:
+	case QPTypeUC:
 		return "UC is unreliable: no responses come back, so no reads or atomics"
-	case QPTRawPacket:
+	case QPTypeRawPacket:
 		return "a RAW_PACKET QP sends whole Ethernet frames"
 	}
 	return "ibv_post_send(3) lists the opcodes of each QP type"

@@ -1,9 +1,8 @@
-package verbs
+package rdma
 
 import (
 	"fmt"
 	"strings"
-	"syscall"
 )
 
 // Explain renders the verdict for a learner: the answer first, then what
@@ -19,7 +18,7 @@ func (v *Verdict) Explain() string {
 	case v.Errno == 0:
 		fmt.Fprintf(&b, "%s: the kernel will accept this modify.\n", step)
 	default:
-		fmt.Fprintf(&b, "%s: the kernel will refuse this modify with %s.\n", step, errnoText(v.Errno))
+		fmt.Fprintf(&b, "%s: the kernel will refuse this modify with %s.\n", step, ErrnoText(v.Errno))
 	}
 	// The step's purpose first: knowing what RTR is for explains most of
 	// what it requires.
@@ -45,7 +44,7 @@ func (v *Verdict) Explain() string {
 		mark := map[Severity]string{SevError: "✗", SevWarning: "!", SevNote: "·"}[f.Severity]
 		fmt.Fprintf(&b, "\n%s [%s] %s", mark, f.Stage, f.Problem)
 		if f == decisive {
-			fmt.Fprintf(&b, " (the kernel stops here: %s)", errnoText(f.Errno))
+			fmt.Fprintf(&b, " (the kernel stops here: %s)", ErrnoText(f.Errno))
 		} else if f.Severity == SevError {
 			b.WriteString(" (would fail too)")
 		}
@@ -73,16 +72,4 @@ func namesOrNone(m QPAttrMask, none string) string {
 		return none
 	}
 	return strings.Join(m.Names(), ", ")
-}
-
-// errnoText names an errno the way man pages do (EINVAL), falling back to
-// its text.
-func errnoText(en syscall.Errno) string {
-	if n := errnoName(en); n != "" {
-		return n
-	}
-	if en == syscall.ENODATA {
-		return "ENODATA"
-	}
-	return en.Error()
 }

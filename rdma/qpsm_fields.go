@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"fmt"
@@ -147,7 +147,7 @@ var qpAttrFields = []attrField{
 	{name: "path_mig_state", bit: AttrPathMigState,
 		get: func(a *QPAttr) string { return a.PathMigState.String() },
 		set: func(a *QPAttr, v string) error {
-			for m := MigMigrated; m <= MigArmed; m++ {
+			for m := MigStateMigrated; m <= MigStateArmed; m++ {
 				if strings.EqualFold(v, m.String()) {
 					a.PathMigState = m
 					return nil

@@ -1,4 +1,4 @@
-package verbs
+package rdma
 
 import (
 	"slices"
@@ -43,12 +43,12 @@ func TestTableValidGrid(t *testing.T) {
 // the kernel table).
 func TestRequiredMatchesManPage(t *testing.T) {
 	man := map[QPType][3]string{
-		QPTRC:        {"STATE|PKEY_INDEX|PORT|ACCESS_FLAGS", "STATE|AV|PATH_MTU|DEST_QPN|RQ_PSN|MAX_DEST_RD_ATOMIC|MIN_RNR_TIMER", "STATE|SQ_PSN|MAX_QP_RD_ATOMIC|RETRY_CNT|RNR_RETRY|TIMEOUT"},
-		QPTUC:        {"STATE|PKEY_INDEX|PORT|ACCESS_FLAGS", "STATE|AV|PATH_MTU|DEST_QPN|RQ_PSN", "STATE|SQ_PSN"},
-		QPTUD:        {"STATE|PKEY_INDEX|PORT|QKEY", "STATE", "STATE|SQ_PSN"},
-		QPTRawPacket: {"STATE|PORT", "STATE", "STATE"},
+		QPTypeRC:        {"STATE|PKEY_INDEX|PORT|ACCESS_FLAGS", "STATE|AV|PATH_MTU|DEST_QPN|RQ_PSN|MAX_DEST_RD_ATOMIC|MIN_RNR_TIMER", "STATE|SQ_PSN|MAX_QP_RD_ATOMIC|RETRY_CNT|RNR_RETRY|TIMEOUT"},
+		QPTypeUC:        {"STATE|PKEY_INDEX|PORT|ACCESS_FLAGS", "STATE|AV|PATH_MTU|DEST_QPN|RQ_PSN", "STATE|SQ_PSN"},
+		QPTypeUD:        {"STATE|PKEY_INDEX|PORT|QKEY", "STATE", "STATE|SQ_PSN"},
+		QPTypeRawPacket: {"STATE|PORT", "STATE", "STATE"},
 	}
-	walk := [3][2]QPState{{QPSReset, QPSInit}, {QPSInit, QPSRTR}, {QPSRTR, QPSRTS}}
+	walk := [3][2]QPState{{QPStateReset, QPStateInit}, {QPStateInit, QPStateRTR}, {QPStateRTR, QPStateRTS}}
 	for typ, sets := range man {
 		for i, step := range walk {
 			var want QPAttrMask
@@ -108,10 +108,10 @@ func TestModifyIsOKWholeTable(t *testing.T) {
 	if n != len(tableTypes)*7*7 {
 		t.Errorf("walked %d cells", n)
 	}
-	if ModifyIsOK(QPSRTR, QPSRTR, QPTRC, 0) {
+	if ModifyIsOK(QPStateRTR, QPStateRTR, QPTypeRC, 0) {
 		t.Error("RTR→RTR (a modify without STATE in RTR) must be invalid")
 	}
-	if ModifyIsOK(QPSRTS, QPSRTS, QPTDriver, AttrState) {
+	if ModifyIsOK(QPStateRTS, QPStateRTS, QPTypeDriver, AttrState) {
 		t.Error("DRIVER QPs have no table column")
 	}
 	// A self-check of the data: optional and required never overlap,
@@ -131,33 +131,33 @@ func TestPathsAndNext(t *testing.T) {
 		typ      QPType
 		want     []QPState
 	}{
-		{QPSReset, QPSRTS, QPTRC, []QPState{QPSInit, QPSRTR, QPSRTS}},
-		{QPSReset, QPSSQD, QPTUD, []QPState{QPSInit, QPSRTR, QPSRTS, QPSSQD}},
-		{QPSErr, QPSRTS, QPTUC, []QPState{QPSReset, QPSInit, QPSRTR, QPSRTS}},
-		{QPSRTS, QPSInit, QPTRC, []QPState{QPSReset, QPSInit}},
-		{QPSInit, QPSSQE, QPTUD, nil},
-		{QPSInit, QPSInit, QPTRC, nil},
+		{QPStateReset, QPStateRTS, QPTypeRC, []QPState{QPStateInit, QPStateRTR, QPStateRTS}},
+		{QPStateReset, QPStateSQD, QPTypeUD, []QPState{QPStateInit, QPStateRTR, QPStateRTS, QPStateSQD}},
+		{QPStateErr, QPStateRTS, QPTypeUC, []QPState{QPStateReset, QPStateInit, QPStateRTR, QPStateRTS}},
+		{QPStateRTS, QPStateInit, QPTypeRC, []QPState{QPStateReset, QPStateInit}},
+		{QPStateInit, QPStateSQE, QPTypeUD, nil},
+		{QPStateInit, QPStateInit, QPTypeRC, nil},
 	} {
 		if got := PathTo(tc.from, tc.to, tc.typ); !cmp.Equal(got, tc.want) {
 			t.Errorf("PathTo(%s, %s, %s) = %v, want %v", tc.from, tc.to, tc.typ, got, tc.want)
 		}
 	}
 	walk := []QPState{}
-	for s, ok := QPSReset, true; ok && len(walk) < 10; s, ok = Next(s, QPTRC) {
+	for s, ok := QPStateReset, true; ok && len(walk) < 10; s, ok = Next(s, QPTypeRC) {
 		walk = append(walk, s)
 	}
-	if want := []QPState{QPSReset, QPSInit, QPSRTR, QPSRTS}; !cmp.Equal(walk, want) {
+	if want := []QPState{QPStateReset, QPStateInit, QPStateRTR, QPStateRTS}; !cmp.Equal(walk, want) {
 		t.Errorf("Next walk = %v, want %v", walk, want)
 	}
-	for _, s := range []QPState{QPSSQD, QPSSQE} {
-		if n, ok := Next(s, QPTUD); !ok || n != QPSRTS {
+	for _, s := range []QPState{QPStateSQD, QPStateSQE} {
+		if n, ok := Next(s, QPTypeUD); !ok || n != QPStateRTS {
 			t.Errorf("Next(%s) = %s %v", s, n, ok)
 		}
 	}
-	if n, ok := Next(QPSErr, QPTRC); !ok || n != QPSReset {
+	if n, ok := Next(QPStateErr, QPTypeRC); !ok || n != QPStateReset {
 		t.Errorf("Next(ERR) = %s %v", n, ok)
 	}
-	if got := LegalNext(QPSRTS, QPTRC); !cmp.Equal(got, []QPState{QPSReset, QPSRTS, QPSSQD, QPSErr}) {
+	if got := LegalNext(QPStateRTS, QPTypeRC); !cmp.Equal(got, []QPState{QPStateReset, QPStateRTS, QPStateSQD, QPStateErr}) {
 		t.Errorf("LegalNext(RTS) = %v", got)
 	}
 }
@@ -173,7 +173,7 @@ func TestExplainMaskAndHelp(t *testing.T) {
 	if len(got) != 3 || got[0].Name != "AV" || got[1].Name != "DEST_QPN" || !strings.Contains(got[2].What, "never exposed") {
 		t.Errorf("ExplainMask = %+v", got)
 	}
-	for _, s := range append(slices.Clone(QPStates), QPSUnknown, 42) {
+	for _, s := range append(slices.Clone(QPStates), QPStateUnknown, 42) {
 		if StateHelp(s) == "" {
 			t.Errorf("no help for state %d", s)
 		}
