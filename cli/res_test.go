@@ -30,14 +30,14 @@ func TestResArgs(t *testing.T) {
 		{args: []string{"qp", "rxe0"}, object: "qp", query: inspect.Query{Dev: "rxe0"}, filters: []string{"link=rxe0"}},
 		{args: []string{"qp", "rxe0/1"}, object: "qp", query: inspect.Query{Dev: "rxe0", Port: 1}, filters: []string{"link=rxe0/1"}},
 		{args: []string{"cq", "rxe0"}, object: "cq", query: inspect.Query{Dev: "rxe0"}, filters: []string{"dev=rxe0"}},
-		{args: []string{"cq", "link", "rxe0/1"}, err: `cq has no filter "link"`},
+		{args: []string{"cq", "link", "rxe0/1"}, err: `"link" and "rxe0/1" cannot both stand alone: one DEV may; the filters of cq are dev,`},
 		{args: []string{"qp", "state=BOGUS"}, err: `qp state "BOGUS" can never match; it is one of RESET, INIT, RTR, RTS, SQD, SQE, ERR`},
-		{args: []string{"qp", "rxe0", "rxe1"}, err: `only one DEV or DEV/PORT`},
+		{args: []string{"qp", "rxe0", "rxe1"}, err: `cannot both stand alone: one DEV or DEV/PORT may`},
 		{args: []string{"cm_id", "src-port=7174"}, object: "cm_id", filters: []string{"src-port=7174"}},
 		{args: []string{"qp", "pid"}, err: `pid needs a value`},
 		{args: []string{"qp", "nope=1"}, err: `qp has no filter "nope"`},
 		{args: []string{"qp", "lqpn=x"}, err: "lqpn takes numbers"},
-		{args: []string{"cq", "lqpn", "1"}, err: `cq has no filter "lqpn"`},
+		{args: []string{"cq", "lqpn=1"}, err: `cq has no filter "lqpn"`},
 		{args: []string{"rxe0", "qp"}, err: `"rxe0" is not an object kind`},
 	} {
 		r, err := parseResArgs(tc.args)

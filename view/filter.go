@@ -149,8 +149,8 @@ func parseWords(kind string, words []string, command bool) (Filters, error) {
 		case s.Bare == "":
 			return nil, fmt.Errorf("view: filter: %q is not a filter of %s; its filters are %s", name, kind, strings.Join(s.KeyNames(), ", "))
 		case bare != "":
-			return nil, fmt.Errorf("view: filter: %s has no filter %q; its filters are %s (and only one %s may stand alone)",
-				kind, bare, strings.Join(s.KeyNames(), ", "), describeBare(s))
+			return nil, fmt.Errorf("view: filter: %q and %q cannot both stand alone: one %s may; the filters of %s are %s",
+				bare, name, describeBare(s), kind, strings.Join(s.KeyNames(), ", "))
 		default:
 			bare, k, value = words[i], s.key(s.Bare), words[i]
 		}

@@ -106,7 +106,7 @@ func TestParseErrors(t *testing.T) {
 		{"test-qp", []string{"lqpn", "9-3"}, `not "9-3"`},
 		{"test-qp", []string{"lqpn", "1-"}, `not "1-"`},
 		{"test-qp", []string{"pid=1"}, `test-qp has no filter "pid"; its filters are link, dev, lqpn, state, type, comm`},
-		{"test-qp", []string{"rxe0", "rxe1"}, `test-qp has no filter "rxe0"`},
+		{"test-qp", []string{"rxe0", "rxe1"}, `"rxe0" and "rxe1" cannot both stand alone: one DEV or DEV/PORT may; the filters of test-qp are link, dev, lqpn, state, type, comm`},
 		{"test-qp", []string{"link", "/1"}, `name a device`},
 		{"test-qp", []string{"link", "rxe0/x"}, `a port is a number counting from 1`},
 		{"test-qp", []string{"link", "rxe0/0"}, `a port is a number counting from 1`},

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/view"
+)
+
+// Columns line up by display cells: a wide character takes two, a
+// combining accent none, and NoText fields are not columns.
+func TestWriteTableCells(t *testing.T) {
+	row := func(name, comm string) view.Row {
+		return view.Row{view.IDField(name), {Key: "name", TextKey: "NAME", Text: name},
+			{Key: "hidden", Text: "x", NoText: true}, {Key: "comm", TextKey: "COMM", Text: comm}, {Key: "n", TextKey: "N", Text: "1"}}
+	}
+	var b bytes.Buffer
+	if err := writeTable(&b, "  ", []view.Row{row("a", "进程"), row("bbbb", "e\u0301t\u00e9"), row("c", "")}); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"  NAME  COMM  N\n" +
+		"  a     进程  1\n" +
+		"  bbbb  e\u0301té   1\n" +
+		"  c           1\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	b.Reset()
+	if err := writeTable(&b, "", nil); err != nil || b.Len() != 0 {
+		t.Errorf("no rows: %q, %v", b.String(), err)
+	}
+}

@@ -1,0 +1,117 @@
+package sysfsmon
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/view"
+)
+
+// The rows' JSON is the JSON of the structs they come from, key for key
+// and in order (the structs' tags are the documented keys), and every
+// row has an identity no other row of its kind shares.
+func TestRowsJSONAndIdentity(t *testing.T) {
+	for _, tree := range []string{"rxe0", "mlx5"} {
+		f := fixture(t, tree)
+		devs, err := f.Devices()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		checkID := func(r view.Row) {
+			t.Helper()
+			id := r.ID()
+			if id == "" || ids[id] {
+				t.Errorf("%s: row identity %q empty or repeated: %s", tree, id, r.Text())
+			}
+			ids[id] = true
+		}
+		for i := range devs {
+			d := &devs[i]
+			sameJSON(t, d.Row(), d)
+			checkID(d.Row())
+			for j := range d.Ports {
+				p := &d.Ports[j]
+				sameJSON(t, p.Row(), p)
+				checkID(p.Row())
+				for k, r := range p.GIDRows() {
+					g := p.GIDs[k]
+					sameJSON(t, r, struct {
+						Dev  string `json:"dev"`
+						Port int    `json:"port"`
+						GID
+						Recommended bool `json:"recommended"`
+					}{p.Device, p.Port, g, g.Index == p.RecommendedGIDIndex})
+					checkID(r)
+				}
+			}
+		}
+		snap, err := f.Counters()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range snap.Counters {
+			r := CounterRate{Counter: c, Delta: 3, Rate: 1.5}
+			sameJSON(t, r.Row(false), c)
+			sameJSON(t, r.Row(true), r)
+			checkID(r.Row(false))
+		}
+		irqs, err := f.IRQs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 4
+		ids = map[string]bool{} // another kind of rows
+		for i := range irqs.Devices {
+			d := &irqs.Devices[i]
+			sameJSON(t, d.Row(irqs.CPUs, &n, nil), struct {
+				DeviceIRQs
+				CPUs []int `json:"cpus"`
+				N    *int  `json:"num_comp_vectors"`
+			}{*d, irqs.CPUs, &n})
+			checkID(d.Row(irqs.CPUs, &n, nil))
+			for _, r := range d.IRQRows(irqs.CPUs, nil, false) {
+				if r.ID() == "" {
+					t.Errorf("IRQ row without identity: %s", r.Text())
+				}
+			}
+		}
+		if len(ids) == 0 {
+			t.Errorf("%s: no IRQ device rows", tree)
+		}
+	}
+}
+
+func sameJSON(t *testing.T, r view.Row, v any) {
+	t.Helper()
+	want, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(r.AppendJSON(nil))); diff != "" {
+		t.Errorf("row JSON differs from the struct's (-struct +row):\n%s", diff)
+	}
+}
+
+// The text cells are what the CLI's tables print, in column order.
+func TestPortRowText(t *testing.T) {
+	devs, err := fixture(t, "rxe0").Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head, cells []string
+	for _, f := range devs[0].Ports[0].Row() {
+		if !f.NoText {
+			head, cells = append(head, f.TextKey), append(cells, f.Text)
+		}
+	}
+	wantHead := []string{"DEV", "PORT", "STATE", "PHYS", "RATE", "LINK", "LID", "SM_LID", "SM_SL", "LMC", "CAP_MASK", "NETDEV", "MTU", "GIDS", "GID_IDX"}
+	wantCells := []string{"rxe0", "1", "ACTIVE", "LinkUp", "10 Gb/sec (1X FDR10)", "Ethernet", "0x0", "0x0", "0", "0", "0x00010000", "veth0", "1500", "2/8", "1"}
+	if diff := cmp.Diff(wantHead, head); diff != "" {
+		t.Errorf("columns: %s", diff)
+	}
+	if diff := cmp.Diff(wantCells, cells); diff != "" {
+		t.Errorf("cells: %s", diff)
+	}
+}
