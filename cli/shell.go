@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/verbscope/verbscope/shell"
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 func init() { register(shellCmd) }
@@ -21,7 +23,7 @@ func shellCmd() *Command {
 	return &Command{
 		Name:    "shell",
 		Summary: "the verbs shell: create PDs, CQs, MRs and QPs, step QPs through their states, move data",
-		Usage:   "[-f FILE | -c 'CMD; CMD'] [--json] [--keep-going] [--dev DEVICE]",
+		Usage:   "[-f FILE | -c 'CMD; CMD'] [-j|--json [-p|--pretty]] [--keep-going] [--dev DEVICE]",
 		Help: `On a terminal, an interactive prompt with completion of commands,
 object names, states and attributes (Tab), and history kept across runs
 (in $XDG_STATE_HOME/verbscope/history). Type 'help' inside for the
@@ -30,7 +32,9 @@ commands and 'help COMMAND' for examples.
 With -f FILE, -c 'commands', or commands on stdin when it is not a
 terminal, the shell runs them in order, echoing each, and stops at the
 first error with exit status 1 (--keep-going goes on and exits 1 at the
-end if anything failed). --json prints one JSON object per command.
+end if anything failed). -j (--json) prints one JSON object per command
+({"command", "line", "result"} or {"command", "line", "error",
+"refusal": {"what", "why", "fix"}}); -p (--pretty) indents it.
 
 Whatever way it ends (end of input, exit, an error, Ctrl-C, SIGTERM),
 every object the shell created is destroyed, QPs first.
@@ -43,6 +47,9 @@ Examples:
 			file := fs.String("f", "", "run the commands in `file`")
 			cmds := fs.String("c", "", "run these `commands` (separated by ;)")
 			asJSON := fs.Bool("json", false, "print one JSON object per command")
+			fs.BoolVar(asJSON, "j", false, "short for --json")
+			pretty := fs.Bool("pretty", false, "with --json: indent the JSON")
+			fs.BoolVar(pretty, "p", false, "short for --pretty")
 			keepGoing := fs.Bool("keep-going", false, "in a script, go on after a failed command")
 			dev := fs.String("dev", os.Getenv("LAB_DEV"), "default `device` for open (default $LAB_DEV or the first device)")
 			return func(ctx context.Context, args []string) error {
@@ -54,7 +61,7 @@ Examples:
 				}
 				sh := shell.New(shell.Options{Device: *dev, GIDIndex: envInt("LAB_GID_INDEX", 0)})
 				defer sh.Close()
-				script := scriptOptions{json: *asJSON, keepGoing: *keepGoing, out: env.Stdout, errw: env.Stderr}
+				script := scriptOptions{json: *asJSON, pretty: *pretty, keepGoing: *keepGoing, out: env.Stdout, errw: env.Stderr}
 				switch {
 				case *cmds != "":
 					return runScript(ctx, sh, strings.NewReader(*cmds), script)
@@ -77,39 +84,38 @@ Examples:
 }
 
 type scriptOptions struct {
-	json, keepGoing bool
-	out, errw       io.Writer
+	json, pretty, keepGoing bool
+	out, errw               io.Writer
 }
 
 // runScript runs commands line by line: each echoed, its result printed,
-// stopping at the first error unless keepGoing.
-func runScript(ctx context.Context, sh *shell.Shell, r io.Reader, o scriptOptions) error {
+// stopping at the first error unless keepGoing. front.Lines splits each
+// input line (';', comments, exit), so a script, -c and a paste into the
+// prompt mean the same.
+func runScript(ctx context.Context, sh front.Engine, r io.Reader, o scriptOptions) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	failedAny := false
 	lineNo := 0
 	enc := json.NewEncoder(o.out)
+	if o.pretty {
+		enc.SetIndent("", "  ")
+	}
 	for sc.Scan() {
 		lineNo++
-		for _, cmd := range shell.Split(sc.Text()) {
+		for _, l := range front.Lines(sc.Text()) {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if isExit(cmd) {
+			if l.Exit {
 				return exitStatus(failedAny)
 			}
 			if !o.json {
-				fmt.Fprintf(o.out, "> %s\n", cmd)
+				fmt.Fprintf(o.out, "> %s\n", l.Text)
 			}
-			res, err := sh.Exec(ctx, cmd)
+			res, err := sh.Exec(ctx, l.Text)
 			if o.json {
-				rec := map[string]any{"command": cmd, "line": lineNo}
-				if err != nil {
-					rec["error"] = err.Error()
-				} else if res.Data != nil {
-					rec["result"] = res.Data
-				}
-				enc.Encode(rec)
+				enc.Encode(scriptRecord(l.Text, lineNo, res, err))
 			} else if err == nil && res.Text != "" {
 				fmt.Fprintln(o.out, res.Text)
 			}
@@ -135,16 +141,34 @@ func runScript(ctx context.Context, sh *shell.Shell, r io.Reader, o scriptOption
 	return exitStatus(failedAny)
 }
 
+// scriptRecord is one command's --json line: the command, its input line,
+// and its result or its error (rendered, and What/Why/Fix apart).
+func scriptRecord(cmd string, line int, res front.Result, err error) map[string]any {
+	rec := map[string]any{"command": cmd, "line": line}
+	var fe *front.Error
+	switch {
+	case errors.As(err, &fe):
+		rec["error"] = err.Error()
+		detail := map[string]string{"what": fe.What}
+		for k, v := range map[string]string{"output": fe.Output, "why": fe.Why, "fix": fe.Fix} {
+			if v != "" {
+				detail[k] = v
+			}
+		}
+		rec["refusal"] = detail
+	case err != nil:
+		rec["error"] = err.Error()
+	case res.Data != nil:
+		rec["result"] = res.Data
+	}
+	return rec
+}
+
 func exitStatus(failed bool) error {
 	if failed {
 		return ExitError{Code: 1}
 	}
 	return nil
-}
-
-func isExit(cmd string) bool {
-	c := strings.TrimSpace(cmd)
-	return c == "exit" || c == "quit"
 }
 
 func envInt(name string, def int) int {

@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -15,7 +14,7 @@ import (
 	pstrings "github.com/elk-language/go-prompt/strings"
 	"golang.org/x/term"
 
-	"github.com/verbscope/verbscope/shell"
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 // runPrompt is the interactive shell on go-prompt. go-prompt is used one
@@ -23,7 +22,7 @@ import (
 // which would skip destroying the session's verbs objects. Here the
 // signals cancel the session, the objects are destroyed in order and the
 // terminal is restored before the process ends.
-func runPrompt(sh *shell.Shell, in *os.File, env *Env) error {
+func runPrompt(sh front.Engine, in *os.File, env *Env) error {
 	fd := int(in.Fd())
 	saved, err := term.GetState(fd)
 	if err != nil {
@@ -60,17 +59,24 @@ func runPrompt(sh *shell.Shell, in *os.File, env *Env) error {
 		}
 	}()
 
-	histFile := historyPath()
-	history := loadHistory(histFile)
+	histFile := front.HistoryPath()
+	history, err := front.LoadHistory(histFile, front.DefaultHistory)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "verbscope shell: %v (starting with an empty history)\n", err)
+	}
+	go printProgress(sh.Events(), &inCommand, env.Stdout)
+	reader := newPasteReader(prompt.NewStdinReader())
 	p := prompt.New(prompt.NoopExecutor,
 		prompt.WithPrefix("verbs> "),
 		prompt.WithCompleter(completer(sh)),
-		prompt.WithHistory(history),
+		prompt.WithHistory(history.Entries()),
 		prompt.WithMaxSuggestion(12),
 		prompt.WithTitle("verbscope shell"),
+		prompt.WithReader(reader),
 	)
 	fmt.Fprintln(env.Stdout, "verbscope verbs shell. 'help' lists the commands, Tab completes, Ctrl-D or 'exit' leaves.")
 	for {
+		reader.nextLine()
 		line := p.Input()
 		if line == "" && p.Buffer().Document().LastKeyStroke() == prompt.ControlD {
 			fmt.Fprintln(env.Stdout)
@@ -79,14 +85,19 @@ func runPrompt(sh *shell.Shell, in *os.File, env *Env) error {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		appendHistory(histFile, line)
-		for _, cmd := range shell.Split(line) {
-			if isExit(cmd) {
+		history.Add(line)
+		if histFile != "" {
+			// Keeping the line for the next run is not worth
+			// interrupting the session for.
+			_ = history.Save(histFile)
+		}
+		for _, l := range front.Lines(line) {
+			if l.Exit {
 				return nil
 			}
 			inCommand.Store(true)
 			cmdCtx, stop := signal.NotifyContext(session, os.Interrupt)
-			res, err := sh.Exec(cmdCtx, cmd)
+			res, err := sh.Exec(cmdCtx, l.Text)
 			interrupted := cmdCtx.Err() != nil
 			stop()
 			inCommand.Store(false)
@@ -110,8 +121,20 @@ func runPrompt(sh *shell.Shell, in *os.File, env *Env) error {
 	}
 }
 
+// printProgress shows the progress lines of a running command as they
+// come ("listening on TCP port 18515" before the peer connects). At the
+// prompt go-prompt owns the screen; async events that arrive then are
+// shown with the next command's result, where the shell adds them.
+func printProgress(events <-chan front.Event, inCommand *atomic.Bool, w io.Writer) {
+	for ev := range events {
+		if ev.Kind == front.EventProgress && inCommand.Load() {
+			fmt.Fprintf(w, "… %s\n", ev.Text)
+		}
+	}
+}
+
 // completer adapts shell.Complete to go-prompt, whose positions count runes.
-func completer(sh *shell.Shell) prompt.Completer {
+func completer(sh front.Engine) prompt.Completer {
 	return func(d prompt.Document) ([]prompt.Suggest, pstrings.RuneNumber, pstrings.RuneNumber) {
 		text := d.TextBeforeCursor()
 		c := sh.Complete(text, len(text))
@@ -123,55 +146,4 @@ func completer(sh *shell.Shell) prompt.Completer {
 		end := pstrings.RuneNumber(len([]rune(text[:c.End])))
 		return out, start, end
 	}
-}
-
-// historyPath is $XDG_STATE_HOME/verbscope/history (~/.local/state/…).
-func historyPath() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "verbscope", "history")
-}
-
-const historyKeep = 1000
-
-func loadHistory(path string) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := sc.Text(); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > historyKeep {
-		lines = lines[len(lines)-historyKeep:]
-	}
-	return lines
-}
-
-// appendHistory keeps the line for the next run; failing to is not worth
-// interrupting the session for.
-func appendHistory(path, line string) {
-	if path == "" {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintln(f, line)
 }

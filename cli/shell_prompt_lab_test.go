@@ -178,3 +178,35 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// TestPastedLinesRun pastes into `verbscope shell` the way people copy
+// from a tutorial: several lines in one write (tmux paste-buffer, which
+// sends them with CR as a terminal paste does), and a line with its
+// Enter in one send-keys. Each line must run, in order, with no
+// continuation ("......") line waiting for another Enter.
+func TestPastedLinesRun(t *testing.T) {
+	os.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := newTmux(t)
+	s.line("verbscope shell")
+	s.waitFor("verbs>")
+	s.run("set-buffer", "open; pd\nls\n")
+	s.run("paste-buffer", "-t", s.name)
+	scr := s.waitFor("└─ pd1")
+	if strings.Contains(scr, "......") {
+		t.Errorf("a continuation line after the paste:\n%s", scr)
+	}
+	for _, want := range []string{"ctx1 = device", "pd1 = protection domain in ctx1"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the pasted lines did not all run: no %q:\n%s", want, scr)
+		}
+	}
+	s.keys("cq; qp type=rc", "Enter")
+	s.waitFor("qp1 = RC QP number")
+	s.keys("-l", "diagram qp1\n")
+	scr = s.waitFor("qp1 is [RESET]")
+	if strings.Contains(scr, "......") {
+		t.Errorf("a continuation line after `diagram qp1` and its newline in one write:\n%s", scr)
+	}
+	s.line("exit")
+	s.waitFor("# ")
+}

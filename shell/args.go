@@ -85,10 +85,10 @@ func (a *args) uint(key string, def, max uint64) (uint64, error) {
 	}
 	n, err := parseUint(v)
 	if err != nil {
-		return 0, fmt.Errorf("%s=%s: not a number (write it in decimal or as 0x…)", key, v)
+		return 0, &Error{What: fmt.Sprintf("%s=%s is not a number", key, v), Fix: "write it in decimal or as 0x…"}
 	}
 	if n > max {
-		return 0, fmt.Errorf("%s=%s is too large: at most %d", key, v, max)
+		return 0, &Error{What: fmt.Sprintf("%s=%s is too large", key, v), Fix: fmt.Sprintf("at most %d", max)}
 	}
 	return n, nil
 }

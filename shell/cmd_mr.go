@@ -73,7 +73,8 @@ func runMR(_ context.Context, s *Shell, a *args) (Result, error) {
 	access := verbs.AccessLocalWrite
 	if v, ok := a.str("access"); ok {
 		if access, err = parseAccess(v); err != nil {
-			return Result{}, &Error{What: err.Error()}
+			return Result{}, &Error{What: strings.TrimPrefix(err.Error(), "verbs: "), Err: err,
+				Fix: "access is a comma list of local_write, remote_write, remote_read, remote_atomic"}
 		}
 	}
 	as, _ := a.str("as")

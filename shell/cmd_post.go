@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -435,6 +436,7 @@ func runPoll(ctx context.Context, s *Shell, a *args) (Result, error) {
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var got []verbs.WC
+	waited := false
 	wcs := make([]verbs.WC, max(1, maxN))
 	for {
 		n, err := e.cq.Poll(wcs)
@@ -446,7 +448,12 @@ func runPoll(ctx context.Context, s *Shell, a *args) (Result, error) {
 			break
 		}
 		if n == 0 {
-			n, err = e.cq.BusyPoll(wctx, wcs, 1)
+			waiting := ""
+			if !waited {
+				waited = true
+				waiting = fmt.Sprintf("%s: waiting up to %s for a completion", e.name, wait)
+			}
+			s.waitUnlocked(e.name, waiting, func() { n, err = e.cq.BusyPoll(wctx, wcs, 1) })
 			got = append(got, wcs[:n]...)
 			if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 				break
@@ -516,6 +523,7 @@ func (s *Shell) showCompletions(cq *entry, wcs []verbs.WC) Result {
 		}
 		delete(s.posted, wc.WRID)
 		b.WriteString(line + "\n")
+		s.emit(front.Event{Kind: front.EventCompletion, Object: cq.name, Text: cq.name + ": " + strings.TrimSpace(strings.SplitN(line, "\n", 2)[0])})
 		data = append(data, d)
 	}
 	return Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}
@@ -550,7 +558,8 @@ func runWait(ctx context.Context, s *Shell, a *args) (Result, error) {
 	n, err := e.cq.Poll(wcs)
 	if err == nil && n == 0 {
 		wctx, cancel := context.WithTimeout(ctx, timeout)
-		_, err = e.cq.Channel().Wait(wctx)
+		waiting := fmt.Sprintf("%s: sleeping on its completion channel until a completion, up to %s", e.name, timeout)
+		s.waitUnlocked(e.name, waiting, func() { _, err = e.cq.Channel().Wait(wctx) })
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			return Result{Text: fmt.Sprintf("%s: no completion event within %s", e.name, timeout), Data: []any{}}, nil
@@ -569,13 +578,13 @@ func runEvents(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(0, 0); err != nil {
 		return Result{}, err
 	}
-	s.drainEvents()
-	if len(s.events) == 0 {
+	events := s.allEvents()
+	if len(events) == 0 {
 		return Result{Text: "no async events so far", Data: []any{}}, nil
 	}
 	var b strings.Builder
 	var data []map[string]any
-	for _, ev := range s.events {
+	for _, ev := range events {
 		fmt.Fprintf(&b, "%s  %s: %s\n", ev.at.Format("15:04:05.000"), ev.text, ev.ev.Type.Meaning().What)
 		data = append(data, map[string]any{"at": ev.at, "event": ev.ev.Type.String(), "what": ev.text})
 	}

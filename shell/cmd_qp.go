@@ -157,7 +157,7 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 	env := s.checkEnv(e)
 	v := rdma.Check(cur, attr.State, e.qp.Type(), mask, &attr, env)
 	if v.Known && v.Errno != 0 && !force {
-		return Result{}, &Error{What: shown + step + " refused before the kernel saw it",
+		return Result{}, &Error{Output: shown, What: step + " refused before the kernel saw it",
 			Why: strings.TrimSpace(v.Explain()),
 			Fix: "`next " + e.name + "` takes the usual step with the usual values; --force sends this one anyway, to hear the kernel"}
 	}
@@ -166,7 +166,7 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 		if v.Errno == 0 {
 			why = "the checker expected the kernel to accept this, so the cause is outside the kernel's modify rules (dmesg may say more)\n" + why
 		}
-		return Result{}, &Error{What: shown + "the kernel refused " + step + ": " + err.Error(), Why: why, Err: err}
+		return Result{}, &Error{Output: shown, What: "the kernel refused " + step + ": " + err.Error(), Why: why, Err: err}
 	}
 	e.history = append(e.history, transition{At: time.Now(), From: cur, To: attr.State, Mask: mask})
 	text := fmt.Sprintf("%s%s is now %s (sent %s)", shown, e.name, attr.State, mask)

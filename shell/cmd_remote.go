@@ -140,7 +140,8 @@ func runListen(ctx context.Context, s *Shell, a *args) (Result, error) {
 	}
 	l, err := oob.Listen(":" + strconv.Itoa(int(port)))
 	if err != nil {
-		return Result{}, &Error{What: err.Error(), Fix: "another listener (ibv_rc_pingpong?) may hold the port: pick another with port="}
+		return Result{}, &Error{Output: steps, What: "listen: " + strings.TrimPrefix(err.Error(), "oob: "), Err: err,
+			Fix: "another listener (ibv_rc_pingpong?) may hold the port: pick another with port="}
 	}
 	defer l.Close()
 	var out strings.Builder
@@ -148,14 +149,41 @@ func runListen(ctx context.Context, s *Shell, a *args) (Result, error) {
 	fmt.Fprintf(&out, "  local address:  %s\nlistening on TCP port %d\n", local, port)
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	remote, err := oob.Accept(wctx, l, local, func(remote oob.Dest) error {
-		fmt.Fprintf(&out, "  remote address: %s\n", remote)
-		return s.connectTo(e, remote, &out)
+	var remote oob.Dest
+	waiting := fmt.Sprintf("%s: listening on TCP port %d for a peer (ibv_rc_pingpong or `dial`), up to %s", e.name, port, timeout)
+	s.waitUnlocked(e.name, waiting, func() {
+		remote, err = oob.Accept(wctx, l, local, func(remote oob.Dest) error {
+			// The peer is here: back under the lock to modify the QP.
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			fmt.Fprintf(&out, "  remote address: %s\n", remote)
+			s.progress(e.name, "%s: a peer came: %s; connecting", e.name, remote)
+			return s.connectTo(e, remote, &out)
+		})
 	})
 	if err != nil {
-		return Result{}, &Error{What: out.String() + "listen: " + err.Error(), Err: err}
+		return Result{}, exchangeErr("listen", e, out.String(), err)
 	}
 	return exchangeResult(e, remote, &out), nil
+}
+
+// exchangeErr explains a failed or cancelled exchange, keeping what was
+// done before it (the QP's steps, the addresses) as the error's output.
+func exchangeErr(op string, e *entry, out string, err error) error {
+	var se *Error
+	if errors.As(err, &se) {
+		c := *se
+		c.Output = out + c.Output
+		return &c
+	}
+	fix := "check that the peer runs and that the host and port are right; `" + op + "` again with the QP as it is (INIT) or a fresh QP"
+	switch {
+	case errors.Is(err, context.Canceled):
+		fix = e.name + " stays where it is; run `" + op + "` again when the peer is ready"
+	case errors.Is(err, context.DeadlineExceeded):
+		fix = "give the peer longer with timeout=, e.g. timeout=5m"
+	}
+	return &Error{Output: out, What: op + ": " + strings.TrimPrefix(err.Error(), "oob: "), Fix: fix, Err: err}
 }
 
 func runDial(ctx context.Context, s *Shell, a *args) (Result, error) {
@@ -182,22 +210,25 @@ func runDial(ctx context.Context, s *Shell, a *args) (Result, error) {
 	// Unlike rc_pingpong, keep trying while nobody listens yet: two
 	// scripts started together need not race.
 	var remote oob.Dest
-	for {
-		remote, err = oob.Dial(wctx, addr, local)
-		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || wctx.Err() != nil {
-			break
+	waiting := fmt.Sprintf("%s: dialing %s (retrying while nobody listens), up to %s", e.name, addr, timeout)
+	s.waitUnlocked(e.name, waiting, func() {
+		for {
+			remote, err = oob.Dial(wctx, addr, local)
+			if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || wctx.Err() != nil {
+				return
+			}
+			select {
+			case <-wctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
 		}
-		select {
-		case <-wctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	})
 	if err != nil {
-		return Result{}, &Error{What: out.String() + "dial: " + err.Error(), Err: err}
+		return Result{}, exchangeErr("dial", e, out.String(), err)
 	}
 	fmt.Fprintf(&out, "  remote address: %s\n", remote)
 	if err := s.connectTo(e, remote, &out); err != nil {
-		return Result{}, err
+		return Result{}, exchangeErr("dial", e, out.String(), err)
 	}
 	return exchangeResult(e, remote, &out), nil
 }

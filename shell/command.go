@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -71,9 +72,11 @@ func commandList() []*command {
 	return out
 }
 
-// Exec runs one command (no ';'; see Split) and returns its result. It
-// never panics on any input: a refused command is an *Error that says
-// what to do.
+// Exec runs one command (a front.Line's Text: no ';') and returns its
+// result. It never panics on any input: a refused command is an *Error
+// that says what to do. Cancelling ctx (or Close) cancels the command,
+// including a wait for a peer or a completion. Commands run one at a
+// time; State and Complete answer while one runs.
 func (s *Shell) Exec(ctx context.Context, line string) (res Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -83,7 +86,7 @@ func (s *Shell) Exec(ctx context.Context, line string) (res Result, err error) {
 	}()
 	toks, err := tokenize(line, false)
 	if err != nil {
-		return Result{}, &Error{What: err.Error()}
+		return Result{}, err
 	}
 	if len(toks) == 0 {
 		return Result{Command: line}, nil
@@ -100,29 +103,75 @@ func (s *Shell) Exec(ctx context.Context, line string) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	res, err = cmd.run(ctx, s, a)
-	// Events the command caused (an access error, a CQ overrun) usually
-	// arrive with it: show them right there.
-	if cmd.name != "events" {
-		for _, ev := range s.drainEvents() {
-			note := "event: " + ev.text + ": " + ev.ev.Type.Meaning().What
-			if err != nil {
-				err = &Error{What: err.Error() + "\n" + note, Err: err}
-			} else {
-				res.Text = strings.TrimLeft(res.Text+"\n"+note, "\n")
-			}
-		}
+	s.run.Lock()
+	defer s.run.Unlock()
+	if s.closed {
+		return Result{}, &Error{What: "the session is closed", Why: "Close destroyed its objects", Fix: "start a new session"}
 	}
-	s.prune()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.cancelMu.Lock()
+	s.cancel = cancel
+	s.cancelMu.Unlock()
+	defer func() {
+		s.cancelMu.Lock()
+		s.cancel = nil
+		s.cancelMu.Unlock()
+	}()
+	s.setRunning(line)
+	res, err = s.runLocked(cctx, cmd, a)
 	res.Command = line
 	return res, err
 }
 
-// Split cuts a line into commands at ';' (outside quotes) and drops '#'
-// comments, for front ends and scripts.
-func Split(line string) []string { return splitCommands(line) }
+// runLocked runs a parsed command under the session lock, adds the async
+// events that arrived meanwhile to its outcome (an access error or a CQ
+// overrun usually arrives with the command that caused it), and publishes
+// the new state, also when the command panics.
+func (s *Shell) runLocked(ctx context.Context, cmd *command, a *args) (res Result, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		s.prune()
+		s.watchEvents()
+		s.publish("")
+	}()
+	res, err = cmd.run(ctx, s, a)
+	if cmd.name == "events" {
+		s.takeUnseen()
+		return res, err
+	}
+	for _, ev := range s.takeUnseen() {
+		note := "event: " + ev.text + ": " + ev.ev.Type.Meaning().What
+		var se *Error
+		switch {
+		case errors.As(err, &se):
+			e := *se
+			e.Why = strings.TrimLeft(e.Why+"\n"+note, "\n")
+			err = &e
+		case err != nil:
+			err = &Error{What: err.Error(), Why: note, Err: err}
+		default:
+			res.Text = strings.TrimLeft(res.Text+"\n"+note, "\n")
+		}
+	}
+	return res, err
+}
+
+// waitUnlocked runs a wait (on the network, a CQ, a channel) without the
+// session lock, so Complete and State answer while it waits; the progress
+// line says what it waits for, and is sent once the lock is free (a front
+// end that sees it can complete at once). wait must not touch the
+// session's maps; the objects it uses stay alive, since commands run one
+// at a time and Close waits for the running one.
+func (s *Shell) waitUnlocked(object, progress string, wait func()) {
+	s.mu.Unlock()
+	defer s.mu.Lock()
+	if progress != "" {
+		s.progress(object, "%s", progress)
+	}
+	wait()
+}
 
 func commandNames() []string {
 	var out []string

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 // These run without a device: on the build host libibverbs says ENOSYS,
@@ -126,10 +128,10 @@ func FuzzExec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		s := New(Options{})
 		defer s.Close()
-		for _, cmd := range Split(line) {
-			_, err := s.Exec(context.Background(), cmd)
+		for _, l := range front.Lines(line) {
+			_, err := s.Exec(context.Background(), l.Text)
 			if err != nil && strings.Contains(err.Error(), "internal error") {
-				t.Fatalf("%q: %v", cmd, err)
+				t.Fatalf("%q: %v", l.Text, err)
 			}
 		}
 		s.Complete(line, len(line))

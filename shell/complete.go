@@ -5,20 +5,6 @@ import (
 	"strings"
 )
 
-// Suggestion is one completion candidate: the text to insert and a short
-// description shown next to it.
-type Suggestion struct {
-	Text        string `json:"text"`
-	Description string `json:"description,omitempty"`
-}
-
-// Completion is what Complete offers: candidates for the byte range
-// [Start, End) of the line, which the chosen one replaces.
-type Completion struct {
-	Start, End int
-	Items      []Suggestion
-}
-
 // argKind says what a positional word is, for completion.
 type argKind struct {
 	name  string

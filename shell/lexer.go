@@ -65,48 +65,8 @@ func tokenize(line string, partial bool) ([]token, error) {
 		}
 	}
 	if quote != 0 && !partial {
-		return nil, fmt.Errorf("unterminated %c quote: close it, or escape it with \\", quote)
+		return nil, &Error{What: fmt.Sprintf("unterminated %c quote", quote), Fix: "close it, or escape it with \\"}
 	}
 	flush(len(line))
 	return toks, nil
-}
-
-// splitCommands cuts a line into commands at ';' and drops a '#' comment,
-// both only outside quotes.
-func splitCommands(line string) []string {
-	var out []string
-	var quote byte
-	start := 0
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' {
-				i++
-			}
-		case c == '\\':
-			i++
-		case c == '\'' || c == '"':
-			quote = c
-		case c == ';':
-			out = append(out, line[start:i])
-			start = i + 1
-		case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t' || line[i-1] == ';'):
-			out = append(out, line[start:i])
-			start = len(line)
-			i = len(line)
-		}
-	}
-	if start < len(line) {
-		out = append(out, line[start:])
-	}
-	var cmds []string
-	for _, c := range out {
-		if c = strings.TrimSpace(c); c != "" {
-			cmds = append(cmds, c)
-		}
-	}
-	return cmds
 }

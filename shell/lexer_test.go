@@ -46,25 +46,6 @@ func TestTokenize(t *testing.T) {
 	}
 }
 
-func TestSplitCommands(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []string
-	}{
-		{"open; pd ;cq size=16", []string{"open", "pd", "cq size=16"}},
-		{`write mr1 "a;b"; dump mr1`, []string{`write mr1 "a;b"`, "dump mr1"}},
-		{"open # the first device", []string{"open"}},
-		{"# only a comment", nil},
-		{`write mr1 "#not a comment"`, []string{`write mr1 "#not a comment"`}},
-		{"a#b", []string{"a#b"}},
-		{" ; ; ", nil},
-	} {
-		if diff := cmp.Diff(tc.want, splitCommands(tc.in)); diff != "" {
-			t.Errorf("splitCommands(%q) (-want +got):\n%s", tc.in, diff)
-		}
-	}
-}
-
 func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{`write mr1 "PING"`, `a\`, `"`, `'x' "y\"z" w=1 --force; b # c`} {
 		f.Add(s)
@@ -79,11 +60,6 @@ func FuzzTokenize(f *testing.F) {
 				if tk.start < 0 || tk.end > len(s) || tk.start > tk.end {
 					t.Fatalf("token %+v out of range of %q", tk, s)
 				}
-			}
-		}
-		for _, c := range splitCommands(s) {
-			if c == "" {
-				t.Fatal("empty command")
 			}
 		}
 	})

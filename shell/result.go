@@ -3,41 +3,23 @@ package shell
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/verbscope/verbscope/shell/front"
 )
 
-// Result is what one command produced: text for people and data for
-// --json. The shell never prints; front ends decide.
-type Result struct {
-	Command string `json:"command"`          // the command as typed
-	Text    string `json:"-"`                // rendering for people
-	Data    any    `json:"result,omitempty"` // structured, for scripts
-}
-
-// Error is a command the shell refused or the library failed, worded for
-// a learner: what went wrong, why, and what to do about it.
-type Error struct {
-	What string // what failed, one line
-	Why  string // why, in words (may be several lines)
-	Fix  string // what to do next
-	Err  error  // the library error underneath, if any (errno stays reachable)
-}
-
-// Error renders what, why and fix on separate lines.
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.What)
-	if e.Why != "" {
-		b.WriteString("\n  why: " + strings.ReplaceAll(e.Why, "\n", "\n       "))
-	}
-	if e.Fix != "" {
-		b.WriteString("\n  fix: " + strings.ReplaceAll(e.Fix, "\n", "\n       "))
-	}
-	return b.String()
-}
-
-// Unwrap returns the library error underneath, if any.
-func (e *Error) Unwrap() error { return e.Err }
+// The values the shell returns are front's, so a front end that must not
+// import cgo code (the dashboard) holds the same types.
+type (
+	// Result is what one command produced (front.Result).
+	Result = front.Result
+	// Error is a refusal or a library failure, What/Why/Fix kept apart
+	// (front.Error).
+	Error = front.Error
+	// Suggestion is one completion candidate (front.Suggestion).
+	Suggestion = front.Suggestion
+	// Completion is what Complete offers (front.Completion).
+	Completion = front.Completion
+)
 
 // usageErr is a mistake in how a command was written.
 func usageErr(cmd *command, format string, args ...any) *Error {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 // step is one command of a script and what it must produce: substrings
@@ -33,11 +35,12 @@ func runSteps(t *testing.T, steps []step) *Shell {
 		// Every command of the step must succeed, except that the last
 		// one must fail when fail is given; the step's combined output
 		// must hold ok (or the last error must hold fail).
-		cmds := Split(st.cmd)
+		lines := front.Lines(st.cmd)
 		var out strings.Builder
-		for i, cmd := range cmds {
+		for i, l := range lines {
+			cmd := l.Text
 			res, err := s.Exec(context.Background(), cmd)
-			last := i == len(cmds)-1
+			last := i == len(lines)-1
 			switch {
 			case err != nil && (!last || len(st.fail) == 0):
 				t.Fatalf("%q failed: %v", cmd, err)
@@ -160,7 +163,7 @@ func TestCQTooSmall(t *testing.T) {
 		events = res.Text
 		time.Sleep(100 * time.Millisecond)
 	}
-	if !strings.Contains(events, "CQ_ERR on CQ") || !strings.Contains(events, "overrun") {
+	if !strings.Contains(events, "CQ_ERR on cq2") || !strings.Contains(events, "overrun") {
 		t.Errorf("events after overrunning cq2:\n%s", events)
 	}
 	res, err := s.Exec(context.Background(), "poll cq2 max=64")

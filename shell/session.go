@@ -1,14 +1,18 @@
 package shell
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -85,19 +89,47 @@ func (e *entry) closed() bool {
 
 // Shell is one verbs shell session: the named objects, the defaults, and
 // the commands. It has no terminal code: front ends feed it lines and
-// show its Results. Close destroys everything it created.
+// show its Results (it is a front.Engine). Close destroys everything it
+// created.
+//
+// Locking: run serializes commands; mu guards the objects and is held
+// while a command works, but released while it waits on the network or
+// the device (unlocked), so Complete answers meanwhile. State reads an
+// atomic snapshot and takes no lock at all.
 type Shell struct {
+	run      sync.Mutex // one command at a time, and Close after it
 	mu       sync.Mutex
 	objs     map[string]*entry
 	counters map[kind]int
 	opts     Options
 	wrid     uint64               // the last work request id handed out
 	posted   map[uint64]postedWR  // outstanding WRs by id, to show completions
-	events   []eventRecord        // async events seen so far
 	clock    time.Time            // the stopwatch's start
 	remote   map[string]remoteMR  // peers' MRs by "peer.NAME", from announcements
 	scratch  map[*entry]*verbs.MR // per PD: the shell's own buffer for announcements
+	watched  map[*verbs.Context]bool
+	closed   bool
+
+	// cancel stops the running command (Close calls it); guarded by
+	// cancelMu, not mu, so Close reaches it while the command holds mu.
+	cancelMu sync.Mutex
+	cancel   context.CancelFunc
+
+	state atomic.Pointer[front.State]
+	names atomic.Pointer[eventNames]
+	seq   atomic.Uint64
+
+	evMu     sync.Mutex
+	events   []eventRecord // async events seen so far
+	unseen   []eventRecord // of those, the ones no result has shown yet
+	watchers sync.WaitGroup
+
+	emitMu       sync.Mutex
+	eventCh      chan front.Event
+	eventsClosed bool
 }
+
+var _ front.Engine = (*Shell)(nil)
 
 // eventRecord is one async event as the session saw it.
 type eventRecord struct {
@@ -119,26 +151,49 @@ type Options struct {
 
 // New starts an empty session.
 func New(opts Options) *Shell {
-	return &Shell{objs: map[string]*entry{}, counters: map[kind]int{}, opts: opts, posted: map[uint64]postedWR{},
-		remote: map[string]remoteMR{}, scratch: map[*entry]*verbs.MR{}}
+	s := &Shell{objs: map[string]*entry{}, counters: map[kind]int{}, opts: opts, posted: map[uint64]postedWR{},
+		remote: map[string]remoteMR{}, scratch: map[*entry]*verbs.MR{}, watched: map[*verbs.Context]bool{},
+		eventCh: make(chan front.Event, eventBuffer)}
+	s.publish("")
+	return s
 }
 
 // Close destroys every object of the session in dependency order (QPs
-// first, contexts last) and forgets them. It is safe to call twice.
+// first, contexts last) and forgets them; a running command is cancelled
+// first. It closes the Events channel. It is safe to call twice.
 func (s *Shell) Close() error {
+	s.cancelMu.Lock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.cancelMu.Unlock()
+	s.run.Lock()
+	defer s.run.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var errs []string
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
 	for _, e := range s.sorted() {
 		if e.kind == kindCtx {
 			if err := e.ctx.Close(); err != nil {
-				errs = append(errs, err.Error())
+				errs = append(errs, err)
 			}
 		}
 	}
 	s.objs = map[string]*entry{}
+	s.publish("")
+	// Closing the contexts closed their event channels: the watchers end.
+	s.watchers.Wait()
+	s.emitMu.Lock()
+	s.eventsClosed = true
+	close(s.eventCh)
+	s.emitMu.Unlock()
 	if len(errs) > 0 {
-		return fmt.Errorf("shell: closing the session: %s", strings.Join(errs, "; "))
+		return &Error{What: "shell: closing the session failed", Why: errors.Join(errs...).Error(),
+			Fix: "the kernel frees what is left when the process exits", Err: errors.Join(errs...)}
 	}
 	return nil
 }
@@ -232,36 +287,6 @@ var createHint = map[kind]string{
 	kindCtx: "open [DEVICE]", kindPD: "pd", kindCQ: "cq size=16", kindChan: "channel",
 	kindQP: "qp type=rc cq=cq1", kindMR: "mr size=4096 access=local_write,remote_write",
 	kindAH: "ah dgid=GID",
-}
-
-// drainEvents collects the async events the contexts reported since the
-// last call and returns the new ones.
-func (s *Shell) drainEvents() []eventRecord {
-	var fresh []eventRecord
-	for _, e := range s.sorted() {
-		if e.kind != kindCtx || e.ctx.Closed() {
-			continue
-		}
-		ch := e.ctx.Events()
-	drain:
-		for {
-			select {
-			case ev, ok := <-ch:
-				if !ok {
-					break drain
-				}
-				text := ev.String()
-				if qp := s.qpByNum(ev.QPNum); qp != nil && ev.QPNum != 0 {
-					text = fmt.Sprintf("%s on %s (QP %d)", ev.Type, qp.name, ev.QPNum)
-				}
-				fresh = append(fresh, eventRecord{at: time.Now(), ev: ev, text: text})
-			default:
-				break drain
-			}
-		}
-	}
-	s.events = append(s.events, fresh...)
-	return fresh
 }
 
 // only returns the single object of a kind, for commands where it is the

@@ -29,15 +29,21 @@ type Result struct {
 // kept apart so a front end can lay them out (a pane may colour Why and
 // Fix); Error() renders them for a terminal.
 type Error struct {
-	What string // what failed, one line
-	Why  string // why, in words (may be several lines)
-	Fix  string // what to do next
-	Err  error  // the library error underneath, if any (errno stays reachable)
+	// Output is what the command did or chose before it failed (the
+	// values next picked, the steps listen took), shown before What.
+	Output string
+	What   string // what failed, one line
+	Why    string // why, in words (may be several lines)
+	Fix    string // what to do next
+	Err    error  // the library error underneath, if any (errno stays reachable)
 }
 
-// Error renders what, why and fix on separate lines.
+// Error renders the output, then what, why and fix on separate lines.
 func (e *Error) Error() string {
 	var b strings.Builder
+	if e.Output != "" {
+		b.WriteString(strings.TrimRight(e.Output, "\n") + "\n")
+	}
 	b.WriteString(e.What)
 	if e.Why != "" {
 		b.WriteString("\n  why: " + strings.ReplaceAll(e.Why, "\n", "\n       "))

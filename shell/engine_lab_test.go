@@ -1,0 +1,250 @@
+//go:build lab
+
+package shell
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/verbscope/verbscope/shell/front"
+)
+
+// mustExec runs commands that must succeed.
+func mustExec(t *testing.T, s *Shell, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if _, err := s.Exec(context.Background(), l); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+	}
+}
+
+func labShell(t *testing.T) *Shell {
+	s := New(Options{Device: os.Getenv("LAB_DEV")})
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+// TestStateAfterCommands reads the snapshot after real commands on rxe0:
+// every object with its kind, parent and device, the QP's number, state,
+// CQs, history and legal steps, the CQ's and MR's values as the device
+// gave them (checked against the commands' own results).
+func TestStateAfterCommands(t *testing.T) {
+	s := labShell(t)
+	dev := os.Getenv("LAB_DEV")
+	mustExec(t, s, "open", "pd", "cq size=10")
+	qpRes, err := s.Exec(context.Background(), "qp type=rc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mrRes, err := s.Exec(context.Background(), "mr size=4096 access=local_write,remote_write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, s, "next qp1")
+	st := s.State()
+	if st.Running != "" || st.PID != os.Getpid() {
+		t.Errorf("running %q pid %d", st.Running, st.PID)
+	}
+	var names []string
+	for _, o := range st.Objects {
+		names = append(names, o.Kind+":"+o.Name+"<"+o.Parent+"@"+o.Device)
+	}
+	want := []string{"ctx:ctx1<@" + dev, "pd:pd1<ctx1@" + dev, "cq:cq1<ctx1@" + dev, "qp:qp1<pd1@" + dev, "mr:mr1<pd1@" + dev}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Fatalf("objects in creation order (-want +got):\n%s", diff)
+	}
+	cq, qp, mr := st.Objects[2], st.Objects[3], st.Objects[4]
+	if cq.CQE < 10 {
+		t.Errorf("cq1 has %d entries, asked for 10", cq.CQE)
+	}
+	qd := qpRes.Data.(map[string]any)
+	if qp.QPN != qd["qpn"].(uint32) || qp.QPType != "RC" || qp.State != "INIT" || qp.SendCQ != "cq1" || qp.RecvCQ != "cq1" || qp.Port != 1 {
+		t.Errorf("qp1 %+v; created as %v", qp, qd)
+	}
+	if len(qp.History) != 1 || qp.History[0].From != "RESET" || qp.History[0].To != "INIT" || qp.History[0].At.IsZero() {
+		t.Errorf("qp1 history %+v, want RESET→INIT", qp.History)
+	}
+	steps := map[string]front.Step{}
+	for _, n := range qp.Next {
+		steps[n.To] = n
+	}
+	if rtr := steps["RTR"]; !rtr.Legal || !slices.Contains(rtr.Needs, "DEST_QPN") || !slices.Contains(rtr.Needs, "AV") {
+		t.Errorf("INIT→RTR %+v, want legal and needing DEST_QPN and AV", rtr)
+	}
+	if rts := steps["RTS"]; rts.Legal || rts.Why == "" {
+		t.Errorf("INIT→RTS %+v, want illegal with a reason", rts)
+	}
+	if len(qp.Next) != 7 {
+		t.Errorf("%d steps judged, want one per state (7)", len(qp.Next))
+	}
+	md := mrRes.Data.(map[string]any)
+	if mr.Addr != md["addr"] || mr.Length != 4096 || mr.LKey != md["lkey"] || mr.RKey != md["rkey"] || mr.Access != md["access"] {
+		t.Errorf("mr1 %+v; registered as %v", mr, md)
+	}
+	// The snapshot is a copy: what the caller holds does not change.
+	mustExec(t, s, "destroy qp1")
+	if len(st.Objects) != 5 || len(s.State().Objects) != 4 {
+		t.Errorf("after destroy qp1: the old snapshot has %d objects, the new %d", len(st.Objects), len(s.State().Objects))
+	}
+}
+
+// TestEventWhileIdle adds an address to the lab's netdev while no command
+// runs: rxe raises GID_CHANGE, and the session's event stream delivers it
+// at once, not at the next command.
+func TestEventWhileIdle(t *testing.T) {
+	s := labShell(t)
+	mustExec(t, s, "open")
+	drain(s, 500*time.Millisecond) // the open's own
+	if out, err := exec.Command("/usr/sbin/ip", "addr", "add", "10.0.0.79/24", "dev", "veth0").CombinedOutput(); err != nil {
+		t.Fatalf("ip addr add: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("/usr/sbin/ip", "addr", "del", "10.0.0.79/24", "dev", "veth0").Run() })
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case ev := <-s.Events():
+			if ev.Kind != front.EventAsync || !strings.Contains(ev.Text, "GID_CHANGE") {
+				continue
+			}
+			if st := s.State(); st.Running != "" {
+				t.Errorf("delivered while %q runs", st.Running)
+			}
+			if !strings.Contains(ev.Text, "port 1") {
+				t.Errorf("event text %q does not name the port", ev.Text)
+			}
+			res, err := s.Exec(context.Background(), "events")
+			if err != nil || !strings.Contains(res.Text, "GID_CHANGE") {
+				t.Errorf("`events` after it: %v\n%s", err, res.Text)
+			}
+			return
+		case <-deadline:
+			t.Fatal("no GID_CHANGE event while idle")
+		}
+	}
+}
+
+func drain(s *Shell, quiet time.Duration) {
+	for {
+		select {
+		case <-s.Events():
+		case <-time.After(quiet):
+			return
+		}
+	}
+}
+
+// TestListenCancelled starts `listen` with nobody coming: it says it
+// listens (a progress event, before any peer), State and Complete answer
+// while it waits, and cancelling its context ends it at once with
+// context.Canceled, the QP left in INIT.
+func TestListenCancelled(t *testing.T) {
+	s := labShell(t)
+	mustExec(t, s, "open", "pd", "cq", "qp", "mr")
+	drain(s, 200*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	const cmd = "listen qp1 port=18777 timeout=10m"
+	go func() {
+		res, err := s.Exec(ctx, cmd)
+		done <- outcome{res, err}
+	}()
+	var progress front.Event
+	select {
+	case progress = <-s.Events():
+	case <-time.After(30 * time.Second):
+		t.Fatal("no progress event from listen")
+	}
+	if progress.Kind != front.EventProgress || progress.Object != "qp1" || !strings.Contains(progress.Text, "listening on TCP port 18777") {
+		t.Errorf("first event %+v, want listen's progress", progress)
+	}
+	if st := s.State(); st.Running != cmd {
+		t.Errorf("State while listening: running %q, want %q", st.Running, cmd)
+	}
+	comp := s.Complete("show ", 5)
+	var items []string
+	for _, it := range comp.Items {
+		items = append(items, it.Text)
+	}
+	if diff := cmp.Diff([]string{"ctx1", "pd1", "cq1", "qp1", "mr1"}, items, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("Complete while listening (-want +got):\n%s", diff)
+	}
+	select {
+	case o := <-done:
+		t.Fatalf("listen returned with nobody coming: %v %v", o.res, o.err)
+	default:
+	}
+	cancel()
+	select {
+	case o := <-done:
+		if !errors.Is(o.err, context.Canceled) {
+			t.Errorf("listen after cancel: %v, want context.Canceled", o.err)
+		}
+		var se *Error
+		if errors.As(o.err, &se) && (!strings.Contains(se.Output, "listening on TCP port 18777") || se.Fix == "") {
+			t.Errorf("the refusal lost what listen did or what to do: %#v", se)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("listen did not end within 10s of its context being cancelled")
+	}
+	if qp := s.State().Objects[3]; qp.Name != "qp1" || qp.State != "INIT" {
+		t.Errorf("after the cancelled listen: %+v, want qp1 in INIT", qp)
+	}
+	// The session is usable again at once.
+	mustExec(t, s, "ls")
+}
+
+// TestPollWaitCancelled: `poll wait=` reports progress, leaves the lock
+// free while it waits, and ends when Close cancels it.
+func TestPollWaitCancelledByClose(t *testing.T) {
+	s := New(Options{Device: os.Getenv("LAB_DEV")})
+	mustExec(t, s, "open", "pd", "cq")
+	drain(s, 200*time.Millisecond)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Exec(context.Background(), "poll cq1 wait=10m")
+		done <- err
+	}()
+	select {
+	case ev := <-s.Events():
+		if ev.Kind != front.EventProgress || !strings.Contains(ev.Text, "cq1: waiting up to 10m0s") {
+			t.Errorf("first event %+v, want poll's progress", ev)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no progress event from poll")
+	}
+	if c := s.Complete("poll c", 6); len(c.Items) != 1 || c.Items[0].Text != "cq1" {
+		t.Errorf("Complete while polling: %+v", c.Items)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close during poll: %v", err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("poll after Close: %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("poll did not end after Close")
+	}
+	if n := len(s.State().Objects); n != 0 {
+		t.Errorf("%d objects after Close", n)
+	}
+}
