@@ -2,69 +2,23 @@ package export
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/inspect"
-	"golang.org/x/crypto/bcrypt"
+	"github.com/verbscope/verbscope/internal/testcert"
 )
-
-// selfSigned writes a certificate and key for 127.0.0.1 into dir and
-// returns the pool that trusts it.
-func selfSigned(t *testing.T, dir string) *x509.CertPool {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "verbscope test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(name, typ string, b []byte) {
-		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("cert.pem", "CERTIFICATE", der)
-	write("key.pem", "EC PRIVATE KEY", kb)
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return pool
-}
 
 // serve starts the exporter's handler on a loopback port with the web
 // config and returns its address; it stops when the test ends.
@@ -91,20 +45,10 @@ func serve(t *testing.T, c *Collector, webConfig string) string {
 }
 
 func TestTLSAndBasicAuth(t *testing.T) {
-	dir := t.TempDir()
-	pool := selfSigned(t, dir)
-	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "web.yml")
-	yml := "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  prometheus: " + string(hash) + "\n"
-	if err := os.WriteFile(cfg, []byte(yml), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	web := testcert.WebConfig(t, t.TempDir(), "prometheus", "s3cret", net.IPv4(127, 0, 0, 1))
 	c := feed(Options{Version: "test"}, recorded(t, "rc-rts"))
-	addr := serve(t, c, cfg)
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	addr := serve(t, c, web.Config)
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: web.Pool}}}
 
 	for _, tc := range []struct {
 		name, path, user, pass string
