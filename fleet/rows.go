@@ -1,0 +1,188 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// States are the QP states in the order a row shows them.
+var States = []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"}
+
+// Host is one row of the fleet: one target of the job, an exporter.
+type Host struct {
+	Instance string `json:"instance"`
+	// Up is Prometheus's own up series for the target: the last scrape
+	// worked.
+	Up        bool           `json:"up"`
+	Devices   int            `json:"devices"`
+	PortsUp   int            `json:"ports_up"`   // ports in ACTIVE
+	PortsDown int            `json:"ports_down"` // ports in any other state
+	QPs       map[string]int `json:"qps"`        // by state, every state present
+	// Failed counts the QPs in ERR or SQE; Stuck the stuck ones.
+	Failed int `json:"failed"`
+	Stuck  int `json:"stuck"`
+	// ToErr is how many QPs moved to ERR since the exporter started.
+	ToErr int `json:"to_err"`
+	// ErrorRate is the sum of the error counters' rates over 5 minutes,
+	// per second.
+	ErrorRate float64 `json:"error_rate"`
+	// Alerts are the names of the alerts firing for the host; Pending
+	// those about to.
+	Alerts  []string `json:"alerts"`
+	Pending []string `json:"pending"`
+	// Failing are the exporter's collectors that fail.
+	Failing []string `json:"collectors_failing"`
+}
+
+// errorCounters matches the names of verbscope export's error counters.
+const errorCounters = `verbscope_port_(symbol_errors|link_downed|link_error_recovery|receive_errors|receive_remote_physical_errors|receive_switch_relay_errors|receive_constraint_errors|transmit_discards|transmit_constraint_errors|local_link_integrity_errors|excessive_buffer_overrun_errors|vl15_dropped|retry_exceeded_errors|rnr_retry_exceeded_errors|local_ack_timeouts|out_of_sequence|sequence_error_naks_received|implied_nak_sequence_errors)_total`
+
+// Queries are the PromQL expressions a fleet view asks, by what they fill;
+// the error rate then takes one query per error counter the job has
+// (errorRateQuery), since rate() drops the names and a vector of several
+// counters of one port would hold the same label set twice.
+func Queries(job string) map[string]string {
+	sel := fmt.Sprintf(`{job=%q}`, job)
+	return map[string]string{
+		"up":         `up` + sel,
+		"devices":    `count by (instance) (verbscope_device_info` + sel + `)`,
+		"portsUp":    `count by (instance) (verbscope_port_state` + sel + ` == 4)`,
+		"portsDown":  `count by (instance) (verbscope_port_state` + sel + ` != 4)`,
+		"qps":        `sum by (instance, state) (verbscope_qps` + sel + `)`,
+		"stuck":      `sum by (instance) (verbscope_qps_stuck` + sel + `)`,
+		"toErr":      fmt.Sprintf(`sum by (instance) (verbscope_qp_transitions_total{job=%q,to_state="ERR"})`, job),
+		"errorNames": fmt.Sprintf(`count by (__name__) ({__name__=~%q,job=%q})`, errorCounters, job),
+		"failing":    `verbscope_collector_success` + sel + ` == 0`,
+	}
+}
+
+// errorRateQuery is the rate of one error counter per instance.
+func errorRateQuery(name, job string) string {
+	return fmt.Sprintf(`sum by (instance) (rate(%s{job=%q}[5m]))`, name, job)
+}
+
+// Rows asks Prometheus for every host of job and returns them worst
+// first: down, then alerts firing, failed QPs, stuck QPs, ports down,
+// failing collectors and error rates, then by name.
+func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
+	q := Queries(job)
+	res := map[string][]Sample{}
+	for _, name := range []string{"up", "devices", "portsUp", "portsDown", "qps", "stuck", "toErr", "errorNames", "failing"} {
+		s, err := c.Query(ctx, q[name])
+		if err != nil {
+			return nil, err
+		}
+		res[name] = s
+	}
+	var names []string
+	for _, s := range res["errorNames"] {
+		names = append(names, s.Labels["__name__"])
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		s, err := c.Query(ctx, errorRateQuery(name, job))
+		if err != nil {
+			return nil, err
+		}
+		res["errorRate"] = append(res["errorRate"], s...)
+	}
+	alerts, err := c.Alerts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hosts := map[string]*Host{}
+	host := func(s Sample) *Host {
+		inst := s.Labels["instance"]
+		h := hosts[inst]
+		if h == nil {
+			h = &Host{Instance: inst, QPs: map[string]int{}}
+			for _, st := range States {
+				h.QPs[st] = 0
+			}
+			hosts[inst] = h
+		}
+		return h
+	}
+	n := func(v float64) int { return int(math.Round(v)) }
+	for _, s := range res["up"] {
+		host(s).Up = s.Value == 1
+	}
+	for name, fill := range map[string]func(*Host, Sample){
+		"devices":   func(h *Host, s Sample) { h.Devices = n(s.Value) },
+		"portsUp":   func(h *Host, s Sample) { h.PortsUp = n(s.Value) },
+		"portsDown": func(h *Host, s Sample) { h.PortsDown = n(s.Value) },
+		"qps":       func(h *Host, s Sample) { h.QPs[s.Labels["state"]] = n(s.Value) },
+		"stuck":     func(h *Host, s Sample) { h.Stuck = n(s.Value) },
+		"toErr":     func(h *Host, s Sample) { h.ToErr = n(s.Value) },
+		"errorRate": func(h *Host, s Sample) { h.ErrorRate += s.Value },
+		"failing":   func(h *Host, s Sample) { h.Failing = append(h.Failing, s.Labels["collector"]) },
+	} {
+		for _, s := range res[name] {
+			// Only hosts of the job: up names them all.
+			if _, ok := hosts[s.Labels["instance"]]; ok {
+				fill(host(s), s)
+			}
+		}
+	}
+	for _, a := range alerts {
+		h := hosts[a.Labels["instance"]]
+		if h == nil {
+			continue
+		}
+		switch a.State {
+		case "firing":
+			h.Alerts = appendOnce(h.Alerts, a.Labels["alertname"])
+		case "pending":
+			h.Pending = appendOnce(h.Pending, a.Labels["alertname"])
+		}
+	}
+	out := make([]Host, 0, len(hosts))
+	for _, h := range hosts {
+		h.Failed = h.QPs["ERR"] + h.QPs["SQE"]
+		// Empty lists, not null, in the JSON.
+		for _, l := range []*[]string{&h.Alerts, &h.Pending, &h.Failing} {
+			if *l == nil {
+				*l = []string{}
+			}
+		}
+		sort.Strings(h.Alerts)
+		sort.Strings(h.Pending)
+		sort.Strings(h.Failing)
+		out = append(out, *h)
+	}
+	sortHosts(out)
+	return out, nil
+}
+
+// sortHosts puts the worst first.
+func sortHosts(hs []Host) { sort.Slice(hs, func(i, j int) bool { return worse(&hs[i], &hs[j]) }) }
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// worse orders hosts worst first.
+func worse(a, b *Host) bool {
+	ka := []float64{b2f(!a.Up), float64(len(a.Alerts)), float64(a.Failed), float64(a.Stuck), float64(a.PortsDown), float64(len(a.Failing)), a.ErrorRate}
+	kb := []float64{b2f(!b.Up), float64(len(b.Alerts)), float64(b.Failed), float64(b.Stuck), float64(b.PortsDown), float64(len(b.Failing)), b.ErrorRate}
+	for i := range ka {
+		if ka[i] != kb[i] {
+			return ka[i] > kb[i]
+		}
+	}
+	return a.Instance < b.Instance
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,128 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// answer is one recorded API answer (cli/testdata/fleetpair records them
+// from the real Prometheus of the lab's pair test).
+type answer struct {
+	Path  string          `json:"path"`
+	Query string          `json:"query"`
+	Body  json.RawMessage `json:"body"`
+}
+
+// replay serves the answers of testdata/NAME: each request gets the body
+// recorded for its path and query; any other request fails the test.
+func replay(t *testing.T, name string) *Client {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec []answer
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, a := range rec {
+			if a.Path == r.URL.Path && a.Query == r.URL.Query().Get("query") {
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(a.Body)
+				return
+			}
+		}
+		t.Errorf("the recording has no answer for %s %q", r.URL.Path, r.URL.Query().Get("query"))
+		http.Error(w, "not recorded", http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	return &Client{URL: srv.URL}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./fleet -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test ./fleet -update rewrites it):\n%s", path, got)
+	}
+}
+
+func TestWorstFirst(t *testing.T) {
+	hs := []Host{
+		{Instance: "e"}, {Instance: "d", ErrorRate: 0.5}, {Instance: "c", Stuck: 1},
+		{Instance: "b", Failed: 2}, {Instance: "a2", Alerts: []string{"X"}}, {Instance: "z", Up: false},
+	}
+	for i := range hs[:5] {
+		hs[i].Up = true
+	}
+	var got []string
+	for i := range hs {
+		for j := range hs {
+			if worse(&hs[i], &hs[j]) == worse(&hs[j], &hs[i]) && i != j {
+				t.Errorf("%s and %s: no strict order", hs[i].Instance, hs[j].Instance)
+			}
+		}
+	}
+	sortHosts(hs)
+	for _, h := range hs {
+		got = append(got, h.Instance)
+	}
+	if d := cmp.Diff([]string{"z", "a2", "b", "c", "d", "e"}, got); d != "" {
+		t.Errorf("order (-want +got):\n%s", d)
+	}
+}
+
+func TestClientErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		want       string
+		api        bool
+	}{
+		{"bad query", `{"status":"error","errorType":"bad_data","error":"parse error at char 3"}`, 400, "bad_data: parse error", true},
+		{"not prometheus", `<html>proxy login</html>`, 200, "not the Prometheus API", false},
+		{"a matrix", `{"status":"success","data":{"resultType":"matrix","result":[]}}`, 200, "not an instant vector", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			_, err := (&Client{URL: srv.URL}).Query(context.Background(), "up")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if errors.Is(err, ErrAPI) != tc.api {
+				t.Errorf("errors.Is(err, ErrAPI) = %v, want %v", !tc.api, tc.api)
+			}
+		})
+	}
+	_, err := (&Client{URL: "http://127.0.0.1:1"}).Alerts(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "is it up?") {
+		t.Errorf("no server: %v", err)
+	}
+}
