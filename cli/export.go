@@ -100,13 +100,13 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	// The first readings come before the first scrape can.
 	c.ObserveSysfs(export.ReadSysfs(sys))
 	go c.PollSysfs(ctx, sys, cfg.interval)
-	frames := followNetlink(ctx, cfg.interval, deviceLimits(log))
-	c.Observe(<-frames)
-	go func() {
-		for f := range frames {
-			c.Observe(f)
-		}
-	}()
+	first := make(chan struct{})
+	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), first)
+	select {
+	case <-first:
+	case <-ctx.Done():
+		return nil
+	}
 	err = export.Serve(ctx, l, h, cfg.webConfig, log)
 	if errors.Is(err, context.Canceled) {
 		return nil // SIGTERM or SIGINT: a server's normal end
@@ -141,49 +141,35 @@ func deviceLimits(log *slog.Logger) map[string]inspect.Limits {
 	return limits
 }
 
-// followNetlink reads RDMA netlink now and then every interval through a
-// Tracker, until ctx ends; a failed reading is a frame with Err, and the
-// next tick tries again (a driver loaded later shows up).
-func followNetlink(ctx context.Context, interval time.Duration, limits map[string]inspect.Limits) <-chan export.Frame {
-	ch := make(chan export.Frame, 1)
-	go func() {
-		defer close(ch)
-		tr := inspect.NewTracker(inspect.TrackerConfig{Limits: limits})
-		var conn *inspect.Conn
-		defer func() {
-			if conn != nil {
-				conn.Close()
-			}
-		}()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			f := export.Frame{}
-			if conn == nil {
-				conn, f.Err = inspect.Dial()
-			}
-			if conn != nil {
-				f.Snapshot, f.Err = conn.Snapshot(ctx, inspect.SnapshotOptions{})
-			}
-			if f.Snapshot != nil {
-				f.Update = tr.Update(f.Snapshot)
-				f.History = map[inspect.Key][]inspect.StateEvent{}
-				for _, q := range f.Snapshot.QPs {
-					k := inspect.Key{Kind: inspect.KindQP, Dev: q.DevName, ID: q.LQPN}
-					f.History[k] = tr.History(k)
-				}
-			}
-			select {
-			case ch <- f:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				return
-			}
+// followNetlink feeds c inspect's watch stream until ctx ends, and closes
+// first after the first frame. Without RDMA netlink (no ib_core yet) it
+// reports the failure as a frame and tries again every interval: a
+// driver loaded later shows up.
+func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, first chan<- struct{}) {
+	once := func() {
+		if first != nil {
+			close(first)
+			first = nil
 		}
-	}()
-	return ch
+	}
+	defer once()
+	for {
+		conn, err := inspect.Dial()
+		if err == nil {
+			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}})
+			for f := range w.Frames() {
+				c.Observe(f)
+				once()
+			}
+			conn.Close()
+			return
+		}
+		c.Observe(inspect.Frame{Err: err})
+		once()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/verbscope/verbscope/inspect"
 )
 
 // Options tune a Collector; the zero value works.
@@ -25,7 +26,7 @@ type Collector struct {
 	opts Options
 
 	mu    sync.Mutex
-	frame Frame
+	frame inspect.Frame
 	// seenFrame and seenSysfs say whether a reading arrived at all.
 	seenFrame, seenSysfs bool
 	sys                  SysfsReading
@@ -53,9 +54,11 @@ func NewCollector(o Options) *Collector {
 	return &Collector{opts: o, groups: map[group]bool{}, transitions: map[transition]uint64{}}
 }
 
-// Observe takes the next netlink frame; frames must come in order, each
-// once, since the state changes of each are counted.
-func (c *Collector) Observe(f Frame) {
+// Observe takes the next frame of inspect's watch stream (Watch); frames
+// must come in order, each once, since the state changes of each are
+// counted. A frame the stream dropped (latest wins) takes its changes
+// with it.
+func (c *Collector) Observe(f inspect.Frame) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seenFrame = true

@@ -100,7 +100,7 @@ func TestNoUnboundedLabels(t *testing.T) {
 // carries the rest.
 func TestFailedReadings(t *testing.T) {
 	c := feed(Options{}, recorded(t, "idle"))
-	c.Observe(Frame{Err: errors.New("nldev: dump: ENOBUFS")})
+	c.Observe(inspect.Frame{Err: errors.New("nldev: dump: ENOBUFS")})
 	r := sysfsFixture(t, "rxe0")
 	r.CountersErr, r.Counters = errors.New("no /sys/class/infiniband"), nil
 	c.ObserveSysfs(r)
@@ -120,7 +120,7 @@ func TestFailedReadings(t *testing.T) {
 		t.Errorf("verbscope_port_info: %d series, want rxe0's 1", n)
 	}
 	// The next good frame brings the QPs back, with the groups seen.
-	c.Observe(Frame{Snapshot: recorded(t, "idle")})
+	c.Observe(inspect.Frame{Snapshot: recorded(t, "idle")})
 	if n := testutil.CollectAndCount(c, "verbscope_qps"); n != 7 {
 		t.Errorf("verbscope_qps after recovery: %d series, want 7 (GSI in every state)", n)
 	}

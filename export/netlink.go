@@ -57,7 +57,7 @@ func (c *Collector) collectNetlink(ch chan<- prometheus.Metric) {
 	}
 	c.collectQPs(ch, s, f.Update)
 	dead := map[[2]string]int{}
-	for _, d := range f.Dead {
+	for _, d := range f.Update.Dead {
 		dead[[2]string{d.Key.Dev, string(d.Key.Kind)}]++
 	}
 	for _, d := range s.Devices {

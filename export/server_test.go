@@ -109,7 +109,7 @@ func TestQPsAPI(t *testing.T) {
 			k := inspect.Key{Kind: inspect.KindQP, Dev: q.DevName, ID: q.LQPN}
 			hist[k] = tr.History(k)
 		}
-		c.Observe(Frame{Snapshot: s, Update: u, History: hist})
+		c.Observe(inspect.Frame{Snapshot: s, Update: u, History: hist})
 	}
 	rec = httptest.NewRecorder()
 	c.serveQPs(rec, httptest.NewRequest(http.MethodGet, "/api/v1/qps", nil))

@@ -4,24 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
-
-// Frame is one reading of RDMA netlink and what the Tracker made of it:
-// the shape of inspect's watch stream, which feeds it.
-type Frame struct {
-	Snapshot *inspect.Snapshot
-	Update   inspect.Update
-	// History is the state history of every live QP (and of the QPs
-	// that vanished recently), as the Tracker keeps it.
-	History map[inspect.Key][]inspect.StateEvent
-	// Dead are the objects whose owning process no longer exists.
-	Dead []inspect.Change
-	// Err is why the snapshot could not be taken; the previous counts
-	// are then not reported.
-	Err error
-}
 
 // SysfsReading is one reading of /sys/class/infiniband: the devices with
 // their ports, and every counters/ and hw_counters/ file.
