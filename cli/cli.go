@@ -182,7 +182,7 @@ func printCommandHelp(w io.Writer, c *Command, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
 		dash := "--"
-		if len(f.Name) == 1 {
+		if len(f.Name) <= 2 { // -j, and -dd as iproute2 spells it
 			dash = "-"
 		}
 		spelled := dash + f.Name

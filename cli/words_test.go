@@ -167,7 +167,7 @@ func TestGrammarErrors(t *testing.T) {
 func TestGrammarFlagsEverywhere(t *testing.T) {
 	for _, cmd := range []string{"devices", "ports", "gids", "irqs", "counters", "res", "doctor"} {
 		code, stdout, _ := runCLI(cmd, "--help")
-		for _, s := range []string{"-j, --json ", "-p, --pretty ", "-d, --details ", "--dd "} {
+		for _, s := range []string{"-j, --json ", "-p, --pretty ", "-d, --details ", "-dd "} {
 			if code != 0 || !strings.Contains(stdout, s) {
 				t.Errorf("%s --help lacks %q:\n%s", cmd, s, stdout)
 			}
