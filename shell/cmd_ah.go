@@ -16,7 +16,9 @@ peer's QP number and Q_Key. On RoCE the handle must be global (a GRH with
 the peer's GID); the kernel resolves the peer's MAC address here.
 
 examples:
+  open; pd
   ah dgid=10.0.0.1
+  cq; mr; qp type=ud as=ud1; qp type=ud as=ud2; next ud1; next ud1; next ud1; next ud2; next ud2
   post send ud1 mr1[0:64] ah=ah1 remote_qpn=ud2 qkey=0x11111111`,
 		pos:  []argKind{objArg(kindPD)},
 		keys: func(*Shell, []string) []keySpec { return append(attrKeys(ahFields), asSpec) },

@@ -18,10 +18,10 @@ func init() {
 		help: `examples:
   explain EINVAL
   explain REM_ACCESS_ERR
-  explain 13              (a number is tried as an errno, a WC status and a mask)
+  explain 13              # a number is tried as an errno, a WC status and a mask
   explain QP_FATAL
   explain rtr
-  explain 0x1a1           (an ibv_qp_attr_mask)
+  explain 0x1a1           # an ibv_qp_attr_mask
   explain dest_qpn`,
 		pos: []argKind{{name: "word"}},
 		run: runExplain,
@@ -31,7 +31,7 @@ func init() {
 		summary: "draw the QP state machine, marking a QP's state and its legal next steps",
 		help: `examples:
   diagram
-  diagram qp1`,
+  open; pd; cq; qp; diagram qp1`,
 		pos: []argKind{objArg(kindQP)},
 		run: runDiagram,
 	})

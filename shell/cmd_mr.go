@@ -20,6 +20,7 @@ atomics land), remote_write, remote_read, remote_atomic (what a peer may
 do with the rkey). Remote write and atomic need local_write too.
 
 examples:
+  open; pd
   mr size=4096 access=local_write
   mr size=4096 access=local_write,remote_write,remote_read as=buf`,
 		pos: []argKind{objArg(kindPD)},
@@ -38,6 +39,7 @@ examples:
 		name: "write", usage: "write MR[OFFSET] TEXT | write MR[OFFSET] hex=BYTES",
 		summary: "put text or bytes into a memory region (what the next send or RDMA write carries)",
 		help: `examples:
+  open; pd; mr
   write mr1 "PING"
   write mr1[100] "PONG"
   write mr1 hex=deadbeef`,
@@ -51,8 +53,9 @@ examples:
 		help: `Without a range, the first 64 bytes.
 
 examples:
-  dump mr2
-  dump mr2[0:16]`,
+  open; pd; mr; write mr1 "PING"
+  dump mr1
+  dump mr1[0:16]`,
 		pos: []argKind{objArg(kindMR)},
 		run: runDump,
 	})

@@ -36,7 +36,7 @@ examples:
 		name: "pd", aliases: []string{"alloc_pd"}, usage: "pd [CTX] [as=NAME]",
 		summary: "allocate a protection domain (ibv_alloc_pd): QPs and MRs must share one to work together",
 		help: `examples:
-  pd
+  open; pd
   pd ctx1 as=pdA`,
 		pos: []argKind{objArg(kindCtx)}, keys: asKey, run: runPD,
 	})
@@ -47,7 +47,7 @@ examples:
 polled: the thread sleeps until the device signals a completion.
 
 example:
-  channel; cq size=16 channel=ch1; wait cq1 timeout=10s`,
+  open; channel; cq size=16 channel=ch1; wait cq1 timeout=1s     # nothing to wait for yet`,
 		pos: []argKind{objArg(kindCtx)}, keys: asKey, run: runChannel,
 	})
 	register(&command{
@@ -58,6 +58,7 @@ many completions can wait unpolled: overrun it and the CQ (and its QPs)
 go to error. Providers round the size up; the granted size is shown.
 
 examples:
+  open
   cq size=16
   channel; cq size=64 channel=ch1`,
 		pos: []argKind{objArg(kindCtx)},
@@ -79,6 +80,7 @@ talks to any QP through address handles. Its send and receive completions
 go to CQs (one CQ can serve both).
 
 examples:
+  open; pd; cq
   qp type=rc cq=cq1
   qp pd1 type=ud cq=cq1 send_wr=64 recv_wr=64`,
 		pos: []argKind{objArg(kindPD)},

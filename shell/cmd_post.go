@@ -27,13 +27,16 @@ opcode, the ranges, and the access flags of the remote MR and QP.
 in one ibv_post_send call.
 
 examples:
+  open; pd; cq; mr access=local_write,remote_write,remote_read,remote_atomic; mr access=local_write,remote_write,remote_read,remote_atomic
+  qp; qp; connect qp1 qp2
   post recv qp2 mr2[0:4096]
   post send qp1 mr1[0:4]
   post write qp1 mr1[0:5] mr2[0]
   post read qp1 mr1[0:8] mr2[0]
   post cas qp1 mr1[0:8] mr2[0] compare=0 swap=42
   post faa qp1 mr1[0:8] mr2[0] add=1
-  post send qp1 mr1[0:4] ah=ah1 remote_qpn=qp2 qkey=0x11111111     (UD)`,
+  qp type=ud as=ud1; qp type=ud as=ud2; next ud1; next ud1; next ud1; next ud2; next ud2; ah dgid=10.0.0.1
+  post send ud1 mr1[0:4] ah=ah1 remote_qpn=ud2 qkey=0x11111111     # UD: an address handle and the peer QP`,
 		flags: []flagSpec{{"inline", "copy the data into the WR (IBV_SEND_INLINE)"}, {"solicited", "wake a receiver waiting for solicited events"},
 			{"unsignaled", "no completion unless it fails (needs sig_all=0 on the QP)"}, {"fence", "wait for earlier RDMA reads and atomics"},
 			{"force", "post even if the shell expects it to fail"}},
@@ -64,9 +67,10 @@ rdma_read, comp_swap, fetch_add, recv_rdma_with_imm, or error. Errors are
 explained; a RECV shows the bytes that arrived.
 
 examples:
+  open; pd; cq; mr; qp; qp; connect qp1 qp2; post recv qp2 mr1[0:64]; post send qp1 mr1[0:4]
   poll cq1
-  poll cq2 max=32 wait=5s
-  poll cq1 until=recv wait=30s`,
+  poll cq1 max=32 wait=1s
+  post recv qp2 mr1[0:64]; post send qp1 mr1[0:4]; poll cq1 until=recv wait=30s`,
 		pos: []argKind{objArg(kindCQ)},
 		keys: func(*Shell, []string) []keySpec {
 			return []keySpec{{name: "max", help: "most completions to take; default 16"}, {name: "wait", help: "how long to wait for the first; default 2s"},
@@ -80,8 +84,9 @@ examples:
 		help: `The CQ must have a channel. It arms the CQ, polls once (a completion
 may already be there), then sleeps; Ctrl-C interrupts the wait.
 
-example:
-  channel; cq channel=ch1; ...; wait cq1 timeout=30s`,
+examples:
+  open; pd; channel; cq channel=ch1; mr; qp; qp; connect qp1 qp2
+  post recv qp2 mr1[0:64]; post send qp1 mr1[0:4]; wait cq1 timeout=30s`,
 		pos: []argKind{objArg(kindCQ)},
 		keys: func(*Shell, []string) []keySpec {
 			return []keySpec{{name: "timeout", help: "give up after; default 5s"}}

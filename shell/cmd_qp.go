@@ -23,6 +23,7 @@ the kernel's own answer. A QP of this session may stand for its number:
 dest_qpn=qp2. 'next' fills in the usual values for you.
 
 examples:
+  open; pd; cq; qp; qp
   modify qp1 init port=1 pkey_index=0 access_flags=remote_write
   modify qp1 rtr path_mtu=1024 dest_qpn=qp2 rq_psn=0 max_dest_rd_atomic=1 min_rnr_timer=12 dgid=10.0.0.1
   modify qp1 rts sq_psn=0 timeout=14 retry_cnt=7 rnr_retry=7 max_rd_atomic=1
@@ -42,9 +43,11 @@ dest_qpn=, dgid= and rq_psn= for a remote one (or let 'dial'/'listen'
 exchange them).
 
 examples:
+  open; pd; cq; qp; qp
   next qp1
   next qp1 peer=qp2
-  next qp1 path_mtu=512`,
+  next qp1
+  next qp2; next qp2 peer=qp1 path_mtu=512     # yours overrides the default`,
 		flags: []flagSpec{{"force", "skip the check and let the kernel answer"}},
 		pos:   []argKind{objArg(kindQP)},
 		keys: func(*Shell, []string) []keySpec {
@@ -60,7 +63,8 @@ with rc_pingpong's values, each pointing at the other. Every modify is
 checked and printed, so this is also a worked example of the state
 machine.
 
-example:
+examples:
+  open; pd; cq
   qp type=rc cq=cq1; qp type=rc cq=cq1; connect qp1 qp2`,
 		pos: []argKind{objArg(kindQP), objArg(kindQP)},
 		run: runConnect,
@@ -71,7 +75,8 @@ example:
 		help: `Shows what the provider reports now, which may differ from what was
 sent (rxe, for one, replaces a connected QP's hop limit with the route's).
 
-example:
+examples:
+  open; pd; cq; qp; next qp1
   query qp1`,
 		pos: []argKind{objArg(kindQP)},
 		run: runQuery,

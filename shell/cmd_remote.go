@@ -26,8 +26,9 @@ The client may be ibv_rc_pingpong itself or another verbscope shell
 ('dial'). Post receives before: the client may send at once.
 
 examples:
-  post recv qp1 mr1[0:4096]; listen qp1
-  listen qp1 port=18516 timeout=5m`,
+  open; pd; cq; mr; qp
+  next qp1; post recv qp1 mr1[0:4096]; listen qp1     # receives need INIT; the peer may send at once
+  qp; listen qp2 port=18516 timeout=5m`,
 		pos: []argKind{objArg(kindQP)},
 		keys: func(*Shell, []string) []keySpec {
 			return []keySpec{{name: "port", help: "TCP port; default 18515, rc_pingpong's"}, timeoutKey}
@@ -43,8 +44,9 @@ the QP to RTR and RTS toward it. While the server is not listening yet, it
 keeps trying until timeout.
 
 examples:
-  dial qp1 10.0.1.1
-  dial qp1 10.0.1.1:18516`,
+  open; pd; cq; qp; qp
+  dial qp1 10.0.0.1     # the peer runs listen, or ibv_rc_pingpong
+  dial qp2 10.0.0.1:18516`,
 		pos:  []argKind{objArg(kindQP), {name: "host"}},
 		keys: func(*Shell, []string) []keySpec { return []keySpec{timeoutKey} },
 		run:  runDial,
@@ -58,7 +60,8 @@ recognizes when it polls the receive, after which it can name the buffer
 as peer.MR (e.g. post write qp1 mr1[0:5] peer.mr1[0]). The peer must have
 a receive posted.
 
-example:
+examples:
+  open; pd; cq; mr; qp; qp; connect qp1 qp2; post recv qp2 mr1[0:64]
   announce qp1 mr1`,
 		pos: []argKind{objArg(kindQP), objArg(kindMR)},
 		run: runAnnounce,

@@ -27,6 +27,7 @@ says which objects are in the way. --cascade destroys those first, in the
 order libibverbs needs (QPs, then MRs, then the PD…).
 
 examples:
+  open; pd; cq; qp; mr
   destroy qp1
   destroy pd1 --cascade`,
 		flags: []flagSpec{{"cascade", "destroy everything that uses it first"}},
@@ -38,7 +39,8 @@ examples:
 		summary: "give an object a name of your own (qp1 → client)",
 		help: `Names are letters, digits, _ . and -, starting with a letter.
 
-example:
+examples:
+  open; pd; cq; qp
   rename qp1 client; next client`,
 		pos: []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP, kindAH), {name: "new name"}},
 		run: runRename,

@@ -13,8 +13,9 @@ func init() {
 		name: "show", usage: "show NAME",
 		summary: "details of an object: a context's ports and GIDs, a QP's state history, what uses a PD or CQ",
 		help: `examples:
-  show ctx1      (which GID index to use for RoCE v2: the one with your IPv4 address)
-  show qp1       (every transition with its time and mask)`,
+  open; pd; cq; qp; next qp1
+  show ctx1      # which GID index to use for RoCE v2: the one with your IPv4 address
+  show qp1       # every transition with its time and mask`,
 		pos: []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP)},
 		run: runShow,
 	})

@@ -14,7 +14,8 @@ func init() {
 prints the time since. The time includes the shell's own work between
 commands, so it is a teaching clock, not a benchmark (perftest is).
 
-example:
+examples:
+  open; pd; cq; cq; mr; mr; qp cq=cq1; qp cq=cq2; connect qp1 qp2; post recv qp1 mr1[0:4]; post recv qp2 mr2[0:4]
   stopwatch start; post send qp1 mr1[0:4]; poll cq2; post send qp2 mr2[0:4]; poll cq1; stopwatch lap`,
 		pos: []argKind{{name: "action", items: func(*Shell, []string) []Suggestion {
 			return enumValues("start", "start or restart the clock", "lap", "time since start")(nil)
