@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/term"
 
@@ -59,7 +61,11 @@ Examples:
 				if *file != "" && *cmds != "" {
 					return usageErrorf("give -f or -c, not both")
 				}
-				sh := shell.New(shell.Options{Device: *dev, GIDIndex: envInt("LAB_GID_INDEX", 0)})
+				gidIndex, err := envInt("LAB_GID_INDEX", 0)
+				if err != nil {
+					return err
+				}
+				sh := shell.New(shell.Options{Device: *dev, GIDIndex: gidIndex})
 				defer sh.Close()
 				script := scriptOptions{json: *asJSON, pretty: *pretty, keepGoing: *keepGoing, out: env.Stdout, errw: env.Stderr}
 				switch {
@@ -97,6 +103,8 @@ func runScript(ctx context.Context, sh front.Engine, r io.Reader, o scriptOption
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	failedAny := false
 	lineNo := 0
+	var inCommand atomic.Bool
+	go printProgress(sh.Events(), &inCommand, o.errw)
 	enc := json.NewEncoder(o.out)
 	if o.pretty {
 		enc.SetIndent("", "  ")
@@ -113,7 +121,9 @@ func runScript(ctx context.Context, sh front.Engine, r io.Reader, o scriptOption
 			if !o.json {
 				fmt.Fprintf(o.out, "> %s\n", l.Text)
 			}
+			inCommand.Store(true)
 			res, err := sh.Exec(ctx, l.Text)
+			inCommand.Store(false)
 			if o.json {
 				enc.Encode(scriptRecord(l.Text, lineNo, res, err))
 			} else if err == nil && res.Text != "" {
@@ -164,6 +174,19 @@ func scriptRecord(cmd string, line int, res front.Result, err error) map[string]
 	return rec
 }
 
+// printProgress shows the progress lines of a running command as they
+// come ("listening on TCP port 18515" before the peer connects), on w
+// (the script's stderr, or the terminal). At the prompt go-prompt owns
+// the screen: async events that arrive then are shown with the next
+// command's result, where the shell adds them.
+func printProgress(events <-chan front.Event, inCommand *atomic.Bool, w io.Writer) {
+	for ev := range events {
+		if ev.Kind == front.EventProgress && inCommand.Load() {
+			fmt.Fprintf(w, "… %s\n", ev.Text)
+		}
+	}
+}
+
 func exitStatus(failed bool) error {
 	if failed {
 		return ExitError{Code: 1}
@@ -171,10 +194,16 @@ func exitStatus(failed bool) error {
 	return nil
 }
 
-func envInt(name string, def int) int {
-	var n int
-	if _, err := fmt.Sscan(os.Getenv(name), &n); err != nil {
-		return def
+// envInt reads a number from the environment: def when unset, an error
+// when set to anything but a number (a typo must not pick GID index 0).
+func envInt(name string, def int) (int, error) {
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return def, nil
 	}
-	return n
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, usageErrorf("$%s=%q is not a number", name, v)
+	}
+	return n, nil
 }

@@ -96,3 +96,21 @@ func TestShellCleansUp(t *testing.T) {
 		})
 	}
 }
+
+// TestScriptSaysItListens runs a script whose listen waits for a peer
+// that never comes: the shell says it listens, with the port, while it
+// waits (before the listen ends, not only once a peer connected), then
+// gives up at the timeout with exit status 1 and what to do.
+func TestScriptSaysItListens(t *testing.T) {
+	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; cq; qp; listen qp1 port=18601 timeout=10s")
+	code := sh.Exit(t, 120*time.Second)
+	out := sh.Output()
+	said := strings.Index(out, "… qp1: listening on TCP port 18601")
+	ended := strings.Index(out, "listen: accept a client")
+	if said < 0 || ended < 0 || said > ended {
+		t.Errorf("the progress line is missing or came after the listen ended; output:\n%s", out)
+	}
+	if code != 1 || !strings.Contains(out, "give the peer longer with timeout=") {
+		t.Errorf("exit %d after the timeout, want 1 and a fix; output:\n%s", code, out)
+	}
+}

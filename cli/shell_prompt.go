@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -117,18 +116,6 @@ func runPrompt(sh front.Engine, in *os.File, env *Env) error {
 			if res.Text != "" {
 				fmt.Fprintln(env.Stdout, res.Text)
 			}
-		}
-	}
-}
-
-// printProgress shows the progress lines of a running command as they
-// come ("listening on TCP port 18515" before the peer connects). At the
-// prompt go-prompt owns the screen; async events that arrive then are
-// shown with the next command's result, where the shell adds them.
-func printProgress(events <-chan front.Event, inCommand *atomic.Bool, w io.Writer) {
-	for ev := range events {
-		if ev.Kind == front.EventProgress && inCommand.Load() {
-			fmt.Fprintf(w, "… %s\n", ev.Text)
 		}
 	}
 }

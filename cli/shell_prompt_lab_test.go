@@ -65,7 +65,8 @@ func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t",
 // waitFor polls the screen until it contains want.
 func (s *tmuxSession) waitFor(want string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// Generous: the guest is emulated (TCG) on a shared, loaded host.
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		scr := s.screen()
 		if strings.Contains(scr, want) {
