@@ -70,6 +70,52 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
+// TestRowsFromTheLab replays what the lab's Prometheus answered while a
+// had a QP in ERR (and the alerts on it) and b was clean, then after the
+// workloads ended.
+func TestRowsFromTheLab(t *testing.T) {
+	const a, b = "10.0.1.1:9879", "10.0.1.2:9879"
+	for _, tc := range []struct {
+		rec, golden string
+		check       func(t *testing.T, hs []Host)
+	}{
+		{"lab-pair-fleet-api.json", "lab-pair.txt", func(t *testing.T, hs []Host) {
+			if hs[0].Instance != a || hs[1].Instance != b {
+				t.Fatalf("order %s, %s: want a (alerting) first", hs[0].Instance, hs[1].Instance)
+			}
+			if hs[0].Failed != 1 || hs[0].QPs["ERR"] != 1 || hs[0].ToErr < 1 || len(hs[0].Alerts) == 0 {
+				t.Errorf("a: %+v, want 1 QP in ERR, a transition and alerts", hs[0])
+			}
+			if hs[1].Failed != 0 || hs[1].ToErr != 0 || len(hs[1].Alerts) != 0 || hs[1].QPs["RTS"] < 3 {
+				t.Errorf("b: %+v, want clean with its ping-pong in RTS", hs[1])
+			}
+		}},
+		{"lab-pair-fleet-after-api.json", "lab-pair-after.txt", func(t *testing.T, hs []Host) {
+			for _, h := range hs {
+				if !h.Up || h.Devices != 1 || h.PortsUp != 1 || h.QPs["ERR"] != 0 {
+					t.Errorf("%s after the workloads: %+v", h.Instance, h)
+				}
+			}
+		}},
+	} {
+		t.Run(tc.rec, func(t *testing.T) {
+			hs, err := Rows(context.Background(), replay(t, tc.rec), "verbscope")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hs) != 2 {
+				t.Fatalf("%d hosts, want 2: %+v", len(hs), hs)
+			}
+			tc.check(t, hs)
+			var buf bytes.Buffer
+			if err := WriteText(&buf, hs); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.golden, buf.Bytes())
+		})
+	}
+}
+
 func TestWorstFirst(t *testing.T) {
 	hs := []Host{
 		{Instance: "e"}, {Instance: "d", ErrorRate: 0.5}, {Instance: "c", Stuck: 1},
