@@ -126,7 +126,12 @@ func TestResMatchesRdma(t *testing.T) {
 	for _, k := range kinds {
 		sameAsRdma(t, k...)
 	}
-	if out := verbscopeRes(t, "qp", "pid", pid, "-j"); !bytes.Equal(bytes.TrimSpace(out), []byte("[]")) {
-		t.Errorf("QPs of a dead process: %s", out)
+	// A valid filter that matches nothing: [] on stdout, and stderr says so.
+	var stderr bytes.Buffer
+	res := exec.Command("verbscope", "res", "qp", "pid", pid, "-j")
+	res.Stderr = &stderr
+	out, err := res.Output()
+	if err != nil || !bytes.Equal(bytes.TrimSpace(out), []byte("[]")) || !strings.Contains(stderr.String(), "no qp matches pid="+pid) {
+		t.Errorf("QPs of a dead process: %v, stdout %s, stderr %s", err, out, stderr.String())
 	}
 }
