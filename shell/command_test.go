@@ -118,8 +118,8 @@ func TestCompleteWithoutObjects(t *testing.T) {
 }
 
 // FuzzExec feeds arbitrary lines to a session: every one must give a
-// result or an error, never a panic (Exec's recover would turn a panic
-// into an "internal error", which fails here too).
+// result or a structured *Error, never a panic (Exec's recover would turn
+// a panic into an "internal error", which fails here too).
 func FuzzExec(f *testing.F) {
 	for _, s := range []string{"open", "pd; cq size=16", "modify qp1 rtr dest_qpn=qp2 path_mtu=9", `write mr1 "x"`,
 		"qp type=zz cq=", "destroy a --cascade", "help modify", "rename x y", "cq size=99999999999999999999", "--", "=", "a=b=c"} {
@@ -132,6 +132,10 @@ func FuzzExec(f *testing.F) {
 			_, err := s.Exec(context.Background(), l.Text)
 			if err != nil && strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("%q: %v", l.Text, err)
+			}
+			var se *Error
+			if err != nil && !errors.As(err, &se) {
+				t.Fatalf("%q: %T %v is not a structured *Error", l.Text, err, err)
 			}
 		}
 		s.Complete(line, len(line))

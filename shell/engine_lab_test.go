@@ -248,3 +248,27 @@ func TestPollWaitCancelledByClose(t *testing.T) {
 		t.Errorf("%d objects after Close", n)
 	}
 }
+
+// TestCompletionEvents: the completions a poll shows also go to the
+// event stream, named by the session's CQ.
+func TestCompletionEvents(t *testing.T) {
+	s := labShell(t)
+	mustExec(t, s, "open", "pd", "cq", "mr", "qp", "qp")
+	mustExec(t, s, "connect qp1 qp2", "post recv qp2 mr1[0:64]", "post send qp1 mr1[0:4]")
+	drain(s, 200*time.Millisecond)
+	res, err := s.Exec(context.Background(), "poll cq1 until=recv wait=30s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for len(s.Events()) > 0 {
+		ev := <-s.Events()
+		if ev.Kind == front.EventCompletion && ev.Object == "cq1" {
+			got = append(got, ev.Text)
+		}
+	}
+	n := strings.Count(res.Text, "\n  wrid ")
+	if len(got) != n || n == 0 || !strings.Contains(strings.Join(got, "\n"), "RECV") {
+		t.Errorf("completion events %q for a poll that showed %d:\n%s", got, n, res.Text)
+	}
+}

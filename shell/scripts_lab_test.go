@@ -4,6 +4,7 @@ package shell
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -40,6 +41,10 @@ func runSteps(t *testing.T, steps []step) *Shell {
 		for i, l := range lines {
 			cmd := l.Text
 			res, err := s.Exec(context.Background(), cmd)
+			var se *Error
+			if err != nil && !errors.As(err, &se) {
+				t.Errorf("%q: %T %v is not a structured *Error", cmd, err, err)
+			}
 			last := i == len(lines)-1
 			switch {
 			case err != nil && (!last || len(st.fail) == 0):
