@@ -1,10 +1,7 @@
 package inspect
 
 import (
-	"encoding/binary"
-	"fmt"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/mdlayher/netlink"
@@ -40,55 +37,11 @@ func replayOn(t testing.TB, rec *Recording, nl *netlink.Conn) *Conn {
 // turn and then the last one again.
 func replayFunc(t testing.TB, rec *Recording) nltest.Func {
 	t.Helper()
-	type key struct {
-		typ  netlink.HeaderType
-		dump bool
-		data string
+	fn, err := ReplayFunc(rec)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	queues := map[key][][]netlink.Message{}
-	for i, ex := range rec.Exchanges {
-		var req netlink.Message
-		if err := req.UnmarshalBinary(ex.Request); err != nil {
-			t.Fatalf("recorded request %d: %v", i, err)
-		}
-		var replies []netlink.Message
-		for j, b := range ex.Replies {
-			var m netlink.Message
-			if err := m.UnmarshalBinary(b); err != nil {
-				t.Fatalf("recorded reply %d.%d: %v", i, j, err)
-			}
-			replies = append(replies, m)
-		}
-		k := key{req.Header.Type, req.Header.Flags&netlink.Dump == netlink.Dump, string(req.Data)}
-		queues[k] = append(queues[k], replies)
-	}
-	return func(reqs []netlink.Message) ([]netlink.Message, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		req := reqs[0]
-		k := key{req.Header.Type, req.Header.Flags&netlink.Dump == netlink.Dump, string(req.Data)}
-		q := queues[k]
-		if len(q) == 0 {
-			return nil, fmt.Errorf("replay: no recorded reply for request type %#x dump=%v attrs %x", uint16(k.typ), k.dump, req.Data)
-		}
-		replies := q[0]
-		if len(q) > 1 {
-			queues[k] = q[1:]
-		}
-		out := make([]netlink.Message, 0, len(replies)+1)
-		for _, m := range replies {
-			m.Header.Sequence, m.Header.PID = req.Header.Sequence, nltest.PID
-			out = append(out, m)
-		}
-		if k.dump {
-			out = append(out, netlink.Message{
-				Header: netlink.Header{Type: netlink.Done, Flags: netlink.Multi, Sequence: req.Header.Sequence, PID: nltest.PID},
-				Data:   binary.NativeEndian.AppendUint32(nil, 0),
-			})
-		}
-		return out, nil
-	}
+	return fn
 }
 
 // loadRecording reads testdata/NAME.json.
