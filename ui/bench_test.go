@@ -1,0 +1,87 @@
+package ui
+
+import (
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/shell/front"
+)
+
+// frame10k is the recorded rc-rts frame with its QPs cloned to 10,000,
+// numbered as a busy host's would be.
+func frame10k(b *testing.B) inspect.Frame {
+	f := recordedFrames(b, "rc-rts")[0]
+	s := *f.Snapshot
+	base := s.QPs
+	s.QPs = make([]inspect.QP, 0, 10000)
+	for i := 0; len(s.QPs) < 10000; i++ {
+		q := base[i%len(base)]
+		q.LQPN = uint32(100 + i)
+		s.QPs = append(s.QPs, q)
+	}
+	f.Snapshot = &s
+	return f
+}
+
+// Building the rows of a 10,000-QP frame: off the UI goroutine (the
+// Cmd that receives the frame), reported so its cost is known.
+func BenchmarkPrepare10kQPs(b *testing.B) {
+	f := frame10k(b)
+	p := newPump()
+	b.ReportAllocs()
+	for b.Loop() {
+		p.prepare(f, front.State{})
+	}
+}
+
+// Update with a prepared 10,000-QP frame: what the UI goroutine does
+// per refresh (swap the rows, keep the selection, re-sort, re-filter).
+func BenchmarkUpdate10kQPs(b *testing.B) {
+	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
+	f := frame10k(b)
+	d := m.pump.prepare(f, front.State{})
+	send(m, "s", "s", "s") // sorted by a numeric column, as users leave it
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(resMsg{d})
+	}
+}
+
+// View of the QP view at 200x60 with 10,000 QPs: only visible rows are
+// drawn.
+func BenchmarkView10kQPs(b *testing.B) {
+	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
+	m.Update(resMsg{m.pump.prepare(frame10k(b), front.State{})})
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// A key press on the 10,000-QP view (move down one row), the cost the
+// user feels per key.
+func BenchmarkKey10kQPs(b *testing.B) {
+	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
+	m.Update(resMsg{m.pump.prepare(frame10k(b), front.State{})})
+	down := tea.KeyPressMsg{Code: tea.KeyDown}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(down)
+		_ = m.View()
+	}
+}
+
+// Typing a filter on the recorded host: the cost of one keystroke (the
+// filter re-applied, the screen drawn), what a person typing feels.
+func BenchmarkFilterKeystroke(b *testing.B) {
+	m := fixtureModel(b, "rxe0", "dark", 120, 40, true)
+	send(m, "/")
+	b.ReportAllocs()
+	for b.Loop() {
+		typeText(m, "x")
+		send(m, "backspace")
+		_ = m.View()
+	}
+}

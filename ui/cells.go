@@ -1,0 +1,54 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/verbscope/verbscope/view"
+)
+
+// fromFields makes a table row of a view row: each column's cell is
+// the text of the field with its key (the JSON value when the field is
+// JSON-only), its sort value the field's number.
+func fromFields(cols []Column, index map[string]int, r view.Row) Row {
+	row := Row{Cells: make([]string, len(cols)), Nums: make([]float64, len(cols)), Fields: r}
+	set := make([]bool, len(cols))
+	for i := range row.Nums {
+		row.Nums[i] = math.NaN()
+	}
+	for _, f := range r {
+		if f.Key == view.IDKey {
+			row.Key = f.Text
+			continue
+		}
+		i, ok := index[f.Key]
+		if !ok || set[i] && f.NoText {
+			continue
+		}
+		text := f.Text
+		if f.NoText && text == "" && f.Value != nil {
+			text = fmt.Sprint(f.Value)
+		}
+		row.Cells[i], set[i] = text, !f.NoText
+		if f.IsNum {
+			row.Nums[i] = float64(f.Num)
+		}
+	}
+	return row
+}
+
+func colIndex(cols []Column) map[string]int {
+	index := make(map[string]int, len(cols))
+	for i, c := range cols {
+		index[c.Key] = i
+	}
+	return index
+}
+
+// dash shows an empty value as "-".
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,240 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+func TestJumpToEveryView(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+	for _, v := range ViewNames() {
+		m.Update(m.jumpMsg(v))
+		if m.cur.name != v {
+			t.Errorf(":%s went to %s", v, m.cur.name)
+		}
+	}
+	m.Update(m.jumpMsg("nosuch"))
+	if !strings.Contains(screen(m), `no view "nosuch": views are qp cq`) {
+		t.Errorf("an unknown view should list the views:\n%s", screen(m))
+	}
+}
+
+func TestFilterAndClear(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+	all, _ := m.cur.table.Counts()
+	if all < 2 {
+		t.Fatalf("the rc-rts recording has %d QPs; the test needs two or more", all)
+	}
+	send(m, "/")
+	typeText(m, "type=GSI")
+	send(m, "enter")
+	shown, total := m.cur.table.Counts()
+	if shown != 1 || total != all {
+		t.Fatalf("type=GSI shows %d of %d, want 1 of %d", shown, total, all)
+	}
+	if !strings.Contains(screen(m), "["+itoa(1)+"/"+itoa(all)+"]") || !strings.Contains(screen(m), "</type=GSI>") {
+		t.Errorf("the title should count rows shown/total and show the filter:\n%s", screen(m))
+	}
+	send(m, "esc")
+	if shown, _ := m.cur.table.Counts(); shown != all {
+		t.Errorf("esc should clear the filter: %d shown of %d", shown, all)
+	}
+	send(m, "/")
+	typeText(m, "state=BOGUS")
+	send(m, "enter")
+	if !strings.Contains(screen(m), "RESET") || !strings.Contains(screen(m), "BOGUS") {
+		t.Errorf("an impossible state should name the valid ones:\n%s", screen(m))
+	}
+}
+
+func TestSortAndSelectionFollowsKey(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+	send(m, "s")
+	if !strings.Contains(screen(m), "sort link") {
+		t.Errorf("s should sort by the first column:\n%s", screen(m))
+	}
+	send(m, "s", "G") // by lqpn; the highest QP number
+	sel, _ := m.cur.table.Selected()
+	send(m, "S") // reversed: the same QP is now first
+	after, _ := m.cur.table.Selected()
+	if after.Key != sel.Key || m.cur.table.cursor != 0 {
+		t.Errorf("reversing moved the selection from %s to %s (cursor %d, want 0)", sel.Key, after.Key, m.cur.table.cursor)
+	}
+	// A refresh keeps the object selected.
+	for _, f := range recordedFrames(t, "rc-rts") {
+		m.Update(resMsg{m.pump.prepare(f, m.pane.stateOrZero())})
+	}
+	if again, _ := m.cur.table.Selected(); again.Key != sel.Key {
+		t.Errorf("a refresh moved the selection from %s to %s", sel.Key, again.Key)
+	}
+}
+
+func TestQPDetailShowsHistory(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+	send(m, "/")
+	typeText(m, "type=RC")
+	send(m, "enter", "enter")
+	if m.mode != modeDetail {
+		t.Fatal("enter did not open the detail")
+	}
+	out := screen(m)
+	for _, want := range []string{"state history", "RTS", "PSNs", "process"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the QP detail lacks %q:\n%s", want, out)
+		}
+	}
+	send(m, "esc")
+	if m.mode != modeNormal {
+		t.Error("esc should leave the detail")
+	}
+}
+
+func TestFocusAndPane(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 100, 30, true)
+	eng := m.src.Shell.(*fakeEngine)
+	send(m, "tab")
+	if !m.paneFocus {
+		t.Fatal("tab should focus the shell pane")
+	}
+	typeText(m, "q") // in the pane, q is a letter, not quit
+	if m.quitting {
+		t.Fatal("q quit from inside the shell pane")
+	}
+	send(m, "backspace")
+	typeText(m, "mod")
+	m.Update(shellCompleteMsg{seq: m.pane.compSeq, line: "mod", c: eng.Complete("mod", 3)})
+	if out := screen(m); !strings.Contains(out, "modify") || !strings.Contains(out, "move a QP to another state") {
+		t.Errorf("the completion popup should show candidates with descriptions:\n%s", out)
+	}
+	send(m, "tab")
+	if m.pane.input.Value() != "modify" {
+		t.Errorf("tab should take the candidate, line is %q", m.pane.input.Value())
+	}
+	_, cmd := m.Update(keyMsg("enter"))
+	runCmd(m, cmd)
+	if len(eng.ran) != 1 || eng.ran[0] != "modify" {
+		t.Fatalf("enter should run the line, ran %v", eng.ran)
+	}
+	if !strings.Contains(screen(m), "ran modify") {
+		t.Errorf("the result should show in the pane:\n%s", screen(m))
+	}
+	send(m, "esc")
+	if m.paneFocus {
+		t.Error("esc should leave the pane")
+	}
+}
+
+func TestPasteRunsLineByLine(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 100, 30, true)
+	eng := m.src.Shell.(*fakeEngine)
+	send(m, "tab")
+	_, cmd := m.Update(tea.PasteMsg{Content: "open; pd\nls\n"})
+	runCmd(m, cmd)
+	if strings.Join(eng.ran, "|") != "open|pd|ls" {
+		t.Errorf("a pasted text should run command by command, ran %q", eng.ran)
+	}
+	_, cmd = m.Update(tea.PasteMsg{Content: "bogus\nls\n"})
+	runCmd(m, cmd)
+	if strings.Join(eng.ran, "|") != "open|pd|ls|bogus" || !strings.Contains(screen(m), "fix: help lists the commands") {
+		t.Errorf("a failed pasted command stops the rest and shows why/fix, ran %q:\n%s", eng.ran, screen(m))
+	}
+}
+
+func TestCancelRunningCommand(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 100, 30, true)
+	eng := m.src.Shell.(*fakeEngine)
+	eng.block = make(chan struct{})
+	send(m, "tab")
+	typeText(m, "listen")
+	_, cmd := m.Update(keyMsg("enter"))
+	done := make(chan tea.Msg, 1)
+	go func() { done <- collect(cmd) }()
+	if !strings.Contains(screen(m), "running listen") {
+		t.Errorf("the pane should say what runs:\n%s", screen(m))
+	}
+	send(m, "ctrl+c")
+	msg := <-done
+	m.Update(msg)
+	if m.quitting || m.pane.running != "" || !strings.Contains(screen(m), "listen: cancelled") {
+		t.Errorf("ctrl+c in the pane should cancel the command, not quit:\n%s", screen(m))
+	}
+}
+
+func TestResizeAndTooSmall(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 80, 24, true)
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 10})
+	if out := screen(m); !strings.Contains(out, "terminal too small: 40×10") || !strings.Contains(out, "60×16") {
+		t.Errorf("below the minimum it should say the size it needs:\n%s", out)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	checkFits(t, screen(m), 200, 60)
+	_, cmd := m.Update(keyMsg("q"))
+	if !m.quitting || cmd == nil {
+		t.Error("q should quit outside the pane")
+	}
+}
+
+func TestHelpIsGeneratedFromKeyMap(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 160, 48, true)
+	send(m, "?")
+	out := screen(m)
+	for _, group := range m.keys.FullHelp() {
+		for _, b := range group {
+			if !strings.Contains(out, b.Help().Desc) {
+				t.Errorf("help lacks %q (%s)", b.Help().Desc, b.Help().Key)
+			}
+		}
+	}
+}
+
+// runCmd runs a Cmd and feeds its messages back, as the program would,
+// for the pane's Exec and completion answers (not the pollers').
+func runCmd(m *Model, cmd tea.Cmd) {
+	for i := 0; cmd != nil && i < 20; i++ {
+		msg := collect(cmd)
+		if msg == nil {
+			return
+		}
+		_, cmd = m.Update(msg)
+	}
+}
+
+// collect runs a Cmd (and batches) and returns the first shell message.
+func collect(cmd tea.Cmd) tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			if r := collect(c); r != nil {
+				if _, ok := r.(shellEventMsg); !ok {
+					return r
+				}
+			}
+		}
+		return nil
+	}
+	switch msg.(type) {
+	case shellDoneMsg, shellCompleteMsg:
+		return msg
+	}
+	return nil
+}
+
+// Before any data arrives every view draws (the first frame is drawn
+// before the pollers answer).
+func TestEveryViewBeforeData(t *testing.T) {
+	th := mustLoad(t, "dark", false)
+	m := New(Sources{Shell: newFakeEngine()}, Options{}, th)
+	for _, sz := range sizes {
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		for _, v := range ViewNames() {
+			m.Update(m.jumpMsg(v))
+			checkFits(t, screen(m), sz[0], sz[1])
+			send(m, "enter", "esc", "?", "x")
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package ui
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/themes"
+)
+
+// header is the lines above the main area: who and where, the ports,
+// the QPs by state, the alerts, and the view tabs.
+func (m *Model) header() string {
+	th := m.theme
+	sep := th.Render(themes.SlotDim, " · ")
+	h := m.src.Host
+	first := th.Render(themes.SlotTitle, "verbscope")
+	for _, part := range []string{h.Hostname, "kernel " + h.Kernel, "rdma-core " + h.RDMACore} {
+		if strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(part, "kernel "), "rdma-core ")) != "" {
+			first += sep + part
+		}
+	}
+	first += sep + "every " + m.interval.String()
+	if m.paused {
+		first += sep + th.Render(themes.SlotWarn, "PAUSED (p resumes)")
+	}
+	if m.src.Demo != "" {
+		first += sep + th.Render(themes.SlotOurs, "demo: "+m.src.Demo)
+	}
+	lines := []string{first, m.portsLine(), m.alertsLine(), m.tabs()}
+	for i, l := range lines {
+		lines[i] = pad(ansi.Truncate(l, m.w, "…"), m.w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// portsLine lists each device's ports with their state, then the QPs by
+// state.
+func (m *Model) portsLine() string {
+	th := m.theme
+	var parts []string
+	if m.sys != nil {
+		for _, d := range m.sys.u.Devices {
+			if m.sysPump.skip(d.Name) {
+				continue
+			}
+			s := d.Name
+			for _, p := range d.Ports {
+				slot := themes.SlotOK
+				if p.State != 4 {
+					slot = themes.SlotError
+				}
+				s += " " + th.Render(slot, strconv.Itoa(p.Port)+":"+stateName(p.StateName))
+			}
+			parts = append(parts, s)
+		}
+		if len(m.sys.u.Devices) == 0 {
+			parts = append(parts, th.Render(themes.SlotWarn, "no RDMA devices in /sys/class/infiniband"))
+		}
+	} else {
+		parts = append(parts, th.Render(themes.SlotDim, "reading sysfs…"))
+	}
+	q := th.Render(themes.SlotDim, "QPs: reading…")
+	if m.res != nil && m.res.frame.Snapshot != nil {
+		q = "QPs " + strconv.Itoa(len(m.res.frame.Snapshot.QPs))
+		var states []string
+		for s := range m.res.qpStates {
+			states = append(states, s)
+		}
+		sort.Slice(states, func(i, j int) bool { return stateOrder(states[i]) < stateOrder(states[j]) })
+		for _, s := range states {
+			slot := themes.Slot("")
+			switch s {
+			case "ERR", "SQE":
+				slot = themes.SlotError
+			case "RTS":
+				slot = themes.SlotOK
+			}
+			txt := s + " " + strconv.Itoa(m.res.qpStates[s])
+			if slot != "" {
+				txt = th.Render(slot, txt)
+			}
+			q += " " + txt
+		}
+	}
+	return strings.Join(parts, "  ") + th.Render(themes.SlotDim, "  │  ") + q
+}
+
+func stateOrder(s string) int {
+	for i, n := range []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"} {
+		if n == s {
+			return i
+		}
+	}
+	return 99
+}
+
+// alerts are what needs a look now, worst first.
+func (m *Model) alerts() []string {
+	var out []string
+	if m.resErr != nil {
+		out = append(out, "netlink: "+firstLine(m.resErr.Error()))
+	}
+	if m.sysErr != nil {
+		out = append(out, "sysfs: "+firstLine(m.sysErr.Error()))
+	}
+	if m.res != nil {
+		u := m.res.frame.Update
+		if n := len(u.Failed); n > 0 {
+			a := u.Failed[0]
+			s := plural(n, "QP") + " in ERR/SQE: " + a.Key.String()
+			if a.Comm != "" {
+				s += " (" + a.Comm + ")"
+			}
+			out = append(out, s)
+		}
+		if n := len(u.Stuck); n > 0 {
+			out = append(out, plural(n, "stuck QP")+": "+u.Stuck[0].Key.String())
+		}
+		if n := deadCount(u); n > 0 {
+			out = append(out, plural(n, "object")+" of dead processes")
+		}
+		for _, l := range u.Limits {
+			if l.Over {
+				out = append(out, l.Dev+" "+string(l.Kind)+" at "+strconv.Itoa(int(l.Fraction*100))+"% of max")
+			}
+		}
+	}
+	if m.sys != nil {
+		for _, d := range m.sys.u.Devices {
+			if m.sysPump.skip(d.Name) {
+				continue
+			}
+			for _, p := range d.Ports {
+				if p.State != 4 {
+					out = append(out, "port "+d.Name+"/"+strconv.Itoa(p.Port)+" "+stateName(p.StateName))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (m *Model) alertsLine() string {
+	a := m.alerts()
+	if len(a) == 0 {
+		return m.theme.Render(themes.SlotOK, "no alerts")
+	}
+	mark := "⚠ "
+	if m.theme.ASCII {
+		mark = "! "
+	}
+	return m.theme.Render(themes.SlotError, mark+strings.Join(a, " · "))
+}
+
+// tabs is the row of view names; the current one is highlighted.
+func (m *Model) tabs() string {
+	var b strings.Builder
+	for i, v := range m.views {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		slot := themes.SlotDim
+		if v == m.cur {
+			slot = themes.SlotSelected
+		}
+		b.WriteString(m.theme.Render(slot, v.name))
+	}
+	return b.String()
+}
+
+// tabAt is the view tab at column x.
+func (m *Model) tabAt(x int) *viewState {
+	pos := 0
+	for _, v := range m.views {
+		if x >= pos && x < pos+len(v.name) {
+			return v
+		}
+		pos += len(v.name) + 1
+	}
+	return nil
+}
+
+// footer is the ':' or '/' line while typing, else the status message
+// or the key hints.
+func (m *Model) footer() string {
+	th := m.theme
+	switch m.mode {
+	case modeCommand, modeFilter:
+		m.line.SetWidth(max(1, m.w-2))
+		hint := ""
+		if m.mode == modeCommand {
+			hint = th.Render(themes.SlotDim, "  "+strings.Join(m.viewNames(), " "))
+		} else {
+			hint = th.Render(themes.SlotDim, "  enter keeps · esc clears")
+		}
+		return ansi.Truncate(m.line.View()+hint, m.w, "…")
+	}
+	if m.status != "" {
+		slot := m.statusSlot
+		if slot == "" {
+			slot = themes.SlotDim
+		}
+		return pad(ansi.Truncate(th.Render(slot, m.status), m.w, "…"), m.w)
+	}
+	hm := help.New()
+	hm.Styles.ShortKey = th.Style(themes.SlotKey)
+	hm.Styles.ShortDesc = th.Style(themes.SlotDim)
+	hm.Styles.ShortSeparator = th.Style(themes.SlotDim)
+	hm.SetWidth(m.w)
+	if m.paneFocus {
+		return hm.ShortHelpView(append(m.pkeys.bindings()[:5], m.keys.Back, m.keys.Cancel))
+	}
+	return hm.ShortHelpView(m.keys.ShortHelp())
+}
+
+func deadCount(u inspect.Update) int { return len(u.Dead) }
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// stateName is a port state as sysfs names it, or a word for a state
+// the driver left unreadable.
+func stateName(s string) string {
+	if s == "" || s == "-" {
+		return "state unknown"
+	}
+	return s
+}

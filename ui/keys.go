@@ -1,0 +1,59 @@
+package ui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every key the dashboard answers; `?` shows it, generated
+// from these bindings, so help cannot drift from what the keys do.
+type KeyMap struct {
+	Up, Down, Top, Bottom, PageUp, PageDown key.Binding
+	Open, Back                              key.Binding
+	Command, Filter                         key.Binding
+	Sort, Reverse                           key.Binding
+	Pause, Faster, Slower                   key.Binding
+	Focus, Help, Quit, Cancel               key.Binding
+	Rerun                                   key.Binding
+}
+
+// DefaultKeyMap follows k9s and htop habits.
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Up:       b([]string{"up", "k"}, "↑/k", "up"),
+		Down:     b([]string{"down", "j"}, "↓/j", "down"),
+		Top:      b([]string{"g", "home"}, "g", "first row"),
+		Bottom:   b([]string{"G", "end"}, "G", "last row"),
+		PageUp:   b([]string{"pgup", "ctrl+b"}, "PgUp", "page up"),
+		PageDown: b([]string{"pgdown", "ctrl+f"}, "PgDn", "page down"),
+		Open:     b([]string{"enter"}, "enter", "open the selection"),
+		Back:     b([]string{"esc"}, "esc", "back / clear filter"),
+		Command:  b([]string{":"}, ":", "go to a view (:qp :dev …)"),
+		Filter:   b([]string{"/"}, "/", "filter (state=ERR pid=N words)"),
+		Sort:     b([]string{"s", ">"}, "s", "sort by the next column"),
+		Reverse:  b([]string{"S", "<"}, "S", "reverse the sort"),
+		Pause:    b([]string{"p"}, "p", "pause / resume refresh"),
+		Faster:   b([]string{"+"}, "+", "refresh faster"),
+		Slower:   b([]string{"-"}, "-", "refresh slower"),
+		Focus:    b([]string{"tab"}, "tab", "focus the shell pane / the view"),
+		Help:     b([]string{"?"}, "?", "help"),
+		Quit:     b([]string{"q"}, "q", "quit"),
+		Cancel:   b([]string{"ctrl+c"}, "ctrl+c", "cancel the shell command / quit"),
+		Rerun:    b([]string{"r"}, "r", "re-run doctor"),
+	}
+}
+
+// ShortHelp is the footer's line.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Command, k.Filter, k.Open, k.Sort, k.Pause, k.Focus, k.Help, k.Quit}
+}
+
+// FullHelp is the `?` screen, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown},
+		{k.Command, k.Filter, k.Open, k.Back, k.Sort, k.Reverse},
+		{k.Pause, k.Faster, k.Slower, k.Rerun},
+		{k.Focus, k.Help, k.Quit, k.Cancel},
+	}
+}

@@ -1,0 +1,243 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/view"
+)
+
+// How long marks last: a new or changed row stands out for markFor, a
+// vanished one stays (dimmed) for keepGone.
+const (
+	markFor  = 3 * time.Second
+	keepGone = 5 * time.Second
+	// maxEvents bounds the events view.
+	maxEvents = 2000
+)
+
+// resData is one watch frame prepared for the tables, off the UI
+// goroutine: the rows of every object view with their marks, the events
+// so far, and what the header and the detail need. It is never changed
+// after it is sent.
+type resData struct {
+	frame  inspect.Frame
+	rows   map[inspect.Kind][]Row
+	events []Row
+	// byKey finds an object for the detail view.
+	byKey map[string]objRef
+	// qpStates counts live QPs by state for the header.
+	qpStates map[string]int
+}
+
+// objRef locates an object of the frame's snapshot.
+type objRef struct {
+	key   inspect.Key
+	obj   *inspect.Object
+	qp    *inspect.QP
+	row   view.Row
+	ghost bool
+}
+
+// pump turns frames into resData. It keeps what marks need (when each
+// row was first seen, last changed, vanished) and lives on the Cmd
+// chain: one frame at a time, never touched by Update.
+type pump struct {
+	meta   map[string]*rowMeta
+	events []Row
+	seq    int
+}
+
+type rowMeta struct {
+	kind    inspect.Kind
+	first   time.Time
+	changed time.Time
+	gone    time.Time
+	row     Row
+}
+
+func newPump() *pump { return &pump{meta: map[string]*rowMeta{}} }
+
+// prepare builds the tables of one frame. ours tells the shell pane's
+// objects (this process's).
+func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
+	d := &resData{frame: f, rows: map[inspect.Kind][]Row{}, byKey: map[string]objRef{}, qpStates: map[string]int{}}
+	if f.Snapshot == nil {
+		d.events = p.events
+		return d
+	}
+	now := f.Snapshot.Time
+	seen := make(map[string]bool, len(p.meta))
+	ourQPs := map[uint32]string{}
+	for _, o := range st.Objects {
+		if o.Kind == "qp" {
+			ourQPs[o.QPN] = o.Name
+		}
+	}
+	for _, v := range resViews {
+		index := colIndex(v.cols)
+		add := func(k inspect.Key, o *inspect.Object, qp *inspect.QP, r view.Row) {
+			key := k.String()
+			row := fromFields(v.cols, index, r)
+			row.Key = key
+			pid := o.PID
+			if o.TGID != 0 {
+				pid = o.TGID
+			}
+			row.Ours = st.PID != 0 && o.HasPID() && int(pid) == st.PID
+			if qp != nil {
+				d.qpStates[qp.State.String()]++
+				if qp.State == inspect.QPStateErr || qp.State == inspect.QPStateSQE {
+					row.Mark = MarkError
+				}
+				if name, ok := ourQPs[qp.LQPN]; ok && row.Ours {
+					row.OursName = name
+				}
+			}
+			p.mark(&row, v.kind, now)
+			seen[key] = true
+			d.rows[v.kind] = append(d.rows[v.kind], row)
+			d.byKey[key] = objRef{key: k, obj: o, qp: qp, row: r}
+		}
+		switch v.kind {
+		case inspect.KindQP:
+			for i := range f.Snapshot.QPs {
+				q := &f.Snapshot.QPs[i]
+				add(inspect.Key{Kind: v.kind, Dev: q.DevName, ID: q.LQPN}, &q.Object, q, q.Row(false))
+			}
+		case inspect.KindCQ:
+			for i := range f.Snapshot.CQs {
+				x := &f.Snapshot.CQs[i]
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CQN}, &x.Object, nil, x.Row(false))
+			}
+		case inspect.KindMR:
+			for i := range f.Snapshot.MRs {
+				x := &f.Snapshot.MRs[i]
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.MRN}, &x.Object, nil, x.Row(false))
+			}
+		case inspect.KindPD:
+			for i := range f.Snapshot.PDs {
+				x := &f.Snapshot.PDs[i]
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.PDN}, &x.Object, nil, x.Row(false))
+			}
+		case inspect.KindCtx:
+			for i := range f.Snapshot.Contexts {
+				x := &f.Snapshot.Contexts[i]
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CtxN}, &x.Object, nil, x.Row(false))
+			}
+		case inspect.KindSRQ:
+			for i := range f.Snapshot.SRQs {
+				x := &f.Snapshot.SRQs[i]
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.SRQN}, &x.Object, nil, x.Row(false))
+			}
+		case inspect.KindCMID:
+			for i := range f.Snapshot.CMIDs {
+				x := &f.Snapshot.CMIDs[i]
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CMIDN}, &x.Object, nil, x.Row(false))
+			}
+		}
+	}
+	p.ghosts(d, seen, now)
+	p.record(f, now)
+	d.events = p.events
+	return d
+}
+
+// mark sets a row's mark from its history: error beats new beats changed.
+func (p *pump) mark(r *Row, kind inspect.Kind, now time.Time) {
+	m := p.meta[r.Key]
+	switch {
+	case m == nil || !m.gone.IsZero():
+		m = &rowMeta{kind: kind, first: now}
+		p.meta[r.Key] = m
+	case !sameCells(m.row.Cells, r.Cells):
+		m.changed = now
+	}
+	m.row = *r
+	if r.Mark != MarkNone {
+		return
+	}
+	switch {
+	case now.Sub(m.first) < markFor && p.seq > 0:
+		r.Mark = MarkNew
+	case !m.changed.IsZero() && now.Sub(m.changed) < markFor:
+		r.Mark = MarkChanged
+	}
+}
+
+// ghosts keeps rows that vanished less than keepGone ago, dimmed.
+func (p *pump) ghosts(d *resData, seen map[string]bool, now time.Time) {
+	for key, m := range p.meta {
+		if seen[key] {
+			continue
+		}
+		if m.gone.IsZero() {
+			m.gone = now
+		}
+		if now.Sub(m.gone) >= keepGone {
+			delete(p.meta, key)
+			continue
+		}
+		g := m.row
+		g.Mark = MarkVanishing
+		d.rows[m.kind] = append(d.rows[m.kind], g)
+		d.byKey[key] = objRef{row: g.Fields, ghost: true}
+	}
+}
+
+// record appends the Tracker's news to the events view.
+func (p *pump) record(f inspect.Frame, now time.Time) {
+	u := f.Update
+	p.seq++
+	ts := u.Time
+	if ts.IsZero() {
+		ts = now
+	}
+	add := func(what string, mark Mark, k inspect.Key, pid uint32, comm, detail string) {
+		proc := ""
+		if pid != 0 {
+			proc = comm + "[" + strconv.FormatUint(uint64(pid), 10) + "]"
+		} else if comm != "" {
+			proc = "[" + comm + "]"
+		}
+		obj := k.String()
+		p.events = append(p.events, Row{Key: strconv.Itoa(len(p.events)) + "/" + strconv.Itoa(p.seq),
+			Cells: []string{ts.Format("15:04:05"), what, obj, proc, detail}, Mark: mark})
+	}
+	if p.seq > 1 { // the first frame's objects were there before we looked
+		for _, c := range u.Appeared {
+			add("appeared", MarkNew, c.Key, c.PID, c.Comm, "")
+		}
+	}
+	for _, c := range u.Disappeared {
+		add("vanished", MarkVanishing, c.Key, c.PID, c.Comm, "")
+	}
+	for _, c := range u.StateChanges {
+		mark := MarkChanged
+		if c.To == inspect.QPStateErr || c.To == inspect.QPStateSQE {
+			mark = MarkError
+		}
+		add("state", mark, c.Key, 0, "", c.From.String()+"→"+c.To.String())
+	}
+	for _, a := range u.Stuck {
+		add("stuck", MarkWarn, a.Key, a.PID, a.Comm, fmt.Sprintf("PSNs still for %d polls while retries rose", a.Polls))
+	}
+	if len(p.events) > maxEvents {
+		p.events = append([]Row(nil), p.events[len(p.events)-maxEvents:]...)
+	}
+}
+
+func sameCells(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/sysfsmon"
+)
+
+// Sources are what the dashboard shows and drives, wired in by the cli:
+// every channel is fed by a goroutine that is not the UI's, and every
+// function that may wait is called from a tea.Cmd.
+type Sources struct {
+	Host HostInfo
+	// Res delivers inspect's watch frames (every process's objects, the
+	// Tracker's changes and QP histories).
+	Res <-chan inspect.Frame
+	// Sys delivers sysfsmon's readings (devices, ports, GIDs, counters
+	// with rates, IRQs).
+	Sys <-chan sysfsmon.Update
+	// Control steers the pollers: refresh now, pause, interval.
+	Control Control
+	// Shell is the verbs shell of this process, for the pane; nil leaves
+	// the pane out.
+	Shell front.Engine
+	// History is the shell's history, loaded by the caller; SaveHistory
+	// writes it (it runs in a Cmd).
+	History     *front.History
+	SaveHistory func(*front.History) error
+	// Doctor runs the troubleshooting checklist (in a Cmd: it takes a
+	// few seconds and opens devices).
+	Doctor func(ctx context.Context) ([]DoctorCheck, error)
+	// Interval is the refresh interval the pollers start with.
+	Interval time.Duration
+	// Dev limits the sysfs views to one device (Res is limited by the
+	// watch's own query).
+	Dev string
+	// Demo, when set, labels the demo workload that runs beside the
+	// dashboard in the lab (shown in the header).
+	Demo string
+}
+
+// Control steers the pollers; each call must return at once.
+type Control interface {
+	Refresh()
+	SetPaused(bool)
+	SetInterval(time.Duration)
+}
+
+// HostInfo is the header's first line.
+type HostInfo struct {
+	Hostname, Kernel, RDMACore string
+}
+
+// DoctorCheck is one line of the checklist as the doctor view shows it.
+type DoctorCheck struct {
+	ID, Title, Verdict, Summary string
+	Evidence                    []string
+	Fix                         []string
+}

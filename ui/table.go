@@ -1,0 +1,502 @@
+package ui
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/verbscope/verbscope/themes"
+	"github.com/verbscope/verbscope/view"
+)
+
+// Column is one column of a table view.
+type Column struct {
+	Key   string // the row field it shows
+	Title string
+	// Prio orders which columns stay when the terminal is narrow: 0
+	// always stays, higher numbers go first.
+	Prio  int
+	Right bool // right-aligned (numbers)
+	Max   int  // widest it may grow (0: no limit)
+}
+
+// Mark is what happened to a row lately; it shows as a symbol in the
+// first column as well as in colour, so it reads without colour too.
+type Mark uint8
+
+// Row marks, in rising precedence.
+const (
+	MarkNone      Mark = iota
+	MarkChanged        // a value changed lately
+	MarkNew            // appeared lately
+	MarkWarn           // needs a look (stuck, port down)
+	MarkVanishing      // gone; kept dimmed a few seconds
+	MarkError          // in error (QP in ERR/SQE, failed check)
+)
+
+var markSymbols = [...]string{" ", "~", "+", "?", "-", "!"}
+
+// Row is one row of a table: its identity, cells in column order, and
+// what the filter and the sort look at.
+type Row struct {
+	Key   string
+	Cells []string
+	// Nums are the cells as numbers for sorting (NaN: not a number).
+	Nums []float64
+	Mark Mark
+	// Ours marks an object of this dashboard's shell session, OursName
+	// its name there (qp1).
+	Ours     bool
+	OursName string
+	// Fields are the row's iproute2 fields, for iproute2's filters
+	// (nil for views that are not `rdma resource show`'s).
+	Fields view.Row
+}
+
+// Matcher compiles filter words into a row predicate; the string is a
+// problem with the words, for the status line.
+type Matcher func(cols []Column, words []string) (func(*Row) bool, string)
+
+// Table is a sortable, filterable list whose selection follows the
+// row's key across refreshes.
+type Table struct {
+	Title string
+	cols  []Column
+	rows  []Row
+	// view holds indexes into rows: the filtered, sorted rows shown.
+	view    []int
+	widths  []int
+	sortCol int // -1: the order the data came in
+	desc    bool
+	filter  []string
+	pred    func(*Row) bool
+	problem string
+	matcher Matcher
+	selKey  string
+	cursor  int
+	top     int
+	// height is the rows shown at the last render, for paging.
+	height int
+}
+
+// NewTable returns an empty table with the given columns; m compiles
+// its filters (nil: column=value words and substrings).
+func NewTable(title string, cols []Column, m Matcher) *Table {
+	if m == nil {
+		m = plainMatcher
+	}
+	t := &Table{Title: title, cols: cols, sortCol: -1, matcher: m}
+	t.SetRows(nil)
+	return t
+}
+
+// SetRows replaces the data, keeping the filter, the sort and the
+// selected object (by key).
+func (t *Table) SetRows(rows []Row) {
+	t.rows = rows
+	t.widths = make([]int, len(t.cols))
+	for i, c := range t.cols {
+		t.widths[i] = ansi.StringWidth(c.Title)
+	}
+	for _, r := range rows {
+		for i := range t.cols {
+			if i < len(r.Cells) {
+				if w := cellWidth(r.Cells[i]); w > t.widths[i] {
+					t.widths[i] = w
+				}
+			}
+		}
+	}
+	for i, c := range t.cols {
+		if c.Max > 0 && t.widths[i] > c.Max {
+			t.widths[i] = c.Max
+		}
+	}
+	t.rebuild()
+}
+
+// cellWidth is the display width, fast for the ASCII that most cells are.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] < 0x20 {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// SetFilter sets the filter words: key=value words are filters
+// (iproute2's where the view has them), other words must appear in
+// some cell.
+func (t *Table) SetFilter(words []string) {
+	t.filter = words
+	t.pred, t.problem = nil, ""
+	if len(words) > 0 {
+		t.pred, t.problem = t.matcher(t.cols, words)
+	}
+	t.rebuild()
+}
+
+// FilterProblem says what is wrong with the filter words, if anything.
+func (t *Table) FilterProblem() string { return t.problem }
+
+// plainMatcher is the filter of views without iproute2 filters: key=value
+// compares a column's cells, other words are substrings of any cell.
+func plainMatcher(cols []Column, words []string) (func(*Row) bool, string) {
+	type eq struct {
+		col int
+		val string
+	}
+	var eqs []eq
+	var subs []string
+	problem := ""
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			subs = append(subs, strings.ToLower(w))
+			continue
+		}
+		c := columnIndex(cols, k)
+		if c < 0 {
+			problem = "no column named " + strconv.Quote(k) + " in this view"
+			continue
+		}
+		eqs = append(eqs, eq{c, v})
+	}
+	return func(r *Row) bool {
+		for _, e := range eqs {
+			if e.col >= len(r.Cells) || !strings.EqualFold(r.Cells[e.col], e.val) {
+				return false
+			}
+		}
+		return containsAll(r, subs)
+	}, problem
+}
+
+func columnIndex(cols []Column, k string) int {
+	for i, c := range cols {
+		if strings.EqualFold(c.Key, k) || strings.EqualFold(c.Title, k) {
+			return i
+		}
+	}
+	return -1
+}
+
+// containsAll: every (lower-case) word is a substring of some cell.
+func containsAll(r *Row, words []string) bool {
+	for _, w := range words {
+		found := false
+		for _, c := range r.Cells {
+			if strings.Contains(strings.ToLower(c), w) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// CycleSort sorts by the next column (after the last: the data's order).
+func (t *Table) CycleSort() {
+	t.sortCol++
+	if t.sortCol >= len(t.cols) {
+		t.sortCol = -1
+	}
+	t.rebuild()
+}
+
+// Reverse flips the sort order.
+func (t *Table) Reverse() {
+	t.desc = !t.desc
+	if t.sortCol < 0 {
+		t.sortCol = 0
+	}
+	t.rebuild()
+}
+
+// SortBy sorts by the column with the given key.
+func (t *Table) SortBy(key string, desc bool) {
+	for i, c := range t.cols {
+		if c.Key == key {
+			t.sortCol, t.desc = i, desc
+		}
+	}
+	t.rebuild()
+}
+
+// rebuild recomputes the shown rows and puts the cursor back on the
+// selected key.
+func (t *Table) rebuild() {
+	t.view = t.view[:0]
+	for i := range t.rows {
+		if t.pred == nil || t.pred(&t.rows[i]) {
+			t.view = append(t.view, i)
+		}
+	}
+	if c := t.sortCol; c >= 0 && c < len(t.cols) {
+		sort.SliceStable(t.view, func(a, b int) bool {
+			ra, rb := &t.rows[t.view[a]], &t.rows[t.view[b]]
+			less, eq := compareCell(ra, rb, c)
+			if eq {
+				return false
+			}
+			return less != t.desc
+		})
+	}
+	t.follow()
+}
+
+func compareCell(a, b *Row, c int) (less, equal bool) {
+	na, nb := math.NaN(), math.NaN()
+	if c < len(a.Nums) {
+		na = a.Nums[c]
+	}
+	if c < len(b.Nums) {
+		nb = b.Nums[c]
+	}
+	if !math.IsNaN(na) && !math.IsNaN(nb) {
+		return na < nb, na == nb
+	}
+	var sa, sb string
+	if c < len(a.Cells) {
+		sa = a.Cells[c]
+	}
+	if c < len(b.Cells) {
+		sb = b.Cells[c]
+	}
+	return sa < sb, sa == sb
+}
+
+// follow moves the cursor to the selected key if it is still shown.
+func (t *Table) follow() {
+	if t.selKey != "" {
+		for i, ri := range t.view {
+			if t.rows[ri].Key == t.selKey {
+				t.cursor = i
+				t.clamp()
+				return
+			}
+		}
+	}
+	t.clamp()
+	t.remember()
+}
+
+func (t *Table) clamp() {
+	if t.cursor >= len(t.view) {
+		t.cursor = len(t.view) - 1
+	}
+	if t.cursor < 0 {
+		t.cursor = 0
+	}
+}
+
+func (t *Table) remember() {
+	if t.cursor < len(t.view) {
+		t.selKey = t.rows[t.view[t.cursor]].Key
+	}
+}
+
+// Move moves the cursor by delta rows.
+func (t *Table) Move(delta int) {
+	t.cursor += delta
+	t.clamp()
+	t.remember()
+}
+
+// Home and End jump to the first and last rows.
+func (t *Table) Home() { t.cursor = 0; t.clamp(); t.remember() }
+
+// End jumps to the last row.
+func (t *Table) End() { t.cursor = len(t.view) - 1; t.clamp(); t.remember() }
+
+// Page moves a screen of rows (n = +1 down, -1 up).
+func (t *Table) Page(n int) { t.Move(n * max(1, t.height-1)) }
+
+// Selected returns the selected row.
+func (t *Table) Selected() (Row, bool) {
+	if t.cursor < len(t.view) {
+		return t.rows[t.view[t.cursor]], true
+	}
+	return Row{}, false
+}
+
+// Select puts the cursor on the row with the key.
+func (t *Table) Select(key string) {
+	t.selKey = key
+	t.follow()
+}
+
+// Counts returns the rows shown and the rows in all.
+func (t *Table) Counts() (shown, total int) { return len(t.view), len(t.rows) }
+
+// headerLines is what Render draws above the rows: the title and the
+// column names.
+const headerLines = 2
+
+// ClickRow selects the row drawn at line y of the last render.
+func (t *Table) ClickRow(y int) {
+	i := t.top + y - headerLines
+	if y >= headerLines && i < len(t.view) {
+		t.cursor = i
+		t.remember()
+	}
+}
+
+// Render draws the table in exactly w×h cells: the title with its
+// counts, the column names, and only the rows that fit.
+func (t *Table) Render(th *themes.Theme, w, h int) string {
+	rowsH := max(0, h-headerLines)
+	t.height = rowsH
+	if t.cursor < t.top {
+		t.top = t.cursor
+	}
+	if t.cursor >= t.top+rowsH {
+		t.top = t.cursor - rowsH + 1
+	}
+	if t.top > max(0, len(t.view)-rowsH) {
+		t.top = max(0, len(t.view)-rowsH)
+	}
+	cols := t.fit(w - 2)
+	var b strings.Builder
+	b.WriteString(t.titleLine(th, w))
+	b.WriteByte('\n')
+	b.WriteString(t.headLine(th, cols, w))
+	for i := 0; i < rowsH; i++ {
+		b.WriteByte('\n')
+		vi := t.top + i
+		if vi >= len(t.view) {
+			if i == 0 && len(t.view) == 0 {
+				b.WriteString(th.Render(themes.SlotDim, pad(t.emptyText(), w)))
+			}
+			continue
+		}
+		b.WriteString(t.rowLine(th, &t.rows[t.view[vi]], cols, w, vi == t.cursor))
+	}
+	return b.String()
+}
+
+func (t *Table) emptyText() string {
+	if len(t.rows) > 0 {
+		return "  nothing matches the filter (esc clears it)"
+	}
+	return "  none"
+}
+
+func (t *Table) titleLine(th *themes.Theme, w int) string {
+	shown, total := t.Counts()
+	s := th.Render(themes.SlotTitle, t.Title) + th.Render(themes.SlotDim, " ["+strconv.Itoa(shown)+"/"+strconv.Itoa(total)+"]")
+	if len(t.filter) > 0 {
+		s += th.Render(themes.SlotAccent, " </"+strings.Join(t.filter, " ")+">")
+	}
+	if t.sortCol >= 0 && t.sortCol < len(t.cols) {
+		dir := "↑"
+		if t.desc {
+			dir = "↓"
+		}
+		if th.ASCII {
+			dir = map[bool]string{false: "^", true: "v"}[t.desc]
+		}
+		s += th.Render(themes.SlotDim, " sort "+t.cols[t.sortCol].Title+dir)
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// fit picks the columns that fit in w cells, dropping high Prio first.
+func (t *Table) fit(w int) []int {
+	keep := make([]bool, len(t.cols))
+	used := 0
+	order := make([]int, len(t.cols))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return t.cols[order[a]].Prio < t.cols[order[b]].Prio })
+	for _, i := range order {
+		need := t.widths[i] + 1
+		if used+need > w && t.cols[i].Prio > 0 {
+			continue
+		}
+		keep[i] = true
+		used += need
+	}
+	var out []int
+	for i, k := range keep {
+		if k {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (t *Table) headLine(th *themes.Theme, cols []int, w int) string {
+	var b strings.Builder
+	b.WriteString("  ")
+	for _, i := range cols {
+		b.WriteString(align(t.cols[i].Title, t.widths[i], t.cols[i].Right))
+		b.WriteByte(' ')
+	}
+	return th.Render(themes.SlotHeader, pad(ansi.Truncate(b.String(), w, ""), w))
+}
+
+func (t *Table) rowLine(th *themes.Theme, r *Row, cols []int, w int, selected bool) string {
+	var b strings.Builder
+	b.WriteString(markSymbols[r.Mark])
+	if r.Ours {
+		b.WriteString(map[bool]string{false: "◆", true: "*"}[th.ASCII])
+	} else {
+		b.WriteByte(' ')
+	}
+	for _, i := range cols {
+		cell := ""
+		if i < len(r.Cells) {
+			cell = r.Cells[i]
+		}
+		b.WriteString(align(cell, t.widths[i], t.cols[i].Right))
+		b.WriteByte(' ')
+	}
+	line := pad(ansi.Truncate(b.String(), w, "…"), w)
+	switch {
+	case selected:
+		return th.Render(themes.SlotSelected, line)
+	case r.Mark == MarkError:
+		return th.Render(themes.SlotError, line)
+	case r.Mark == MarkVanishing:
+		return th.Render(themes.SlotVanished, line)
+	case r.Mark == MarkWarn:
+		return th.Render(themes.SlotWarn, line)
+	case r.Mark == MarkNew:
+		return th.Render(themes.SlotNew, line)
+	case r.Ours:
+		return th.Render(themes.SlotOurs, line)
+	case r.Mark == MarkChanged:
+		return th.Render(themes.SlotChanged, line)
+	}
+	return line
+}
+
+// align pads or cuts s to exactly w cells.
+func align(s string, w int, right bool) string {
+	n := cellWidth(s)
+	if n > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	if right {
+		return strings.Repeat(" ", w-n) + s
+	}
+	return s + strings.Repeat(" ", w-n)
+}
+
+// pad fills s with spaces to w cells.
+func pad(s string, w int) string {
+	if n := lipgloss.Width(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}

@@ -1,0 +1,143 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+var sizes = [][2]int{{80, 24}, {160, 48}}
+
+// doctorFixture is a real doctor run in the lab (doctor/testdata).
+func doctorFixture(t testing.TB) doctorMsg {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "doctor", "testdata", "rxe0-live-json.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Checks []struct {
+			ID, Title, Verdict, Summary string
+			Evidence                    []struct{ What, Value, Source, Verdict string }
+			Fix                         []string
+		}
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var out []DoctorCheck
+	for _, c := range rep.Checks {
+		dc := DoctorCheck{ID: c.ID, Title: c.Title, Verdict: c.Verdict, Summary: c.Summary, Fix: c.Fix}
+		for _, e := range c.Evidence {
+			dc.Evidence = append(dc.Evidence, e.What+": "+e.Value+"  ("+e.Source+")")
+		}
+		out = append(out, dc)
+	}
+	return doctorMsg{checks: out}
+}
+
+func TestViewsGolden(t *testing.T) {
+	for _, tree := range []string{"rxe0", "mlx5"} {
+		for _, sz := range sizes {
+			for _, v := range ViewNames() {
+				if tree == "mlx5" && !isSysView(v) {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s/%s/%dx%d", tree, v, sz[0], sz[1]), func(t *testing.T) {
+					m := fixtureModel(t, tree, "dark", sz[0], sz[1], true)
+					m.Update(doctorFixture(t))
+					m.Update(m.jumpMsg(v))
+					out := screen(m)
+					checkFits(t, out, sz[0], sz[1])
+					golden.RequireEqual(t, out)
+				})
+			}
+		}
+	}
+}
+
+func isSysView(v string) bool {
+	switch v {
+	case "dev", "port", "gid", "irq", "counters":
+		return true
+	}
+	return false
+}
+
+// checkFits: exactly h lines, none wider than w.
+func checkFits(t *testing.T, out string, w, h int) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	if len(lines) != h {
+		t.Errorf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n > w {
+			t.Errorf("line %d is %d cells wide, the terminal has %d: %q", i, n, w, l)
+		}
+	}
+}
+
+// Each theme's colours, downsampled as a 256-colour terminal would get
+// them: the QP view and the ports.
+func TestThemesGolden(t *testing.T) {
+	for _, theme := range []string{"dark", "light", "high-contrast", "mono"} {
+		for _, v := range []string{"qp", "port"} {
+			t.Run(theme+"/"+v, func(t *testing.T) {
+				m := fixtureModel(t, "rxe0", theme, 80, 24, true)
+				m.Update(m.jumpMsg(v))
+				var b bytes.Buffer
+				w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ANSI256}
+				if _, err := w.WriteString(m.render()); err != nil {
+					t.Fatal(err)
+				}
+				golden.RequireEqual(t, b.Bytes())
+			})
+		}
+	}
+}
+
+// NO_COLOR: no colour at all, bold and reverse kept.
+func TestNoColor(t *testing.T) {
+	th := mustLoad(t, "dark", true)
+	m := fixtureModel(t, "rxe0", "dark", 80, 24, true)
+	m.setTheme(th)
+	var b bytes.Buffer
+	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.Ascii}
+	w.WriteString(m.render())
+	out := b.String()
+	if c := colourParam(out); c != "" {
+		t.Fatalf("a colour escape under NO_COLOR: %q", c)
+	}
+	if !strings.Contains(out, "\x1b[7m") && !strings.Contains(out, ";7m") {
+		t.Error("the selected row lost its reverse video under NO_COLOR")
+	}
+}
+
+var sgrRE = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+
+// colourParam returns the first SGR sequence that sets a colour.
+func colourParam(s string) string {
+	for _, m := range sgrRE.FindAllStringSubmatch(s, -1) {
+		for _, p := range strings.Split(m[1], ";") {
+			n, err := strconv.Atoi(p)
+			if err != nil {
+				continue
+			}
+			if n >= 30 && n <= 49 && n != 39 && n != 49 || n >= 90 && n <= 107 {
+				return m[0]
+			}
+		}
+	}
+	return ""
+}
