@@ -83,8 +83,12 @@ func Main(args []string, env *Env) int {
 
 func run(ctx context.Context, args []string, env *Env) int {
 	if len(args) == 0 {
-		printOverview(env.Stdout)
-		return 0
+		if !onTerminal(env) {
+			printOverview(env.Stdout)
+			return 0
+		}
+		// On a terminal, verbscope alone is the dashboard.
+		args = []string{"dash"}
 	}
 	name, rest := args[0], args[1:]
 	switch name {

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/verbscope/verbscope/doctor"
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/ui"
+)
+
+// dashSources starts the pollers the dashboard reads: inspect's watch
+// and sysfsmon's Poll, each on its own goroutine. stop ends both.
+func dashSources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o dashOptions) (ui.Sources, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	h := fsys.Host()
+	host, _ := os.Hostname()
+	w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.interval,
+		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.dev}},
+		Tracker:  inspect.TrackerConfig{Limits: deviceLimits(slog.New(slog.DiscardHandler))}})
+	sys := newSysRelay(ctx, fsys, o.interval)
+	src := ui.Sources{
+		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version},
+		Res:      w.Frames(),
+		Sys:      sys.out,
+		Control:  dashControl{w, sys},
+		Interval: o.interval,
+		Dev:      o.dev,
+		Doctor: func(context.Context) ([]ui.DoctorCheck, error) {
+			return runDoctorChecks(fsys)
+		},
+	}
+	return src, func() { cancel(); w.Close() }
+}
+
+// dashControl steers both pollers.
+type dashControl struct {
+	w   *inspect.Watcher
+	sys *sysRelay
+}
+
+func (c dashControl) Refresh()                    { c.w.Refresh() }
+func (c dashControl) SetPaused(p bool)            { c.w.SetPaused(p); c.sys.setPaused(p) }
+func (c dashControl) SetInterval(d time.Duration) { c.w.SetInterval(d); c.sys.setInterval(d) }
+
+// sysRelay keeps one channel for the dashboard while sysfsmon's Poll is
+// restarted for a new interval or stopped for a pause.
+type sysRelay struct {
+	parent   context.Context
+	fsys     *sysfsmon.FS
+	out      chan sysfsmon.Update
+	mu       sync.Mutex
+	cancel   context.CancelFunc
+	interval time.Duration
+	paused   bool
+}
+
+func newSysRelay(ctx context.Context, fsys *sysfsmon.FS, d time.Duration) *sysRelay {
+	r := &sysRelay{parent: ctx, fsys: fsys, out: make(chan sysfsmon.Update), interval: d}
+	r.mu.Lock()
+	r.start()
+	r.mu.Unlock()
+	return r
+}
+
+// start runs Poll until the relay is restarted; r.mu is held.
+func (r *sysRelay) start() {
+	if r.cancel != nil {
+		r.cancel()
+	}
+	ctx, cancel := context.WithCancel(r.parent)
+	r.cancel = cancel
+	if r.paused {
+		return
+	}
+	ch := r.fsys.Poll(ctx, r.interval)
+	go func() {
+		for u := range ch {
+			select {
+			case r.out <- u:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+}
+
+func (r *sysRelay) setPaused(p bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.paused = p
+	r.start()
+}
+
+func (r *sysRelay) setInterval(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.interval = d
+	r.start()
+}
+
+// runDoctorChecks runs the whole checklist for the doctor view.
+func runDoctorChecks(fsys *sysfsmon.FS) ([]ui.DoctorCheck, error) {
+	rep := doctor.Run(doctor.Gather(fsys, fsys.IsLive(), doctor.Options{Needs: doctor.NeedsOf(doctor.Checks), MRSize: doctor.DefaultMRSize}), doctor.Checks)
+	out := make([]ui.DoctorCheck, 0, len(rep.Checks))
+	for _, c := range rep.Checks {
+		dc := ui.DoctorCheck{ID: c.ID, Title: c.Title, Verdict: string(c.Verdict), Summary: c.Summary, Fix: c.Fix}
+		for _, e := range c.Evidence {
+			line := e.What + ": " + e.Value
+			if e.Verdict != "" {
+				line = "[" + string(e.Verdict) + "] " + line
+			}
+			if e.Source != "" {
+				line += "  (" + e.Source + ")"
+			}
+			dc.Evidence = append(dc.Evidence, line)
+		}
+		out = append(out, dc)
+	}
+	return out, nil
+}
