@@ -19,16 +19,18 @@ deps:
 build: deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
 
-# The main job, the verbs shell: on a host with RDMA devices it runs here;
+# The main job, the dashboard: on a host with RDMA devices it runs here;
 # without (the usual lab machine), inside the lab VM on a real Soft-RoCE
-# rxe0.
+# rxe0, with a small labelled demo workload beside it (DEMO=0 leaves it
+# out).
+DEMO ?= 1
 run: build
 	@if ls /sys/class/infiniband/* >/dev/null 2>&1; then \
-	  echo "run: this host has RDMA devices ($$(ls /sys/class/infiniband | tr '\n' ' ')): starting the verbs shell here"; \
-	  exec $(BIN) shell; \
+	  echo "run: this host has RDMA devices ($$(ls /sys/class/infiniband | tr '\n' ' ')): starting the dashboard here"; \
+	  exec $(BIN) dash; \
 	fi; \
-	echo "run: no RDMA on this host: starting the verbs shell in the lab VM (Debian's kernel with rdma_rxe under qemu)"; \
-	exec $(BIN) lab -i -- verbscope shell
+	echo "run: no RDMA on this host: starting the dashboard in the lab VM (Debian's kernel with rdma_rxe under qemu)"; \
+	exec $(BIN) lab -i -- verbscope dash $(if $(filter 1,$(DEMO)),--demo)
 
 test: deps
 	@start=$$(date +%s); \
