@@ -25,10 +25,11 @@
 // and cancelling it, or Close on the Conn or the Watcher, interrupts a
 // dump in progress instead of waiting behind it.
 //
-// rows.go and filter.go turn objects into the lines `rdma resource show`
-// prints, with the same keys and values as `rdma -j resource show`, and
-// apply iproute2-style filters (pid=, state=, lqpn=0-6 ...), so the CLI
-// and the dashboard show what iproute2 shows.
+// rows.go turns objects into the lines `rdma resource show` prints (as
+// view.Rows), with the same keys and values as `rdma -j resource show`,
+// and filter.go declares their iproute2-style filters (pid=, state=,
+// lqpn=0-6 ...) for view's parser, so the CLI and the dashboard show and
+// filter what iproute2 does.
 //
 // Everything the kernel sends is outside input: a malformed reply is an
 // error, never a panic, and every decoder has a fuzz target. Unit tests

@@ -4,6 +4,18 @@
 // A Row is one object as a line of fields; each Field carries the text a
 // view prints and the typed value the JSON holds, under the key iproute2's
 // `rdma -j` uses, so one model serves every front end and no front end
-// formats values on its own. The package is pure Go and reads nothing:
-// the packages that read the system (inspect, sysfsmon) build the rows.
+// formats values on its own. A row's identity (IDKey, Row.ID) lets a
+// front end keep a selection on the same object across refreshes.
+//
+// filter.go is the one parser of iproute2's filter words ("state=RTS",
+// "link rxe0/1", "lqpn 0-6,17"): ParseCommandWords for the CLI's view
+// commands, ParseFilterWords (plus plain substrings) for the dashboard's
+// "/". Each kind of row registers its words and the values that can exist
+// (Register), so a value that can never match is refused with the valid
+// ones listed.
+//
+// The package is pure Go and reads nothing: the packages that read the
+// system build the rows and register their kinds (inspect: res, qp, cq,
+// mr, pd, ctx, srq, cm_id; sysfsmon: devices, ports, gids, irqs,
+// counters).
 package view
