@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/term"
@@ -104,6 +105,8 @@ func runScript(ctx context.Context, sh front.Engine, r io.Reader, o scriptOption
 	failedAny := false
 	lineNo := 0
 	var inCommand atomic.Bool
+	// Progress lines come from another goroutine: one lock for stderr.
+	o.errw = &lockedWriter{w: o.errw}
 	go printProgress(sh.Events(), &inCommand, o.errw)
 	enc := json.NewEncoder(o.out)
 	if o.pretty {
@@ -185,6 +188,18 @@ func printProgress(events <-chan front.Event, inCommand *atomic.Bool, w io.Write
 			fmt.Fprintf(w, "… %s\n", ev.Text)
 		}
 	}
+}
+
+// lockedWriter serializes writes from the script and its progress lines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func exitStatus(failed bool) error {
