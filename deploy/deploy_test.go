@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -102,5 +103,22 @@ func TestNamesExist(t *testing.T) {
 		if !names[n] && !strings.HasSuffix(n, "_(") {
 			t.Errorf("%s is used but verbscope export serves no such metric", n)
 		}
+	}
+}
+
+// TestUnit: systemd-analyze verify accepts the unit (its program swapped
+// for one that exists on the build host).
+func TestUnit(t *testing.T) {
+	b, err := os.ReadFile("verbscope-export.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := filepath.Join(t.TempDir(), "verbscope-export.service")
+	if err := os.WriteFile(unit, []byte(strings.ReplaceAll(string(b), "/usr/local/bin/verbscope", "/bin/true")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("systemd-analyze", "verify", unit).CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }
