@@ -9,7 +9,7 @@ BIN     := bin/verbscope
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all deps build run test vet unit stub vm-test lab-test bench fuzz clean
+.PHONY: all deps build run test vet unit stub bpf-check vm-test lab-test bench fuzz clean
 
 all: build
 
@@ -34,7 +34,7 @@ run: build
 
 test: deps
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory vet unit stub lab-test vm-test && \
+	$(MAKE) --no-print-directory vet unit stub bpf-check lab-test vm-test && \
 	echo "make test: all passed in $$(( $$(date +%s) - start )) s"
 
 # staticcheck comes from the module proxy at a pinned version.
@@ -56,6 +56,19 @@ stub:
 	CGO_ENABLED=0 $(GO) build ./...
 	CGO_ENABLED=0 $(GO) vet ./...
 	CGO_ENABLED=0 $(GO) test ./...
+
+# trace's BPF object and loader are committed (building needs no clang):
+# regenerate them in a copy of the package with Debian's clang and fail if
+# they differ from the committed ones (bpf2go's output does not depend on
+# the folder it runs in).
+bpf-check:
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	mkdir -p $$tmp/trace && cp -r trace/bpf trace/gen.go $$tmp/trace/ && \
+	printf 'module bpfcheck\ngo 1.26\n' > $$tmp/go.mod && \
+	(cd $$tmp/trace && $(GO) generate .) && \
+	for f in tracer_bpfel.o tracer_bpfel.go; do \
+	  cmp -s $$tmp/trace/$$f trace/$$f || { echo "bpf-check: trace/$$f differs from what go generate ./trace makes now: run it and commit the result" >&2; exit 1; }; \
+	done && echo "bpf-check: trace's generated BPF object and loader match trace/bpf"
 
 # Host-side tests that boot VMs: exit codes, the two-VM wire, no qemu
 # left, two shells on two hosts.

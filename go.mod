@@ -9,6 +9,7 @@ require (
 	github.com/charmbracelet/colorprofile v0.4.3
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/charmbracelet/x/exp/golden v0.1.0
+	github.com/cilium/ebpf v0.22.0
 	github.com/elk-language/go-prompt v1.3.1
 	github.com/google/go-cmp v0.7.0
 	github.com/mattn/go-runewidth v0.0.30

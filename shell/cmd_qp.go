@@ -191,27 +191,15 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 // and port; what cannot be read is left unknown (the checker then skips
 // the rules that need it).
 func (s *Shell) checkEnv(e *entry) *rdma.CheckEnv {
-	ctx := e.parent.parent.ctx
-	env := &rdma.CheckEnv{}
-	if d, err := ctx.QueryDevice(); err == nil {
-		env.Device, env.PortCount, env.Driver = &d, d.PhysPortCnt, rdma.DriverForVendor(d.VendorID)
-	}
 	q, err := e.qp.Query(verbs.AttrState | verbs.AttrPort)
+	bound := err == nil && q.State != verbs.QPSReset && q.Port != 0
 	port := 1
-	if err == nil && q.State != verbs.QPSReset && q.Port != 0 {
-		env.QPPort, port = q.Port, int(q.Port)
-		env.SQDraining = q.SQDraining
+	if bound {
+		port = int(q.Port)
 	}
-	if p, err := ctx.QueryPort(port); err == nil {
-		env.Port = &p
-	}
-	if gids, err := ctx.GIDTable(); err == nil {
-		env.GIDs = []verbs.GIDEntry{}
-		for _, g := range gids {
-			if g.Port == port {
-				env.GIDs = append(env.GIDs, g)
-			}
-		}
+	env := e.parent.parent.ctx.CheckEnv(port)
+	if bound {
+		env.QPPort, env.SQDraining = q.Port, q.SQDraining
 	}
 	return env
 }

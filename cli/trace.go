@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/trace"
+	"github.com/verbscope/verbscope/verbs"
+)
+
+func init() { register(traceCmd) }
+
+func traceCmd() *Command {
+	return &Command{
+		Name:    "trace",
+		Summary: "every process's verbs control calls, live, from the kernel (eBPF): creates, modifies with their attributes, destroys, errors",
+		Usage:   "[-j] [-n COUNT] [pid=N] [comm=NAME] [qpn=N] [dev=NAME]",
+		Help: `Attaches eBPF programs to ib_core's and ib_uverbs' functions (fexit on
+ib_modify_qp_with_udata, ib_create_qp_user, ib_destroy_qp_user,
+rdma_restrack_add/del and the uverbs command handlers) and prints one line
+per call as it happens, for every process and the kernel's own users:
+
+  12:00:01.234567 ibv_rc_pingpong[812] modify_qp rxe0 qpn 17 INIT→RTR path_mtu=1024 dest_qp_num=18 rq_psn=0x5a3f12 … = 0
+
+A modify shows every attribute its mask set, by struct ib_qp_attr's member
+names; a failed one shows the errno and what rdma.Check says about the same
+modify (which rule the kernel applied, and the fix). Posts and polls are not
+traced: they are the data path.
+
+-j prints one JSON object per line with the keys time, pid, tid, comm, dev,
+verb, qpn and qp_type (QP verbs), ret (0 or -errno), errno and stage
+(failures), and for modify_qp from, mask (IB_QP_* names), attrs (only what
+the mask set; ah_attr and cap are objects), sgid and check.
+
+Needs root (CAP_BPF and CAP_PERFMON) and a kernel with BTF
+(CONFIG_DEBUG_INFO_BTF_MODULES for ib_core). A program whose kernel function
+is missing is left out with a warning. This host's kernel may have no RDMA;
+in the lab VM:
+  verbscope lab -- verbscope trace -j
+
+Examples:
+  verbscope trace
+  verbscope trace -j comm=ibv_rc_pingpong
+  verbscope trace qpn=17 dev=rxe0
+  verbscope trace -n 10 pid=812`,
+		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+			jsonOut := fs.Bool("j", false, "print one JSON object per event")
+			count := fs.Int("n", 0, "stop after `count` events (0: until interrupted)")
+			record := fs.String("record", "", "also save every raw event to `file` (hex lines, for bug reports and tests)")
+			return func(ctx context.Context, args []string) error {
+				args, err := parseInterspersed(fs, args)
+				if err != nil {
+					return usageErrorf("%v", err)
+				}
+				filter, err := trace.ParseFilter(args)
+				if err != nil {
+					return usageErrorf("%v", err)
+				}
+				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(deviceEnv)}
+				if *record != "" {
+					f, err := os.Create(*record)
+					if err != nil {
+						return fmt.Errorf("trace: record: %w", err)
+					}
+					defer f.Close()
+					opts.Record = f
+				}
+				t, err := trace.Open(opts)
+				if err != nil {
+					return err
+				}
+				defer t.Close()
+				for _, w := range t.Warnings() {
+					fmt.Fprintln(env.Stderr, w)
+				}
+				fmt.Fprintf(env.Stderr, "trace: %d programs attached; tracing every process's RDMA control calls (Ctrl-C ends)\n", len(t.Hooks()))
+				stop := context.AfterFunc(ctx, func() { t.Close() })
+				defer stop()
+				enc := json.NewEncoder(env.Stdout)
+				for n := 0; *count == 0 || n < *count; n++ {
+					e, err := t.Read()
+					if errors.Is(err, trace.ErrClosed) {
+						return nil
+					}
+					if err != nil {
+						return err
+					}
+					if *jsonOut {
+						err = enc.Encode(e)
+					} else {
+						_, err = fmt.Fprintln(env.Stdout, e.Text())
+					}
+					if err != nil {
+						return fmt.Errorf("trace: write: %w", err)
+					}
+				}
+				return nil
+			}
+		},
+	}
+}
+
+// deviceEnv is what the device says about itself for rdma.Check, asked
+// the way the verbs shell asks before a modify; nil when it cannot be
+// opened.
+func deviceEnv(dev string, port int) *rdma.CheckEnv {
+	ctx, err := verbs.Open(dev)
+	if err != nil {
+		return nil
+	}
+	defer ctx.Close()
+	return ctx.CheckEnv(port)
+}

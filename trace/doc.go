@@ -1,0 +1,46 @@
+// Package trace shows every process's RDMA control-path calls as the
+// kernel sees them, with eBPF: QP creates, modifies with their whole
+// struct ib_qp_attr and mask, destroys, the other objects' creates and
+// destroys (PD, CQ, MR, SRQ, ucontext, cm_id, through restrack), QP async
+// events, and the failures of uverbs commands that never reached the core.
+// A failed modify carries rdma.Check's verdict on the same call.
+//
+// The BPF side (bpf/trace.bpf.c) is compiled by bpf2go with Debian's clang
+// into tracer_bpfel.o, committed with its Go loader so that building needs
+// no clang; `make bpf-check` regenerates both and fails on a difference
+// (the output is byte-for-byte reproducible, whatever the checkout's path).
+// It reads the kernel's structs through CO-RE relocations (bpf/ib.h holds
+// only the members it names), resolved at load time against the running
+// kernel's BTF and its modules'.
+//
+// What Linux 6.1 (Debian's 6.1.0-57, the lab's kernel) offers, found in
+// the lab under TCG:
+//   - fentry/fexit attach to ib_core's and ib_uverbs' functions: the
+//     kernel has CONFIG_DEBUG_INFO_BTF_MODULES, /sys/kernel/btf/ib_core and
+//     ib_uverbs exist, and cilium/ebpf finds targets and relocations in
+//     module BTF. No kprobe fallback was needed; a kernel without BTF gets
+//     ErrUnavailable.
+//   - The names: ib_create_qp_user (ib_create_qp_kernel for kernel ULPs,
+//     not traced), ib_modify_qp_with_udata (uverbs) and ib_modify_qp
+//     (kernel ULPs), ib_destroy_qp_user, rdma_restrack_add/del, and the
+//     static ib_uverbs_qp_event_handler, which is in BTF.
+//   - Debian's 6.1.192 frees PDs, CQs, QPs and SRQs through
+//     rdma_restrack_begin_del/rdma_restrack_commit_del (a backport), MRs,
+//     contexts and cm_ids through rdma_restrack_del: both are hooked.
+//   - A modify's attr is read on entry: on the way, _ib_modify_qp rewrites
+//     a RoCE AV's hop limit with the route's (64 in the lab, where
+//     rc_pingpong sent 1) and fills the union that holds an IB dlid with
+//     the resolved MAC. The rewritten hop limit is reported beside it.
+//   - rxe on 6.1 raises no QP async events, so async_event stays silent
+//     in the lab.
+//   - Loading and attaching the 36 programs takes 9 to 18 s under TCG on
+//     a loaded 2-core host (each program is loaded on its own, so a
+//     missing target costs only that program).
+//
+// The data path is left alone: post, poll and notify handlers are not
+// hooked (rxe makes every post a system call, and hardware never enters
+// the kernel for them).
+//
+// Events are read by one goroutine (Tracer.Read) and filtered in user
+// space (Filter: pid, comm, qpn, dev).
+package trace

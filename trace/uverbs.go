@@ -1,0 +1,42 @@
+package trace
+
+// uverbsHandler is a uverbs command handler (drivers/infiniband/core/
+// uverbs_cmd.c for write() commands, uverbs_std_types_*.c for ioctl
+// methods) whose failures trace reports when the core never saw the
+// call, and the verb it serves.
+type uverbsHandler struct {
+	fn   string
+	verb Verb
+}
+
+// uverbsHandlers are the control-path handlers of Linux 6.1's ib_uverbs;
+// post, poll and notify are left out (they are the data path: rxe makes
+// every post a system call). A handler missing on the running kernel is
+// left out with a warning.
+var uverbsHandlers = []uverbsHandler{
+	{"ib_uverbs_get_context", VerbAllocContext},
+	{"ib_uverbs_handler_UVERBS_METHOD_GET_CONTEXT", VerbAllocContext},
+	{"ib_uverbs_alloc_pd", VerbAllocPD},
+	{"ib_uverbs_dealloc_pd", VerbDeallocPD},
+	{"ib_uverbs_reg_mr", VerbRegMR},
+	{"ib_uverbs_handler_UVERBS_METHOD_REG_DMABUF_MR", VerbRegMR},
+	{"ib_uverbs_rereg_mr", "rereg_mr"},
+	{"ib_uverbs_dereg_mr", VerbDeregMR},
+	{"ib_uverbs_create_cq", VerbCreateCQ},
+	{"ib_uverbs_ex_create_cq", VerbCreateCQ},
+	{"ib_uverbs_handler_UVERBS_METHOD_CQ_CREATE", VerbCreateCQ},
+	{"ib_uverbs_destroy_cq", VerbDestroyCQ},
+	{"ib_uverbs_handler_UVERBS_METHOD_CQ_DESTROY", VerbDestroyCQ},
+	{"ib_uverbs_create_qp", VerbCreateQP},
+	{"ib_uverbs_ex_create_qp", VerbCreateQP},
+	{"ib_uverbs_handler_UVERBS_METHOD_QP_CREATE", VerbCreateQP},
+	{"ib_uverbs_modify_qp", VerbModifyQP},
+	{"ib_uverbs_ex_modify_qp", VerbModifyQP},
+	{"ib_uverbs_destroy_qp", VerbDestroyQP},
+	{"ib_uverbs_handler_UVERBS_METHOD_QP_DESTROY", VerbDestroyQP},
+	{"ib_uverbs_create_srq", VerbCreateSRQ},
+	{"ib_uverbs_create_xsrq", VerbCreateSRQ},
+	{"ib_uverbs_handler_UVERBS_METHOD_SRQ_CREATE", VerbCreateSRQ},
+	{"ib_uverbs_destroy_srq", VerbDestroySRQ},
+	{"ib_uverbs_handler_UVERBS_METHOD_SRQ_DESTROY", VerbDestroySRQ},
+}
