@@ -35,9 +35,9 @@ func TestRulesAndConfig(t *testing.T) {
 func exported(t *testing.T) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
-	files, err := filepath.Glob("../export/testdata/*.prom")
+	files, err := filepath.Glob("../export/testdata/TestExpositionGolden/*.golden")
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden expositions in ../export/testdata: %v", err)
+		t.Fatalf("no golden expositions in ../export/testdata/TestExpositionGolden: %v", err)
 	}
 	typ := regexp.MustCompile(`(?m)^# TYPE (\S+) `)
 	for _, f := range files {

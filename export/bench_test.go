@@ -32,14 +32,8 @@ func manyQPs(t testing.TB, n int) *inspect.Snapshot {
 }
 
 func gatherCount(t testing.TB, c *Collector) int {
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, mf := range mfs {
+	for _, mf := range gather(t, c) {
 		n += len(mf.GetMetric())
 	}
 	return n

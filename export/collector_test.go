@@ -2,21 +2,18 @@ package export
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
+	"github.com/charmbracelet/x/exp/golden"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// exposition is the text format of everything c collects, without
-// build_info (its Go version changes with the toolchain).
-func exposition(t *testing.T, c prometheus.Collector) []byte {
+// gather is one scrape of c through a pedantic registry, which refuses
+// inconsistent or duplicate series.
+func gather(t testing.TB, c prometheus.Collector) []*dto.MetricFamily {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
 	if err := reg.Register(c); err != nil {
@@ -26,6 +23,14 @@ func exposition(t *testing.T, c prometheus.Collector) []byte {
 	if err != nil {
 		t.Fatalf("gather: %v", err)
 	}
+	return mfs
+}
+
+// exposition is the text format of everything c collects, without
+// build_info (its Go version changes with the toolchain).
+func exposition(t *testing.T, c prometheus.Collector) []byte {
+	t.Helper()
+	mfs := gather(t, c)
 	var b bytes.Buffer
 	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
 	for _, mf := range mfs {
@@ -39,23 +44,6 @@ func exposition(t *testing.T, c prometheus.Collector) []byte {
 	return b.Bytes()
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./export -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("exposition differs from %s (go test ./export -update rewrites it):\n%s", path, got)
-	}
-}
-
 func TestExpositionGolden(t *testing.T) {
 	rts := recorded(t, "rc-rts")
 	for _, tc := range []struct {
@@ -63,21 +51,22 @@ func TestExpositionGolden(t *testing.T) {
 		sysfs string
 		c     func() *Collector
 	}{
-		{"rxe0-idle.prom", "rxe0", func() *Collector { return feed(Options{}, recorded(t, "idle")) }},
+		{"rxe0-idle", "rxe0", func() *Collector { return feed(Options{}, recorded(t, "idle")) }},
 		// Two RC QPs in RTS; then one of them moves to ERR.
-		{"rxe0-rc-err.prom", "rxe0", func() *Collector {
+		{"rxe0-rc-err", "rxe0", func() *Collector {
 			return feed(Options{TopProcesses: 1}, rts, withState(rts, 18, 6))
 		}},
 		// The QPs go away: their groups stay, at 0.
-		{"rxe0-after.prom", "rxe0", func() *Collector {
+		{"rxe0-after", "rxe0", func() *Collector {
 			return feed(Options{}, recorded(t, "rc-init"), withState(recorded(t, "rc-init"), 17, 3), recorded(t, "idle"))
 		}},
-		{"mlx5-sysfs.prom", "mlx5", func() *Collector { return NewCollector(Options{}) }},
+		{"mlx5-sysfs", "mlx5", func() *Collector { return NewCollector(Options{}) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c()
 			c.ObserveSysfs(sysfsFixture(t, tc.sysfs))
-			golden(t, tc.name, exposition(t, c))
+			// testdata/TestExpositionGolden/NAME.golden; -update rewrites it.
+			golden.RequireEqual(t, exposition(t, c))
 			problems, err := testutil.CollectAndLint(c)
 			if err != nil {
 				t.Fatal(err)

@@ -70,14 +70,8 @@ func TestNoUnboundedLabels(t *testing.T) {
 		t.Fatalf("only %d identifiers to look for: the recording lacks user objects", len(forbidden))
 	}
 
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
 	series := 0
-	for _, mf := range mfs {
+	for _, mf := range gather(t, c) {
 		for _, m := range mf.GetMetric() {
 			series++
 			for _, l := range m.GetLabel() {
@@ -128,13 +122,7 @@ func TestFailedReadings(t *testing.T) {
 
 func successOf(t *testing.T, c prometheus.Collector, name string) float64 {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
+	for _, mf := range gather(t, c) {
 		if mf.GetName() != "verbscope_collector_success" {
 			continue
 		}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/charmbracelet/x/exp/golden"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,8 +15,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // answer is one recorded API answer (cli/testdata/fleetpair records them
 // from the real Prometheus of the lab's pair test).
@@ -53,33 +51,16 @@ func replay(t *testing.T, name string) *Client {
 	return &Client{URL: srv.URL}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./fleet -update writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test ./fleet -update rewrites it):\n%s", path, got)
-	}
-}
-
 // TestRowsFromTheLab replays what the lab's Prometheus answered while a
 // had a QP in ERR (and the alerts on it) and b was clean, then after the
 // workloads ended.
 func TestRowsFromTheLab(t *testing.T) {
 	const a, b = "10.0.1.1:9879", "10.0.1.2:9879"
 	for _, tc := range []struct {
-		rec, golden string
-		check       func(t *testing.T, hs []Host)
+		name, rec string
+		check     func(t *testing.T, hs []Host)
 	}{
-		{"lab-pair-fleet-api.json", "lab-pair.txt", func(t *testing.T, hs []Host) {
+		{"during", "lab-pair-fleet-api.json", func(t *testing.T, hs []Host) {
 			if hs[0].Instance != a || hs[1].Instance != b {
 				t.Fatalf("order %s, %s: want a (alerting) first", hs[0].Instance, hs[1].Instance)
 			}
@@ -90,7 +71,7 @@ func TestRowsFromTheLab(t *testing.T) {
 				t.Errorf("b: %+v, want clean with its ping-pong in RTS", hs[1])
 			}
 		}},
-		{"lab-pair-fleet-after-api.json", "lab-pair-after.txt", func(t *testing.T, hs []Host) {
+		{"after", "lab-pair-fleet-after-api.json", func(t *testing.T, hs []Host) {
 			for _, h := range hs {
 				if !h.Up || h.Devices != 1 || h.PortsUp != 1 || h.QPs["ERR"] != 0 {
 					t.Errorf("%s after the workloads: %+v", h.Instance, h)
@@ -98,7 +79,7 @@ func TestRowsFromTheLab(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.rec, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			hs, err := Rows(context.Background(), replay(t, tc.rec), "verbscope")
 			if err != nil {
 				t.Fatal(err)
@@ -111,7 +92,7 @@ func TestRowsFromTheLab(t *testing.T) {
 			if err := WriteText(&buf, hs); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.golden, buf.Bytes())
+			golden.RequireEqual(t, buf.Bytes()) // testdata/TestRowsFromTheLab/NAME.golden
 		})
 	}
 }
