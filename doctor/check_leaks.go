@@ -47,19 +47,26 @@ type orphans struct {
 	ids   map[inspect.Kind][]uint32
 }
 
-// ownerState classifies an object's creator with procfs.
-func ownerState(f *Facts, o *inspect.Object) (string, sysfsmon.Process) {
-	if !o.HasPID() {
-		return ownerNoPID, sysfsmon.Process{}
+// ownerState names what inspect found of an object's creator in /proc
+// (inspect.Owner, read when the object was dumped).
+func ownerState(o *inspect.Object) string {
+	switch o.Owner {
+	case inspect.OwnerExited:
+		return ownerNoPID
+	case inspect.OwnerZombie:
+		return ownerZombie
+	case inspect.OwnerGone:
+		return ownerGone
 	}
-	pf, ok := f.Procs[o.PID]
-	switch {
-	case !ok || pf.Err != nil:
-		return ownerGone, sysfsmon.Process{}
-	case pf.Proc.Zombie():
-		return ownerZombie, pf.Proc
+	return ownerLive
+}
+
+// process is the process an object's creating thread belongs to.
+func process(o *inspect.Object) int {
+	if o.TGID != 0 {
+		return int(o.TGID)
 	}
-	return ownerLive, pf.Proc
+	return int(o.PID)
 }
 
 // kindOrder is the order object counts are printed in.
@@ -119,21 +126,21 @@ func checkLeaks(f *Facts) Result {
 	var keys [][2]string
 	live := map[int]bool{}
 	for _, o := range objs {
-		state, proc := ownerState(f, o.obj)
+		state := ownerState(o.obj)
 		if state == ownerLive {
-			live[proc.TGID] = true
+			live[process(o.obj)] = true
 			if o.kind == inspect.KindCtx {
 				if ctxOwners[o.obj.DevName] == nil {
 					ctxOwners[o.obj.DevName] = map[int]bool{}
 				}
-				ctxOwners[o.obj.DevName][proc.TGID] = true
+				ctxOwners[o.obj.DevName][process(o.obj)] = true
 			}
 			continue
 		}
 		k := [2]string{o.obj.DevName, strconv.FormatUint(uint64(o.obj.PID), 10) + state}
 		g := byOwner[k]
 		if g == nil {
-			g = &orphans{dev: o.obj.DevName, pid: o.obj.PID, state: state, comm: proc.Comm, ids: map[inspect.Kind][]uint32{}}
+			g = &orphans{dev: o.obj.DevName, pid: o.obj.PID, state: state, comm: o.obj.Comm, ids: map[inspect.Kind][]uint32{}}
 			byOwner[k] = g
 			keys = append(keys, k)
 		}

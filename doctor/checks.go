@@ -29,7 +29,7 @@ const (
 	NeedNetlink                   // Netlink: every verbs object of every process
 	NeedVerbs                     // Verbs: libibverbs' device list, opened and queried
 	NeedProbe                     // Probes: a real MR and QP on each device
-	NeedProcs                     // Procs and Holders: owners of netlink objects, fds on /dev/infiniband
+	NeedProcs                     // Holders: fds on /dev/infiniband (the owners of netlink objects come with the dump)
 )
 
 // Check is one item of the checklist.

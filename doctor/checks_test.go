@@ -373,35 +373,33 @@ var checkCases = []checkCase{
 	{name: "pingpong alive", id: "leaks", verdict: Pass,
 		facts: with(liveRxe0, func(t *testing.T, f *Facts) {
 			addProcess(f.Netlink, "rxe0", 232, "ibv_rc_pingpong", 1)
-			f.Procs[232] = alive(232, "ibv_rc_pingpong")
 			f.Holders = []sysfsmon.FDHolder{{PID: 232, Comm: "ibv_rc_pingpong", FD: 3, Path: "/dev/infiniband/uverbs0"}}
 		}),
 		summary:  []string{"5 user objects, all of live processes"},
 		evidence: []string{"/dev/infiniband/uverbs0=pid 232 (ibv_rc_pingpong) fd 3"}},
-	{name: "zombie kept alive by a child", id: "leaks", facts: leakFacts(zombie(4321, "doctor.test")), verdict: Fail,
+	{name: "zombie kept alive by a child", id: "leaks", facts: leakFacts(inspect.OwnerZombie, "doctor.test"), verdict: Fail,
 		summary: []string{"rxe0: 1 QP (lqpn 17), 1 CQ, 1 MR, 1 PD and 1 context of pid 4321 (doctor.test), which has exited and is a zombie: they live on because pid 4330 (sleep) holds /dev/infiniband/uverbs0 as fd 3"},
 		fix:     []string{"kill 4330 (sleep), or make it close fd 3", "close it in the child"},
 		evidence: []string{"rxe0 objects of pid 4321=1 QP (lqpn 17)",
 			"/dev/infiniband/uverbs0=pid 4330 (sleep) fd 3: owns no context on rxe0"}},
-	{name: "reaped: no pid, a holder without a context", id: "leaks", facts: leakFacts(ProcFact{}), verdict: Warn,
+	{name: "reaped: no pid, a holder without a context", id: "leaks", facts: leakFacts(inspect.OwnerExited, ""), verdict: Warn,
 		summary: []string{"of a task that has exited (the kernel no longer reports its pid): pid 4330 (sleep) holds /dev/infiniband/uverbs0 as fd 3 without a context of its own; if it inherited the descriptor, they are leaked"},
 		fix:     []string{"if 4330 (sleep) inherited /dev/infiniband/uverbs0 (fd 3): kill it"}},
 	{name: "pid gone, nobody holds the device", id: "leaks", verdict: Fail,
-		facts:   with(leakFacts(ProcFact{Err: errGone}), func(t *testing.T, f *Facts) { f.Holders = nil }),
+		facts:   with(leakFacts(inspect.OwnerGone, ""), func(t *testing.T, f *Facts) { f.Holders = nil }),
 		summary: []string{"no process was found that holds the device open"},
 		fix:     []string{"reloading its driver frees everything"}},
-	{name: "pid gone", id: "leaks", facts: leakFacts(ProcFact{Err: errGone}), verdict: Fail,
+	{name: "pid gone", id: "leaks", facts: leakFacts(inspect.OwnerGone, ""), verdict: Fail,
 		summary: []string{"of pid 4321, which no longer exists"}},
 	{name: "no pid, no holder found as a user", id: "leaks", verdict: Warn,
-		facts: with(leakFacts(ProcFact{}), func(t *testing.T, f *Facts) {
+		facts: with(leakFacts(inspect.OwnerExited, ""), func(t *testing.T, f *Facts) {
 			f.Holders, f.HoldersUnreadable = nil, 12
 		}),
 		summary: []string{"so they probably belong to a live process whose creating thread ended"},
 		fix:     []string{"run doctor as root to see every process that holds a /dev/infiniband descriptor (12 processes could not be read)"}},
 	{name: "a thread of a live process", id: "leaks", verdict: Pass,
 		facts: with(liveRxe0, func(t *testing.T, f *Facts) {
-			addProcess(f.Netlink, "rxe0", 240, "worker", 1)
-			f.Procs[240] = ProcFact{Proc: sysfsmon.Process{PID: 240, TGID: 232, Comm: "worker", State: "S"}}
+			addObjects(f.Netlink, ownedObj("rxe0", 240, 232, "worker", inspect.OwnerLive), 1)
 		})},
 	{name: "netlink failed", id: "leaks", verdict: Warn,
 		facts: with(liveRxe0, func(t *testing.T, f *Facts) {
@@ -444,17 +442,17 @@ var checkCases = []checkCase{
 // on rxe0, passed its uverbs descriptor to `sleep` and exited; owner is
 // what procfs says about it now (a zombie, gone; the zero value plays a
 // reaped process whose pid netlink no longer sends).
-func leakFacts(owner ProcFact) func(t *testing.T) *Facts {
+func leakFacts(owner inspect.Owner, comm string) func(t *testing.T) *Facts {
 	return func(t *testing.T) *Facts {
 		f := liveRxe0(t)
-		pid := uint32(4321)
-		if owner == (ProcFact{}) {
-			pid = 0
+		pid, tgid := uint32(4321), uint32(4321)
+		switch owner {
+		case inspect.OwnerExited:
+			pid, tgid = 0, 0
+		case inspect.OwnerGone:
+			tgid = 0
 		}
-		addProcess(f.Netlink, "rxe0", pid, owner.Proc.Comm, 1)
-		if pid != 0 {
-			f.Procs[pid] = owner
-		}
+		addObjects(f.Netlink, ownedObj("rxe0", pid, tgid, comm, owner), 1)
 		f.Holders = []sysfsmon.FDHolder{{PID: 4330, Comm: "sleep", FD: 3, Path: "/dev/infiniband/uverbs0"}}
 		return f
 	}

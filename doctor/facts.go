@@ -42,9 +42,6 @@ type Facts struct {
 	// measures the limit against.
 	MRSize int
 
-	// Procs are the processes (and threads) named as owners in the
-	// netlink dumps, by pid; a pid that is not live has Err set.
-	Procs map[uint32]ProcFact
 	// Holders are the descriptors open on /dev/infiniband nodes;
 	// HoldersUnreadable counts processes whose fds could not be read.
 	Holders           []sysfsmon.FDHolder
@@ -75,12 +72,6 @@ func (v *VerbsFacts) Listed(name string) bool {
 		}
 	}
 	return false
-}
-
-// ProcFact is what procfs says about a pid from the netlink dumps.
-type ProcFact struct {
-	Proc sysfsmon.Process
-	Err  error // errors.Is(Err, sysfsmon.ErrNoProcess) when it is gone
 }
 
 // Probe is one real memory registration and QP creation on a device:

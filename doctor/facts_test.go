@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,10 +76,20 @@ func kernObj(dev, mod string) inspect.Object {
 	return o
 }
 
-// userObj is an object of a process; pid 0 plays one whose creating task
-// is gone, for which the kernel sends no pid.
+// userObj is an object of a live process; pid 0 plays one whose creating
+// task is gone, for which the kernel sends no pid.
 func userObj(dev string, pid uint32, comm string) inspect.Object {
-	o := inspect.Object{DevIndex: 1, DevName: dev, PID: pid, Comm: comm}
+	owner := inspect.OwnerLive
+	if pid == 0 {
+		owner = inspect.OwnerExited
+	}
+	return ownedObj(dev, pid, pid, comm, owner)
+}
+
+// ownedObj is an object whose creating task pid (of process tgid) is in
+// the state owner, as inspect reads it from /proc.
+func ownedObj(dev string, pid, tgid uint32, comm string, owner inspect.Owner) inspect.Object {
+	o := inspect.Object{DevIndex: 1, DevName: dev, PID: pid, TGID: tgid, Comm: comm, Owner: owner}
 	if pid != 0 {
 		o.Attrs.Add(inspect.AttrResPID)
 	}
@@ -101,7 +110,11 @@ func idleRxe0() *inspect.Snapshot {
 // addProcess adds the objects one ibv_rc_pingpong makes: a context, a
 // PD, a CQ, an MR and an RC QP.
 func addProcess(s *inspect.Snapshot, dev string, pid uint32, comm string, n uint32) {
-	o := userObj(dev, pid, comm)
+	addObjects(s, userObj(dev, pid, comm), n)
+}
+
+// addObjects adds a context, PD, CQ, MR and QP of the owner of o.
+func addObjects(s *inspect.Snapshot, o inspect.Object, n uint32) {
 	s.Contexts = append(s.Contexts, inspect.Context{Object: o, CtxN: n})
 	s.PDs = append(s.PDs, inspect.PD{Object: o, PDN: n, Users: 2, CtxN: n})
 	s.CQs = append(s.CQs, inspect.CQ{Object: o, CQN: n, CQE: 511, Users: 2, CtxN: n})
@@ -123,7 +136,6 @@ func liveRxe0(t *testing.T) *Facts {
 		Open:    map[string]VerbsDevice{"rxe0": {Attr: &attr, NumCompVectors: vectors}},
 	}
 	f.Netlink = idleRxe0()
-	f.Procs = map[uint32]ProcFact{}
 	f.Probes = []Probe{okProbe("rxe0")}
 	return f
 }
@@ -161,12 +173,5 @@ func failedProbe(dev, call string, errno syscall.Errno) Probe {
 // user1000 is a user without privileges.
 func user1000() *sysfsmon.Cred { return &sysfsmon.Cred{UID: 1000, GID: 1000, Groups: []int{1000}} }
 
-var errGone = fmt.Errorf("sysfsmon: process 4321: %w", sysfsmon.ErrNoProcess)
 
-func alive(pid int, comm string) ProcFact {
-	return ProcFact{Proc: sysfsmon.Process{PID: pid, TGID: pid, Comm: comm, State: "S"}}
-}
 
-func zombie(pid int, comm string) ProcFact {
-	return ProcFact{Proc: sysfsmon.Process{PID: pid, TGID: pid, Comm: comm, State: "Z"}}
-}

@@ -61,7 +61,6 @@ func Gather(fs *sysfsmon.FS, live bool, o Options) *Facts {
 		f.Netlink, f.NetlinkErr = snapshot()
 	}
 	if n&NeedProcs != 0 && f.Netlink != nil {
-		f.Procs = owners(fs, f.Netlink)
 		progress("reading which processes hold /dev/infiniband open")
 		f.Holders, f.HoldersUnreadable, f.HoldersErr = fs.DevHolders()
 	}
@@ -116,25 +115,6 @@ func snapshot() (*inspect.Snapshot, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
 	defer cancel()
 	return c.Snapshot(ctx, inspect.SnapshotOptions{NoCounters: true})
-}
-
-// owners reads procfs for every pid the snapshot names.
-func owners(fs *sysfsmon.FS, s *inspect.Snapshot) map[uint32]ProcFact {
-	out := map[uint32]ProcFact{}
-	if s == nil {
-		return out
-	}
-	for _, o := range userObjects(s) {
-		if !o.obj.HasPID() {
-			continue
-		}
-		if _, ok := out[o.obj.PID]; ok {
-			continue
-		}
-		p, err := fs.Process(int(o.obj.PID))
-		out[o.obj.PID] = ProcFact{Proc: p, Err: err}
-	}
-	return out
 }
 
 // probePort is the device's first ACTIVE port, else port 1.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -42,7 +43,7 @@ func golden(t *testing.T, name string, got []byte) {
 // user without privileges whose 64 MiB registration fails, and a dead
 // process's objects kept by a child.
 func brokenRxe0(t *testing.T) *Facts {
-	f := leakFacts(zombie(4321, "doctor.test"))(t)
+	f := leakFacts(inspect.OwnerZombie, "doctor.test")(t)
 	p := &f.Devices[0].Ports[0]
 	p.State, p.StateName, p.PhysState, p.PhysStateName, p.NetdevState = 1, "DOWN", 3, "Disabled", "down"
 	f.Host.Cred = user1000()
@@ -54,7 +55,6 @@ func brokenRxe0(t *testing.T) *Facts {
 func pingpongRxe0(t *testing.T) *Facts {
 	f := liveRxe0(t)
 	addProcess(f.Netlink, "rxe0", 232, "ibv_rc_pingpong", 1)
-	f.Procs[232] = alive(232, "ibv_rc_pingpong")
 	f.Holders = []sysfsmon.FDHolder{{PID: 232, Comm: "ibv_rc_pingpong", FD: 3, Path: "/dev/infiniband/uverbs0"}}
 	return f
 }
