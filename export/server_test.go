@@ -138,6 +138,12 @@ func TestQPsAPI(t *testing.T) {
 		}
 		states = append(states, st)
 		delete(q, "history")
+		// tgid is verbscope's, not iproute2's: the pingpongs are
+		// single-threaded, so it is their pid.
+		if q["tgid"] != q["pid"] {
+			t.Errorf("QP %v: tgid %v, pid %v", q["lqpn"], q["tgid"], q["pid"])
+		}
+		delete(q, "tgid")
 	}
 	// rdma printed the snapshot before the QP moved to ERR, and its PSNs
 	// a moment apart from the recording while the ping-pong ran: the keys

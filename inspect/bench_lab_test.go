@@ -66,7 +66,7 @@ func holdQPs(arg string) int {
 }
 
 // startHolder starts the helper and waits until its QPs exist.
-func startHolder(b *testing.B, n int) (pid uint32, stop func()) {
+func startHolder(b testing.TB, n int) (pid uint32, stop func()) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), holderEnv+"="+strconv.Itoa(n))
 	in, err := cmd.StdinPipe()

@@ -5,6 +5,8 @@ package inspect
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -91,6 +93,31 @@ func matchAllKinds(t *testing.T, c *Conn, stage string) {
 	}
 }
 
+// checkTGID checks that `res qp -j` names each pid's process as tgid,
+// right after pid (matchIproute2 has compared the rest with iproute2's).
+// The pingpongs are single-threaded: tgid is their pid, which the
+// operating system gave them.
+func checkTGID(t *testing.T, c *Conn, pids ...uint32) {
+	t.Helper()
+	objs := parseOracle(t, rowsOf(t, c, "qp"))
+	for _, pid := range pids {
+		seen := 0
+		for _, o := range objs {
+			if fmt.Sprint(o.Values["pid"]) != fmt.Sprint(pid) {
+				continue
+			}
+			seen++
+			i := slices.Index(o.Keys, "tgid")
+			if i < 1 || o.Keys[i-1] != "pid" || fmt.Sprint(o.Values["tgid"]) != fmt.Sprint(pid) {
+				t.Errorf("QP %v of pid %d: keys %v, tgid %v; want tgid %d after pid", o.Values["lqpn"], pid, o.Keys, o.Values["tgid"], pid)
+			}
+		}
+		if seen != 1 {
+			t.Errorf("pid %d: %d QPs in res qp -j, want 1", pid, seen)
+		}
+	}
+}
+
 // poller feeds a Tracker with snapshots every 20 ms until stopped, the
 // inspector's loop.
 type poller struct {
@@ -171,6 +198,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 		return false
 	})
 	matchAllKinds(t, c, "pingpong running (RTS)")
+	checkTGID(t, c, srv.PID(), cli.PID())
 
 	srv.Wait(t, 10*time.Minute)
 	cli.Wait(t, time.Minute)

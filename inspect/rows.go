@@ -65,10 +65,16 @@ func linkFields(r Row, o *Object, port uint32, hasPort bool) Row {
 }
 
 // ownerFields are the trailing pid, comm and driver attributes of every
-// line (res_print_u32 "pid", print_comm, print_driver_table).
+// line (res_print_u32 "pid", print_comm, print_driver_table), with one
+// key of ours after pid: tgid, the process of the thread the kernel names
+// as pid (Tgid in /proc/PID/status), so that objects group by process.
+// iproute2 has no such key; it is left out when /proc did not say.
 func ownerFields(r Row, o *Object, driver bool) Row {
 	if o.HasPID() {
 		r = append(r, u32Field("pid", o.PID))
+		if o.TGID != 0 {
+			r = append(r, u32Field("tgid", o.TGID))
+		}
 	}
 	if o.Comm != "" {
 		text := o.Comm

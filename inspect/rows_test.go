@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	iproute2 "github.com/verbscope/verbscope/internal/oracle"
 )
 
 // recordedScenarios are the lab recordings in testdata/ (see
@@ -109,9 +111,10 @@ func TestRowsMatchRecordedIproute2(t *testing.T) {
 			}
 			for _, kind := range []string{"", "qp", "cq", "mr", "pd", "ctx", "srq", "cm_id"} {
 				want := decodeJSONObjects(t, oracle[kind])
-				got := decodeJSONObjects(t, rowsJSON(snapshotRows(s, kind)))
+				ours := asIproute2(t, rowsJSON(snapshotRows(s, kind)), sc)
+				got := decodeJSONObjects(t, ours)
 				if len(got) != len(want) {
-					t.Errorf("%q: %d objects, rdma printed %d:\n got %s\nwant %s", kind, len(got), len(want), rowsJSON(snapshotRows(s, kind)), oracle[kind])
+					t.Errorf("%q: %d objects, rdma printed %d:\n got %s\nwant %s", kind, len(got), len(want), ours, oracle[kind])
 					continue
 				}
 				for i := range want {
@@ -134,13 +137,73 @@ func TestRowsMatchRecordedIproute2(t *testing.T) {
 				}
 				// Same keys in the same order, too.
 				if kind != "srq" && (kind != "qp" || sc != "rc-rts" && sc != "rping") {
-					if got, want := string(rowsJSON(snapshotRows(s, kind))), compact(t, oracle[kind]); got != want {
+					if got, want := string(ours), compact(t, oracle[kind]); got != want {
 						t.Errorf("%q: JSON text differs:\n got %s\nwant %s", kind, got, want)
 					}
 				}
 			}
 		})
 	}
+}
+
+// asIproute2 checks the tgid of every object of ours against the
+// recording's /proc (the pid itself unless the recording names another
+// process), then returns our JSON without it (oracle.WithoutAdded), as
+// iproute2 prints it, keys in our order.
+func asIproute2(t *testing.T, b []byte, scenario string) []byte {
+	t.Helper()
+	rec := loadRecording(t, scenario)
+	objs, err := iproute2.ParseRdmaJSON(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range objs {
+		pid, ok := o.Values["pid"].(json.Number)
+		if !ok {
+			if _, has := o.Values["tgid"]; has {
+				t.Errorf("%s object %d: tgid without a pid", scenario, i)
+			}
+			continue
+		}
+		p, _ := strconv.ParseUint(pid.String(), 10, 32)
+		want := uint32(p)
+		if tg, ok := rec.TGID[want]; ok {
+			want = tg
+		}
+		if tg, _ := o.Values["tgid"].(json.Number); tg.String() != strconv.FormatUint(uint64(want), 10) {
+			t.Errorf("%s object %d: pid %s tgid %v, want tgid %d", scenario, i, pid, o.Values["tgid"], want)
+		}
+	}
+	if objs, err = iproute2.WithoutAdded(objs); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	out.WriteByte('[')
+	for i, o := range objs {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.WriteByte('{')
+		for j, k := range o.Keys {
+			if j > 0 {
+				out.WriteByte(',')
+			}
+			if err := enc.Encode(k); err != nil {
+				t.Fatal(err)
+			}
+			out.Truncate(out.Len() - 1) // Encode's newline
+			out.WriteByte(':')
+			if err := enc.Encode(o.Values[k]); err != nil {
+				t.Fatal(err)
+			}
+			out.Truncate(out.Len() - 1)
+		}
+		out.WriteByte('}')
+	}
+	out.WriteByte(']')
+	return out.Bytes()
 }
 
 func compact(t *testing.T, b []byte) string {
@@ -170,6 +233,10 @@ func TestRowText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The kernel records the creating thread: pid is a thread id, tgid
+	// its process; without /proc's word there is no tgid.
+	thread, gone := init.QPs[0], init.QPs[0]
+	thread.TGID, gone.TGID = 160, 0
 	for _, tc := range []struct {
 		name string
 		got  Row
@@ -179,9 +246,11 @@ func TestRowText(t *testing.T) {
 		{"kernel qp", idle.QPs[0].Row(false), "link rxe0/1 lqpn 1 type GSI state RTS sq-psn 0 comm [ib_core]"},
 		{"kernel cq", idle.CQs[0].Row(false), "dev rxe0 cqn 0 cqe 1023 users 2 poll-ctx WORKQUEUE adaptive-moderation off comm [ib_core]"},
 		{"kernel pd", idle.PDs[0].Row(false), "dev rxe0 pdn 0 local_dma_lkey 0x" + hexOf(idle.PDs[0].LocalDMALKey) + " users 1 comm [ib_core]"},
-		{"user qp in INIT", init.QPs[0].Row(false), "link rxe0/1 lqpn 17 rqpn 0 type RC state INIT rq-psn 0 sq-psn 0 path-mig-state MIGRATED pdn 1 pid 169 comm ibv_rc_pingpong"},
-		{"srq", srq.SRQs[0].Row(false), "dev rxe0 srqn 0 type BASIC lqpn 20-35 pdn 4 pid 192 comm ibv_srq_pingpon"},
-		{"listening cm_id", rping.CMIDs[0].Row(false), "link rxe0/1 cm-idn 0 state LISTEN ps TCP pid 202 comm rping src-addr 10.0.0.1:7174 dst-addr 0.0.0.0:0"},
+		{"user qp in INIT", init.QPs[0].Row(false), "link rxe0/1 lqpn 17 rqpn 0 type RC state INIT rq-psn 0 sq-psn 0 path-mig-state MIGRATED pdn 1 pid 169 tgid 169 comm ibv_rc_pingpong"},
+		{"qp of a thread", thread.Row(false), "link rxe0/1 lqpn 17 rqpn 0 type RC state INIT rq-psn 0 sq-psn 0 path-mig-state MIGRATED pdn 1 pid 169 tgid 160 comm ibv_rc_pingpong"},
+		{"qp of a task /proc did not show", gone.Row(false), "link rxe0/1 lqpn 17 rqpn 0 type RC state INIT rq-psn 0 sq-psn 0 path-mig-state MIGRATED pdn 1 pid 169 comm ibv_rc_pingpong"},
+		{"srq", srq.SRQs[0].Row(false), "dev rxe0 srqn 0 type BASIC lqpn 20-35 pdn 4 pid 192 tgid 192 comm ibv_srq_pingpon"},
+		{"listening cm_id", rping.CMIDs[0].Row(false), "link rxe0/1 cm-idn 0 state LISTEN ps TCP pid 202 tgid 202 comm rping src-addr 10.0.0.1:7174 dst-addr 0.0.0.0:0"},
 	} {
 		if got := tc.got.Text(); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)

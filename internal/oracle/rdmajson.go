@@ -62,6 +62,32 @@ func ParseRdmaJSON(b []byte) ([]RdmaObject, error) {
 	return out, nil
 }
 
+// Added names the keys verbscope prints that iproute2 does not, each with
+// the key it must follow: tgid, the process of the thread the kernel
+// records as pid.
+var Added = map[string]string{"tgid": "pid"}
+
+// WithoutAdded returns objs as iproute2 would print them: without the
+// Added keys, after checking that each follows its key.
+func WithoutAdded(objs []RdmaObject) ([]RdmaObject, error) {
+	out := make([]RdmaObject, len(objs))
+	for i, o := range objs {
+		c := RdmaObject{Values: map[string]any{}}
+		for j, k := range o.Keys {
+			if after, ok := Added[k]; ok {
+				if j == 0 || o.Keys[j-1] != after {
+					return nil, fmt.Errorf("object %d: %q is not right after %q: keys %v", i, k, after, o.Keys)
+				}
+				continue
+			}
+			c.Keys = append(c.Keys, k)
+			c.Values[k] = o.Values[k]
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
 // PSNKeys are the QP fields that move with traffic between two reads.
 var PSNKeys = []string{"sq-psn", "rq-psn"}
 
@@ -72,7 +98,14 @@ var PSNKeys = []string{"sq-psn", "rq-psn"}
 // them (24-bit PSNs only move forward, and wrap); every other value must
 // equal both reads, and if the two reads differ elsewhere the system
 // changed under the comparison, which is reported as Unstable.
+//
+// got may carry the Added keys, each in its place; nothing else is
+// ignored.
 func CompareRdmaJSON(before, got, after []RdmaObject) error {
+	got, err := WithoutAdded(got)
+	if err != nil {
+		return err
+	}
 	if len(before) != len(after) {
 		return &Unstable{fmt.Sprintf("rdma listed %d objects, then %d", len(before), len(after))}
 	}

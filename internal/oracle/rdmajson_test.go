@@ -62,6 +62,18 @@ func TestCompareRdmaJSON(t *testing.T) {
 	if err := CompareRdmaJSON(before, before[:1], before); err == nil {
 		t.Error("a missing object passed")
 	}
+	withTGID := mustParse(t, strings.Replace(qpLine, `"pid":150,`, `"pid":150,"tgid":149,`, 1))
+	if err := CompareRdmaJSON(before, withTGID, before); err != nil {
+		t.Errorf("tgid right after pid: %v", err)
+	}
+	misplaced := mustParse(t, strings.Replace(qpLine, `"pdn":1,"pid":150,`, `"pdn":1,"tgid":149,"pid":150,`, 1))
+	if err := CompareRdmaJSON(before, misplaced, before); err == nil || !strings.Contains(err.Error(), "tgid") {
+		t.Errorf("tgid before pid: %v", err)
+	}
+	other := mustParse(t, strings.Replace(qpLine, `"pid":150,`, `"pid":150,"owner":"x",`, 1))
+	if err := CompareRdmaJSON(before, other, before); err == nil {
+		t.Error("a key iproute2 lacks, other than tgid, passed")
+	}
 	var u *Unstable
 	gone := mustParse(t, strings.Replace(qpLine, `"state":"RTS"`, `"state":"ERR"`, 1))
 	if err := CompareRdmaJSON(before, before, gone); !errors.As(err, &u) {
