@@ -214,7 +214,13 @@ func (c *Conn) do(ctx context.Context, op string, r request, fn func(m netlink.M
 		defer func() { _ = nl.SetDeadline(time.Time{}) }()
 	}
 	stop := context.AfterFunc(ctx, func() { _ = nl.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
+	defer func() {
+		if !stop() {
+			// The deadline in the past is set (or about to be), even
+			// if the reply was complete: replace the socket.
+			c.interrupted()
+		}
+	}()
 	// cut turns the error of an interrupted send or receive into one
 	// that names why: Close, or ctx.
 	cut := func(err error) error {

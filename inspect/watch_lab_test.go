@@ -5,10 +5,12 @@ package inspect
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mdlayher/netlink"
 	"github.com/verbscope/verbscope/internal/labkit"
 )
 
@@ -74,9 +76,9 @@ func TestWatchPingpong(t *testing.T) {
 	w := Watch(context.Background(), c, WatchOptions{Interval: 20 * time.Millisecond, Snapshot: SnapshotOptions{NoCounters: true}})
 	defer w.Close()
 
-	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "20000")
+	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "300")
 	labkit.WaitFor(t, 30*time.Second, "the server's QP to exist", func() bool { return len(qpsOf(t, c, srv.PID())) == 1 })
-	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "20000", ip)
+	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "300", ip)
 	log := follow(w, srv.PID(), cli.PID())
 	srv.Wait(t, 10*time.Minute)
 	cli.Wait(t, time.Minute)
@@ -142,10 +144,12 @@ func qpsOfProcess(s *Snapshot, pid uint32) []QP {
 const manyQPs = 3000
 
 // TestCloseDuringBigDump: with 3,000 QPs in another process (a Go
-// program, whose QPs' pid may be a thread id), the QP dump is interrupted
-// by Conn.Close, by cancelling Snapshot's context (after which the Conn
-// opens a new socket and sees every QP again) and by Watcher.Close, each
-// returning within 200 ms and well before the dump would have ended.
+// program, whose QPs' pid may be a thread id: tgid must name the
+// process), the QP dump, once its first reply has arrived, is interrupted
+// by cancelling Snapshot's context (after which the Conn opens a new
+// socket and sees every QP again), by Watcher.Close and by Conn.Close,
+// each returning within 200 ms, and with an error: the dump did not
+// finish.
 func TestCloseDuringBigDump(t *testing.T) {
 	pid, stop := startHolder(t, manyQPs)
 	defer stop()
@@ -167,13 +171,59 @@ func TestCloseDuringBigDump(t *testing.T) {
 		t.Fatalf("%d QPs with tgid %d, want %d", len(held), pid, manyQPs)
 	}
 
-	// interrupt starts a snapshot, waits a third of a full one, calls
+	// The Conn's tap sees each request and reply message: the first
+	// reply of a QP dump says the dump is under way. After the cut it
+	// logs what still arrives.
+	inDump := make(chan struct{}, 1)
+	var (
+		tapMu   sync.Mutex
+		replies int
+		cutAt   time.Time
+		after   []string
+	)
+	c.mu.Lock()
+	c.tap = func(req netlink.Message, reply *netlink.Message) {
+		tapMu.Lock()
+		defer tapMu.Unlock()
+		if !cutAt.IsZero() {
+			what := "request"
+			if reply != nil {
+				what = "reply"
+			}
+			after = append(after, fmt.Sprintf("%s %#x at +%v", what, uint16(req.Header.Type), time.Since(cutAt).Round(time.Millisecond)))
+		}
+		if reply == nil {
+			replies = 0
+			return
+		}
+		replies++
+		if replies == 1 && uint16(req.Header.Type) == msgType(CmdResQPGet) {
+			select {
+			case inDump <- struct{}{}:
+			default:
+			}
+		}
+	}
+	c.mu.Unlock()
+
+	// interrupt starts a snapshot, waits for its QP dump to begin, calls
 	// cut and reports how long the snapshot took to return after it.
 	interrupt := func(name string, snap func() error, cut func()) {
 		t.Helper()
+		select {
+		case <-inDump: // from the dump before
+		default:
+		}
 		errc := make(chan error, 1)
 		go func() { errc <- snap() }()
-		time.Sleep(full / 3)
+		select {
+		case <-inDump:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: the QP dump did not start", name)
+		}
+		tapMu.Lock()
+		cutAt, after = time.Now(), nil
+		tapMu.Unlock()
 		t1 := time.Now()
 		cut()
 		var err error
@@ -183,6 +233,10 @@ func TestCloseDuringBigDump(t *testing.T) {
 			t.Fatalf("%s: the snapshot did not return", name)
 		}
 		took := time.Since(t1)
+		tapMu.Lock()
+		t.Logf("%s: after the cut: %v", name, after)
+		cutAt = time.Time{}
+		tapMu.Unlock()
 		t.Logf("%s: returned %v after the interruption (a full snapshot takes %v): %v", name, took, full, err)
 		if err == nil {
 			t.Errorf("%s: the snapshot completed: the dump was not interrupted", name)
@@ -208,9 +262,13 @@ func TestCloseDuringBigDump(t *testing.T) {
 		t.Fatalf("the snapshot after a cancelled one: %d QPs of the holder, want %d", n, manyQPs)
 	}
 
-	w := Watch(context.Background(), c, WatchOptions{Interval: time.Hour, Snapshot: SnapshotOptions{NoCounters: true}})
+	// Watch starts in the snapshot's goroutine, so that the first QP
+	// dump of the Watcher is the one the cut waits for.
+	watcher := make(chan *Watcher, 1)
 	var closeTook time.Duration
 	interrupt("Watcher.Close", func() error {
+		w := Watch(context.Background(), c, WatchOptions{Interval: time.Hour, Snapshot: SnapshotOptions{NoCounters: true}})
+		watcher <- w
 		var got []Frame
 		for f := range w.Frames() {
 			got = append(got, f)
@@ -220,6 +278,7 @@ func TestCloseDuringBigDump(t *testing.T) {
 		}
 		return ErrClosed
 	}, func() {
+		w := <-watcher
 		t1 := time.Now()
 		w.Close()
 		closeTook = time.Since(t1)
