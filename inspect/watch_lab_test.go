@@ -5,7 +5,7 @@ package inspect
 import (
 	"context"
 	"errors"
-	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -139,17 +139,112 @@ func qpsOfProcess(s *Snapshot, pid uint32) []QP {
 	return out
 }
 
-// manyQPs is how many QPs the close tests dump: enough that a dump takes
-// a good while in the emulated lab (about 40 ms per thousand).
+// manyQPs is how many QPs the interruption tests dump: enough that a
+// dump takes a good while in the emulated lab (seconds under load).
 const manyQPs = 3000
+
+// dumpTap uses a Conn's tap (it sees every request and reply message) to
+// tell when a QP dump has its first reply, and to count the replies that
+// still arrive once the test has cut the dump short.
+type dumpTap struct {
+	first   chan struct{}
+	mu      sync.Mutex
+	replies int // of the request under way
+	cut     bool
+	after   int
+}
+
+func tapDumps(c *Conn) *dumpTap {
+	d := &dumpTap{first: make(chan struct{}, 1)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tap = func(req netlink.Message, reply *netlink.Message) {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if reply == nil {
+			d.replies = 0
+			return
+		}
+		if d.cut {
+			d.after++
+		}
+		d.replies++
+		if d.replies == 1 && uint16(req.Header.Type) == msgType(CmdResQPGet) {
+			select {
+			case d.first <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return d
+}
+
+// interrupted is what interruptDump saw: how long the snapshot took to
+// return after the cut, what it returned, and how many replies came
+// after the cut.
+type interrupted struct {
+	took  time.Duration
+	err   error
+	after int
+}
+
+// interruptDump runs snap, waits for its QP dump's first reply, calls
+// cut and waits for snap to return.
+func interruptDump(tb testing.TB, d *dumpTap, snap func() error, cut func()) interrupted {
+	tb.Helper()
+	select {
+	case <-d.first: // from the dump before
+	default:
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- snap() }()
+	select {
+	case <-d.first:
+	case <-time.After(time.Minute):
+		tb.Fatal("the QP dump did not start")
+	}
+	d.mu.Lock()
+	d.cut, d.after = true, 0
+	d.mu.Unlock()
+	t0 := time.Now()
+	cut()
+	var r interrupted
+	select {
+	case r.err = <-errc:
+	case <-time.After(time.Minute):
+		tb.Fatal("the snapshot did not return after the cut")
+	}
+	r.took = time.Since(t0)
+	d.mu.Lock()
+	r.after, d.cut = d.after, false
+	d.mu.Unlock()
+	return r
+}
+
+// watchUntilClosed starts a Watcher in the calling goroutine, hands it
+// over, and reports ErrClosed if Frames closed without a frame (its first
+// dump was cut short), nil if a frame came.
+func watchUntilClosed(c *Conn, handover chan<- *Watcher) error {
+	w := Watch(context.Background(), c, WatchOptions{Interval: time.Hour, Snapshot: SnapshotOptions{NoCounters: true}})
+	handover <- w
+	n := 0
+	for range w.Frames() {
+		n++
+	}
+	if n > 0 {
+		return nil
+	}
+	return ErrClosed
+}
 
 // TestCloseDuringBigDump: with 3,000 QPs in another process (a Go
 // program, whose QPs' pid may be a thread id: tgid must name the
-// process), the QP dump, once its first reply has arrived, is interrupted
-// by cancelling Snapshot's context (after which the Conn opens a new
-// socket and sees every QP again), by Watcher.Close and by Conn.Close,
-// each returning within 200 ms, and with an error: the dump did not
-// finish.
+// process), a dump under way (its first reply in) is cut short by
+// cancelling Snapshot's context (after which the Conn opens a new socket
+// and sees every QP again), by Watcher.Close and by Conn.Close: each
+// snapshot fails with the cause, and at most the one reply in flight
+// arrives after the cut, where the whole dump is dozens. How fast is
+// BenchmarkInterruptDump's to measure (target: 200 ms).
 func TestCloseDuringBigDump(t *testing.T) {
 	pid, stop := startHolder(t, manyQPs)
 	defer stop()
@@ -170,90 +265,23 @@ func TestCloseDuringBigDump(t *testing.T) {
 	if len(held) != manyQPs {
 		t.Fatalf("%d QPs with tgid %d, want %d", len(held), pid, manyQPs)
 	}
-
-	// The Conn's tap sees each request and reply message: the first
-	// reply of a QP dump says the dump is under way. After the cut it
-	// logs what still arrives.
-	inDump := make(chan struct{}, 1)
-	var (
-		tapMu   sync.Mutex
-		replies int
-		cutAt   time.Time
-		after   []string
-	)
-	c.mu.Lock()
-	c.tap = func(req netlink.Message, reply *netlink.Message) {
-		tapMu.Lock()
-		defer tapMu.Unlock()
-		if !cutAt.IsZero() {
-			what := "request"
-			if reply != nil {
-				what = "reply"
-			}
-			after = append(after, fmt.Sprintf("%s %#x at +%v", what, uint16(req.Header.Type), time.Since(cutAt).Round(time.Millisecond)))
-		}
-		if reply == nil {
-			replies = 0
-			return
-		}
-		replies++
-		if replies == 1 && uint16(req.Header.Type) == msgType(CmdResQPGet) {
-			select {
-			case inDump <- struct{}{}:
-			default:
-			}
-		}
-	}
-	c.mu.Unlock()
-
-	// interrupt starts a snapshot, waits for its QP dump to begin, calls
-	// cut and reports how long the snapshot took to return after it.
-	interrupt := func(name string, snap func() error, cut func()) {
+	d := tapDumps(c)
+	check := func(name string, r interrupted, want error) {
 		t.Helper()
-		select {
-		case <-inDump: // from the dump before
-		default:
+		t.Logf("%s: returned %v after the cut (a full snapshot took %v), %d replies after it: %v", name, r.took, full, r.after, r.err)
+		if !errors.Is(r.err, want) {
+			t.Errorf("%s: %v, want %v", name, r.err, want)
 		}
-		errc := make(chan error, 1)
-		go func() { errc <- snap() }()
-		select {
-		case <-inDump:
-		case <-time.After(time.Minute):
-			t.Fatalf("%s: the QP dump did not start", name)
-		}
-		tapMu.Lock()
-		cutAt, after = time.Now(), nil
-		tapMu.Unlock()
-		t1 := time.Now()
-		cut()
-		var err error
-		select {
-		case err = <-errc:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("%s: the snapshot did not return", name)
-		}
-		took := time.Since(t1)
-		tapMu.Lock()
-		t.Logf("%s: after the cut: %v", name, after)
-		cutAt = time.Time{}
-		tapMu.Unlock()
-		t.Logf("%s: returned %v after the interruption (a full snapshot takes %v): %v", name, took, full, err)
-		if err == nil {
-			t.Errorf("%s: the snapshot completed: the dump was not interrupted", name)
-		}
-		if took > 200*time.Millisecond {
-			t.Errorf("%s: took %v to return, want at most 200 ms", name, took)
+		if r.after > 1 {
+			t.Errorf("%s: %d replies after the cut: the dump went on", name, r.after)
 		}
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	interrupt("cancel", func() error {
+	check("cancel", interruptDump(t, d, func() error {
 		_, err := c.Snapshot(ctx, SnapshotOptions{NoCounters: true})
-		if err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("cancelled snapshot: %v, want context.Canceled", err)
-		}
 		return err
-	}, cancel)
+	}, cancel), context.Canceled)
 	s, err = c.Snapshot(context.Background(), SnapshotOptions{NoCounters: true})
 	if err != nil {
 		t.Fatalf("the snapshot after a cancelled one: %v", err)
@@ -262,34 +290,47 @@ func TestCloseDuringBigDump(t *testing.T) {
 		t.Fatalf("the snapshot after a cancelled one: %d QPs of the holder, want %d", n, manyQPs)
 	}
 
-	// Watch starts in the snapshot's goroutine, so that the first QP
-	// dump of the Watcher is the one the cut waits for.
-	watcher := make(chan *Watcher, 1)
-	var closeTook time.Duration
-	interrupt("Watcher.Close", func() error {
-		w := Watch(context.Background(), c, WatchOptions{Interval: time.Hour, Snapshot: SnapshotOptions{NoCounters: true}})
-		watcher <- w
-		var got []Frame
-		for f := range w.Frames() {
-			got = append(got, f)
-		}
-		if len(got) != 0 {
-			return nil // a frame came: the dump was not interrupted
-		}
-		return ErrClosed
-	}, func() {
-		w := <-watcher
-		t1 := time.Now()
-		w.Close()
-		closeTook = time.Since(t1)
-	})
-	t.Logf("Watcher.Close itself returned after %v", closeTook)
+	ws := make(chan *Watcher, 1)
+	check("Watcher.Close", interruptDump(t, d, func() error { return watchUntilClosed(c, ws) }, func() { (<-ws).Close() }), ErrClosed)
 
-	interrupt("Conn.Close", func() error {
+	check("Conn.Close", interruptDump(t, d, func() error {
 		_, err := c.Snapshot(context.Background(), SnapshotOptions{NoCounters: true})
-		if err != nil && !errors.Is(err, ErrClosed) {
-			t.Errorf("snapshot under Close: %v, want ErrClosed", err)
-		}
 		return err
-	}, func() { c.Close() })
+	}, func() { c.Close() }), ErrClosed)
+}
+
+// BenchmarkInterruptDump measures how fast a dump of 3,000 QPs under way
+// ends when its context is cancelled (cancel-ms, the median) and when
+// its Watcher is closed (close-ms): from the cut to the snapshot's
+// return, the stop of the dashboard's and the exporter's loops.
+func BenchmarkInterruptDump(b *testing.B) {
+	labkit.Env(b, "LAB_DEV")
+	_, stop := startHolder(b, manyQPs)
+	defer stop()
+	c := dial(b)
+	d := tapDumps(c)
+	var cancels, closes []time.Duration
+	for b.Loop() {
+		ctx, cancel := context.WithCancel(context.Background())
+		r := interruptDump(b, d, func() error {
+			_, err := c.Snapshot(ctx, SnapshotOptions{NoCounters: true})
+			return err
+		}, cancel)
+		if !errors.Is(r.err, context.Canceled) {
+			b.Fatalf("cancelled snapshot: %v", r.err)
+		}
+		cancels = append(cancels, r.took)
+		ws := make(chan *Watcher, 1)
+		r = interruptDump(b, d, func() error { return watchUntilClosed(c, ws) }, func() { (<-ws).Close() })
+		if !errors.Is(r.err, ErrClosed) {
+			b.Fatalf("watcher: %v", r.err)
+		}
+		closes = append(closes, r.took)
+	}
+	median := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(median(cancels), "cancel-ms")
+	b.ReportMetric(median(closes), "close-ms")
 }
