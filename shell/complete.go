@@ -30,7 +30,9 @@ func objArg(kinds ...kind) argKind {
 
 // Complete offers what could come at the cursor: commands, object names,
 // QP states, attribute names and their values, device names, flags. It
-// is safe to call while a command runs (it then leaves out objects).
+// is safe to call while a command runs and never waits for it: while the
+// command waits (listen, dial, poll, wait release the session lock) it
+// offers objects as usual; while the command works it leaves them out.
 func (s *Shell) Complete(line string, cursor int) Completion {
 	if cursor < 0 || cursor > len(line) {
 		cursor = len(line)
