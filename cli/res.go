@@ -10,11 +10,18 @@ import (
 	"strings"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
 )
 
 // resObjects are the object kinds of `rdma resource show`.
-var resObjects = []string{"qp", "cq", "mr", "pd", "ctx", "srq", "cm_id"}
+var resObjects = func() []string {
+	var out []string
+	for _, k := range rdma.ResourceKinds() {
+		out = append(out, string(k))
+	}
+	return out
+}()
 
 func init() { register(resCmd) }
 

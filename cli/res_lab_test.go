@@ -26,7 +26,7 @@ func verbscopeRes(t *testing.T, args ...string) []byte {
 	return out
 }
 
-func rdma(t *testing.T, args ...string) []byte {
+func rdmaTool(t *testing.T, args ...string) []byte {
 	t.Helper()
 	out, err := exec.Command("rdma", args...).Output()
 	if err != nil {
@@ -51,9 +51,9 @@ func sameAsRdma(t *testing.T, args ...string) {
 	t.Helper()
 	var err error
 	for try := 0; try < 10; try++ {
-		before := parse(t, rdma(t, append([]string{"-j", "resource", "show"}, args...)...))
+		before := parse(t, rdmaTool(t, append([]string{"-j", "resource", "show"}, args...)...))
 		got := parse(t, verbscopeRes(t, append(append([]string{}, args...), "-j")...))
-		after := parse(t, rdma(t, append([]string{"-j", "resource", "show"}, args...)...))
+		after := parse(t, rdmaTool(t, append([]string{"-j", "resource", "show"}, args...)...))
 		err = oracle.CompareRdmaJSON(before, got, after)
 		var u *oracle.Unstable
 		if !errors.As(err, &u) {
@@ -103,7 +103,7 @@ func TestResMatchesRdma(t *testing.T) {
 	// (iproute2 ends each line with a blank), but for our "tgid N" after
 	// "pid N": the pingpong is single-threaded, so N is its pid.
 	for _, k := range [][]string{{}, {"qp"}, {"cq"}, {"mr"}, {"pd"}, {"ctx"}} {
-		want := strings.ReplaceAll(string(rdma(t, append([]string{"resource", "show"}, k...)...)), " \n", "\n")
+		want := strings.ReplaceAll(string(rdmaTool(t, append([]string{"resource", "show"}, k...)...)), " \n", "\n")
 		got := string(verbscopeRes(t, k...))
 		if n := strings.Count(got, " tgid "); n != strings.Count(got, " pid ") {
 			t.Errorf("verbscope res %v: %d tgid for %d pid:\n%s", k, n, strings.Count(got, " pid "), got)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/verbscope/verbscope/verbs"
 )
 
 func init() { register(versionCmd) }
@@ -20,7 +22,7 @@ func versionCmd() *Command {
 				if len(args) > 0 {
 					return usageErrorf("version takes no arguments")
 				}
-				fmt.Fprintf(env.Stdout, "verbscope %s (%s, %s/%s, verbs: %s)\n", buildVersion(env), runtime.Version(), runtime.GOOS, runtime.GOARCH, verbsBackend())
+				fmt.Fprintf(env.Stdout, "verbscope %s (%s, %s/%s, verbs: %s)\n", buildVersion(env), runtime.Version(), runtime.GOOS, runtime.GOARCH, verbs.Backend)
 				return nil
 			}
 		},

@@ -61,7 +61,7 @@ func TestLabGrammar(t *testing.T) {
 			}
 			if tc.rdma != nil {
 				got := want
-				want := strings.ReplaceAll(string(rdma(t, tc.rdma...)), " \n", "\n")
+				want := strings.ReplaceAll(string(rdmaTool(t, tc.rdma...)), " \n", "\n")
 				if tc.rdma[0] == "-j" {
 					if d := cmp.Diff(parse(t, []byte(want)), parse(t, []byte(got))); d != "" {
 						diff += "rdma " + strings.Join(tc.rdma, " ") + " (-rdma +verbscope):\n" + d

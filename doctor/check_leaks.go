@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -69,21 +70,15 @@ func process(o *inspect.Object) int {
 	return int(o.PID)
 }
 
-// kindOrder is the order object counts are printed in.
-var kindOrder = []inspect.Kind{inspect.KindQP, inspect.KindCQ, inspect.KindMR, inspect.KindPD, inspect.KindSRQ, inspect.KindCtx, inspect.KindCMID}
-
-var kindNames = map[inspect.Kind]string{inspect.KindQP: "QP", inspect.KindCQ: "CQ", inspect.KindMR: "MR", inspect.KindPD: "PD",
-	inspect.KindSRQ: "SRQ", inspect.KindCtx: "context", inspect.KindCMID: "cm_id"}
-
 func (o *orphans) text() string {
 	var parts []string
-	for _, k := range kindOrder {
+	for _, k := range rdma.ResourceKinds() {
 		ids := o.ids[k]
 		if len(ids) == 0 {
 			continue
 		}
-		s := plural(len(ids), kindNames[k])
-		if k == inspect.KindQP {
+		s := plural(len(ids), k.Short())
+		if k == rdma.KindQP {
 			var n []string
 			for _, id := range ids {
 				n = append(n, strconv.FormatUint(uint64(id), 10))
@@ -129,7 +124,7 @@ func checkLeaks(f *Facts) Result {
 		state := ownerState(o.obj)
 		if state == ownerLive {
 			live[process(o.obj)] = true
-			if o.kind == inspect.KindCtx {
+			if o.kind == rdma.KindCtx {
 				if ctxOwners[o.obj.DevName] == nil {
 					ctxOwners[o.obj.DevName] = map[int]bool{}
 				}

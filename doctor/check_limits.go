@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // limitKinds are the kinds ibv_query_device gives limits for.
-var limitKinds = map[inspect.Kind]string{inspect.KindQP: "max_qp", inspect.KindCQ: "max_cq", inspect.KindMR: "max_mr", inspect.KindPD: "max_pd", inspect.KindSRQ: "max_srq"}
+var limitKinds = map[inspect.Kind]string{rdma.KindQP: "max_qp", rdma.KindCQ: "max_cq", rdma.KindMR: "max_mr", rdma.KindPD: "max_pd", rdma.KindSRQ: "max_srq"}
 
 // limitWarn is the share of a limit at which the check warns.
 const limitWarn = 0.8
@@ -38,15 +39,15 @@ func checkLimits(f *Facts) Result {
 		if l.Top.PID != 0 {
 			v += fmt.Sprintf("; most by pid %d (%s): %d", l.Top.PID, l.Top.Comm, l.Top.Counts[l.Kind])
 		}
-		what := l.Dev + " " + kindNames[l.Kind] + "s"
+		what := l.Dev + " " + l.Kind.Short() + "s"
 		src := srcNetlinkRes + ", ibv_query_device " + limitKinds[l.Kind]
 		switch {
 		case l.Count >= l.Limit:
 			r.judge(Fail, what, v, src)
-			r.problem(Fail, "%s has all its %s in use (%d): creating one more fails", l.Dev, plural(int(l.Limit), kindNames[l.Kind]), l.Count)
+			r.problem(Fail, "%s has all its %s in use (%d): creating one more fails", l.Dev, plural(int(l.Limit), l.Kind.Short()), l.Count)
 		case l.Over:
 			r.judge(Warn, what, v, src)
-			r.problem(Warn, "%s uses %s of its %s", l.Dev, pct(l.Fraction), plural(int(l.Limit), kindNames[l.Kind]))
+			r.problem(Warn, "%s uses %s of its %s", l.Dev, pct(l.Fraction), plural(int(l.Limit), l.Kind.Short()))
 		default:
 			r.judge(Pass, what, v, src)
 		}
@@ -55,7 +56,7 @@ func checkLimits(f *Facts) Result {
 		}
 	}
 	if r.worst == Pass {
-		r.ok("every count is below %s of its limit (highest: %s %ss %d of %d)", pct(limitWarn), highest.Dev, kindNames[highest.Kind], highest.Count, highest.Limit)
+		r.ok("every count is below %s of its limit (highest: %s %ss %d of %d)", pct(limitWarn), highest.Dev, highest.Kind.Short(), highest.Count, highest.Limit)
 	} else {
 		r.fix("verbscope res qp (or cq, mr...) shows which process holds them; a count that keeps growing is a program that never destroys its objects")
 		r.fix("objects of dead processes count too: see leaks")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/oracle"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -52,14 +53,14 @@ func leakHelper() {
 	if err != nil {
 		fail(err)
 	}
-	if _, err := pd.RegMR(4096, verbs.AccessLocalWrite); err != nil {
+	if _, err := pd.RegMR(4096, rdma.AccessLocalWrite); err != nil {
 		fail(err)
 	}
 	cq, err := ctx.CreateCQ(16, nil, 0)
 	if err != nil {
 		fail(err)
 	}
-	qp, err := pd.CreateQP(verbs.QPInitAttr{Type: verbs.QPTRC, SendCQ: cq, RecvCQ: cq,
+	qp, err := pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq,
 		Cap: verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	if err != nil {
 		fail(err)

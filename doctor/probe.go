@@ -10,7 +10,7 @@ import (
 
 // probeAccess is what the probe's MR allows: what a peer needs to read
 // and write it, so the registration is the one real programs make.
-const probeAccess = verbs.AccessLocalWrite | verbs.AccessRemoteWrite | verbs.AccessRemoteRead
+const probeAccess = rdma.AccessLocalWrite | rdma.AccessRemoteWrite | rdma.AccessRemoteRead
 
 // RunProbe registers size bytes on the device and takes an RC QP to INIT
 // on port, the way rc_pingpong starts (ibv_open_device, ibv_alloc_pd,
@@ -56,7 +56,7 @@ func RunProbe(dev string, port, size int) (p Probe) {
 		}
 		return fmt.Sprintf("16 entries asked, %d given", cq.CQE()), nil
 	}) && run("ibv_create_qp", func() (s string, err error) {
-		qp, err = pd.CreateQP(verbs.QPInitAttr{Type: verbs.QPTRC, SendCQ: cq, RecvCQ: cq,
+		qp, err = pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq,
 			Cap: verbs.QPCap{MaxSendWR: 16, MaxRecvWR: 16, MaxSendSGE: 1, MaxRecvSGE: 1}})
 		if err != nil {
 			return "RC, 16 send and 16 receive WRs", err
@@ -68,7 +68,7 @@ func RunProbe(dev string, port, size int) (p Probe) {
 		return p
 	}
 	run("ibv_modify_qp", func() (string, error) {
-		step, err := rdma.DefaultsFor(verbs.QPSReset, verbs.QPSInit, verbs.QPTRC, rdma.ConnParams{Port: uint8(port)})
+		step, err := rdma.DefaultsFor(rdma.QPStateReset, rdma.QPStateInit, rdma.QPTypeRC, rdma.ConnParams{Port: uint8(port)})
 		if err != nil {
 			return "RESET to INIT", err
 		}

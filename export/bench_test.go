@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // manyQPs returns the rc-rts recording with n RC QPs: its user QP copied
@@ -16,7 +17,7 @@ func manyQPs(t testing.TB, n int) *inspect.Snapshot {
 	s := recorded(t, "rc-rts")
 	var user inspect.QP
 	for _, q := range s.QPs {
-		if q.Type == inspect.QPTypeRC {
+		if q.Type == rdma.QPTypeRC {
 			user = q
 		}
 	}
@@ -24,7 +25,7 @@ func manyQPs(t testing.TB, n int) *inspect.Snapshot {
 		q := user
 		q.LQPN, q.PID, q.TGID, q.Comm = uint32(1000+i), uint32(2000+i%500), uint32(2000+i%500), fmt.Sprintf("job%d", i%500)
 		if i%10 == 0 {
-			q.State = inspect.QPStateErr
+			q.State = rdma.QPStateErr
 		}
 		s.QPs = append(s.QPs, q)
 	}

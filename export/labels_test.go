@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // allowedLabels are every label name the exposition may carry.
@@ -24,7 +25,7 @@ var allowedLabels = map[string]bool{
 // no value that is a QP number, a pid, a GID or a key of the snapshot.
 func TestNoUnboundedLabels(t *testing.T) {
 	rts := recorded(t, "rc-rts")
-	c := feed(Options{TopProcesses: 5}, rts, withState(rts, 18, inspect.QPStateErr))
+	c := feed(Options{TopProcesses: 5}, rts, withState(rts, 18, rdma.QPStateErr))
 	sys := sysfsFixture(t, "rxe0")
 	c.ObserveSysfs(sys)
 

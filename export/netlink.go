@@ -6,16 +6,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // qpStates are every state of enum ib_qp_state, each a series of
 // verbscope_qps even when no QP is in it.
-var qpStates = []inspect.QPState{inspect.QPStateReset, inspect.QPStateInit, inspect.QPStateRTR,
-	inspect.QPStateRTS, inspect.QPStateSQD, inspect.QPStateSQE, inspect.QPStateErr}
+var qpStates = rdma.QPStates
 
 // kinds are the restrack object kinds of rdma-resource(8).
-var kinds = []inspect.Kind{inspect.KindPD, inspect.KindCQ, inspect.KindQP, inspect.KindMR,
-	inspect.KindCtx, inspect.KindSRQ, inspect.KindCMID}
+var kinds = rdma.ResourceKinds()
 
 func qpGroupOf(q *inspect.QP) group {
 	return group{dev: q.DevName, port: q.Port, typ: q.Type.String()}
@@ -25,7 +24,7 @@ func qpIndex(s *inspect.Snapshot) map[inspect.Key]*inspect.QP {
 	idx := make(map[inspect.Key]*inspect.QP, len(s.QPs))
 	for i := range s.QPs {
 		q := &s.QPs[i]
-		idx[inspect.Key{Kind: inspect.KindQP, Dev: q.DevName, ID: q.LQPN}] = q
+		idx[inspect.Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}] = q
 	}
 	return idx
 }

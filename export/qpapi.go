@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
 )
 
@@ -48,7 +49,7 @@ func appendQPs(b []byte, s *inspect.Snapshot, hist map[inspect.Key][]inspect.Sta
 		obj := q.Row(false).AppendJSON(nil)
 		b = append(b, obj[:len(obj)-1]...) // reopen the object for "history"
 		b = append(b, `,"history":[`...)
-		for j, e := range hist[inspect.Key{Kind: inspect.KindQP, Dev: q.DevName, ID: q.LQPN}] {
+		for j, e := range hist[inspect.Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}] {
 			if j > 0 {
 				b = append(b, ',')
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/testcert"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // serve starts the exporter's handler on a loopback port with the web
@@ -94,7 +95,7 @@ func TestTLSAndBasicAuth(t *testing.T) {
 // same lab scenario: the same keys and values, plus each QP's history.
 func TestQPsAPI(t *testing.T) {
 	rts := recorded(t, "rc-rts")
-	errd := withState(rts, 18, inspect.QPStateErr)
+	errd := withState(rts, 18, rdma.QPStateErr)
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
 	c := NewCollector(Options{})
 	rec := httptest.NewRecorder()
@@ -106,7 +107,7 @@ func TestQPsAPI(t *testing.T) {
 		u := tr.Update(s)
 		hist := map[inspect.Key][]inspect.StateEvent{}
 		for _, q := range s.QPs {
-			k := inspect.Key{Kind: inspect.KindQP, Dev: q.DevName, ID: q.LQPN}
+			k := inspect.Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}
 			hist[k] = tr.History(k)
 		}
 		c.Observe(inspect.Frame{Snapshot: s, Update: u, History: hist})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -52,11 +53,11 @@ func holdQPs(arg string) int {
 	}
 	caps := verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}
 	for i := 0; i < n; i++ {
-		qp, err := pd.CreateQP(verbs.QPInitAttr{Type: verbs.QPTRC, SendCQ: cq, RecvCQ: cq, Cap: caps})
+		qp, err := pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: caps})
 		if err != nil {
 			return fail(fmt.Errorf("QP %d of %d: %w", i+1, n, err))
 		}
-		if err := qp.Modify(&verbs.QPAttr{State: verbs.QPSInit, Port: 1}, verbs.AttrState|verbs.AttrPKeyIndex|verbs.AttrPort|verbs.AttrAccessFlags); err != nil {
+		if err := qp.Modify(&verbs.QPAttr{State: rdma.QPStateInit, Port: 1}, rdma.AttrState|rdma.AttrPKeyIndex|rdma.AttrPort|rdma.AttrAccessFlags); err != nil {
 			return fail(fmt.Errorf("QP %d to INIT: %w", i+1, err))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"io"
 	"net/netip"
 	"strconv"
@@ -104,7 +105,7 @@ func TestDecodeRecorded(t *testing.T) {
 		t.Errorf("rxe has no per-QP counters and nothing failed: %+v %v", idle.QPCounters, idle.Warnings)
 	}
 	kern := Object{DevName: "rxe0", KernName: "ib_core", Comm: "ib_core", Owner: OwnerKernel}
-	wantQPs := []QP{{Object: kern, Port: 1, LQPN: 1, Type: QPTypeGSI, State: QPStateRTS}}
+	wantQPs := []QP{{Object: kern, Port: 1, LQPN: 1, Type: rdma.QPTypeGSI, State: rdma.QPStateRTS}}
 	if diff := cmp.Diff(wantQPs, idle.QPs, cmpOpts); diff != "" {
 		t.Errorf("idle QPs (-want +got):\n%s", diff)
 	}
@@ -121,7 +122,7 @@ func TestDecodeRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	user := Object{DevName: "rxe0", PID: 169, TGID: 169, Comm: "ibv_rc_pingpong", Owner: OwnerLive}
-	wantQPs = []QP{{Object: user, Port: 1, LQPN: 17, Type: QPTypeRC, State: QPStateInit, PDN: 1}, wantQPs[0]}
+	wantQPs = []QP{{Object: user, Port: 1, LQPN: 17, Type: rdma.QPTypeRC, State: rdma.QPStateInit, PDN: 1}, wantQPs[0]}
 	if diff := cmp.Diff(wantQPs, init.QPs, cmpOpts); diff != "" {
 		t.Errorf("rc-init QPs (-want +got):\n%s", diff)
 	}
@@ -155,8 +156,8 @@ func TestDecodeRecorded(t *testing.T) {
 	v4 := func(s string) SockAddr { return SockAddr{Family: afInet, Addr: netip.MustParseAddrPort(s)} }
 	wantIDs := []CMID{
 		{Object: srv, Port: 1, CMIDN: 0, State: 8, PS: PortSpaceTCP, Src: v4("10.0.0.1:7174"), Dst: v4("0.0.0.0:0")},
-		{Object: cli, Port: 1, CMIDN: 1, LQPN: 36, QPType: QPTypeRC, State: 5, PS: PortSpaceTCP, Src: v4("10.0.0.1:58770"), Dst: v4("10.0.0.1:7174")},
-		{Object: srv, Port: 1, CMIDN: 2, LQPN: 37, QPType: QPTypeRC, State: 5, PS: PortSpaceTCP, Src: v4("10.0.0.1:7174"), Dst: v4("10.0.0.1:58770")},
+		{Object: cli, Port: 1, CMIDN: 1, LQPN: 36, QPType: rdma.QPTypeRC, State: 5, PS: PortSpaceTCP, Src: v4("10.0.0.1:58770"), Dst: v4("10.0.0.1:7174")},
+		{Object: srv, Port: 1, CMIDN: 2, LQPN: 37, QPType: rdma.QPTypeRC, State: 5, PS: PortSpaceTCP, Src: v4("10.0.0.1:7174"), Dst: v4("10.0.0.1:58770")},
 	}
 	if diff := cmp.Diff(wantIDs, rping.CMIDs, cmpOpts); diff != "" {
 		t.Errorf("cm_ids (-want +got):\n%s", diff)

@@ -2,74 +2,12 @@ package inspect
 
 import "strconv"
 
-// The value sets the kernel sends in u8/u32 attributes. Names are spelled
-// the way iproute2's rdma tool prints them (rdma/res-*.c, link.c, dev.c),
-// so that text and JSON views match `rdma resource show` exactly.
-
-// QPType is a QP's transport type, enum ib_qp_type in
-// include/rdma/ib_verbs.h (sent as RDMA_NLDEV_ATTR_RES_TYPE).
-type QPType uint8
-
-// QP types of enum ib_qp_type that nldev reports.
-const (
-	QPTypeSMI          QPType = 0    // IB_QPT_SMI, QP0
-	QPTypeGSI          QPType = 1    // IB_QPT_GSI, QP1
-	QPTypeRC           QPType = 2    // IB_QPT_RC
-	QPTypeUC           QPType = 3    // IB_QPT_UC
-	QPTypeUD           QPType = 4    // IB_QPT_UD
-	QPTypeRawIPv6      QPType = 5    // IB_QPT_RAW_IPV6
-	QPTypeRawEthertype QPType = 6    // IB_QPT_RAW_ETHERTYPE
-	QPTypeRawPacket    QPType = 8    // IB_QPT_RAW_PACKET
-	QPTypeXRCIni       QPType = 9    // IB_QPT_XRC_INI
-	QPTypeXRCTgt       QPType = 10   // IB_QPT_XRC_TGT
-	QPTypeDriver       QPType = 0xff // IB_QPT_DRIVER (see QP.Subtype)
-)
-
-var qpTypeNames = [...]string{"SMI", "GSI", "RC", "UC", "UD", "RAW_IPV6",
-	"RAW_ETHERTYPE", "UNKNOWN", "RAW_PACKET", "XRC_INI", "XRC_TGT"}
-
-// String returns the name rdma-resource(8) prints (qp_types_to_str in
-// iproute2 rdma/res.c): "RC", "UD", "GSI", ... "DRIVER", else "UNKNOWN".
-func (t QPType) String() string {
-	if int(t) < len(qpTypeNames) {
-		return qpTypeNames[t]
-	}
-	if t == QPTypeDriver {
-		return "DRIVER"
-	}
-	return "UNKNOWN"
-}
-
-// QPState is a QP's state, enum ib_qp_state in include/rdma/ib_verbs.h
-// (RDMA_NLDEV_ATTR_RES_STATE); the kernel reads it live with
-// ib_query_qp() on every dump.
-type QPState uint8
-
-// QP states of enum ib_qp_state.
-const (
-	QPStateReset QPState = iota // IB_QPS_RESET
-	QPStateInit                 // IB_QPS_INIT
-	QPStateRTR                  // IB_QPS_RTR
-	QPStateRTS                  // IB_QPS_RTS
-	QPStateSQD                  // IB_QPS_SQD
-	QPStateSQE                  // IB_QPS_SQE
-	QPStateErr                  // IB_QPS_ERR
-)
-
-var qpStateNames = [...]string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"}
-
-// String returns the name rdma-resource(8) prints: RESET, INIT, RTR, RTS,
-// SQD, SQE, ERR, else UNKNOWN (qp_states_to_str in rdma/res-qp.c).
-func (s QPState) String() string { return nameOr(qpStateNames[:], int(s), "UNKNOWN") }
-
-// PathMigState is enum ib_mig_state (RDMA_NLDEV_ATTR_RES_PATH_MIG_STATE).
-type PathMigState uint8
-
-var pathMigNames = [...]string{"MIGRATED", "REARM", "ARMED"}
-
-// String returns MIGRATED, REARM or ARMED (path_mig_to_str in
-// rdma/res-qp.c), else UNKNOWN.
-func (m PathMigState) String() string { return nameOr(pathMigNames[:], int(m), "UNKNOWN") }
+// The value sets the kernel sends in u8/u32 attributes that only nldev
+// has. Names are spelled the way iproute2's rdma tool prints them
+// (rdma/res-*.c, link.c, dev.c), so that text and JSON views match `rdma
+// resource show` exactly. The enums the verbs share (QP types and states,
+// port and physical states, node types) are package rdma's (vocab.go),
+// printed with their IPRoute2 spelling.
 
 // PollCtx is how a kernel CQ is polled, enum ib_poll_context in
 // include/rdma/ib_verbs.h (RDMA_NLDEV_ATTR_RES_POLL_CTX).
@@ -124,37 +62,6 @@ func (p PortSpace) String() string {
 	}
 	return "---"
 }
-
-// PortState is enum ib_port_state (RDMA_NLDEV_ATTR_PORT_STATE).
-type PortState uint8
-
-var portStateNames = [...]string{"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"}
-
-// String returns the name `rdma link` prints (link_state_to_str in
-// rdma/link.c).
-func (s PortState) String() string { return nameOr(portStateNames[:], int(s), "UNKNOWN") }
-
-// PhysState is enum ib_port_phys_state (RDMA_NLDEV_ATTR_PORT_PHYS_STATE).
-type PhysState uint8
-
-var physStateNames = [...]string{"NOP", "SLEEP", "POLLING", "DISABLED",
-	"ARMED", "LINK_UP", "LINK_ERROR_RECOVER", "PHY_TEST", "UNKNOWN",
-	"OPA_OFFLINE", "UNKNOWN", "OPA_TEST"}
-
-// String returns the name `rdma link` prints (phys_state_to_str in
-// rdma/link.c).
-func (s PhysState) String() string { return nameOr(physStateNames[:], int(s), "UNKNOWN") }
-
-// NodeType is enum rdma_node_type in include/rdma/ib_verbs.h
-// (RDMA_NLDEV_ATTR_DEV_NODE_TYPE).
-type NodeType uint8
-
-var nodeTypeNames = [...]string{"unknown", "ca", "switch", "router", "rnic",
-	"usnic", "usnic_udp", "unspecified"}
-
-// String returns the name `rdma dev` prints (node_type_to_str in
-// rdma/dev.c): ca, switch, router, rnic, usnic, usnic_udp, unspecified.
-func (t NodeType) String() string { return nameOr(nodeTypeNames[:], int(t), "unknown") }
 
 // CounterMode is enum rdma_nl_counter_mode in rdma_netlink.h: how QPs are
 // bound to per-QP counters (rdma-statistic(8) "qp mode").

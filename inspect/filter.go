@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"github.com/verbscope/verbscope/rdma"
 	"sort"
 
 	"github.com/verbscope/verbscope/view"
@@ -40,7 +41,7 @@ func init() {
 	for _, s := range []view.Schema{
 		{Kind: "res", Keys: dev, Bare: "dev"},
 		{Kind: "qp", Bare: "link", Keys: cat(link, num("lqpn", "rqpn", "pid", "sq-psn", "rq-psn"), []view.Key{
-			words("type", qpTypeWords()), words("path-mig-state", pathMigNames[:]), words("state", qpStateNames[:])},
+			words("type", rdma.QPTypeNames()), words("path-mig-state", rdma.MigStateNames()), words("state", rdma.QPStateNames())},
 			num("pdn"), []view.Key{comm})},
 		{Kind: "cq", Bare: "dev", Keys: cat(dev, num("users"), []view.Key{words("poll-ctx", pollCtxNames[:])},
 			num("pid", "cqn", "ctxn"), []view.Key{comm})},
@@ -49,24 +50,13 @@ func init() {
 		{Kind: "ctx", Bare: "dev", Keys: cat(dev, num("pid", "ctxn"), []view.Key{comm})},
 		{Kind: "srq", Bare: "dev", Keys: cat(dev, num("pid", "srqn"), []view.Key{words("type", srqTypeNames[:])},
 			num("pdn", "cqn", "lqpn"), []view.Key{comm})},
-		{Kind: "cm_id", Bare: "link", Keys: cat(link, num("lqpn"), []view.Key{words("qp-type", qpTypeWords()),
+		{Kind: "cm_id", Bare: "link", Keys: cat(link, num("lqpn"), []view.Key{words("qp-type", rdma.QPTypeNames()),
 			words("state", cmStateNames[:]), words("ps", []string{"TCP", "UDP", "IPoIB"})}, num("pid"),
 			[]view.Key{{Name: "src-addr"}}, num("src-port"), []view.Key{{Name: "dst-addr"}}, num("dst-port", "cm-idn"),
 			[]view.Key{comm})},
 	} {
 		view.Register(s)
 	}
-}
-
-// qpTypeWords are the QP type names a row can show, DRIVER included.
-func qpTypeWords() []string {
-	var out []string
-	for _, n := range qpTypeNames {
-		if n != "UNKNOWN" {
-			out = append(out, n)
-		}
-	}
-	return append(out, QPTypeDriver.String())
 }
 
 // FilterKeys returns the filter names valid for an object kind ("qp",

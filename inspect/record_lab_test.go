@@ -5,6 +5,7 @@ package inspect
 import (
 	"context"
 	"encoding/json"
+	"github.com/verbscope/verbscope/rdma"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -32,26 +33,26 @@ func labScenarios() []scenario {
 			gid := labkit.Env(t, "LAB_GID_INDEX")
 			srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
 			labkit.WaitFor(t, 20*time.Second, "the server QP in INIT", func() bool {
-				return allInState(qpsOf(t, c, srv.PID()), 1, QPStateInit)
+				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateInit)
 			})
 		}},
 		{"rc-rts", func(t *testing.T, c *Conn) {
 			gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
 			srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
 			labkit.WaitFor(t, 20*time.Second, "the server QP in INIT", func() bool {
-				return allInState(qpsOf(t, c, srv.PID()), 1, QPStateInit)
+				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateInit)
 			})
 			cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000", ip)
 			labkit.WaitFor(t, 20*time.Second, "both QPs in RTS", func() bool {
-				return allInState(qpsOf(t, c, srv.PID()), 1, QPStateRTS) &&
-					allInState(qpsOf(t, c, cli.PID()), 1, QPStateRTS)
+				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateRTS) &&
+					allInState(qpsOf(t, c, cli.PID()), 1, rdma.QPStateRTS)
 			})
 		}},
 		{"srq", func(t *testing.T, c *Conn) {
 			// The server creates an SRQ and 16 QPs on it, then waits.
 			srv := labkit.Start(t, "ibv_srq_pingpong", "-g", labkit.Env(t, "LAB_GID_INDEX"))
 			labkit.WaitFor(t, 20*time.Second, "the SRQ server's 16 QPs in INIT", func() bool {
-				return allInState(qpsOf(t, c, srv.PID()), 16, QPStateInit)
+				return allInState(qpsOf(t, c, srv.PID()), 16, rdma.QPStateInit)
 			})
 		}},
 		{"rping", func(t *testing.T, c *Conn) {
@@ -63,8 +64,8 @@ func labScenarios() []scenario {
 			})
 			cli := labkit.Start(t, "rping", "-c", "-a", ip, "-C", "1000000")
 			labkit.WaitFor(t, 20*time.Second, "rping's connected QPs", func() bool {
-				return allInState(qpsOf(t, c, srv.PID()), 1, QPStateRTS) &&
-					allInState(qpsOf(t, c, cli.PID()), 1, QPStateRTS)
+				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateRTS) &&
+					allInState(qpsOf(t, c, cli.PID()), 1, rdma.QPStateRTS)
 			})
 		}},
 	}

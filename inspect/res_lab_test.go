@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/verbscope/verbscope/rdma"
 	"slices"
 	"sync"
 	"testing"
@@ -180,7 +181,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	var srvQP, cliQP QP
 	labkit.WaitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
 		qps := qpsOf(t, c, srv.PID())
-		if allInState(qps, 1, QPStateInit) {
+		if allInState(qps, 1, rdma.QPStateInit) {
 			srvQP = qps[0]
 			return true
 		}
@@ -191,7 +192,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000", ip)
 	labkit.WaitFor(t, 30*time.Second, "both QPs in RTS", func() bool {
 		qps := qpsOf(t, c, cli.PID())
-		if allInState(qpsOf(t, c, srv.PID()), 1, QPStateRTS) && allInState(qps, 1, QPStateRTS) {
+		if allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateRTS) && allInState(qps, 1, rdma.QPStateRTS) {
 			cliQP = qps[0]
 			return true
 		}
@@ -218,10 +219,10 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 		qp    QP
 		first []QPState // acceptable first sightings
 	}{
-		{"server", srvQP, []QPState{QPStateReset, QPStateInit}},
-		{"client", cliQP, []QPState{QPStateReset, QPStateInit, QPStateRTR, QPStateRTS}},
+		{"server", srvQP, []QPState{rdma.QPStateReset, rdma.QPStateInit}},
+		{"client", cliQP, []QPState{rdma.QPStateReset, rdma.QPStateInit, rdma.QPStateRTR, rdma.QPStateRTS}},
 	} {
-		h := p.tr.History(Key{KindQP, tc.qp.DevName, tc.qp.LQPN})
+		h := p.tr.History(Key{rdma.KindQP, tc.qp.DevName, tc.qp.LQPN})
 		t.Logf("%s QP %d history: %+v", tc.who, tc.qp.LQPN, h)
 		if len(h) < 2 {
 			t.Errorf("%s QP %d: history too short: %+v", tc.who, tc.qp.LQPN, h)
@@ -242,8 +243,8 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 			if e.Gone != (i == len(h)-1) {
 				t.Errorf("%s QP: Gone on event %d of %d", tc.who, i, len(h))
 			}
-			sawInit = sawInit || (e.State == QPStateInit && !sawRTS)
-			sawRTS = sawRTS || e.State == QPStateRTS
+			sawInit = sawInit || (e.State == rdma.QPStateInit && !sawRTS)
+			sawRTS = sawRTS || e.State == rdma.QPStateRTS
 		}
 		if !sawRTS {
 			t.Errorf("%s QP never seen in RTS", tc.who)

@@ -138,17 +138,17 @@ func (q *QP) Row(driver bool) Row {
 	if a.Has(AttrResRQPN) {
 		r = append(r, u32Field("rqpn", q.RQPN))
 	}
-	r = append(r, strField("type", q.Type.String()))
+	r = append(r, strField("type", q.Type.IPRoute2()))
 	if a.Has(AttrResSubtype) {
 		r = append(r, strField("subtype", q.Subtype))
 	}
-	r = append(r, strField("state", q.State.String()))
+	r = append(r, strField("state", q.State.IPRoute2()))
 	if a.Has(AttrResRQPSN) {
 		r = append(r, u32Field("rq-psn", q.RQPSN))
 	}
 	r = append(r, u32Field("sq-psn", q.SQPSN))
 	if a.Has(AttrResPathMigState) {
-		r = append(r, strField("path-mig-state", q.PathMigState.String()))
+		r = append(r, strField("path-mig-state", q.PathMigState.IPRoute2()))
 	}
 	if a.Has(AttrResPDN) {
 		r = append(r, u32Field("pdn", q.PDN))
@@ -269,7 +269,7 @@ func (x *CMID) Row(driver bool) Row {
 		r = append(r, u32Field("lqpn", x.LQPN))
 	}
 	if a.Has(AttrResType) {
-		r = append(r, strField("qp-type", x.QPType.String()))
+		r = append(r, strField("qp-type", x.QPType.IPRoute2()))
 	}
 	r = append(r, strField("state", x.State.String()), strField("ps", x.PS.String()))
 	r = ownerFields(r, &x.Object, false)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -266,7 +267,7 @@ func TestRowDriverAndEscapes(t *testing.T) {
 	q := QP{Object: Object{DevName: "mlx5_0", DevIndex: 3, Comm: "a\"b\\c\x01", PID: 7,
 		Driver: []DriverAttr{{Key: "sq_wqe_cnt", Value: uint32(255)}, {Key: "flags", Value: uint64(0x1_0000_00ff), Hex: true},
 			{Key: "delta", Value: int32(-2)}, {Key: "name", Value: "x"}}},
-		LQPN: 9, Type: QPTypeDriver, Subtype: "DCT", State: QPStateErr}
+		LQPN: 9, Type: rdma.QPTypeDriver, Subtype: "DCT", State: rdma.QPStateErr}
 	for _, a := range []Attr{AttrPortIndex, AttrResLQPN, AttrResSQPSN, AttrResType, AttrResState, AttrResPID, AttrResSubtype, AttrDriver} {
 		q.Attrs.Add(a)
 	}

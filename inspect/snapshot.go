@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"time"
 )
 
@@ -46,25 +47,25 @@ type Snapshot struct {
 // cm_idn: rdma-resource(8)), kind by kind in that order.
 func (s *Snapshot) Each(fn func(k Kind, o *Object, id uint32)) {
 	for i := range s.QPs {
-		fn(KindQP, &s.QPs[i].Object, s.QPs[i].LQPN)
+		fn(rdma.KindQP, &s.QPs[i].Object, s.QPs[i].LQPN)
 	}
 	for i := range s.CQs {
-		fn(KindCQ, &s.CQs[i].Object, s.CQs[i].CQN)
+		fn(rdma.KindCQ, &s.CQs[i].Object, s.CQs[i].CQN)
 	}
 	for i := range s.MRs {
-		fn(KindMR, &s.MRs[i].Object, s.MRs[i].MRN)
+		fn(rdma.KindMR, &s.MRs[i].Object, s.MRs[i].MRN)
 	}
 	for i := range s.PDs {
-		fn(KindPD, &s.PDs[i].Object, s.PDs[i].PDN)
+		fn(rdma.KindPD, &s.PDs[i].Object, s.PDs[i].PDN)
 	}
 	for i := range s.Contexts {
-		fn(KindCtx, &s.Contexts[i].Object, s.Contexts[i].CtxN)
+		fn(rdma.KindCtx, &s.Contexts[i].Object, s.Contexts[i].CtxN)
 	}
 	for i := range s.SRQs {
-		fn(KindSRQ, &s.SRQs[i].Object, s.SRQs[i].SRQN)
+		fn(rdma.KindSRQ, &s.SRQs[i].Object, s.SRQs[i].SRQN)
 	}
 	for i := range s.CMIDs {
-		fn(KindCMID, &s.CMIDs[i].Object, s.CMIDs[i].CMIDN)
+		fn(rdma.KindCMID, &s.CMIDs[i].Object, s.CMIDs[i].CMIDN)
 	}
 }
 

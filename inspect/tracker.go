@@ -1,25 +1,12 @@
 package inspect
 
 import (
+	"github.com/verbscope/verbscope/rdma"
 	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"time"
-)
-
-// Kind names an object kind as rdma-resource(8) does.
-type Kind string
-
-// Object kinds.
-const (
-	KindQP   Kind = "qp"
-	KindCQ   Kind = "cq"
-	KindMR   Kind = "mr"
-	KindPD   Kind = "pd"
-	KindCtx  Kind = "ctx"
-	KindSRQ  Kind = "srq"
-	KindCMID Kind = "cm_id"
 )
 
 // Key identifies an object across snapshots: its kind, device and
@@ -44,15 +31,15 @@ type Limits struct {
 
 func (l Limits) of(k Kind) uint64 {
 	switch k {
-	case KindQP:
+	case rdma.KindQP:
 		return l.MaxQP
-	case KindCQ:
+	case rdma.KindCQ:
 		return l.MaxCQ
-	case KindMR:
+	case rdma.KindMR:
 		return l.MaxMR
-	case KindPD:
+	case rdma.KindPD:
 		return l.MaxPD
-	case KindSRQ:
+	case rdma.KindSRQ:
 		return l.MaxSRQ
 	}
 	return 0
@@ -270,7 +257,7 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	qpRetries := t.qpRetries(s)
 	for i := range s.QPs {
 		q := &s.QPs[i]
-		k := Key{KindQP, q.DevName, q.LQPN}
+		k := Key{rdma.KindQP, q.DevName, q.LQPN}
 		tr, isNew := t.see(&u, k, &q.Object)
 		if !isNew && tr.typ != q.Type {
 			// The number was reused by a new QP between two snapshots.
@@ -281,7 +268,7 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	}
 	// QPs were seen above, with their state tracking.
 	s.Each(func(k Kind, o *Object, id uint32) {
-		if k != KindQP {
+		if k != rdma.KindQP {
 			t.see(&u, Key{k, o.DevName, id}, o)
 		}
 	})
@@ -343,7 +330,7 @@ func (t *Tracker) add(u *Update, k Key, o *Object) *tracked {
 func (t *Tracker) vanish(u *Update, k Key, tr *tracked) {
 	delete(t.objs, k)
 	u.Disappeared = append(u.Disappeared, Change{Key: k, PID: tr.pid, Comm: tr.comm, TGID: tr.tgid, Owner: tr.owner})
-	if k.Kind != KindQP {
+	if k.Kind != rdma.KindQP {
 		return
 	}
 	t.record(k, StateEvent{Time: u.Time, State: tr.state, Gone: true, SQPSN: tr.sqpsn, RQPSN: tr.rqpsn})
@@ -416,13 +403,13 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, port
 	default:
 		tr.still++
 	}
-	if q.State == QPStateErr || q.State == QPStateSQE {
+	if q.State == rdma.QPStateErr || q.State == rdma.QPStateSQE {
 		u.Failed = append(u.Failed, QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State, Since: tr.stateSince})
 	}
 	// Only a reliable QP that can send retries: RC and XRC initiators
 	// in RTS or SQD (UD and UC never retransmit).
-	if tr.still >= t.cfg.StallPolls && (q.State == QPStateRTS || q.State == QPStateSQD) &&
-		(q.Type == QPTypeRC || q.Type == QPTypeXRCIni) {
+	if tr.still >= t.cfg.StallPolls && (q.State == rdma.QPStateRTS || q.State == rdma.QPStateSQD) &&
+		(q.Type == rdma.QPTypeRC || q.Type == rdma.QPTypeXRCSend) {
 		if rose := risen(tr.retryBase, retries); len(rose) > 0 {
 			u.Stuck = append(u.Stuck, QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State,
 				Since: tr.moved, Polls: tr.still, Retries: rose, PerQP: perQP})
@@ -465,7 +452,7 @@ func (t *Tracker) qpRetries(s *Snapshot) map[Key]map[string]uint64 {
 	for _, c := range s.QPCounters {
 		r := t.pickRetries(c.Counters)
 		for _, qpn := range c.LQPNs {
-			out[Key{KindQP, c.DevName, qpn}] = r
+			out[Key{rdma.KindQP, c.DevName, qpn}] = r
 		}
 	}
 	return out
@@ -530,7 +517,7 @@ func Usage(s *Snapshot, limits map[string]Limits, fraction float64) []LimitUsage
 	return limitUsage(s, processUsage(s), limits, fraction)
 }
 
-var limitKinds = []Kind{KindQP, KindCQ, KindMR, KindPD, KindSRQ}
+var limitKinds = []Kind{rdma.KindQP, rdma.KindCQ, rdma.KindMR, rdma.KindPD, rdma.KindSRQ}
 
 func limitUsage(s *Snapshot, procs []ProcessUsage, limits map[string]Limits, fraction float64) []LimitUsage {
 	if fraction <= 0 {

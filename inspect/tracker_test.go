@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,16 +72,16 @@ func TestTrackerLifecycle(t *testing.T) {
 	pp := func(kind Kind, id uint32) Change {
 		return Change{Key: Key{kind, "rxe0", id}, PID: 169, Comm: "ibv_rc_pingpong", TGID: 169, Owner: OwnerLive}
 	}
-	want := []Change{pp(KindCQ, 1), pp(KindCtx, 0), pp(KindMR, init.MRs[0].MRN), pp(KindPD, 1), pp(KindQP, 17)}
+	want := []Change{pp(rdma.KindCQ, 1), pp(rdma.KindCtx, 0), pp(rdma.KindMR, init.MRs[0].MRN), pp(rdma.KindPD, 1), pp(rdma.KindQP, 17)}
 	if diff := cmp.Diff(want, u.Appeared); diff != "" {
 		t.Errorf("appeared (-want +got):\n%s", diff)
 	}
 	rts := clone(init, at(2))
 	q := qpIndex(t, rts, 17)
-	q.State, q.SQPSN, q.RQPSN = QPStateRTS, 100, 200
+	q.State, q.SQPSN, q.RQPSN = rdma.QPStateRTS, 100, 200
 	u = tr.Update(rts)
-	key := Key{KindQP, "rxe0", 17}
-	if diff := cmp.Diff([]StateChange{{Key: key, From: QPStateInit, To: QPStateRTS, Time: at(2)}}, u.StateChanges); diff != "" {
+	key := Key{rdma.KindQP, "rxe0", 17}
+	if diff := cmp.Diff([]StateChange{{Key: key, From: rdma.QPStateInit, To: rdma.QPStateRTS, Time: at(2)}}, u.StateChanges); diff != "" {
 		t.Errorf("state changes (-want +got):\n%s", diff)
 	}
 	u = tr.Update(clone(idle, at(3)))
@@ -88,14 +89,14 @@ func TestTrackerLifecycle(t *testing.T) {
 		t.Errorf("disappeared: %+v", u.Disappeared)
 	}
 	wantHist := []StateEvent{
-		{Time: at(1), State: QPStateInit},
-		{Time: at(2), State: QPStateRTS, SQPSN: 100, RQPSN: 200},
-		{Time: at(3), State: QPStateRTS, Gone: true, SQPSN: 100, RQPSN: 200},
+		{Time: at(1), State: rdma.QPStateInit},
+		{Time: at(2), State: rdma.QPStateRTS, SQPSN: 100, RQPSN: 200},
+		{Time: at(3), State: rdma.QPStateRTS, Gone: true, SQPSN: 100, RQPSN: 200},
 	}
 	if diff := cmp.Diff(wantHist, tr.History(key)); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
-	if h := tr.History(Key{KindQP, "rxe0", 1}); len(h) != 1 || h[0].State != QPStateRTS || h[0].Time != at(0) {
+	if h := tr.History(Key{rdma.KindQP, "rxe0", 1}); len(h) != 1 || h[0].State != rdma.QPStateRTS || h[0].Time != at(0) {
 		t.Errorf("GSI QP history: %+v", h)
 	}
 }
@@ -107,10 +108,10 @@ func TestTrackerFailedAndReuse(t *testing.T) {
 	tr := NewTracker(TrackerConfig{GoneRetention: 1})
 	tr.Update(init)
 	s := clone(init, at(1))
-	qpIndex(t, s, 17).State = QPStateErr
+	qpIndex(t, s, 17).State = rdma.QPStateErr
 	u := tr.Update(s)
-	key := Key{KindQP, "rxe0", 17}
-	wantFailed := []QPAlert{{Key: key, PID: 169, Comm: "ibv_rc_pingpong", State: QPStateErr, Since: at(1)}}
+	key := Key{rdma.KindQP, "rxe0", 17}
+	wantFailed := []QPAlert{{Key: key, PID: 169, Comm: "ibv_rc_pingpong", State: rdma.QPStateErr, Since: at(1)}}
 	if diff := cmp.Diff(wantFailed, u.Failed); diff != "" {
 		t.Errorf("failed (-want +got):\n%s", diff)
 	}
@@ -120,13 +121,13 @@ func TestTrackerFailedAndReuse(t *testing.T) {
 	}
 	s = clone(s, at(3))
 	q := qpIndex(t, s, 17)
-	q.PID, q.State = 4242, QPStateInit
+	q.PID, q.State = 4242, rdma.QPStateInit
 	u = tr.Update(s)
 	if len(u.Disappeared) != 1 || len(u.Appeared) != 1 || u.Appeared[0].PID != 4242 || len(u.Failed) != 0 {
 		t.Errorf("reuse: appeared %+v disappeared %+v failed %+v", u.Appeared, u.Disappeared, u.Failed)
 	}
-	wantHist := []StateEvent{{Time: at(0), State: QPStateInit}, {Time: at(1), State: QPStateErr},
-		{Time: at(3), State: QPStateErr, Gone: true}, {Time: at(3), State: QPStateInit}}
+	wantHist := []StateEvent{{Time: at(0), State: rdma.QPStateInit}, {Time: at(1), State: rdma.QPStateErr},
+		{Time: at(3), State: rdma.QPStateErr, Gone: true}, {Time: at(3), State: rdma.QPStateInit}}
 	if diff := cmp.Diff(wantHist, tr.History(key)); diff != "" {
 		t.Errorf("history across reuse (-want +got):\n%s", diff)
 	}
@@ -136,12 +137,12 @@ func TestTrackerFailedAndReuse(t *testing.T) {
 	if h := tr.History(key); len(h) != 0 {
 		t.Errorf("history of an old vanished QP was kept: %+v", h)
 	}
-	if h := tr.History(Key{KindQP, "rxe0", 36}); len(h) != 0 {
+	if h := tr.History(Key{rdma.KindQP, "rxe0", 36}); len(h) != 0 {
 		t.Errorf("history of QP 36 was kept: %+v", h)
 	}
-	want37 := []StateEvent{{Time: at(4), State: QPStateRTS, SQPSN: 0xecb461, RQPSN: 0xb5594a},
-		{Time: at(5), State: QPStateRTS, Gone: true, SQPSN: 0xecb461, RQPSN: 0xb5594a}}
-	if diff := cmp.Diff(want37, tr.History(Key{KindQP, "rxe0", 37})); diff != "" {
+	want37 := []StateEvent{{Time: at(4), State: rdma.QPStateRTS, SQPSN: 0xecb461, RQPSN: 0xb5594a},
+		{Time: at(5), State: rdma.QPStateRTS, Gone: true, SQPSN: 0xecb461, RQPSN: 0xb5594a}}
+	if diff := cmp.Diff(want37, tr.History(Key{rdma.KindQP, "rxe0", 37})); diff != "" {
 		t.Errorf("history of the last vanished QP (-want +got):\n%s", diff)
 	}
 }
@@ -165,7 +166,7 @@ func TestTrackerStuck(t *testing.T) {
 			t.Errorf("poll %d: stuck too early: %+v", i, stuck)
 		}
 	}
-	want := []QPAlert{{Key: Key{KindQP, "rxe0", 36}, PID: 204, Comm: "rping", State: QPStateRTS, Since: at(0), Polls: 3,
+	want := []QPAlert{{Key: Key{rdma.KindQP, "rxe0", 36}, PID: 204, Comm: "rping", State: rdma.QPStateRTS, Since: at(0), Polls: 3,
 		Retries: map[string]uint64{"retry_exceeded_err": 6, "completer_retry_err": 3}}}
 	if diff := cmp.Diff(want, stuck); diff != "" {
 		t.Errorf("stuck (-want +got):\n%s", diff)
@@ -207,7 +208,7 @@ func TestTrackerUsage(t *testing.T) {
 		t.Fatalf("processes: %+v", u.Processes)
 	}
 	p := u.Processes[0]
-	if diff := cmp.Diff(map[Kind]int{KindQP: 16, KindCQ: 1, KindMR: 1, KindPD: 1, KindCtx: 1, KindSRQ: 1}, p.Counts); diff != "" || p.PID != 192 {
+	if diff := cmp.Diff(map[Kind]int{rdma.KindQP: 16, rdma.KindCQ: 1, rdma.KindMR: 1, rdma.KindPD: 1, rdma.KindCtx: 1, rdma.KindSRQ: 1}, p.Counts); diff != "" || p.PID != 192 {
 		t.Errorf("usage of pid %d (-want +got):\n%s", p.PID, diff)
 	}
 	var got []string
@@ -290,14 +291,14 @@ func TestDeadOwners(t *testing.T) {
 			u := NewTracker(TrackerConfig{}).Update(s)
 			var want []Change
 			if tc.owner.Dead() {
-				for _, k := range []Kind{KindCQ, KindCtx, KindMR, KindPD, KindQP} {
+				for _, k := range []Kind{rdma.KindCQ, rdma.KindCtx, rdma.KindMR, rdma.KindPD, rdma.KindQP} {
 					id := uint32(1)
 					switch k {
-					case KindCtx:
+					case rdma.KindCtx:
 						id = 0
-					case KindMR:
+					case rdma.KindMR:
 						id = s.MRs[0].MRN
-					case KindQP:
+					case rdma.KindQP:
 						id = 17
 					}
 					want = append(want, Change{Key: Key{k, "rxe0", id}, PID: 169, TGID: tc.tgid, Owner: tc.owner})

@@ -5,6 +5,7 @@ package inspect
 import (
 	"context"
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"slices"
 	"sync"
 	"testing"
@@ -43,12 +44,12 @@ func follow(w *Watcher, pids ...uint32) *frameLog {
 				for _, q := range f.Snapshot.QPs {
 					if want[q.PID] {
 						if _, ok := l.seen[q.PID]; !ok {
-							l.seen[q.PID] = Key{KindQP, q.DevName, q.LQPN}
+							l.seen[q.PID] = Key{rdma.KindQP, q.DevName, q.LQPN}
 						}
 					}
 				}
 				for _, ch := range f.Update.Disappeared {
-					if ch.Key.Kind == KindQP && want[ch.PID] {
+					if ch.Key.Kind == rdma.KindQP && want[ch.PID] {
 						l.goneQPs[ch.Key] = true
 					}
 				}
@@ -108,12 +109,12 @@ func TestWatchPingpong(t *testing.T) {
 			t.Errorf("%s QP: history does not end with Gone: %+v", who, h)
 			continue
 		}
-		if s := h[0].State; s != QPStateReset && s != QPStateInit && s != QPStateRTR && s != QPStateRTS {
+		if s := h[0].State; s != rdma.QPStateReset && s != rdma.QPStateInit && s != rdma.QPStateRTR && s != rdma.QPStateRTS {
 			t.Errorf("%s QP first seen in %v", who, s)
 		}
 		rts := false
 		for i, e := range h {
-			rts = rts || e.State == QPStateRTS
+			rts = rts || e.State == rdma.QPStateRTS
 			if i > 0 && e.Time.Before(h[i-1].Time) {
 				t.Errorf("%s QP: event %d before event %d", who, i, i-1)
 			}

@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"errors"
+	"github.com/verbscope/verbscope/rdma"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -152,7 +153,7 @@ func startWatch(t *testing.T, c *Conn, o WatchOptions) (*Watcher, *fakeClock) {
 	return w, clk
 }
 
-var pingpongQP = Key{KindQP, "rxe0", 17}
+var pingpongQP = Key{rdma.KindQP, "rxe0", 17}
 
 // TestWatchFrames: the pingpong server's QP appears in the second frame
 // (a Refresh, not the interval, takes it), with its history, and goes in
@@ -165,7 +166,7 @@ func TestWatchFrames(t *testing.T) {
 	if f1.Seq != 1 || f1.Err != nil || len(f1.Snapshot.QPs) != 1 || len(f1.Update.Appeared) != 3 {
 		t.Fatalf("frame 1: seq %d err %v, %d QPs, appeared %+v", f1.Seq, f1.Err, len(f1.Snapshot.QPs), f1.Update.Appeared)
 	}
-	if h := f1.History[Key{KindQP, "rxe0", 1}]; len(h) != 1 || h[0].State != QPStateRTS {
+	if h := f1.History[Key{rdma.KindQP, "rxe0", 1}]; len(h) != 1 || h[0].State != rdma.QPStateRTS {
 		t.Errorf("frame 1: GSI QP history %+v", h)
 	}
 	if d := clk.waitArmed(t); d != 5*time.Second {
@@ -189,7 +190,7 @@ func TestWatchFrames(t *testing.T) {
 	if !appeared {
 		t.Errorf("frame 2: QP 17 did not appear: %+v", f2.Update.Appeared)
 	}
-	want2 := []StateEvent{{Time: f2.Snapshot.Time, State: QPStateInit}}
+	want2 := []StateEvent{{Time: f2.Snapshot.Time, State: rdma.QPStateInit}}
 	if diff := cmp.Diff(want2, f2.History[pingpongQP]); diff != "" {
 		t.Errorf("frame 2: QP 17 history (-want +got):\n%s", diff)
 	}
@@ -207,7 +208,7 @@ func TestWatchFrames(t *testing.T) {
 	if !gone {
 		t.Errorf("frame 3: QP 17 did not disappear: %+v", f3.Update.Disappeared)
 	}
-	want3 := append(want2, StateEvent{Time: f3.Snapshot.Time, State: QPStateInit, Gone: true})
+	want3 := append(want2, StateEvent{Time: f3.Snapshot.Time, State: rdma.QPStateInit, Gone: true})
 	if diff := cmp.Diff(want3, f3.History[pingpongQP]); diff != "" {
 		t.Errorf("frame 3: QP 17 history (-want +got):\n%s", diff)
 	}

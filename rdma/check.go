@@ -1,7 +1,6 @@
 package rdma
 
 import (
-	"fmt"
 	"slices"
 	"syscall"
 )
@@ -44,7 +43,7 @@ func (s Stage) String() string {
 	if n, ok := stageNames[s]; ok {
 		return n
 	}
-	return fmt.Sprintf("Stage(%d)", int(s))
+	return Unknown(int(s))
 }
 
 // Severity says whether a finding makes the modify fail.
@@ -62,7 +61,7 @@ const (
 
 // String names the severity (error, warning, note).
 func (s Severity) String() string {
-	return enumName(int(s), map[int]string{0: "error", 1: "warning", 2: "note"})
+	return nameIn([]string{"error", "warning", "note"}, int(s))
 }
 
 // Finding is one rule's verdict on a modify.
@@ -120,6 +119,10 @@ type CheckEnv struct {
 	SQDraining bool
 	// QKey says whether Q_Keys with bit 31 set are allowed.
 	QKey QKeyPrivilege
+	// Resolution is how the kernel will resolve the AV's DGID to a MAC
+	// address, as an AVResolver found it before the modify; nil: not
+	// looked up (the rule that needs it is skipped).
+	Resolution *AVResolution
 }
 
 // vendorDrivers maps ibv_query_device(3) vendor_id values of software
@@ -184,9 +187,6 @@ func (v *Verdict) Errors() []Finding { return v.bySeverity(SevError) }
 
 // Warnings are values the kernel accepts that are wrong or meaningless.
 func (v *Verdict) Warnings() []Finding { return v.bySeverity(SevWarning) }
-
-// Notes are things worth knowing about the modify (mask rewrites, ...).
-func (v *Verdict) Notes() []Finding { return v.bySeverity(SevNote) }
 
 func (v *Verdict) bySeverity(s Severity) []Finding {
 	var out []Finding

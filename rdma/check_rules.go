@@ -23,20 +23,21 @@ type modifyRule struct {
 
 // Sources of the rules, cited in every finding.
 const (
-	srcLibCmd     = "rdma-core libibverbs/cmd.c ibv_cmd_modify_qp (rxe provider: providers/rxe/rxe.c rxe_modify_qp)"
-	srcUVerbsMask = "drivers/infiniband/core/uverbs_cmd.c ib_uverbs_modify_qp, ib_uverbs_ex_modify_qp"
-	srcUVerbs     = "drivers/infiniband/core/uverbs_cmd.c modify_qp"
-	srcUVerbsXRC  = "drivers/infiniband/core/uverbs_cmd.c modify_qp_mask"
-	srcCoreAH     = "drivers/infiniband/core/verbs.c _ib_modify_qp, rdma_check_ah_attr"
-	srcCoreGID    = "drivers/infiniband/core/verbs.c rdma_fill_sgid_attr; core/cache.c rdma_get_gid_attr"
-	srcCoreDMAC   = "drivers/infiniband/core/verbs.c ib_resolve_eth_dmac; core/addr.c rdma_resolve_ip"
-	srcCoreAlt    = "drivers/infiniband/core/verbs.c _ib_modify_qp (alternate path)"
-	srcCorePSN    = "drivers/infiniband/core/verbs.c _ib_modify_qp (PSN masking)"
-	srcTable      = "drivers/infiniband/core/verbs.c ib_modify_qp_is_ok, qp_state_table"
-	srcRxeChk     = "drivers/infiniband/sw/rxe/rxe_qp.c rxe_qp_chk_attr"
-	srcRxeAV      = "drivers/infiniband/sw/rxe/rxe_av.c rxe_av_chk_attr"
-	srcRxeFrom    = "drivers/infiniband/sw/rxe/rxe_qp.c rxe_qp_from_attr (stores the value unchecked)"
-	srcSpec       = "IBTA spec vol. 1 ch. 9 (BTH/AETH field widths); ibv_modify_qp(3)"
+	srcLibCmd      = "rdma-core libibverbs/cmd.c ibv_cmd_modify_qp (rxe provider: providers/rxe/rxe.c rxe_modify_qp)"
+	srcUVerbsMask  = "drivers/infiniband/core/uverbs_cmd.c ib_uverbs_modify_qp, ib_uverbs_ex_modify_qp"
+	srcUVerbs      = "drivers/infiniband/core/uverbs_cmd.c modify_qp"
+	srcUVerbsXRC   = "drivers/infiniband/core/uverbs_cmd.c modify_qp_mask"
+	srcCoreAH      = "drivers/infiniband/core/verbs.c _ib_modify_qp, rdma_check_ah_attr"
+	srcCoreGID     = "drivers/infiniband/core/verbs.c rdma_fill_sgid_attr; core/cache.c rdma_get_gid_attr"
+	srcCoreDMAC    = "drivers/infiniband/core/verbs.c ib_resolve_eth_dmac; core/addr.c rdma_resolve_ip"
+	srcCoreResolve = "drivers/infiniband/core/addr.c rdma_resolve_ip, addr_resolve, dst_fetch_ha (route, then neighbour, 1000 ms)"
+	srcCoreAlt     = "drivers/infiniband/core/verbs.c _ib_modify_qp (alternate path)"
+	srcCorePSN     = "drivers/infiniband/core/verbs.c _ib_modify_qp (PSN masking)"
+	srcTable       = "drivers/infiniband/core/verbs.c ib_modify_qp_is_ok, qp_state_table"
+	srcRxeChk      = "drivers/infiniband/sw/rxe/rxe_qp.c rxe_qp_chk_attr"
+	srcRxeAV       = "drivers/infiniband/sw/rxe/rxe_av.c rxe_av_chk_attr"
+	srcRxeFrom     = "drivers/infiniband/sw/rxe/rxe_qp.c rxe_qp_from_attr (stores the value unchecked)"
+	srcSpec        = "IBTA spec vol. 1 ch. 9 (BTH/AETH field widths); ibv_modify_qp(3)"
 )
 
 // fail, warn and note build a rule's findings; Check fills in the rule
@@ -101,6 +102,7 @@ var modifyRules = slices.Concat(
 		{id: "core.av-grh", stage: StageCore, errno: syscall.EINVAL, source: srcCoreAH, run: ruleAVGRH},
 		{id: "core.sgid", stage: StageCore, errno: syscall.ENODATA, source: srcCoreGID, run: ruleSGID},
 		{id: "core.dgid-family", stage: StageCore, errno: syscall.EINVAL, source: srcCoreDMAC, run: ruleDGIDFamily},
+		{id: "core.resolve", stage: StageCore, errno: syscall.ETIMEDOUT, source: srcCoreResolve, run: ruleResolve},
 		{id: "core.alt-path-roce", stage: StageCore, errno: syscall.EINVAL, source: srcCoreAlt, run: ruleAltPathRoCE},
 	},
 	// PSN masking happens in _ib_modify_qp after the AV work.
@@ -333,8 +335,8 @@ func gidChoicesWhere(c *checkCtx, keep func(GIDEntry) bool) string {
 // destination MAC (ib_resolve_eth_dmac → rdma_addr_find_l2_eth_by_grh →
 // rdma_resolve_ip), which refuses a source and destination of different
 // address families with EINVAL. An all-zero DGID reads as IPv6 "::".
-// Other resolution failures (no neighbour: ETIMEDOUT after about a
-// second, seen in the lab for 10.0.0.2 on veth1) are not predicted.
+// What the resolution itself meets (no route, no neighbour) is
+// core.resolve's, from what a resolver found (CheckEnv.Resolution).
 func ruleDGIDFamily(c *checkCtx) []Finding {
 	if !c.has(AttrAV) || !c.hasAttr || !c.roce || !connectedType(c.typ) || !c.attr.AH.IsGlobal {
 		return nil

@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// QPState is enum ibv_qp_state (ibv_modify_qp(3)).
+// QPState is enum ibv_qp_state (ibv_modify_qp(3)) and the kernel's enum
+// ib_qp_state (include/rdma/ib_verbs.h; nldev's RDMA_NLDEV_ATTR_RES_STATE).
 type QPState int
 
 // QP states, values as in verbs.h.
@@ -17,75 +18,98 @@ const (
 	QPStateSQD     QPState = 4 // send queue drained
 	QPStateSQE     QPState = 5 // send queue error
 	QPStateErr     QPState = 6
-	QPStateUnknown QPState = 7
+	QPStateUnknown QPState = 7 // IBV_QPS_UNKNOWN: libibverbs only
 )
 
 var qpStateNames = []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN"}
 
+// QPStateNames are the names of the QP states RESET to ERR, as String and
+// IPRoute2 print them.
+func QPStateNames() []string { return append([]string(nil), qpStateNames[:QPStateErr+1]...) }
+
 // String is the state's name without IBV_QPS_ (RTS).
-func (s QPState) String() string {
-	if s >= 0 && int(s) < len(qpStateNames) {
-		return qpStateNames[s]
-	}
-	return fmt.Sprintf("QPState(%d)", int(s))
-}
+func (s QPState) String() string { return nameIn(qpStateNames, int(s)) }
+
+// IPRoute2 names the state as `rdma resource show qp` prints it
+// (qp_states_to_str in iproute2 rdma/res-qp.c): RESET to ERR, else
+// "UNKNOWN".
+func (s QPState) IPRoute2() string { return nameOr(qpStateNames[:QPStateErr+1], int(s), "UNKNOWN") }
 
 // ParseQPState reads a state name ("rts", "RTS", "IBV_QPS_RTS"). The names
 // are those of enum ibv_qp_state.
 func ParseQPState(s string) (QPState, bool) {
-	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_QPS_")
-	for i, n := range qpStateNames {
-		if n == s {
-			return QPState(i), true
-		}
-	}
-	return 0, false
+	return parseName[QPState](s, "IBV_QPS_", qpStateNames)
 }
 
 // QPType is enum ibv_qp_type (ibv_create_qp(3)); the numbers are shared
-// with the kernel's enum ib_qp_type, so netlink dumps use them too.
+// with the kernel's enum ib_qp_type (include/rdma/ib_verbs.h), so netlink
+// dumps use them too.
 type QPType int
 
-// QP types, values as in verbs.h (SMI and GSI exist only in the kernel).
+// QP types, values as in verbs.h and ib_verbs.h (SMI, GSI and the raw
+// IPv6 and Ethertype QPs exist only in the kernel).
 const (
-	QPTypeSMI       QPType = 0
-	QPTypeGSI       QPType = 1
-	QPTypeRC        QPType = 2
-	QPTypeUC        QPType = 3
-	QPTypeUD        QPType = 4
-	QPTypeRawPacket QPType = 8
-	QPTypeXRCSend   QPType = 9  // kernel: XRC_INI
-	QPTypeXRCRecv   QPType = 10 // kernel: XRC_TGT
-	QPTypeDriver    QPType = 0xff
+	QPTypeSMI          QPType = 0
+	QPTypeGSI          QPType = 1
+	QPTypeRC           QPType = 2
+	QPTypeUC           QPType = 3
+	QPTypeUD           QPType = 4
+	QPTypeRawIPv6      QPType = 5
+	QPTypeRawEthertype QPType = 6
+	QPTypeRawPacket    QPType = 8
+	QPTypeXRCSend      QPType = 9  // kernel: XRC_INI
+	QPTypeXRCRecv      QPType = 10 // kernel: XRC_TGT
+	QPTypeDriver       QPType = 0xff
 )
 
-var qpTypeNames = map[QPType]string{
-	QPTypeSMI: "SMI", QPTypeGSI: "GSI", QPTypeRC: "RC", QPTypeUC: "UC", QPTypeUD: "UD",
-	5: "RAW_IPV6", 6: "RAW_ETHERTYPE",
-	QPTypeRawPacket: "RAW_PACKET", QPTypeXRCSend: "XRC_SEND", QPTypeXRCRecv: "XRC_RECV", QPTypeDriver: "DRIVER",
+var qpTypeNames = []string{"SMI", "GSI", "RC", "UC", "UD", "RAW_IPV6", "RAW_ETHERTYPE", "",
+	"RAW_PACKET", "XRC_SEND", "XRC_RECV"}
+
+// qpTypeIPRoute2 are qp_types_to_str's names (iproute2 rdma/res.c): the
+// kernel's, XRC_INI and XRC_TGT for libibverbs' XRC_SEND and XRC_RECV.
+var qpTypeIPRoute2 = []string{"SMI", "GSI", "RC", "UC", "UD", "RAW_IPV6", "RAW_ETHERTYPE", "UNKNOWN",
+	"RAW_PACKET", "XRC_INI", "XRC_TGT"}
+
+// QPTypeNames are the names of the kernel's QP types as
+// IPRoute2 prints them, DRIVER last: the words a QP row can show.
+func QPTypeNames() []string {
+	var out []string
+	for _, n := range qpTypeIPRoute2 {
+		if n != "UNKNOWN" {
+			out = append(out, n)
+		}
+	}
+	return append(out, "DRIVER")
 }
 
-// String is the type's name without IBV_QPT_ (RC), as rdma resource show prints it.
+// String is the type's name without IBV_QPT_ (RC, XRC_SEND).
 func (t QPType) String() string {
-	if n, ok := qpTypeNames[t]; ok {
-		return n
+	if t == QPTypeDriver {
+		return "DRIVER"
 	}
-	return fmt.Sprintf("QPType(%d)", int(t))
+	return nameIn(qpTypeNames, int(t))
+}
+
+// IPRoute2 names the type as `rdma resource show` prints it
+// (qp_types_to_str in iproute2 rdma/res.c): "RC", "XRC_INI", "DRIVER",
+// else "UNKNOWN".
+func (t QPType) IPRoute2() string {
+	if t == QPTypeDriver {
+		return "DRIVER"
+	}
+	return nameOr(qpTypeIPRoute2, int(t), "UNKNOWN")
 }
 
 // ParseQPType reads a type name ("rc", "UD", "IBV_QPT_UC", "XRC_INI"). The
 // names are those of enum ibv_qp_type and the kernel's enum ib_qp_type.
 func ParseQPType(s string) (QPType, bool) {
 	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_QPT_")
-	switch s {
-	case "XRC_INI":
-		return QPTypeXRCSend, true
-	case "XRC_TGT":
-		return QPTypeXRCRecv, true
+	if s == "DRIVER" {
+		return QPTypeDriver, true
 	}
-	for t, n := range qpTypeNames {
-		if n == s {
-			return t, true
+	for i := range qpTypeNames {
+		if (qpTypeNames[i] == s || qpTypeIPRoute2[i] == s) && s != "" && s != "UNKNOWN" {
+			return QPType(i), true
 		}
 	}
 	return 0, false
@@ -186,7 +210,8 @@ func ParseQPAttrMaskBit(s string) (QPAttrMask, bool) {
 	return 0, false
 }
 
-// MigState is enum ibv_mig_state (path migration, ibv_modify_qp(3)).
+// MigState is enum ibv_mig_state (path migration, ibv_modify_qp(3)) and
+// the kernel's enum ib_mig_state (RDMA_NLDEV_ATTR_RES_PATH_MIG_STATE).
 type MigState int
 
 // Path migration states, values as in verbs.h.
@@ -196,10 +221,17 @@ const (
 	MigStateArmed    MigState = 2
 )
 
+var migStateNames = []string{"MIGRATED", "REARM", "ARMED"}
+
+// MigStateNames are the path migration states' names, MIGRATED to ARMED.
+func MigStateNames() []string { return append([]string(nil), migStateNames...) }
+
 // String is the path migration state's name (MIGRATED).
-func (m MigState) String() string {
-	return enumName(int(m), map[int]string{0: "MIGRATED", 1: "REARM", 2: "ARMED"})
-}
+func (m MigState) String() string { return nameIn(migStateNames, int(m)) }
+
+// IPRoute2 names the state as `rdma resource show qp` prints it
+// (path_mig_to_str in iproute2 rdma/res-qp.c), else "UNKNOWN".
+func (m MigState) IPRoute2() string { return nameOr(migStateNames, int(m), "UNKNOWN") }
 
 // AccessFlags is enum ibv_access_flags (ibv_reg_mr(3), ibv_modify_qp(3)).
 type AccessFlags uint32
@@ -225,13 +257,8 @@ func (a AccessFlags) String() string { return flagNames(uint32(a), accessNames) 
 // ParseAccessFlag reads one flag name ("remote_write",
 // "IBV_ACCESS_LOCAL_WRITE"). The names are those of enum ibv_access_flags.
 func ParseAccessFlag(s string) (AccessFlags, bool) {
-	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_ACCESS_")
-	for i, n := range accessNames {
-		if n == s {
-			return AccessFlags(1) << i, true
-		}
-	}
-	return 0, false
+	i, ok := parseName[int](s, "IBV_ACCESS_", accessNames)
+	return AccessFlags(1) << i, ok
 }
 
 // GlobalRoute is struct ibv_global_route: the GRH of an address vector,

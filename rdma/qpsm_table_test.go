@@ -179,3 +179,28 @@ func TestExplainMaskAndHelp(t *testing.T) {
 		}
 	}
 }
+
+// What each state allows, as the shell's post checks and the dashboard
+// read it: receives from INIT on, sends that run only in RTS (and SQD,
+// queued), and ERR flushes both queues.
+func TestStateAllows(t *testing.T) {
+	type row struct{ PostRecv, PostSend, SendsRun, Receives, Flushes bool }
+	got := map[string]row{}
+	for _, s := range append(QPStates, QPStateUnknown) {
+		a := s.Allows()
+		got[s.String()] = row{a.PostRecv, a.PostSend, a.SendsRun, a.Receives, a.FlushesSends || a.FlushesRecvs}
+	}
+	want := map[string]row{
+		"RESET":   {},
+		"INIT":    {PostRecv: true},
+		"RTR":     {PostRecv: true, Receives: true},
+		"RTS":     {PostRecv: true, PostSend: true, SendsRun: true, Receives: true},
+		"SQD":     {PostRecv: true, PostSend: true, SendsRun: true, Receives: true},
+		"SQE":     {PostRecv: true, PostSend: true, Receives: true, Flushes: true},
+		"ERR":     {PostRecv: true, PostSend: true, Flushes: true},
+		"UNKNOWN": {},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Allows (-want +got):\n%s", diff)
+	}
+}

@@ -43,8 +43,8 @@ func TestFlagStrings(t *testing.T) {
 		{(AccessLocalWrite | AccessRemoteWrite).String(), "LOCAL_WRITE|REMOTE_WRITE"},
 		{(SendSignaled | SendInline).String(), "SIGNALED|INLINE"},
 		{(WCWithImm).String(), "WITH_IMM"},
-		{WCStatus(99).String(), "WCStatus(99)"},
-		{QPState(-1).String(), "QPState(-1)"},
+		{WCStatus(99).String(), "UNKNOWN(99)"},
+		{QPState(-1).String(), "UNKNOWN(-1)"},
 		{WCRecvRDMAWithImm.String(), "RECV_RDMA_WITH_IMM"},
 	} {
 		if tc.got != tc.want {

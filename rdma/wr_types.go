@@ -35,7 +35,7 @@ func (o WROpcode) String() string {
 	if n, ok := wrOpcodeNames[o]; ok {
 		return n
 	}
-	return fmt.Sprintf("WROpcode(%d)", int(o))
+	return Unknown(int(o))
 }
 
 // ParseWROpcode reads an opcode name ("send", "RDMA_WRITE",
@@ -108,22 +108,13 @@ var wcStatusNames = []string{
 
 // String is the status's name without IBV_WC_ (REM_ACCESS_ERR), as ibv_wc_status_str(3) names them.
 func (s WCStatus) String() string {
-	if s >= 0 && int(s) < len(wcStatusNames) {
-		return wcStatusNames[s]
-	}
-	return fmt.Sprintf("WCStatus(%d)", int(s))
+	return nameIn(wcStatusNames, int(s))
 }
 
 // ParseWCStatus reads a status name ("REM_ACCESS_ERR",
 // "IBV_WC_WR_FLUSH_ERR"). The names are those of enum ibv_wc_status.
 func ParseWCStatus(s string) (WCStatus, bool) {
-	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_WC_")
-	for i, n := range wcStatusNames {
-		if n == s {
-			return WCStatus(i), true
-		}
-	}
-	return 0, false
+	return parseName[WCStatus](s, "IBV_WC_", wcStatusNames)
 }
 
 // WCOpcode is enum ibv_wc_opcode (ibv_poll_cq(3)): what completed.
@@ -146,8 +137,12 @@ const (
 
 // String is the completion opcode's name without IBV_WC_ (RECV).
 func (o WCOpcode) String() string {
-	return enumName(int(o), map[int]string{0: "SEND", 1: "RDMA_WRITE", 2: "RDMA_READ", 3: "COMP_SWAP", 4: "FETCH_ADD",
-		5: "BIND_MW", 6: "LOCAL_INV", 7: "TSO", 128: "RECV", 129: "RECV_RDMA_WITH_IMM"})
+	names := []string{"SEND", "RDMA_WRITE", "RDMA_READ", "COMP_SWAP", "FETCH_ADD", "BIND_MW", "LOCAL_INV", "TSO"}
+	v := int(o)
+	if o >= WCRecv {
+		names, v = []string{"RECV", "RECV_RDMA_WITH_IMM"}, int(o-WCRecv)
+	}
+	return nameOr(names, v, Unknown(int(o)))
 }
 
 // WCFlags is enum ibv_wc_flags (ibv_poll_cq(3)).
@@ -202,22 +197,13 @@ var eventNames = []string{
 
 // String is the event's name without IBV_EVENT_ (QP_FATAL), as ibv_event_type_str(3) names them.
 func (e EventType) String() string {
-	if e >= 0 && int(e) < len(eventNames) {
-		return eventNames[e]
-	}
-	return fmt.Sprintf("EventType(%d)", int(e))
+	return nameIn(eventNames, int(e))
 }
 
 // ParseEventType reads an event name ("QP_FATAL", "IBV_EVENT_PORT_ERR"). The
 // names are those of enum ibv_event_type.
 func ParseEventType(s string) (EventType, bool) {
-	s = strings.TrimPrefix(strings.ToUpper(s), "IBV_EVENT_")
-	for i, n := range eventNames {
-		if n == s {
-			return EventType(i), true
-		}
-	}
-	return 0, false
+	return parseName[EventType](s, "IBV_EVENT_", eventNames)
 }
 
 // flagNames joins the names of set bits (bit i is names[i]); unknown bits

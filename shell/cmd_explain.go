@@ -61,7 +61,7 @@ func maskText(m verbs.QPAttrMask) string {
 
 func wcText(st verbs.WCStatus, kind string) string {
 	h := st.Hint()
-	if st == verbs.WCSuccess {
+	if st == rdma.WCSuccess {
 		h = "the work request completed"
 	}
 	return fmt.Sprintf("%s (%s): %s", st, kind, h)
@@ -93,8 +93,8 @@ func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
 	if ev, ok := rdma.ParseEventType(w); ok {
 		parts = append(parts, meaningText(ev.Meaning(), fmt.Sprintf("async event %d", int(ev))))
 	}
-	if st, ok := rdma.ParseQPState(w); ok && st != verbs.QPSUnknown {
-		parts = append(parts, fmt.Sprintf("%s (QP state %d): %s\n  next steps from here (RC): %s", st, int(st), rdma.StateHelp(st), legalNext(st, verbs.QPTRC)))
+	if st, ok := rdma.ParseQPState(w); ok && st != rdma.QPStateUnknown {
+		parts = append(parts, fmt.Sprintf("%s (QP state %d): %s\n  next steps from here (RC): %s", st, int(st), rdma.StateHelp(st), legalNext(st, rdma.QPTypeRC)))
 	}
 	if bit, err := rdma.FieldBit(normKey(w)); err == nil {
 		parts = append(parts, fmt.Sprintf("%s (modify attribute, mask bit IBV_QP_%s): %s", normKey(w), bit, fieldHelp(normKey(w))))
@@ -109,7 +109,7 @@ func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
 			e := syscall.Errno(n)
 			parts = append(parts, meaningText(rdma.ErrnoMeaning(e), fmt.Sprintf("as errno %d", n)))
 		}
-		if n <= uint64(verbs.WCTMRndvIncomplete) {
+		if n <= uint64(rdma.WCTMRndvIncomplete) {
 			parts = append(parts, wcText(verbs.WCStatus(n), fmt.Sprintf("as completion status %d", n)))
 		}
 		mask := verbs.QPAttrMask(n)
@@ -153,7 +153,7 @@ func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 		}
 		who = e.name
 	}
-	typ := verbs.QPTRC
+	typ := rdma.QPTypeRC
 	if who != "" {
 		typ = s.objs[who].qp.Type()
 	}
@@ -173,8 +173,8 @@ func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 		}
 		return " " + n + " "
 	}
-	art := fmt.Sprintf(diagramArt, mark(verbs.QPSReset), mark(verbs.QPSInit), mark(verbs.QPSRTR), mark(verbs.QPSRTS),
-		mark(verbs.QPSSQD), mark(verbs.QPSSQE), mark(verbs.QPSErr))
+	art := fmt.Sprintf(diagramArt, mark(rdma.QPStateReset), mark(rdma.QPStateInit), mark(rdma.QPStateRTR), mark(rdma.QPStateRTS),
+		mark(rdma.QPStateSQD), mark(rdma.QPStateSQE), mark(rdma.QPStateErr))
 	text := strings.Trim(art, "\n")
 	data := map[string]any{}
 	if who != "" {

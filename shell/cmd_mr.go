@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/verbscope/verbscope/verbs"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 func init() {
@@ -73,7 +73,7 @@ func runMR(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	access := verbs.AccessLocalWrite
+	access := rdma.AccessLocalWrite
 	if v, ok := a.str("access"); ok {
 		if access, err = parseAccess(v); err != nil {
 			return Result{}, &Error{What: strings.TrimPrefix(err.Error(), "verbs: "), Err: err,

@@ -297,7 +297,7 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 		typName = "rc"
 	}
 	typ, ok := rdma.ParseQPType(typName)
-	if !ok || (typ != verbs.QPTRC && typ != verbs.QPTUC && typ != verbs.QPTUD) {
+	if !ok || (typ != rdma.QPTypeRC && typ != rdma.QPTypeUC && typ != rdma.QPTypeUD) {
 		return Result{}, &Error{What: fmt.Sprintf("type=%s is not a QP type the shell creates", typName), Fix: "use type=rc, type=uc or type=ud"}
 	}
 	cqs := map[string]*entry{}

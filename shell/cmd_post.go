@@ -115,19 +115,19 @@ type opInfo struct {
 	types  []verbs.QPType    // QP types that allow it (ibv_post_send(3) table)
 }
 
-var rcOnly = []verbs.QPType{verbs.QPTRC}
-var connected = []verbs.QPType{verbs.QPTRC, verbs.QPTUC}
-var anyType = []verbs.QPType{verbs.QPTRC, verbs.QPTUC, verbs.QPTUD}
+var rcOnly = []verbs.QPType{rdma.QPTypeRC}
+var connected = []verbs.QPType{rdma.QPTypeRC, rdma.QPTypeUC}
+var anyType = []verbs.QPType{rdma.QPTypeRC, rdma.QPTypeUC, rdma.QPTypeUD}
 
 var postOps = map[string]opInfo{
-	"send":      {op: verbs.WRSend, types: anyType},
-	"send_imm":  {op: verbs.WRSendWithImm, types: anyType},
+	"send":      {op: rdma.WRSend, types: anyType},
+	"send_imm":  {op: rdma.WRSendWithImm, types: anyType},
 	"recv":      {recv: true, types: anyType},
-	"write":     {op: verbs.WRRDMAWrite, remote: true, access: verbs.AccessRemoteWrite, types: connected},
-	"write_imm": {op: verbs.WRRDMAWriteWithImm, remote: true, access: verbs.AccessRemoteWrite, types: connected},
-	"read":      {op: verbs.WRRDMARead, remote: true, access: verbs.AccessRemoteRead, types: rcOnly},
-	"cas":       {op: verbs.WRAtomicCmpAndSwp, remote: true, access: verbs.AccessRemoteAtomic, types: rcOnly},
-	"faa":       {op: verbs.WRAtomicFetchAndAdd, remote: true, access: verbs.AccessRemoteAtomic, types: rcOnly},
+	"write":     {op: rdma.WRRDMAWrite, remote: true, access: rdma.AccessRemoteWrite, types: connected},
+	"write_imm": {op: rdma.WRRDMAWriteWithImm, remote: true, access: rdma.AccessRemoteWrite, types: connected},
+	"read":      {op: rdma.WRRDMARead, remote: true, access: rdma.AccessRemoteRead, types: rcOnly},
+	"cas":       {op: rdma.WRAtomicCmpAndSwp, remote: true, access: rdma.AccessRemoteAtomic, types: rcOnly},
+	"faa":       {op: rdma.WRAtomicFetchAndAdd, remote: true, access: rdma.AccessRemoteAtomic, types: rcOnly},
 }
 
 func postOpNames() []string { return sortedKeys(postOps) }
@@ -196,7 +196,7 @@ func (p *postPlan) read() error {
 		wrid = s.wrid
 	}
 	p.wr.WRID = wrid
-	if p.local.open && (p.info.op == verbs.WRAtomicCmpAndSwp || p.info.op == verbs.WRAtomicFetchAndAdd) {
+	if p.local.open && (p.info.op == rdma.WRAtomicCmpAndSwp || p.info.op == rdma.WRAtomicFetchAndAdd) {
 		p.local.len = 8
 	}
 	if p.info.remote {
@@ -235,14 +235,14 @@ func (p *postPlan) read() error {
 	}
 	if _, given := a.str("imm"); given {
 		switch p.info.op {
-		case verbs.WRSend:
+		case rdma.WRSend:
 			p.info, p.opName = postOps["send_imm"], "send_imm"
-		case verbs.WRRDMAWrite:
+		case rdma.WRRDMAWrite:
 			p.info, p.opName = postOps["write_imm"], "write_imm"
 		}
 	}
 	p.wr.Imm = uint32(imm)
-	cmpAdd, err := a.uint(map[bool]string{true: "add", false: "compare"}[p.info.op == verbs.WRAtomicFetchAndAdd], 0, 1<<64-1)
+	cmpAdd, err := a.uint(map[bool]string{true: "add", false: "compare"}[p.info.op == rdma.WRAtomicFetchAndAdd], 0, 1<<64-1)
 	if err != nil {
 		return err
 	}
@@ -275,13 +275,13 @@ func (p *postPlan) read() error {
 		return err
 	}
 	p.wr.Opcode = p.info.op
-	for flag, f := range map[string]verbs.SendFlags{"inline": verbs.SendInline, "solicited": verbs.SendSolicited, "fence": verbs.SendFence} {
+	for flag, f := range map[string]verbs.SendFlags{"inline": rdma.SendInline, "solicited": rdma.SendSolicited, "fence": rdma.SendFence} {
 		if a.flag(flag) {
 			p.wr.Flags |= f
 		}
 	}
 	if !a.flag("unsignaled") {
-		p.wr.Flags |= verbs.SendSignaled
+		p.wr.Flags |= rdma.SendSignaled
 	}
 	p.wr.SGEs = []verbs.SGE{{MR: p.local.e.mr, Offset: p.local.off, Length: uint32(p.local.len)}}
 	p.wr.RemoteAddr, p.wr.RKey = p.raddr, p.rkey
@@ -298,7 +298,7 @@ func (p *postPlan) check() error {
 			driver = rdma.DriverForVendor(d.VendorID)
 		}
 		for _, f := range rdma.CheckSend(typ, p.info.op, p.wr.Flags, qp.qp.InitAttr().SigAll, driver) {
-			if f.Severity == verbs.SevError {
+			if f.Severity == rdma.SevError {
 				return &Error{What: fmt.Sprintf("%s: %s", p.opName, f.Problem), Why: f.Why, Fix: f.Fix}
 			}
 		}
@@ -307,21 +307,21 @@ func (p *postPlan) check() error {
 	if err != nil {
 		return err
 	}
-	if p.info.recv && st == verbs.QPSReset {
+	if p.info.recv && !st.Allows().PostRecv {
 		return &Error{What: qp.name + " is in RESET, where receives cannot be posted",
 			Fix: "move it to INIT first (`next " + qp.name + "`); receives may be posted from INIT on"}
 	}
-	if !p.info.recv && st != verbs.QPSRTS && st != verbs.QPSSQD {
+	if !p.info.recv && !st.Allows().SendsRun {
 		return &Error{What: fmt.Sprintf("%s is in %s, but sends need RTS", qp.name, st),
 			Why: "only a QP in RTS processes its send queue",
 			Fix: "walk it to RTS: `next " + qp.name + "` until it says RTS, or `connect`"}
 	}
-	needLocal := p.info.recv || p.info.op == verbs.WRRDMARead || p.info.op == verbs.WRAtomicCmpAndSwp || p.info.op == verbs.WRAtomicFetchAndAdd
-	if needLocal && p.local.e.mr.Access()&verbs.AccessLocalWrite == 0 {
+	needLocal := p.info.recv || p.info.op == rdma.WRRDMARead || p.info.op == rdma.WRAtomicCmpAndSwp || p.info.op == rdma.WRAtomicFetchAndAdd
+	if needLocal && p.local.e.mr.Access()&rdma.AccessLocalWrite == 0 {
 		return &Error{What: p.local.e.name + " lacks LOCAL_WRITE, but the device must write into it",
 			Why: "receives, RDMA read results and atomic old values land in the local buffer", Fix: "register it with access=local_write"}
 	}
-	if p.info.op == verbs.WRAtomicCmpAndSwp || p.info.op == verbs.WRAtomicFetchAndAdd {
+	if p.info.op == rdma.WRAtomicCmpAndSwp || p.info.op == rdma.WRAtomicFetchAndAdd {
 		if p.local.len != 8 || p.raddr%8 != 0 {
 			return &Error{What: "atomics work on 8 bytes at an 8-byte aligned remote address",
 				Fix: "use a local range of 8 bytes (MR[0:8]) and a remote offset divisible by 8"}
@@ -334,7 +334,7 @@ func (p *postPlan) check() error {
 				Fix: "register the remote MR with access=local_write," + strings.ToLower(p.info.access.String()) + "; or add --force to see the error happen"}
 		}
 		if peer := p.s.qpByNum(destQPN(qp)); peer != nil {
-			if a, err := peer.qp.Query(verbs.AttrAccessFlags); err == nil && a.AccessFlags&p.info.access == 0 {
+			if a, err := peer.qp.Query(rdma.AttrAccessFlags); err == nil && a.AccessFlags&p.info.access == 0 {
 				return &Error{What: fmt.Sprintf("the peer QP %s does not allow %s (its access flags are %s)", peer.name, strings.ToUpper(p.info.access.String()), a.AccessFlags),
 					Why: "a responder QP checks its own access flags too: the completion would be REM_INV_REQ_ERR or REM_ACCESS_ERR",
 					Fix: "set access=" + strings.ToLower(p.info.access.String()) + " on " + peer.name + " (at INIT, or RTS→RTS); or --force"}
@@ -345,7 +345,7 @@ func (p *postPlan) check() error {
 }
 
 func destQPN(e *entry) uint32 {
-	a, err := e.qp.Query(verbs.AttrDestQPN)
+	a, err := e.qp.Query(rdma.AttrDestQPN)
 	if err != nil {
 		return 0
 	}
@@ -431,7 +431,7 @@ func runPoll(ctx context.Context, s *Shell, a *args) (Result, error) {
 		want := strings.ToUpper(until)
 		done = func(wcs []verbs.WC) bool {
 			for _, wc := range wcs {
-				if (want == "ERROR" && wc.Status != verbs.WCSuccess) || (wc.Status == verbs.WCSuccess && wc.Opcode.String() == want) {
+				if (want == "ERROR" && wc.Status != rdma.WCSuccess) || (wc.Status == rdma.WCSuccess && wc.Opcode.String() == want) {
 					return true
 				}
 			}
@@ -493,15 +493,15 @@ func (s *Shell) showCompletions(cq *entry, wcs []verbs.WC) Result {
 	for _, wc := range wcs {
 		d := map[string]any{"wrid": wc.WRID, "status": wc.Status.String(), "qp_num": wc.QPNum}
 		line := fmt.Sprintf("  wrid %-4d %-8s", wc.WRID, wc.Status)
-		if wc.Status == verbs.WCSuccess {
+		if wc.Status == rdma.WCSuccess {
 			line = fmt.Sprintf("  wrid %-4d %-18s %s", wc.WRID, wc.Opcode, "success")
 			d["opcode"] = wc.Opcode.String()
-			if wc.Opcode == verbs.WCRecvRDMAWithImm {
+			if wc.Opcode == rdma.WCRecvRDMAWithImm {
 				// The data went where the peer's RDMA write pointed; the
 				// receive only carried the immediate.
 				line += fmt.Sprintf(", %d bytes written by the peer's RDMA write", wc.ByteLen)
 				d["byte_len"] = wc.ByteLen
-			} else if wc.Opcode&verbs.WCRecv != 0 {
+			} else if wc.Opcode&rdma.WCRecv != 0 {
 				line += fmt.Sprintf(", %d bytes", wc.ByteLen)
 				d["byte_len"] = wc.ByteLen
 				if pw, ok := s.posted[wc.WRID]; ok && !pw.local.e.closed() && wc.ByteLen > 0 {
@@ -515,7 +515,7 @@ func (s *Shell) showCompletions(cq *entry, wcs []verbs.WC) Result {
 					}
 				}
 			}
-			if wc.Flags&verbs.WCWithImm != 0 && wc.Opcode&verbs.WCRecv != 0 {
+			if wc.Flags&rdma.WCWithImm != 0 && wc.Opcode&rdma.WCRecv != 0 {
 				line += fmt.Sprintf(", imm 0x%x", wc.Imm)
 				d["imm"] = wc.Imm
 			}

@@ -98,8 +98,8 @@ func stateSuggestions(s *Shell, pos []string) []Suggestion {
 		}
 	}
 	var first, rest []Suggestion
-	for st := verbs.QPSReset; st <= verbs.QPSErr; st++ {
-		if st == verbs.QPSSQE {
+	for st := rdma.QPStateReset; st <= rdma.QPStateErr; st++ {
+		if st == rdma.QPStateSQE {
 			continue // entered only by the hardware
 		}
 		// StateHelp starts with the state's name, which the suggestion
@@ -136,7 +136,7 @@ func runModify(_ context.Context, s *Shell, a *args) (Result, error) {
 		return Result{}, err
 	}
 	next, ok := rdma.ParseQPState(a.pos[1])
-	if !ok || next == verbs.QPSUnknown {
+	if !ok || next == rdma.QPStateUnknown {
 		return Result{}, &Error{What: fmt.Sprintf("%q is not a QP state", a.pos[1]), Fix: "states: reset, init, rtr, rts, sqd, err"}
 	}
 	attr := verbs.QPAttr{State: next}
@@ -144,7 +144,7 @@ func runModify(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return s.modify(e, attr, mask|verbs.AttrState, a.given(), a.flag("force"), "")
+	return s.modify(e, attr, mask|rdma.AttrState, a.given(), a.flag("force"), "")
 }
 
 // modify checks and performs one transition, and records it. given names
@@ -155,7 +155,7 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 	if err != nil {
 		return Result{}, err
 	}
-	if mask&verbs.AttrAV != 0 {
+	if mask&rdma.AttrAV != 0 {
 		s.fillAV(e.parent.parent, &attr, given)
 	}
 	step := fmt.Sprintf("%s %s→%s", e.name, cur, attr.State)
@@ -191,8 +191,8 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 // and port; what cannot be read is left unknown (the checker then skips
 // the rules that need it).
 func (s *Shell) checkEnv(e *entry) *rdma.CheckEnv {
-	q, err := e.qp.Query(verbs.AttrState | verbs.AttrPort)
-	bound := err == nil && q.State != verbs.QPSReset && q.Port != 0
+	q, err := e.qp.Query(rdma.AttrState | rdma.AttrPort)
+	bound := err == nil && q.State != rdma.QPStateReset && q.Port != 0
 	port := 1
 	if bound {
 		port = int(q.Port)
@@ -241,7 +241,7 @@ func (s *Shell) sgidIndex(ctx *entry, port int) (int, bool) {
 		return 0, false
 	}
 	for _, g := range gids {
-		if g.Port == port && g.Type == verbs.GIDTypeRoCEv2 && g.GID.IP().To4() != nil {
+		if g.Port == port && g.Type == rdma.GIDTypeRoCEv2 && g.GID.IP().To4() != nil {
 			return g.Index, true
 		}
 	}
@@ -332,7 +332,7 @@ func (s *Shell) nextStep(e *entry, a *args, force bool) (Result, error) {
 			given[k] = true
 		}
 	}
-	if step.Mask&verbs.AttrDestQPN != 0 && e.peer == nil && !given["dest_qpn"] && !force {
+	if step.Mask&rdma.AttrDestQPN != 0 && e.peer == nil && !given["dest_qpn"] && !force {
 		return Result{}, &Error{What: fmt.Sprintf("%s→%s needs to know the peer, and %s has none yet", cur, step.To, e.name),
 			Why: "RTR is where a connected QP learns who is on the other side: the peer's QP number (dest_qpn), its GID (dgid) and the PSN it starts sending with (rq_psn)",
 			Fix: fmt.Sprintf("loopback: next %s peer=QP (another QP here); another host: dial or listen; or give dest_qpn=, dgid=, rq_psn= yourself", e.name)}
@@ -368,7 +368,7 @@ func runConnect(_ context.Context, s *Shell, a *args) (Result, error) {
 	if qa == qb {
 		return Result{}, &Error{What: "a QP cannot be connected to itself here", Fix: "create a second QP: `qp`"}
 	}
-	if qa.qp.Type() != qb.qp.Type() || qa.qp.Type() == verbs.QPTUD {
+	if qa.qp.Type() != qb.qp.Type() || qa.qp.Type() == rdma.QPTypeUD {
 		return Result{}, &Error{What: fmt.Sprintf("connect joins two RC or two UC QPs; these are %s and %s", qa.qp.Type(), qb.qp.Type()),
 			Fix: "UD QPs are not connected: walk each with `next` and send through an address handle (`ah`)"}
 	}
@@ -387,7 +387,7 @@ func runConnect(_ context.Context, s *Shell, a *args) (Result, error) {
 			if err != nil {
 				return Result{}, err
 			}
-			if st == verbs.QPSRTS {
+			if st == rdma.QPStateRTS {
 				continue
 			}
 			res, err := s.nextStep(e, nil, false)
@@ -416,7 +416,7 @@ func runQuery(_ context.Context, s *Shell, a *args) (Result, error) {
 	// Every attribute ibv_query_qp(3) can return; bits libibverbs does
 	// not define make rxe answer EOPNOTSUPP.
 	var all verbs.QPAttrMask
-	for _, h := range rdma.ExplainMask(^verbs.QPAttrMask(0) &^ verbs.AttrRateLimit) {
+	for _, h := range rdma.ExplainMask(^verbs.QPAttrMask(0) &^ rdma.AttrRateLimit) {
 		if !strings.HasPrefix(h.Name, "0x") {
 			all |= h.Bit
 		}

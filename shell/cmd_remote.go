@@ -74,7 +74,7 @@ var timeoutKey = keySpec{name: "timeout", help: "give up after; default 60s"}
 // its QP in INIT), and its side of the address.
 func (s *Shell) exchangeSetup(e *entry, a *args) (oob.Dest, time.Duration, string, error) {
 	typ := e.qp.Type()
-	if typ != verbs.QPTRC && typ != verbs.QPTUC {
+	if typ != rdma.QPTypeRC && typ != rdma.QPTypeUC {
 		return oob.Dest{}, 0, "", &Error{What: "the pingpong exchange connects RC and UC QPs; " + e.name + " is " + typ.String()}
 	}
 	timeout := 60 * time.Second
@@ -90,13 +90,13 @@ func (s *Shell) exchangeSetup(e *entry, a *args) (oob.Dest, time.Duration, strin
 	if err != nil {
 		return oob.Dest{}, 0, "", err
 	}
-	if st == verbs.QPSReset {
+	if st == rdma.QPStateReset {
 		res, err := s.nextStep(e, nil, false)
 		if err != nil {
 			return oob.Dest{}, 0, "", err
 		}
 		steps.WriteString(res.Text + "\n")
-	} else if st != verbs.QPSInit {
+	} else if st != rdma.QPStateInit {
 		return oob.Dest{}, 0, "", &Error{What: e.name + " is in " + st.String() + "; the exchange starts from RESET or INIT",
 			Fix: "modify " + e.name + " reset, or use a fresh QP"}
 	}
@@ -272,7 +272,7 @@ func runAnnounce(_ context.Context, s *Shell, a *args) (Result, error) {
 	}
 	copy(buf.Bytes(), msg)
 	s.wrid++
-	wr := verbs.SendWR{WRID: s.wrid, Opcode: verbs.WRSend, Flags: verbs.SendSignaled, SGEs: []verbs.SGE{{MR: buf, Length: uint32(len(msg))}}}
+	wr := verbs.SendWR{WRID: s.wrid, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: []verbs.SGE{{MR: buf, Length: uint32(len(msg))}}}
 	if err := qe.qp.PostSend([]verbs.SendWR{wr}); err != nil {
 		return Result{}, failed("announce", err)
 	}
@@ -286,7 +286,7 @@ func (s *Shell) scratchMR(pd *entry, size int) (*verbs.MR, error) {
 	if mr := s.scratch[pd]; mr != nil && !mr.Closed() && mr.Len() >= size {
 		return mr, nil
 	}
-	mr, err := pd.pd.RegMR(max(size, 256), verbs.AccessLocalWrite)
+	mr, err := pd.pd.RegMR(max(size, 256), rdma.AccessLocalWrite)
 	if err != nil {
 		return nil, failed("announce", err)
 	}

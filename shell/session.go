@@ -16,24 +16,19 @@ import (
 	"github.com/verbscope/verbscope/verbs"
 )
 
-// kind is the type of a named object in the session.
-type kind string
+// kind is the type of a named object in the session: the shared
+// vocabulary's object kinds (rdma.Kind), short-named here.
+type kind = rdma.Kind
 
 const (
-	kindCtx  kind = "ctx"
-	kindPD   kind = "pd"
-	kindMR   kind = "mr"
-	kindCQ   kind = "cq"
-	kindChan kind = "ch"
-	kindQP   kind = "qp"
-	kindAH   kind = "ah"
+	kindCtx  = rdma.KindCtx
+	kindPD   = rdma.KindPD
+	kindMR   = rdma.KindMR
+	kindCQ   = rdma.KindCQ
+	kindChan = rdma.KindChannel
+	kindQP   = rdma.KindQP
+	kindAH   = rdma.KindAH
 )
-
-// kindWords are how messages name each kind.
-var kindWords = map[kind]string{
-	kindCtx: "device context", kindPD: "protection domain", kindMR: "memory region",
-	kindCQ: "completion queue", kindChan: "completion channel", kindQP: "queue pair", kindAH: "address handle",
-}
 
 // entry is one named object of the session.
 type entry struct {
@@ -258,9 +253,9 @@ func (s *Shell) get(name string, want ...kind) (*entry, error) {
 		}
 		var ws []string
 		for _, k := range want {
-			ws = append(ws, "a "+kindWords[k]+" ("+string(k)+"N)")
+			ws = append(ws, "a "+k.Word()+" ("+string(k)+"N)")
 		}
-		return nil, &Error{What: fmt.Sprintf("%s is a %s, but this needs %s", name, kindWords[e.kind], strings.Join(ws, " or "))}
+		return nil, &Error{What: fmt.Sprintf("%s is a %s, but this needs %s", name, e.kind.Word(), strings.Join(ws, " or "))}
 	}
 	return e, nil
 }
@@ -296,13 +291,13 @@ func (s *Shell) only(k kind) (*entry, error) {
 	for _, e := range s.objs {
 		if e.kind == k {
 			if found != nil {
-				return nil, &Error{What: "there are several " + kindWords[k] + "s", Fix: "name the one you mean"}
+				return nil, &Error{What: "there are several " + k.Word() + "s", Fix: "name the one you mean"}
 			}
 			found = e
 		}
 	}
 	if found == nil {
-		return nil, &Error{What: "there is no " + kindWords[k] + " yet", Fix: "create one first: " + createHint[k]}
+		return nil, &Error{What: "there is no " + k.Word() + " yet", Fix: "create one first: " + createHint[k]}
 	}
 	return found, nil
 }

@@ -74,10 +74,10 @@ func (s *Shell) qpObject(e *entry, o *front.Object) {
 	typ := e.qp.Type()
 	o.QPN, o.QPType = e.qp.Num(), typ.String()
 	o.SendCQ, o.RecvCQ = e.sendCQ.name, e.recvCQ.name
-	cur := verbs.QPSUnknown
-	if q, err := e.qp.Query(verbs.AttrState | verbs.AttrPort); err == nil {
+	cur := rdma.QPStateUnknown
+	if q, err := e.qp.Query(rdma.AttrState | rdma.AttrPort); err == nil {
 		cur = q.State
-		if q.State != verbs.QPSReset {
+		if q.State != rdma.QPStateReset {
 			o.Port = int(q.Port)
 		}
 	}
@@ -85,7 +85,7 @@ func (s *Shell) qpObject(e *entry, o *front.Object) {
 	for _, h := range e.history {
 		o.History = append(o.History, front.Transition{At: h.At, From: h.From.String(), To: h.To.String()})
 	}
-	if cur == verbs.QPSUnknown {
+	if cur == rdma.QPStateUnknown {
 		return
 	}
 	o.Next = nextSteps(cur, typ)
@@ -98,7 +98,7 @@ func nextSteps(cur verbs.QPState, typ verbs.QPType) []front.Step {
 	var out []front.Step
 	for _, to := range rdma.QPStates {
 		rule := rdma.LookupTransition(cur, to, typ)
-		v := rdma.Check(cur, to, typ, verbs.AttrState|rule.Required, nil, nil)
+		v := rdma.Check(cur, to, typ, rdma.AttrState|rule.Required, nil, nil)
 		st := front.Step{To: to.String(), Legal: v.Known && v.TableOK}
 		if rule.Valid {
 			st.Needs = rule.Required.Names()

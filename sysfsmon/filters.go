@@ -1,6 +1,9 @@
 package sysfsmon
 
-import "github.com/verbscope/verbscope/view"
+import (
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/view"
+)
 
 // The filter words of the rows in rows.go, in the style of rdma-link(8)
 // ("link rxe0/1", "dev rxe0"), with the values sysfs can show: port states
@@ -8,8 +11,9 @@ import "github.com/verbscope/verbscope/view"
 // (Documentation/ABI/stable/sysfs-class-infiniband), GID types those of
 // gid_attrs/types.
 
-// PortStates are the names ports/N/state shows (enum ib_port_state).
-var PortStates = []string{"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"}
+// PortStates are the names ports/N/state shows (enum ib_port_state,
+// drivers/infiniband/core/sysfs.c state_show).
+var PortStates = rdma.PortStateNames()
 
 func init() {
 	dev := view.Key{Name: "dev", Match: view.MatchDevice}

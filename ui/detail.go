@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/themes"
 )
@@ -80,7 +81,7 @@ func (m *Model) detailLines() []string {
 	if row.Mark == MarkVanishing {
 		lines = append(lines, th.Render(themes.SlotVanished, "gone: this object no longer exists (last values shown)"))
 	}
-	if d.view.kind == inspect.KindQP && m.res != nil {
+	if d.view.kind == rdma.KindQP && m.res != nil {
 		return append(lines, m.qpDetail(row)...)
 	}
 	for i, c := range d.view.table.cols {
@@ -111,7 +112,7 @@ func (m *Model) qpDetail(row Row) []string {
 	if q != nil {
 		state := q.State.String()
 		slot := themes.SlotOK
-		if q.State == inspect.QPStateErr || q.State == inspect.QPStateSQE {
+		if q.State == rdma.QPStateErr || q.State == rdma.QPStateSQE {
 			slot = themes.SlotError
 		}
 		field("state", th.Render(slot, state)+"  type "+q.Type.String()+"  link "+q.DevName+"/"+itoa(int(q.Port)))

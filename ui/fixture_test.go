@@ -15,6 +15,7 @@ import (
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/testtree"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/themes"
@@ -68,7 +69,7 @@ func replayFrames(t testing.TB, names []string) []inspect.Frame {
 		u := tr.Update(s)
 		hist := map[inspect.Key][]inspect.StateEvent{}
 		for _, q := range s.QPs {
-			k := inspect.Key{Kind: inspect.KindQP, Dev: q.DevName, ID: q.LQPN}
+			k := inspect.Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}
 			hist[k] = tr.History(k)
 		}
 		out = append(out, inspect.Frame{Seq: uint64(i), Snapshot: s, Update: u, History: hist})
@@ -160,7 +161,7 @@ func (f *fakeEngine) Complete(line string, cursor int) front.Completion {
 	}
 	return front.Completion{}
 }
-func (f *fakeEngine) State() front.State          { return f.state }
+func (f *fakeEngine) State() front.State         { return f.state }
 func (f *fakeEngine) Events() <-chan front.Event { return f.events }
 func (f *fakeEngine) Close() error               { return nil }
 

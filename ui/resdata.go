@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/view"
 )
@@ -90,7 +91,7 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 			row.Ours = st.PID != 0 && o.HasPID() && int(pid) == st.PID
 			if qp != nil {
 				d.qpStates[qp.State.String()]++
-				if qp.State == inspect.QPStateErr || qp.State == inspect.QPStateSQE {
+				if qp.State == rdma.QPStateErr || qp.State == rdma.QPStateSQE {
 					row.Mark = MarkError
 				}
 				if name, ok := ourQPs[qp.LQPN]; ok && row.Ours {
@@ -103,37 +104,37 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 			d.byKey[key] = objRef{key: k, obj: o, qp: qp, row: r}
 		}
 		switch v.kind {
-		case inspect.KindQP:
+		case rdma.KindQP:
 			for i := range f.Snapshot.QPs {
 				q := &f.Snapshot.QPs[i]
 				add(inspect.Key{Kind: v.kind, Dev: q.DevName, ID: q.LQPN}, &q.Object, q, q.Row(false))
 			}
-		case inspect.KindCQ:
+		case rdma.KindCQ:
 			for i := range f.Snapshot.CQs {
 				x := &f.Snapshot.CQs[i]
 				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CQN}, &x.Object, nil, x.Row(false))
 			}
-		case inspect.KindMR:
+		case rdma.KindMR:
 			for i := range f.Snapshot.MRs {
 				x := &f.Snapshot.MRs[i]
 				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.MRN}, &x.Object, nil, x.Row(false))
 			}
-		case inspect.KindPD:
+		case rdma.KindPD:
 			for i := range f.Snapshot.PDs {
 				x := &f.Snapshot.PDs[i]
 				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.PDN}, &x.Object, nil, x.Row(false))
 			}
-		case inspect.KindCtx:
+		case rdma.KindCtx:
 			for i := range f.Snapshot.Contexts {
 				x := &f.Snapshot.Contexts[i]
 				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CtxN}, &x.Object, nil, x.Row(false))
 			}
-		case inspect.KindSRQ:
+		case rdma.KindSRQ:
 			for i := range f.Snapshot.SRQs {
 				x := &f.Snapshot.SRQs[i]
 				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.SRQN}, &x.Object, nil, x.Row(false))
 			}
-		case inspect.KindCMID:
+		case rdma.KindCMID:
 			for i := range f.Snapshot.CMIDs {
 				x := &f.Snapshot.CMIDs[i]
 				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CMIDN}, &x.Object, nil, x.Row(false))
@@ -217,7 +218,7 @@ func (p *pump) record(f inspect.Frame, now time.Time) {
 	}
 	for _, c := range u.StateChanges {
 		mark := MarkChanged
-		if c.To == inspect.QPStateErr || c.To == inspect.QPStateSQE {
+		if c.To == rdma.QPStateErr || c.To == rdma.QPStateSQE {
 			mark = MarkError
 		}
 		add("state", mark, c.Key, 0, "", c.From.String()+"→"+c.To.String())

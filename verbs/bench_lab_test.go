@@ -147,7 +147,7 @@ func medianP99(posted []time.Duration) (med, p99 float64) {
 // each send.
 func pingpong(qp *QP, cq *CQ, mr *MR, n int, first bool, posted []time.Duration) error {
 	const size = 2
-	send := []SendWR{{WRID: 2, Opcode: WRSend, SGEs: sge(mr, 0, size)}}
+	send := []SendWR{{WRID: 2, Opcode: rdma.WRSend, SGEs: sge(mr, 0, size)}}
 	recvs := make([]RecvWR, 16)
 	for i := range recvs {
 		recvs[i] = RecvWR{WRID: 1, SGEs: sge(mr, 64, size)}
@@ -164,7 +164,7 @@ func pingpong(qp *QP, cq *CQ, mr *MR, n int, first bool, posted []time.Duration)
 				if err := wc.Err(); err != nil {
 					return err
 				}
-				got = got || wc.Opcode == WCRecv
+				got = got || wc.Opcode == rdma.WCRecv
 			}
 			if got {
 				break
@@ -185,9 +185,9 @@ func pingpong(qp *QP, cq *CQ, mr *MR, n int, first bool, posted []time.Duration)
 		// Inline, as ib_send_lat sends messages this small: the data is
 		// copied into the request at post time, so the device does not
 		// read the MR.
-		send[0].Flags = SendInline
+		send[0].Flags = rdma.SendInline
 		if i%32 == 31 {
-			send[0].Flags |= SendSignaled
+			send[0].Flags |= rdma.SendSignaled
 		}
 		if posted != nil {
 			posted[i] = time.Since(start)
@@ -336,9 +336,9 @@ func writeStream(b *testing.B, p *pair, size uint32, n int) time.Duration {
 	const depth, batch = 128, 16
 	wrs := make([]SendWR, batch)
 	for i := range wrs {
-		wrs[i] = SendWR{Opcode: WRRDMAWrite, SGEs: sge(p.mrA, 0, size), RemoteAddr: p.mrB.Addr(), RKey: p.mrB.RKey()}
+		wrs[i] = SendWR{Opcode: rdma.WRRDMAWrite, SGEs: sge(p.mrA, 0, size), RemoteAddr: p.mrB.Addr(), RKey: p.mrB.RKey()}
 	}
-	wrs[batch-1].Flags = SendSignaled
+	wrs[batch-1].Flags = rdma.SendSignaled
 	wcs := make([]WC, depth/batch)
 	ctx := context.Background()
 	posted, completed := 0, 0

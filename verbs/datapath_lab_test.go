@@ -24,15 +24,15 @@ func TestRCOpcodes(t *testing.T) {
 		if err := p.b.PostRecv([]RecvWR{{WRID: 100, SGEs: sge(p.mrB, 0, 4096)}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := p.a.PostSend([]SendWR{{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 4096)}}); err != nil {
+		if err := p.a.PostSend([]SendWR{{WRID: 1, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 4096)}}); err != nil {
 			t.Fatal(err)
 		}
 		s := waitOK(t, p.cqA, 1)[0]
 		r := waitOK(t, p.cqB, 1)[0]
-		if s.WRID != 1 || s.Opcode != WCSend || s.QPNum != p.a.Num() {
+		if s.WRID != 1 || s.Opcode != rdma.WCSend || s.QPNum != p.a.Num() {
 			t.Errorf("send WC %+v", s)
 		}
-		if r.WRID != 100 || r.Opcode != WCRecv || r.ByteLen != 4096 || r.QPNum != p.b.Num() || r.Flags&WCWithImm != 0 {
+		if r.WRID != 100 || r.Opcode != rdma.WCRecv || r.ByteLen != 4096 || r.QPNum != p.b.Num() || r.Flags&rdma.WCWithImm != 0 {
 			t.Errorf("recv WC %+v", r)
 		}
 		if !bytes.Equal(a[:4096], b[:4096]) {
@@ -45,14 +45,14 @@ func TestRCOpcodes(t *testing.T) {
 		if err := p.b.PostRecv([]RecvWR{{WRID: 101, SGEs: sge(p.mrB, 4096, 4096)}}); err != nil {
 			t.Fatal(err)
 		}
-		wr := SendWR{WRID: 2, Opcode: WRSendWithImm, Flags: SendSignaled | SendSolicited, Imm: 0xdeadbeef,
+		wr := SendWR{WRID: 2, Opcode: rdma.WRSendWithImm, Flags: rdma.SendSignaled | rdma.SendSolicited, Imm: 0xdeadbeef,
 			SGEs: []SGE{{MR: p.mrA, Offset: 0, Length: 100}, {MR: p.mrA, Offset: 200, Length: 100}}}
 		if err := p.a.PostSend([]SendWR{wr}); err != nil {
 			t.Fatal(err)
 		}
 		waitOK(t, p.cqA, 1)
 		r := waitOK(t, p.cqB, 1)[0]
-		if r.Opcode != WCRecv || r.Flags&WCWithImm == 0 || r.Imm != 0xdeadbeef || r.ByteLen != 200 {
+		if r.Opcode != rdma.WCRecv || r.Flags&rdma.WCWithImm == 0 || r.Imm != 0xdeadbeef || r.ByteLen != 200 {
 			t.Errorf("recv WC %+v, want RECV with imm 0xdeadbeef (host order) and 200 bytes", r)
 		}
 		want := append(append([]byte{}, a[:100]...), a[200:300]...)
@@ -66,7 +66,7 @@ func TestRCOpcodes(t *testing.T) {
 		if err := p.b.PostRecv([]RecvWR{{WRID: 102, SGEs: sge(p.mrB, 8192, 64)}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := p.a.PostSend([]SendWR{{WRID: 3, Opcode: WRSend, Flags: SendSignaled | SendInline, SGEs: sge(p.mrA, 0, 48)}}); err != nil {
+		if err := p.a.PostSend([]SendWR{{WRID: 3, Opcode: rdma.WRSend, Flags: rdma.SendSignaled | rdma.SendInline, SGEs: sge(p.mrA, 0, 48)}}); err != nil {
 			t.Fatal(err)
 		}
 		waitOK(t, p.cqA, 1)
@@ -77,12 +77,12 @@ func TestRCOpcodes(t *testing.T) {
 
 	t.Run("RDMA_WRITE", func(t *testing.T) {
 		fill(a[16384:24576], 4)
-		wr := SendWR{WRID: 4, Opcode: WRRDMAWrite, Flags: SendSignaled, SGEs: sge(p.mrA, 16384, 8192),
+		wr := SendWR{WRID: 4, Opcode: rdma.WRRDMAWrite, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 16384, 8192),
 			RemoteAddr: p.mrB.Addr() + 16384, RKey: p.mrB.RKey()}
 		if err := p.a.PostSend([]SendWR{wr}); err != nil {
 			t.Fatal(err)
 		}
-		if s := waitOK(t, p.cqA, 1)[0]; s.Opcode != WCRDMAWrite {
+		if s := waitOK(t, p.cqA, 1)[0]; s.Opcode != rdma.WCRDMAWrite {
 			t.Errorf("write WC %+v", s)
 		}
 		if !bytes.Equal(b[16384:24576], a[16384:24576]) {
@@ -96,14 +96,14 @@ func TestRCOpcodes(t *testing.T) {
 		if err := p.b.PostRecv([]RecvWR{{WRID: 103}}); err != nil { // the immediate needs a receive, the data does not
 			t.Fatal(err)
 		}
-		wr := SendWR{WRID: 5, Opcode: WRRDMAWriteWithImm, Flags: SendSignaled, Imm: 0x01020304,
+		wr := SendWR{WRID: 5, Opcode: rdma.WRRDMAWriteWithImm, Flags: rdma.SendSignaled, Imm: 0x01020304,
 			SGEs: sge(p.mrA, 24576, 1024), RemoteAddr: p.mrB.Addr() + 24576, RKey: p.mrB.RKey()}
 		if err := p.a.PostSend([]SendWR{wr}); err != nil {
 			t.Fatal(err)
 		}
 		waitOK(t, p.cqA, 1)
 		r := waitOK(t, p.cqB, 1)[0]
-		if r.WRID != 103 || r.Opcode != WCRecvRDMAWithImm || r.Imm != 0x01020304 || r.Flags&WCWithImm == 0 || r.ByteLen != 1024 {
+		if r.WRID != 103 || r.Opcode != rdma.WCRecvRDMAWithImm || r.Imm != 0x01020304 || r.Flags&rdma.WCWithImm == 0 || r.ByteLen != 1024 {
 			t.Errorf("recv WC %+v, want RECV_RDMA_WITH_IMM imm 0x01020304 len 1024", r)
 		}
 		if !bytes.Equal(b[24576:25600], a[24576:25600]) {
@@ -113,12 +113,12 @@ func TestRCOpcodes(t *testing.T) {
 
 	t.Run("RDMA_READ", func(t *testing.T) {
 		fill(b[32768:40960], 6)
-		wr := SendWR{WRID: 6, Opcode: WRRDMARead, Flags: SendSignaled, SGEs: sge(p.mrA, 32768, 8192),
+		wr := SendWR{WRID: 6, Opcode: rdma.WRRDMARead, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 32768, 8192),
 			RemoteAddr: p.mrB.Addr() + 32768, RKey: p.mrB.RKey()}
 		if err := p.a.PostSend([]SendWR{wr}); err != nil {
 			t.Fatal(err)
 		}
-		if s := waitOK(t, p.cqA, 1)[0]; s.Opcode != WCRDMARead || s.ByteLen != 8192 {
+		if s := waitOK(t, p.cqA, 1)[0]; s.Opcode != rdma.WCRDMARead || s.ByteLen != 8192 {
 			t.Errorf("read WC %+v", s)
 		}
 		if !bytes.Equal(a[32768:40960], b[32768:40960]) {
@@ -133,25 +133,25 @@ func TestRCOpcodes(t *testing.T) {
 		binary.NativeEndian.PutUint64(remote, 42)
 		atomic := func(id uint64, op WROpcode, cmpAdd, swap uint64) uint64 {
 			t.Helper()
-			wr := SendWR{WRID: id, Opcode: op, Flags: SendSignaled, SGEs: sge(p.mrA, 40960, 8),
+			wr := SendWR{WRID: id, Opcode: op, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 40960, 8),
 				RemoteAddr: p.mrB.Addr() + 40960, RKey: p.mrB.RKey(), CompareAdd: cmpAdd, Swap: swap}
 			if err := p.a.PostSend([]SendWR{wr}); err != nil {
 				t.Fatal(err)
 			}
 			s := waitOK(t, p.cqA, 1)[0]
-			want := map[WROpcode]WCOpcode{WRAtomicCmpAndSwp: WCCompSwap, WRAtomicFetchAndAdd: WCFetchAdd}[op]
+			want := map[WROpcode]WCOpcode{rdma.WRAtomicCmpAndSwp: rdma.WCCompSwap, rdma.WRAtomicFetchAndAdd: rdma.WCFetchAdd}[op]
 			if s.Opcode != want || s.ByteLen != 8 {
 				t.Errorf("atomic WC %+v, want %s with 8 bytes", s, want)
 			}
 			return binary.NativeEndian.Uint64(old)
 		}
-		if got := atomic(7, WRAtomicCmpAndSwp, 42, 99); got != 42 || binary.NativeEndian.Uint64(remote) != 99 {
+		if got := atomic(7, rdma.WRAtomicCmpAndSwp, 42, 99); got != 42 || binary.NativeEndian.Uint64(remote) != 99 {
 			t.Errorf("CMP_AND_SWP 42->99: returned %d, memory %d; want 42 and 99", got, binary.NativeEndian.Uint64(remote))
 		}
-		if got := atomic(8, WRAtomicCmpAndSwp, 1, 7); got != 99 || binary.NativeEndian.Uint64(remote) != 99 {
+		if got := atomic(8, rdma.WRAtomicCmpAndSwp, 1, 7); got != 99 || binary.NativeEndian.Uint64(remote) != 99 {
 			t.Errorf("CMP_AND_SWP mismatch: returned %d, memory %d; want 99 and unchanged", got, binary.NativeEndian.Uint64(remote))
 		}
-		if got := atomic(9, WRAtomicFetchAndAdd, 5, 0); got != 99 || binary.NativeEndian.Uint64(remote) != 104 {
+		if got := atomic(9, rdma.WRAtomicFetchAndAdd, 5, 0); got != 99 || binary.NativeEndian.Uint64(remote) != 104 {
 			t.Errorf("FETCH_AND_ADD 5: returned %d, memory %d; want 99 and 104", got, binary.NativeEndian.Uint64(remote))
 		}
 	})
@@ -162,7 +162,7 @@ func TestRCOpcodes(t *testing.T) {
 		wrs := make([]SendWR, n)
 		for i := range wrs {
 			off := uint64(49152 + i*256)
-			wrs[i] = SendWR{WRID: uint64(1000 + i), Opcode: WRRDMAWrite, Flags: SendSignaled,
+			wrs[i] = SendWR{WRID: uint64(1000 + i), Opcode: rdma.WRRDMAWrite, Flags: rdma.SendSignaled,
 				SGEs: sge(p.mrA, off, 256), RemoteAddr: p.mrB.Addr() + off, RKey: p.mrB.RKey()}
 		}
 		if err := p.a.PostSend(wrs); err != nil {
@@ -192,10 +192,10 @@ func TestUCOpcodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sends := []SendWR{
-		{WRID: 10, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 2048)},
-		{WRID: 11, Opcode: WRSendWithImm, Flags: SendSignaled, Imm: 0xcafe, SGEs: sge(p.mrA, 2048, 1000)},
-		{WRID: 12, Opcode: WRRDMAWrite, Flags: SendSignaled, SGEs: sge(p.mrA, 4096, 1024), RemoteAddr: p.mrB.Addr() + 4096, RKey: p.mrB.RKey()},
-		{WRID: 13, Opcode: WRRDMAWriteWithImm, Flags: SendSignaled, Imm: 77, SGEs: sge(p.mrA, 5120, 3072), RemoteAddr: p.mrB.Addr() + 5120, RKey: p.mrB.RKey()},
+		{WRID: 10, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 2048)},
+		{WRID: 11, Opcode: rdma.WRSendWithImm, Flags: rdma.SendSignaled, Imm: 0xcafe, SGEs: sge(p.mrA, 2048, 1000)},
+		{WRID: 12, Opcode: rdma.WRRDMAWrite, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 4096, 1024), RemoteAddr: p.mrB.Addr() + 4096, RKey: p.mrB.RKey()},
+		{WRID: 13, Opcode: rdma.WRRDMAWriteWithImm, Flags: rdma.SendSignaled, Imm: 77, SGEs: sge(p.mrA, 5120, 3072), RemoteAddr: p.mrB.Addr() + 5120, RKey: p.mrB.RKey()},
 	}
 	if err := p.a.PostSend(sends); err != nil {
 		t.Fatal(err)
@@ -207,13 +207,13 @@ func TestUCOpcodes(t *testing.T) {
 	}
 	got := waitOK(t, p.cqB, 3)
 	want := []WC{
-		{WRID: 1, Opcode: WCRecv, ByteLen: 2048},
-		{WRID: 2, Opcode: WCRecv, ByteLen: 1000, Imm: 0xcafe, Flags: WCWithImm},
-		{WRID: 3, Opcode: WCRecvRDMAWithImm, ByteLen: 3072, Imm: 77, Flags: WCWithImm},
+		{WRID: 1, Opcode: rdma.WCRecv, ByteLen: 2048},
+		{WRID: 2, Opcode: rdma.WCRecv, ByteLen: 1000, Imm: 0xcafe, Flags: rdma.WCWithImm},
+		{WRID: 3, Opcode: rdma.WCRecvRDMAWithImm, ByteLen: 3072, Imm: 77, Flags: rdma.WCWithImm},
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.WRID != w.WRID || g.Opcode != w.Opcode || g.ByteLen != w.ByteLen || g.Imm != w.Imm || g.Flags&WCWithImm != w.Flags {
+		if g.WRID != w.WRID || g.Opcode != w.Opcode || g.ByteLen != w.ByteLen || g.Imm != w.Imm || g.Flags&rdma.WCWithImm != w.Flags {
 			t.Errorf("receive completion %d: %+v, want %+v", i, g, w)
 		}
 	}
@@ -233,9 +233,9 @@ func TestUDSendWithGRH(t *testing.T) {
 		t.Fatal(err)
 	}
 	ud := func(id uint64, op WROpcode, imm uint32, off uint64, n uint32) SendWR {
-		return SendWR{WRID: id, Opcode: op, Flags: SendSignaled, Imm: imm, SGEs: sge(p.mrA, off, n), AH: p.ah, RemoteQPN: p.b.Num(), RemoteQKey: p.qkey}
+		return SendWR{WRID: id, Opcode: op, Flags: rdma.SendSignaled, Imm: imm, SGEs: sge(p.mrA, off, n), AH: p.ah, RemoteQPN: p.b.Num(), RemoteQKey: p.qkey}
 	}
-	if err := p.a.PostSend([]SendWR{ud(10, WRSend, 0, 0, 1000), ud(11, WRSendWithImm, 0x5a5a, 0, 16)}); err != nil {
+	if err := p.a.PostSend([]SendWR{ud(10, rdma.WRSend, 0, 0, 1000), ud(11, rdma.WRSendWithImm, 0x5a5a, 0, 16)}); err != nil {
 		t.Fatal(err)
 	}
 	waitOK(t, p.cqA, 2)
@@ -244,9 +244,9 @@ func TestUDSendWithGRH(t *testing.T) {
 		len  uint32
 		imm  uint32
 		flag WCFlags
-	}{{1040, 0, WCWithGRH}, {56, 0x5a5a, WCWithGRH | WCWithImm}} {
+	}{{1040, 0, rdma.WCWithGRH}, {56, 0x5a5a, rdma.WCWithGRH | rdma.WCWithImm}} {
 		g := got[i]
-		if g.ByteLen != w.len || g.Imm != w.imm || g.Flags&(WCWithGRH|WCWithImm) != w.flag || g.SrcQP != p.a.Num() || g.QPNum != p.b.Num() {
+		if g.ByteLen != w.len || g.Imm != w.imm || g.Flags&(rdma.WCWithGRH|rdma.WCWithImm) != w.flag || g.SrcQP != p.a.Num() || g.QPNum != p.b.Num() {
 			t.Errorf("UD receive %d: %+v, want %d bytes (GRH included), imm %#x, flags %s, from QP %d", i, g, w.len, w.imm, w.flag, p.a.Num())
 		}
 	}
@@ -268,7 +268,7 @@ func TestUDSendWithGRH(t *testing.T) {
 // object's scratch area.
 func TestPostPollAllocateNothing(t *testing.T) {
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
-	wrs := []SendWR{{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
+	wrs := []SendWR{{WRID: 1, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
 	recvs := []RecvWR{{WRID: 2, SGEs: sge(p.mrB, 0, 64)}}
 	wcs := make([]WC, 4)
 	allocs := testing.AllocsPerRun(200, func() {
@@ -293,7 +293,7 @@ func TestPostPollAllocateNothing(t *testing.T) {
 // result stays in the QP's C scratch, so it allocates no Go memory.
 func TestPostSendPollAllocatesNothing(t *testing.T) {
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
-	wrs := []SendWR{{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
+	wrs := []SendWR{{WRID: 1, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
 	recvs := []RecvWR{{WRID: 2, SGEs: sge(p.mrB, 0, 64)}}
 	wcs := make([]WC, 4)
 	ctx := waitCtx(t)
@@ -301,7 +301,7 @@ func TestPostSendPollAllocatesNothing(t *testing.T) {
 		if err := p.b.PostRecv(recvs); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := p.a.PostSendPoll(ctx, wrs, p.cqA, wcs); err != nil || n != 1 || wcs[0].Status != WCSuccess {
+		if n, err := p.a.PostSendPoll(ctx, wrs, p.cqA, wcs); err != nil || n != 1 || wcs[0].Status != rdma.WCSuccess {
 			t.Fatalf("PostSendPoll: %d completions, %v", n, err)
 		}
 		for n := 0; n == 0; {
@@ -323,17 +323,17 @@ func TestPostSendPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	wcs := make([]WC, 4)
-	n, err := p.a.PostSendPoll(waitCtx(t), []SendWR{{WRID: 5, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 4)}}, p.cqA, wcs)
+	n, err := p.a.PostSendPoll(waitCtx(t), []SendWR{{WRID: 5, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 4)}}, p.cqA, wcs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 1 || wcs[0].WRID != 5 || wcs[0].Status != WCSuccess || wcs[0].Opcode != WCSend {
+	if n != 1 || wcs[0].WRID != 5 || wcs[0].Status != rdma.WCSuccess || wcs[0].Opcode != rdma.WCSend {
 		t.Fatalf("PostSendPoll returned %d completions: %+v", n, wcs[:n])
 	}
 	if wc := waitWCs(t, p.cqB, 1)[0]; wc.WRID != 9 || wc.ByteLen != 4 || string(p.mrB.Bytes()[:4]) != "ping" {
 		t.Errorf("receive %+v, data %q", wc, p.mrB.Bytes()[:4])
 	}
-	_, err = p.a.PostSendPoll(waitCtx(t), []SendWR{{Opcode: WRBindMW}}, p.cqA, wcs)
+	_, err = p.a.PostSendPoll(waitCtx(t), []SendWR{{Opcode: rdma.WRBindMW}}, p.cqA, wcs)
 	var pe *PostError
 	if !errors.As(err, &pe) || !errors.Is(err, syscall.EINVAL) {
 		t.Errorf("a bind through PostSendPoll: %v, want a PostError with EINVAL", err)

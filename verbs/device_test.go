@@ -84,12 +84,12 @@ func TestGIDFormats(t *testing.T) {
 }
 
 func TestMTU(t *testing.T) {
-	for m, b := range map[MTU]int{MTU256: 256, MTU1024: 1024, MTU4096: 4096, 0: 0, 6: 0} {
+	for m, b := range map[MTU]int{rdma.MTU256: 256, rdma.MTU1024: 1024, rdma.MTU4096: 4096, 0: 0, 6: 0} {
 		if got := m.Bytes(); got != b {
 			t.Errorf("MTU(%d).Bytes() = %d, want %d", m, got, b)
 		}
 	}
-	if m, ok := rdma.MTUFromBytes(2048); !ok || m != MTU2048 {
+	if m, ok := rdma.MTUFromBytes(2048); !ok || m != rdma.MTU2048 {
 		t.Errorf("MTUFromBytes(2048) = %v, %v", m, ok)
 	}
 	if _, ok := rdma.MTUFromBytes(1500); ok {

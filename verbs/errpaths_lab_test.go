@@ -63,13 +63,13 @@ func expectStatus(t *testing.T, cq *CQ, wrID uint64, want WCStatus, hintWord str
 func TestRemoteWriteWithoutAccess(t *testing.T) {
 	// B's region allows local writes only: an RDMA WRITE into it is a
 	// protection violation the responder NAKs.
-	p := newPair(t, rdma.QPTypeRC, pairOpts{mrAccessB: AccessLocalWrite})
+	p := newPair(t, rdma.QPTypeRC, pairOpts{mrAccessB: rdma.AccessLocalWrite})
 	p.c.Events()
-	wr := SendWR{WRID: 1, Opcode: WRRDMAWrite, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64), RemoteAddr: p.mrB.Addr(), RKey: p.mrB.RKey()}
+	wr := SendWR{WRID: 1, Opcode: rdma.WRRDMAWrite, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 64), RemoteAddr: p.mrB.Addr(), RKey: p.mrB.RKey()}
 	if err := p.a.PostSend([]SendWR{wr}); err != nil {
 		t.Fatal(err)
 	}
-	expectStatus(t, p.cqA, 1, WCRemAccessErr, "REMOTE_WRITE")
+	expectStatus(t, p.cqA, 1, rdma.WCRemAccessErr, "REMOTE_WRITE")
 	// Both ends are in ERR: the requester after the NAK, the responder
 	// because a class C error moves it there too.
 	expectStates(t, rdma.QPStateErr, p.a, p.b)
@@ -81,10 +81,10 @@ func TestRNRRetryExceeded(t *testing.T) {
 	// rnr_retry 0: the first "receiver not ready" NAK ends the send.
 	p := newPair(t, rdma.QPTypeRC, pairOpts{noRNRRetry: true})
 	p.c.Events()
-	if err := p.a.PostSend([]SendWR{{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)}}); err != nil {
+	if err := p.a.PostSend([]SendWR{{WRID: 1, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 64)}}); err != nil {
 		t.Fatal(err)
 	}
-	expectStatus(t, p.cqA, 1, WCRNRRetryExcErr, "post receives")
+	expectStatus(t, p.cqA, 1, rdma.WCRNRRetryExcErr, "post receives")
 	expectStates(t, rdma.QPStateErr, p.a)
 	expectStates(t, rdma.QPStateRTS, p.b) // the responder only said "not ready"
 	expectNoEvents(t, p.c)
@@ -99,23 +99,23 @@ func TestFlushOnError(t *testing.T) {
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	p.c.Events()
 	stalled := []SendWR{
-		{WRID: 11, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64)},
-		{WRID: 12, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 64, 64)},
+		{WRID: 11, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 64)},
+		{WRID: 12, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 64, 64)},
 	}
 	if err := p.a.PostSend(stalled); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond) // the first SEND meets RNR NAKs meanwhile
-	if err := p.a.Modify(&QPAttr{State: rdma.QPStateErr}, AttrState); err != nil {
+	if err := p.a.Modify(&QPAttr{State: rdma.QPStateErr}, rdma.AttrState); err != nil {
 		t.Fatal(err)
 	}
 	// An rkey that does not exist: this write would fail if it ran.
-	late := SendWR{WRID: 13, Opcode: WRRDMAWrite, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64), RemoteAddr: p.mrB.Addr(), RKey: 0xbad}
+	late := SendWR{WRID: 13, Opcode: rdma.WRRDMAWrite, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 64), RemoteAddr: p.mrB.Addr(), RKey: 0xbad}
 	if err := p.a.PostSend([]SendWR{late}); err != nil {
 		t.Fatal(err)
 	}
 	for i, wc := range waitWCs(t, p.cqA, 3) {
-		if wc.Status != WCWRFlushErr || wc.WRID != uint64(11+i) {
+		if wc.Status != rdma.WCWRFlushErr || wc.WRID != uint64(11+i) {
 			t.Errorf("send completion %d: WRID %d %s, want %d WR_FLUSH_ERR", i, wc.WRID, wc.Status, 11+i)
 		}
 	}
@@ -126,15 +126,15 @@ func TestFlushOnError(t *testing.T) {
 	if err := p.b.PostRecv(recvs); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.b.Modify(&QPAttr{State: rdma.QPStateErr}, AttrState); err != nil {
+	if err := p.b.Modify(&QPAttr{State: rdma.QPStateErr}, rdma.AttrState); err != nil {
 		t.Fatal(err)
 	}
 	for i, wc := range waitWCs(t, p.cqB, 5) {
-		if wc.Status != WCWRFlushErr || wc.WRID != uint64(100+i) {
+		if wc.Status != rdma.WCWRFlushErr || wc.WRID != uint64(100+i) {
 			t.Errorf("receive completion %d: WRID %d %s, want %d WR_FLUSH_ERR", i, wc.WRID, wc.Status, 100+i)
 		}
 	}
-	if err := (WC{Status: WCWRFlushErr}).Err(); !strings.Contains(err.Error(), "first error completion") {
+	if err := (WC{Status: rdma.WCWRFlushErr}).Err(); !strings.Contains(err.Error(), "first error completion") {
 		t.Errorf("a flush error should point at the first real error: %v", err)
 	}
 	expectStates(t, rdma.QPStateErr, p.a, p.b)
@@ -155,9 +155,9 @@ func TestReceiveTooSmall(t *testing.T) {
 		sendStatus WCStatus
 		sendState  QPState
 	}{
-		{rdma.QPTypeRC, WCRemOpErr, rdma.QPStateErr},
-		{rdma.QPTypeUC, WCSuccess, rdma.QPStateRTS},
-		{rdma.QPTypeUD, WCSuccess, rdma.QPStateRTS},
+		{rdma.QPTypeRC, rdma.WCRemOpErr, rdma.QPStateErr},
+		{rdma.QPTypeUC, rdma.WCSuccess, rdma.QPStateRTS},
+		{rdma.QPTypeUD, rdma.WCSuccess, rdma.QPStateRTS},
 	} {
 		t.Run(tc.typ.String(), func(t *testing.T) {
 			p := newPair(t, tc.typ, pairOpts{})
@@ -169,11 +169,11 @@ func TestReceiveTooSmall(t *testing.T) {
 			if err := p.b.PostRecv([]RecvWR{{WRID: 7, SGEs: sge(p.mrB, 0, room)}}); err != nil {
 				t.Fatal(err)
 			}
-			wr := SendWR{WRID: 1, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 100), AH: p.ah, RemoteQPN: p.b.Num(), RemoteQKey: p.qkey}
+			wr := SendWR{WRID: 1, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 100), AH: p.ah, RemoteQPN: p.b.Num(), RemoteQKey: p.qkey}
 			if err := p.a.PostSend([]SendWR{wr}); err != nil {
 				t.Fatal(err)
 			}
-			expectStatus(t, p.cqB, 7, WCLocQPOpErr, "longer than the receive")
+			expectStatus(t, p.cqB, 7, rdma.WCLocQPOpErr, "longer than the receive")
 			if s := waitWCs(t, p.cqA, 1)[0]; s.Status != tc.sendStatus {
 				t.Errorf("sender's completion %s, want %s", s.Status, tc.sendStatus)
 			}
@@ -212,7 +212,7 @@ func TestCQTooSmall(t *testing.T) {
 	var sends []SendWR
 	for i := range msgs {
 		recvs = append(recvs, RecvWR{WRID: uint64(i), SGEs: sge(p.mrB, uint64(i*64), 64)})
-		sends = append(sends, SendWR{WRID: uint64(i), Opcode: WRSend, Flags: SendSignaled, SGEs: sge(p.mrA, uint64(i*64), 64)})
+		sends = append(sends, SendWR{WRID: uint64(i), Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, uint64(i*64), 64)})
 	}
 	if err := p.b.PostRecv(recvs); err != nil {
 		t.Fatal(err)
@@ -222,14 +222,14 @@ func TestCQTooSmall(t *testing.T) {
 	}
 	overflowed := msgs - p.cqB.CQE()
 	for i := range overflowed {
-		ev, others := expectEvent(t, p.c, EventCQErr)
+		ev, others := expectEvent(t, p.c, rdma.EventCQErr)
 		if len(others) != 0 || ev.CQ != p.cqB {
 			t.Fatalf("CQ_ERR %d named %v (after %v), want B's receive CQ", i, ev, others)
 		}
 	}
 	expectNoEvents(t, p.c)
 	for i, wc := range waitWCs(t, p.cqB, p.cqB.CQE()) {
-		if wc.Status != WCSuccess || wc.WRID != uint64(i) || wc.Opcode != WCRecv {
+		if wc.Status != rdma.WCSuccess || wc.WRID != uint64(i) || wc.Opcode != rdma.WCRecv {
 			t.Errorf("receive completion %d: %+v; the ones that fit are intact", i, wc)
 		}
 	}
@@ -238,7 +238,7 @@ func TestCQTooSmall(t *testing.T) {
 	expectStates(t, rdma.QPStateRTS, p.a)
 	// A got a completion for each message B acknowledged, all successes.
 	for _, wc := range waitWCs(t, p.cqA, p.cqB.CQE()) {
-		if wc.Status != WCSuccess {
+		if wc.Status != rdma.WCSuccess {
 			t.Errorf("sender completion %+v", wc)
 		}
 	}
@@ -250,7 +250,7 @@ func TestDestroyPDWithMR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mr, err := pd.RegMR(4096, AccessLocalWrite)
+	mr, err := pd.RegMR(4096, rdma.AccessLocalWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestPostRefusals(t *testing.T) {
 	mrLen := uint64(p.mrA.Len())
 	var pe *PostError
 	write := func(id uint64) SendWR {
-		return SendWR{WRID: id, Opcode: WRRDMAWrite, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 8), RemoteAddr: p.mrB.Addr(), RKey: p.mrB.RKey()}
+		return SendWR{WRID: id, Opcode: rdma.WRRDMAWrite, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 8), RemoteAddr: p.mrB.Addr(), RKey: p.mrB.RKey()}
 	}
 	outOfRange := write(2)
 	outOfRange.SGEs = sge(p.mrA, mrLen-4, 8)
@@ -293,11 +293,11 @@ func TestPostRefusals(t *testing.T) {
 		wr   SendWR
 		want string
 	}{
-		{"too many SGEs", SendWR{Opcode: WRSend, SGEs: append(sge(p.mrA, 0, 1), sge(p.mrA, 1, 1)...)}, "max_send_sge 1"},
-		{"inline too long", SendWR{Opcode: WRSend, Flags: SendInline, SGEs: sge(p.mrA, 0, 100)}, "max_inline_data"},
-		{"atomic without 8 bytes", SendWR{Opcode: WRAtomicFetchAndAdd, SGEs: sge(p.mrA, 0, 4)}, "8-byte SGE"},
-		{"unaligned atomic", SendWR{Opcode: WRAtomicCmpAndSwp, SGEs: sge(p.mrA, 0, 8), RemoteAddr: p.mrB.Addr() + 4}, "aligned"},
-		{"no MR", SendWR{Opcode: WRSend, SGEs: []SGE{{Length: 1}}}, "names no memory region"},
+		{"too many SGEs", SendWR{Opcode: rdma.WRSend, SGEs: append(sge(p.mrA, 0, 1), sge(p.mrA, 1, 1)...)}, "max_send_sge 1"},
+		{"inline too long", SendWR{Opcode: rdma.WRSend, Flags: rdma.SendInline, SGEs: sge(p.mrA, 0, 100)}, "max_inline_data"},
+		{"atomic without 8 bytes", SendWR{Opcode: rdma.WRAtomicFetchAndAdd, SGEs: sge(p.mrA, 0, 4)}, "8-byte SGE"},
+		{"unaligned atomic", SendWR{Opcode: rdma.WRAtomicCmpAndSwp, SGEs: sge(p.mrA, 0, 8), RemoteAddr: p.mrB.Addr() + 4}, "aligned"},
+		{"no MR", SendWR{Opcode: rdma.WRSend, SGEs: []SGE{{Length: 1}}}, "names no memory region"},
 	} {
 		if err := p.a.PostSend([]SendWR{tc.wr}); !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want a PostError saying %q", tc.name, err, tc.want)
@@ -327,7 +327,7 @@ func TestPostRefusals(t *testing.T) {
 		t.Errorf("a receive past the MR: %v", err)
 	}
 	ud := newPairOn(t, p.c, rdma.QPTypeUD, pairOpts{})
-	if err := ud.a.PostSend([]SendWR{{Opcode: WRSend, SGEs: sge(ud.mrA, 0, 8)}}); !errors.As(err, &pe) || !strings.Contains(err.Error(), "address handle") {
+	if err := ud.a.PostSend([]SendWR{{Opcode: rdma.WRSend, SGEs: sge(ud.mrA, 0, 8)}}); !errors.As(err, &pe) || !strings.Contains(err.Error(), "address handle") {
 		t.Errorf("a UD send without an AH: %v", err)
 	}
 }

@@ -20,10 +20,10 @@ func TestAsyncEvents(t *testing.T) {
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	c := p.c
 	c.Events()
-	if err := p.a.Modify(&QPAttr{State: rdma.QPStateSQD, EnSQDAsyncNotify: true}, AttrState|AttrEnSQDAsyncNotify); err != nil {
+	if err := p.a.Modify(&QPAttr{State: rdma.QPStateSQD, EnSQDAsyncNotify: true}, rdma.AttrState|rdma.AttrEnSQDAsyncNotify); err != nil {
 		t.Fatal(err)
 	}
-	if ev, others := expectEvent(t, c, EventSQDrained); ev.QP != p.a || ev.QPNum != p.a.Num() || len(others) != 0 {
+	if ev, others := expectEvent(t, c, rdma.EventSQDrained); ev.QP != p.a || ev.QPNum != p.a.Num() || len(others) != 0 {
 		t.Errorf("SQ_DRAINED %v (QP %p, want %p), after %v", ev, ev.QP, p.a, others)
 	}
 
@@ -34,7 +34,7 @@ func TestAsyncEvents(t *testing.T) {
 		}
 	}
 	ip("addr", "add", "10.0.0.77/24", "dev", "veth0")
-	if ev, _ := expectEvent(t, c, EventGIDChange); ev.Port != 1 {
+	if ev, _ := expectEvent(t, c, rdma.EventGIDChange); ev.Port != 1 {
 		t.Errorf("GID_CHANGE %v, want port 1", ev)
 	}
 	ip("addr", "del", "10.0.0.77/24", "dev", "veth0")
@@ -42,11 +42,11 @@ func TestAsyncEvents(t *testing.T) {
 
 	ip("link", "set", "veth0", "down")
 	t.Cleanup(func() { exec.Command("/usr/sbin/ip", "link", "set", "veth0", "up").Run() })
-	if ev, _ := expectEvent(t, c, EventPortErr); ev.Port != 1 {
+	if ev, _ := expectEvent(t, c, rdma.EventPortErr); ev.Port != 1 {
 		t.Errorf("PORT_ERR %v, want port 1", ev)
 	}
 	ip("link", "set", "veth0", "up")
-	if ev, _ := expectEvent(t, c, EventPortActive); ev.Port != 1 {
+	if ev, _ := expectEvent(t, c, rdma.EventPortActive); ev.Port != 1 {
 		t.Errorf("PORT_ACTIVE %v, want port 1", ev)
 	}
 	if pa, err := c.QueryPort(1); err != nil || pa.State != rdma.PortStateActive {
@@ -102,7 +102,7 @@ func TestCompChannelWait(t *testing.T) {
 		if err := p.cqA.ReqNotify(false); err != nil {
 			t.Fatal(err)
 		}
-		wr := SendWR{WRID: uint64(i), Opcode: WRRDMAWrite, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 64), RemoteAddr: p.mrB.Addr(), RKey: p.mrB.RKey()}
+		wr := SendWR{WRID: uint64(i), Opcode: rdma.WRRDMAWrite, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 64), RemoteAddr: p.mrB.Addr(), RKey: p.mrB.RKey()}
 		if err := p.a.PostSend([]SendWR{wr}); err != nil {
 			t.Fatal(err)
 		}

@@ -17,14 +17,14 @@ import (
 // type 2 with a BIND_MW work request, revoked again by LOCAL_INV.
 func TestMemoryWindows(t *testing.T) {
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
-	mr, err := p.pd.RegMR(8192, allAccess|AccessMWBind)
+	mr, err := p.pd.RegMR(8192, allAccess|rdma.AccessMWBind)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fill(p.mrA.Bytes()[:256], 21)
 	writeVia := func(id uint64, rkey uint32, off uint64) WC {
 		t.Helper()
-		wr := SendWR{WRID: id, Opcode: WRRDMAWrite, Flags: SendSignaled, SGEs: sge(p.mrA, 0, 256), RemoteAddr: mr.Addr() + off, RKey: rkey}
+		wr := SendWR{WRID: id, Opcode: rdma.WRRDMAWrite, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 256), RemoteAddr: mr.Addr() + off, RKey: rkey}
 		if err := p.a.PostSend([]SendWR{wr}); err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func TestMemoryWindows(t *testing.T) {
 	}
 	bindDone := func(id uint64) {
 		t.Helper()
-		if wc := waitOK(t, p.cqB, 1)[0]; wc.WRID != id || wc.Opcode != WCBindMW {
+		if wc := waitOK(t, p.cqB, 1)[0]; wc.WRID != id || wc.Opcode != rdma.WCBindMW {
 			t.Fatalf("bind completion %+v, want WRID %d BIND_MW", wc, id)
 		}
 	}
@@ -42,14 +42,14 @@ func TestMemoryWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := mw1.RKey()
-	if err := p.b.BindMW(MWBind{MW: mw1, MR: mr, Offset: 1024, Length: 1024, Access: AccessRemoteWrite}, 50, SendSignaled); err != nil {
+	if err := p.b.BindMW(MWBind{MW: mw1, MR: mr, Offset: 1024, Length: 1024, Access: rdma.AccessRemoteWrite}, 50, rdma.SendSignaled); err != nil {
 		t.Fatal(err)
 	}
 	if mw1.RKey() != incRKey(before) {
 		t.Errorf("type 1 window rkey %#x after bind, want %#x (ibv_inc_rkey)", mw1.RKey(), incRKey(before))
 	}
 	bindDone(50)
-	if wc := writeVia(1, mw1.RKey(), 1024); wc.Status != WCSuccess || !bytes.Equal(mr.Bytes()[1024:1280], p.mrA.Bytes()[:256]) {
+	if wc := writeVia(1, mw1.RKey(), 1024); wc.Status != rdma.WCSuccess || !bytes.Equal(mr.Bytes()[1024:1280], p.mrA.Bytes()[:256]) {
 		t.Errorf("write through the type 1 window: %s, data equal %v", wc.Status, bytes.Equal(mr.Bytes()[1024:1280], p.mrA.Bytes()[:256]))
 	}
 
@@ -57,26 +57,26 @@ func TestMemoryWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bind := &MWBind{MW: mw2, MR: mr, Offset: 4096, Length: 4096, Access: AccessRemoteWrite | AccessRemoteRead}
+	bind := &MWBind{MW: mw2, MR: mr, Offset: 4096, Length: 4096, Access: rdma.AccessRemoteWrite | rdma.AccessRemoteRead}
 	want := incRKey(mw2.RKey())
-	if err := p.b.PostSend([]SendWR{{WRID: 51, Opcode: WRBindMW, Flags: SendSignaled, Bind: bind}}); err != nil {
+	if err := p.b.PostSend([]SendWR{{WRID: 51, Opcode: rdma.WRBindMW, Flags: rdma.SendSignaled, Bind: bind}}); err != nil {
 		t.Fatal(err)
 	}
 	if mw2.RKey() != want {
 		t.Errorf("type 2 window rkey %#x after the bind was posted, want %#x", mw2.RKey(), want)
 	}
 	bindDone(51)
-	if wc := writeVia(2, mw2.RKey(), 4096); wc.Status != WCSuccess || !bytes.Equal(mr.Bytes()[4096:4352], p.mrA.Bytes()[:256]) {
+	if wc := writeVia(2, mw2.RKey(), 4096); wc.Status != rdma.WCSuccess || !bytes.Equal(mr.Bytes()[4096:4352], p.mrA.Bytes()[:256]) {
 		t.Errorf("write through the type 2 window: %s", wc.Status)
 	}
-	if err := p.b.PostSend([]SendWR{{WRID: 52, Opcode: WRLocalInv, Flags: SendSignaled, Imm: mw2.RKey()}}); err != nil {
+	if err := p.b.PostSend([]SendWR{{WRID: 52, Opcode: rdma.WRLocalInv, Flags: rdma.SendSignaled, Imm: mw2.RKey()}}); err != nil {
 		t.Fatal(err)
 	}
-	if wc := waitOK(t, p.cqB, 1)[0]; wc.Opcode != WCLocalInv {
+	if wc := waitOK(t, p.cqB, 1)[0]; wc.Opcode != rdma.WCLocalInv {
 		t.Errorf("invalidate completion %+v", wc)
 	}
 	// The window is revoked: the same write is now a remote access error.
-	if wc := writeVia(3, mw2.RKey(), 4096); wc.Status != WCRemAccessErr {
+	if wc := writeVia(3, mw2.RKey(), 4096); wc.Status != rdma.WCRemAccessErr {
 		t.Errorf("write through an invalidated window: %s, want REM_ACCESS_ERR", wc.Status)
 	}
 
@@ -109,7 +109,7 @@ func TestSRQ(t *testing.T) {
 	}
 	c.Events()
 	cq, _ := c.CreateCQ(64, nil, 0)
-	mr, _ := pd.RegMR(4096, AccessLocalWrite)
+	mr, _ := pd.RegMR(4096, rdma.AccessLocalWrite)
 	caps := QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}
 	var senders, receivers [2]*QP
 	for i := range 2 {
@@ -140,13 +140,13 @@ func TestSRQ(t *testing.T) {
 		t.Errorf("query after arming: %+v %v", a, err)
 	}
 	for i, s := range senders {
-		if err := s.PostSend([]SendWR{{WRID: uint64(i), Opcode: WRSend, Flags: SendSignaled, SGEs: sge(mr, 3072, 32)}}); err != nil {
+		if err := s.PostSend([]SendWR{{WRID: uint64(i), Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(mr, 3072, 32)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	byQP := map[uint32]WC{}
 	for _, wc := range waitOK(t, cq, 4) {
-		if wc.Opcode == WCRecv {
+		if wc.Opcode == rdma.WCRecv {
 			byQP[wc.QPNum] = wc
 		}
 	}
@@ -155,7 +155,7 @@ func TestSRQ(t *testing.T) {
 			t.Errorf("QP %d: receive completion %+v; both QPs take from the shared queue", r.Num(), wc)
 		}
 	}
-	ev, others := expectEvent(t, c, EventSRQLimitReached)
+	ev, others := expectEvent(t, c, rdma.EventSRQLimitReached)
 	if ev.SRQ != srq || len(others) != 0 {
 		t.Errorf("SRQ_LIMIT_REACHED named %v (after %v)", ev, others)
 	}
@@ -167,7 +167,7 @@ func TestSRQ(t *testing.T) {
 	}
 	// A QP with an SRQ moving to ERR would send QP_LAST_WQE_REACHED on
 	// hardware; rxe in 6.1 sends none.
-	if err := receivers[0].Modify(&QPAttr{State: rdma.QPStateErr}, AttrState); err != nil {
+	if err := receivers[0].Modify(&QPAttr{State: rdma.QPStateErr}, rdma.AttrState); err != nil {
 		t.Fatal(err)
 	}
 	if evs := drainEvents(c, quiet); len(evs) != 0 {

@@ -60,7 +60,7 @@ type pairOpts struct {
 	channel    *CompChannel // CQs report here
 }
 
-const allAccess = AccessLocalWrite | AccessRemoteWrite | AccessRemoteRead | AccessRemoteAtomic
+const allAccess = rdma.AccessLocalWrite | rdma.AccessRemoteWrite | rdma.AccessRemoteRead | rdma.AccessRemoteAtomic
 
 // newPair opens the lab device (closed at test end) and connects two QPs
 // of type typ to each other through RESET, INIT, RTR and RTS with the
@@ -111,9 +111,9 @@ func newPairOn(t testing.TB, c *Context, typ QPType, o pairOpts) *pair {
 	must("CreateQP A", err)
 	p.b, err = p.pd.CreateQP(QPInitAttr{Type: typ, SendCQ: p.cqB, RecvCQ: p.cqB, Cap: o.cap, SigAll: o.sigAll, SRQ: o.srq})
 	must("CreateQP B", err)
-	p.mrA, err = p.pd.RegMR(o.mrSize, o.access|AccessLocalWrite)
+	p.mrA, err = p.pd.RegMR(o.mrSize, o.access|rdma.AccessLocalWrite)
 	must("RegMR A", err)
-	p.mrB, err = p.pd.RegMR(o.mrSize, o.mrAccessB|AccessLocalWrite)
+	p.mrB, err = p.pd.RegMR(o.mrSize, o.mrAccessB|rdma.AccessLocalWrite)
 	must("RegMR B", err)
 	for _, x := range []struct{ qp, peer *QP }{{p.a, p.b}, {p.b, p.a}} {
 		connectQP(t, x.qp, x.peer.Num(), p.gid, p.gidIndex, o.access, rnrRetry, p.qkey)
@@ -133,21 +133,21 @@ func connectQP(t testing.TB, qp *QP, peer uint32, gid GID, gidIndex int, access 
 	t.Helper()
 	typ := qp.Type()
 	init := QPAttr{State: rdma.QPStateInit, Port: 1, AccessFlags: access, QKey: qkey}
-	initMask := AttrState | AttrPKeyIndex | AttrPort | AttrAccessFlags
+	initMask := rdma.AttrState | rdma.AttrPKeyIndex | rdma.AttrPort | rdma.AttrAccessFlags
 	if typ == rdma.QPTypeUD {
-		initMask = AttrState | AttrPKeyIndex | AttrPort | AttrQKey
+		initMask = rdma.AttrState | rdma.AttrPKeyIndex | rdma.AttrPort | rdma.AttrQKey
 	}
-	rtr := QPAttr{State: rdma.QPStateRTR, PathMTU: MTU1024, DestQPN: peer, MaxDestRdAtomic: 1, MinRNRTimer: 12,
+	rtr := QPAttr{State: rdma.QPStateRTR, PathMTU: rdma.MTU1024, DestQPN: peer, MaxDestRdAtomic: 1, MinRNRTimer: 12,
 		AH: AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: gid, SGIDIndex: uint8(gidIndex), HopLimit: 1}}}
-	rtrMask := AttrState | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN
+	rtrMask := rdma.AttrState | rdma.AttrAV | rdma.AttrPathMTU | rdma.AttrDestQPN | rdma.AttrRQPSN
 	rts := QPAttr{State: rdma.QPStateRTS, Timeout: 14, RetryCnt: 7, RNRRetry: rnr, MaxRdAtomic: 1}
-	rtsMask := AttrState | AttrSQPSN
+	rtsMask := rdma.AttrState | rdma.AttrSQPSN
 	switch typ {
 	case rdma.QPTypeRC:
-		rtrMask |= AttrMaxDestRdAtomic | AttrMinRNRTimer
-		rtsMask |= AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxQPRdAtomic
+		rtrMask |= rdma.AttrMaxDestRdAtomic | rdma.AttrMinRNRTimer
+		rtsMask |= rdma.AttrTimeout | rdma.AttrRetryCnt | rdma.AttrRNRRetry | rdma.AttrMaxQPRdAtomic
 	case rdma.QPTypeUD:
-		rtrMask = AttrState
+		rtrMask = rdma.AttrState
 	}
 	for _, s := range []struct {
 		a QPAttr

@@ -9,6 +9,7 @@ package verbs
 import "C"
 
 import (
+	"github.com/verbscope/verbscope/rdma"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -146,7 +147,7 @@ func (s *sendScratch) fill(chunk []SendWR) {
 		if wr.AH != nil {
 			in.ah = wr.AH.h.ah
 		}
-		if b := wr.Bind; wr.Opcode == WRBindMW && b != nil {
+		if b := wr.Bind; wr.Opcode == rdma.WRBindMW && b != nil {
 			in.mw, in.bind_mr = b.MW.h.mw, b.MR.h.mr
 			in.bind_addr = C.uint64_t(b.MR.h.addr() + b.Offset)
 			in.bind_length = C.uint64_t(b.Length)

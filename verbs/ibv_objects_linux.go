@@ -201,20 +201,15 @@ func (h *qpHandle) modify(attr *QPAttr, mask QPAttrMask) error {
 	return rcErr("ibv_modify_qp", C.ibv_modify_qp(h.qp, &a, C.int(mask)))
 }
 
+// query is ibv_query_qp(3); the init attributes it also fills are not
+// needed (QP.InitAttr keeps what the QP was created with).
 func (h *qpHandle) query(mask QPAttrMask) (QPAttr, error) {
-	a, _, _, err := h.queryInit(mask)
-	return a, err
-}
-
-// queryInit is ibv_query_qp(3) with the init attributes it also fills:
-// the caps as they are now, and sq_sig_all.
-func (h *qpHandle) queryInit(mask QPAttrMask) (QPAttr, QPCap, bool, error) {
 	var a C.struct_ibv_qp_attr
 	var init C.struct_ibv_qp_init_attr
 	if err := rcErr("ibv_query_qp", C.ibv_query_qp(h.qp, &a, C.int(mask), &init)); err != nil {
-		return QPAttr{}, QPCap{}, false, err
+		return QPAttr{}, err
 	}
-	return goQPAttr(&a), goCap(init.cap), init.sq_sig_all != 0, nil
+	return goQPAttr(&a), nil
 }
 
 func cCap(cp QPCap) C.struct_ibv_qp_cap {

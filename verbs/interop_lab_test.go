@@ -69,14 +69,14 @@ func buildPPSide(c *Context, gid GID, gidIndex int, caps QPCap) (*ppSide, error)
 	if s.cq, err = c.CreateCQ(ppRxDepth+int(caps.MaxSendWR), nil, 0); err != nil {
 		return nil, err
 	}
-	if s.mr, err = pd.RegMR(ppSize*(ppRxDepth+1), AccessLocalWrite); err != nil {
+	if s.mr, err = pd.RegMR(ppSize*(ppRxDepth+1), rdma.AccessLocalWrite); err != nil {
 		return nil, err
 	}
 	fill(s.mr.Bytes()[:ppSize], 42)
 	if s.qp, err = pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: s.cq, RecvCQ: s.cq, Cap: caps}); err != nil {
 		return nil, err
 	}
-	if err := s.qp.Modify(&QPAttr{State: rdma.QPStateInit, Port: 1}, AttrState|AttrPKeyIndex|AttrPort|AttrAccessFlags); err != nil {
+	if err := s.qp.Modify(&QPAttr{State: rdma.QPStateInit, Port: 1}, rdma.AttrState|rdma.AttrPKeyIndex|rdma.AttrPort|rdma.AttrAccessFlags); err != nil {
 		return nil, err
 	}
 	recvs := make([]RecvWR, ppRxDepth)
@@ -102,17 +102,17 @@ func (s *ppSide) recv(slot int) RecvWR {
 // connect moves the QP to RTR and RTS toward remote, with the values
 // rc_pingpong's pp_connect_ctx uses.
 func (s *ppSide) connect(remote oob.Dest) error {
-	rtr := QPAttr{State: rdma.QPStateRTR, PathMTU: MTU1024, DestQPN: remote.QPN, RQPSN: remote.PSN, MaxDestRdAtomic: 1, MinRNRTimer: 12,
+	rtr := QPAttr{State: rdma.QPStateRTR, PathMTU: rdma.MTU1024, DestQPN: remote.QPN, RQPSN: remote.PSN, MaxDestRdAtomic: 1, MinRNRTimer: 12,
 		AH: AHAttr{DLID: remote.LID, PortNum: 1}}
 	if remote.HasGID() {
 		rtr.AH.IsGlobal = true
 		rtr.AH.GRH = GlobalRoute{DGID: GID(remote.GID), SGIDIndex: uint8(s.gidIndex), HopLimit: 1}
 	}
-	if err := s.qp.Modify(&rtr, AttrState|AttrAV|AttrPathMTU|AttrDestQPN|AttrRQPSN|AttrMaxDestRdAtomic|AttrMinRNRTimer); err != nil {
+	if err := s.qp.Modify(&rtr, rdma.AttrState|rdma.AttrAV|rdma.AttrPathMTU|rdma.AttrDestQPN|rdma.AttrRQPSN|rdma.AttrMaxDestRdAtomic|rdma.AttrMinRNRTimer); err != nil {
 		return err
 	}
 	rts := QPAttr{State: rdma.QPStateRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, SQPSN: s.local.PSN, MaxRdAtomic: 1}
-	return s.qp.Modify(&rts, AttrState|AttrTimeout|AttrRetryCnt|AttrRNRRetry|AttrSQPSN|AttrMaxQPRdAtomic)
+	return s.qp.Modify(&rts, rdma.AttrState|rdma.AttrTimeout|rdma.AttrRetryCnt|rdma.AttrRNRRetry|rdma.AttrSQPSN|rdma.AttrMaxQPRdAtomic)
 }
 
 // run plays rc_pingpong's loop: send when the previous send completed
@@ -121,7 +121,7 @@ func (s *ppSide) connect(remote oob.Dest) error {
 // which is the tool's buffer as it starts (all 0x7b).
 func (s *ppSide) run(t *testing.T, client bool) {
 	t.Helper()
-	send := []SendWR{{WRID: 0, Opcode: WRSend, Flags: SendSignaled, SGEs: sge(s.mr, 0, ppSize)}}
+	send := []SendWR{{WRID: 0, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(s.mr, 0, ppSize)}}
 	var sent, received int
 	sendPending, recvPending := false, true
 	post := func() {
@@ -147,7 +147,7 @@ func (s *ppSide) run(t *testing.T, client bool) {
 			if err := wc.Err(); err != nil {
 				t.Fatalf("after %d sent, %d received: %v", sent, received, err)
 			}
-			if wc.Opcode == WCSend {
+			if wc.Opcode == rdma.WCSend {
 				sent++
 				sendPending = false
 				continue

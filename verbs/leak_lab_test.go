@@ -3,6 +3,7 @@
 package verbs
 
 import (
+	"github.com/verbscope/verbscope/rdma"
 	"strings"
 	"testing"
 )
@@ -41,7 +42,7 @@ func dropDataObjects(t *testing.T, c *Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pd.RegMR(4096, AccessLocalWrite); err != nil {
+	if _, err := pd.RegMR(4096, rdma.AccessLocalWrite); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pd.AllocMW(MWType2); err != nil {

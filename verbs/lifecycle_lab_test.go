@@ -178,12 +178,12 @@ func TestModifyToRTSLoopback(t *testing.T) {
 			attr QPAttr
 			mask QPAttrMask
 		}{
-			{QPAttr{State: rdma.QPStateInit, Port: 1, AccessFlags: AccessLocalWrite | AccessRemoteWrite}, AttrState | AttrPKeyIndex | AttrPort | AttrAccessFlags},
-			{QPAttr{State: rdma.QPStateRTR, PathMTU: MTU1024, DestQPN: peer.Num(), RQPSN: 100, MaxDestRdAtomic: 1, MinRNRTimer: 12,
+			{QPAttr{State: rdma.QPStateInit, Port: 1, AccessFlags: rdma.AccessLocalWrite | rdma.AccessRemoteWrite}, rdma.AttrState | rdma.AttrPKeyIndex | rdma.AttrPort | rdma.AttrAccessFlags},
+			{QPAttr{State: rdma.QPStateRTR, PathMTU: rdma.MTU1024, DestQPN: peer.Num(), RQPSN: 100, MaxDestRdAtomic: 1, MinRNRTimer: 12,
 				AH: AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: gid.GID, SGIDIndex: uint8(gidIndex), HopLimit: 1}}},
-				AttrState | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN | AttrMaxDestRdAtomic | AttrMinRNRTimer},
+				rdma.AttrState | rdma.AttrAV | rdma.AttrPathMTU | rdma.AttrDestQPN | rdma.AttrRQPSN | rdma.AttrMaxDestRdAtomic | rdma.AttrMinRNRTimer},
 			{QPAttr{State: rdma.QPStateRTS, SQPSN: 100, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1},
-				AttrState | AttrSQPSN | AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxQPRdAtomic},
+				rdma.AttrState | rdma.AttrSQPSN | rdma.AttrTimeout | rdma.AttrRetryCnt | rdma.AttrRNRRetry | rdma.AttrMaxQPRdAtomic},
 		}
 		for _, s := range steps {
 			if err := qp.Modify(&s.attr, s.mask); err != nil {
@@ -192,11 +192,11 @@ func TestModifyToRTSLoopback(t *testing.T) {
 		}
 	}
 	for i, qp := range qps {
-		a, err := qp.Query(AttrState | AttrDestQPN | AttrPathMTU | AttrSQPSN | AttrRQPSN | AttrAV | AttrTimeout)
+		a, err := qp.Query(rdma.AttrState | rdma.AttrDestQPN | rdma.AttrPathMTU | rdma.AttrSQPSN | rdma.AttrRQPSN | rdma.AttrAV | rdma.AttrTimeout)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.State != rdma.QPStateRTS || a.DestQPN != qps[1-i].Num() || a.PathMTU != MTU1024 || a.SQPSN != 100 || a.Timeout != 14 {
+		if a.State != rdma.QPStateRTS || a.DestQPN != qps[1-i].Num() || a.PathMTU != rdma.MTU1024 || a.SQPSN != 100 || a.Timeout != 14 {
 			t.Errorf("QP %d: state %s dest %d mtu %s sq_psn %d timeout %d", qp.Num(), a.State, a.DestQPN, a.PathMTU, a.SQPSN, a.Timeout)
 		}
 		if a.AH.GRH.DGID != gid.GID || !a.AH.IsGlobal {
@@ -205,7 +205,7 @@ func TestModifyToRTSLoopback(t *testing.T) {
 	}
 	// INIT -> RTS is not a transition: the kernel says EINVAL.
 	extra, _ := pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
-	if err := extra.Modify(&QPAttr{State: rdma.QPStateRTS}, AttrState); !errors.Is(err, syscall.EINVAL) {
+	if err := extra.Modify(&QPAttr{State: rdma.QPStateRTS}, rdma.AttrState); !errors.Is(err, syscall.EINVAL) {
 		t.Errorf("RESET->RTS: %v, want EINVAL", err)
 	}
 }

@@ -2,6 +2,7 @@ package verbs
 
 import (
 	"fmt"
+	"github.com/verbscope/verbscope/rdma"
 	"io"
 	"syscall"
 )
@@ -24,14 +25,14 @@ type MR struct {
 
 // RegMR maps size bytes of fresh, zeroed, page-aligned memory and
 // registers them in the PD with the given access (ibv_reg_mr(3)). Remote
-// write and remote atomic access need AccessLocalWrite too, as the man
+// write and remote atomic access need rdma.AccessLocalWrite too, as the man
 // page says; the kernel refuses the combination otherwise (EINVAL).
 func (pd *PD) RegMR(size int, access AccessFlags) (*MR, error) {
 	if size <= 0 {
 		return nil, &Error{Op: "ibv_reg_mr", Err: syscall.EINVAL, Hint: fmt.Sprintf("a memory region needs at least one byte, not %d", size)}
 	}
-	if access&(AccessRemoteWrite|AccessRemoteAtomic) != 0 && access&AccessLocalWrite == 0 {
-		return nil, &Error{Op: "ibv_reg_mr", Err: syscall.EINVAL, Hint: "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE as well (ibv_reg_mr(3)): add AccessLocalWrite"}
+	if access&(rdma.AccessRemoteWrite|rdma.AccessRemoteAtomic) != 0 && access&rdma.AccessLocalWrite == 0 {
+		return nil, &Error{Op: "ibv_reg_mr", Err: syscall.EINVAL, Hint: "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE as well (ibv_reg_mr(3)): add rdma.AccessLocalWrite"}
 	}
 	var h *mrHandle
 	var buf []byte

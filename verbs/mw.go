@@ -31,7 +31,7 @@ func (t MWType) String() string {
 
 // MW is a memory window (ibv_alloc_mw(3)): a remote key for a slice of an
 // MR, granted and revoked without re-registering the MR. The MR needs
-// AccessMWBind.
+// rdma.AccessMWBind.
 type MW struct {
 	ctx  *Context
 	pd   *PD
@@ -48,7 +48,7 @@ type MWBind struct {
 	MR     *MR
 	Offset uint64 // where the window starts in the MR
 	Length uint64
-	Access AccessFlags // AccessRemoteRead/Write/Atomic for the window
+	Access AccessFlags // rdma.AccessRemoteRead/Write/Atomic for the window
 	// RKey is the window's new rkey for a type 2 bind (IBV_WR_BIND_MW);
 	// 0 means ibv_inc_rkey(MW.RKey()). Type 1 binds pick their own.
 	RKey uint32
@@ -132,8 +132,8 @@ func checkBind(op string, b *MWBind) error {
 		return &Error{Op: op, Err: syscall.EINVAL, Hint: "the bind names no memory window"}
 	case b.MR == nil:
 		return &Error{Op: op, Err: syscall.EINVAL, Hint: "the bind names no memory region"}
-	case b.MR.access&AccessMWBind == 0:
-		return &Error{Op: op, Err: syscall.EINVAL, Hint: b.MR.String() + " was registered without MW_BIND access: register it with AccessMWBind to bind windows to it"}
+	case b.MR.access&rdma.AccessMWBind == 0:
+		return &Error{Op: op, Err: syscall.EINVAL, Hint: b.MR.String() + " was registered without MW_BIND access: register it with rdma.AccessMWBind to bind windows to it"}
 	case !b.MR.inRange(b.Offset, b.Length):
 		return &Error{Op: op, Err: syscall.EINVAL, Hint: fmt.Sprintf("a window of %d bytes at offset %d does not fit in %s", b.Length, b.Offset, b.MR)}
 	case b.MW.pd != b.MR.pd:

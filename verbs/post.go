@@ -22,7 +22,7 @@ type SGE struct {
 type SendWR struct {
 	WRID   uint64 // returned in the completion
 	Opcode WROpcode
-	Flags  SendFlags // SendSignaled, SendSolicited, SendInline, SendFence
+	Flags  SendFlags // rdma.SendSignaled, rdma.SendSolicited, rdma.SendInline, rdma.SendFence
 	SGEs   []SGE     // the local buffer(s): the data sent, or where reads and atomics land
 	// Imm is the immediate data of SEND_WITH_IMM and RDMA_WRITE_WITH_IMM,
 	// in host byte order (converted to the wire's big-endian here), or
@@ -129,7 +129,7 @@ func (qp *QP) PostSendPoll(ctx context.Context, wrs []SendWR, cq *CQ, wcs []WC) 
 			qp.ctx.dataMu.RLock()
 			defer qp.ctx.dataMu.RUnlock()
 			for i := range wrs {
-				if wrs[i].Opcode == WRBindMW {
+				if wrs[i].Opcode == rdma.WRBindMW {
 					return refuse(op, i, syscall.EINVAL, "PostSendPoll does not take BIND_MW: post binds with PostSend")
 				}
 				if err := qp.checkSend(i, &wrs[i]); err != nil {
@@ -159,7 +159,7 @@ func (qp *QP) afterBinds(wrs []SendWR, err error) {
 		posted = pe.Posted
 	}
 	for i := 0; i < posted; i++ {
-		if b := wrs[i].Bind; wrs[i].Opcode == WRBindMW && b != nil {
+		if b := wrs[i].Bind; wrs[i].Opcode == rdma.WRBindMW && b != nil {
 			b.MW.rkey.Store(bindRKey(b))
 			qp.ctx.link(b.MW.obj, b.MR.obj)
 		}
@@ -186,11 +186,11 @@ func (qp *QP) checkSend(i int, wr *SendWR) error {
 	if err != nil {
 		return err
 	}
-	if wr.Flags&SendInline != 0 && total > uint64(qp.cap.MaxInlineData) {
-		return refuse(op, i, syscall.EINVAL, "%d bytes inline, but the QP's max_inline_data is %d: send without SendInline or create the QP with a larger MaxInlineData", total, qp.cap.MaxInlineData)
+	if wr.Flags&rdma.SendInline != 0 && total > uint64(qp.cap.MaxInlineData) {
+		return refuse(op, i, syscall.EINVAL, "%d bytes inline, but the QP's max_inline_data is %d: send without rdma.SendInline or create the QP with a larger MaxInlineData", total, qp.cap.MaxInlineData)
 	}
 	switch wr.Opcode {
-	case WRSend, WRSendWithImm:
+	case rdma.WRSend, rdma.WRSendWithImm:
 		if qp.typ == rdma.QPTypeUD {
 			if wr.AH == nil {
 				return refuse(op, i, syscall.EINVAL, "a UD send needs an address handle (SendWR.AH) and the remote QPN and QKey")
@@ -199,14 +199,14 @@ func (qp *QP) checkSend(i int, wr *SendWR) error {
 				return refuse(op, i, ErrClosed, "%s was closed", wr.AH.obj.name)
 			}
 		}
-	case WRAtomicCmpAndSwp, WRAtomicFetchAndAdd:
+	case rdma.WRAtomicCmpAndSwp, rdma.WRAtomicFetchAndAdd:
 		if len(wr.SGEs) != 1 || wr.SGEs[0].Length != 8 {
 			return refuse(op, i, syscall.EINVAL, "an atomic needs exactly one 8-byte SGE, where the old remote value lands")
 		}
 		if wr.RemoteAddr%8 != 0 {
 			return refuse(op, i, syscall.EINVAL, "the atomic's remote address 0x%x is not 8-byte aligned", wr.RemoteAddr)
 		}
-	case WRBindMW:
+	case rdma.WRBindMW:
 		if wr.Bind == nil {
 			return refuse(op, i, syscall.EINVAL, "a BIND_MW request needs SendWR.Bind")
 		}

@@ -28,18 +28,18 @@ func TestPostChecksBeforeTheLibrary(t *testing.T) {
 		errno error
 		want  string
 	}{
-		{"fits", qp, SendWR{Opcode: WRSend, SGEs: []SGE{{MR: mr, Offset: 60, Length: 4}}}, nil, ""},
-		{"one byte past the end", qp, SendWR{Opcode: WRSend, SGEs: []SGE{{MR: mr, Offset: 61, Length: 4}}}, syscall.EINVAL, "run past the end of MR lkey 0x1"},
-		{"offset overflow", qp, SendWR{Opcode: WRSend, SGEs: []SGE{{MR: mr, Offset: ^uint64(0), Length: 2}}}, syscall.EINVAL, "past the end"},
-		{"closed MR", qp, SendWR{Opcode: WRSend, SGEs: []SGE{{MR: closed, Length: 1}}}, ErrClosed, "was closed"},
-		{"no MR", qp, SendWR{Opcode: WRSend, SGEs: []SGE{{Length: 1}}}, syscall.EINVAL, "names no memory region"},
-		{"too many SGEs", qp, SendWR{Opcode: WRSend, SGEs: make([]SGE, 3)}, syscall.EINVAL, "max_send_sge 2"},
-		{"inline too long", qp, SendWR{Opcode: WRSend, Flags: SendInline, SGEs: []SGE{{MR: mr, Length: 17}}}, syscall.EINVAL, "max_inline_data is 16"},
-		{"atomic of 4 bytes", qp, SendWR{Opcode: WRAtomicFetchAndAdd, SGEs: []SGE{{MR: mr, Length: 4}}}, syscall.EINVAL, "8-byte SGE"},
-		{"unaligned atomic", qp, SendWR{Opcode: WRAtomicCmpAndSwp, RemoteAddr: 0x1004, SGEs: []SGE{{MR: mr, Length: 8}}}, syscall.EINVAL, "0x1004 is not 8-byte aligned"},
-		{"bind without Bind", qp, SendWR{Opcode: WRBindMW}, syscall.EINVAL, "needs SendWR.Bind"},
-		{"UD without AH", ud, SendWR{Opcode: WRSend, SGEs: []SGE{{MR: mr, Length: 8}}}, syscall.EINVAL, "address handle"},
-		{"UD write needs no AH here", ud, SendWR{Opcode: WRRDMAWrite, SGEs: []SGE{{MR: mr, Length: 8}}}, nil, ""},
+		{"fits", qp, SendWR{Opcode: rdma.WRSend, SGEs: []SGE{{MR: mr, Offset: 60, Length: 4}}}, nil, ""},
+		{"one byte past the end", qp, SendWR{Opcode: rdma.WRSend, SGEs: []SGE{{MR: mr, Offset: 61, Length: 4}}}, syscall.EINVAL, "run past the end of MR lkey 0x1"},
+		{"offset overflow", qp, SendWR{Opcode: rdma.WRSend, SGEs: []SGE{{MR: mr, Offset: ^uint64(0), Length: 2}}}, syscall.EINVAL, "past the end"},
+		{"closed MR", qp, SendWR{Opcode: rdma.WRSend, SGEs: []SGE{{MR: closed, Length: 1}}}, ErrClosed, "was closed"},
+		{"no MR", qp, SendWR{Opcode: rdma.WRSend, SGEs: []SGE{{Length: 1}}}, syscall.EINVAL, "names no memory region"},
+		{"too many SGEs", qp, SendWR{Opcode: rdma.WRSend, SGEs: make([]SGE, 3)}, syscall.EINVAL, "max_send_sge 2"},
+		{"inline too long", qp, SendWR{Opcode: rdma.WRSend, Flags: rdma.SendInline, SGEs: []SGE{{MR: mr, Length: 17}}}, syscall.EINVAL, "max_inline_data is 16"},
+		{"atomic of 4 bytes", qp, SendWR{Opcode: rdma.WRAtomicFetchAndAdd, SGEs: []SGE{{MR: mr, Length: 4}}}, syscall.EINVAL, "8-byte SGE"},
+		{"unaligned atomic", qp, SendWR{Opcode: rdma.WRAtomicCmpAndSwp, RemoteAddr: 0x1004, SGEs: []SGE{{MR: mr, Length: 8}}}, syscall.EINVAL, "0x1004 is not 8-byte aligned"},
+		{"bind without Bind", qp, SendWR{Opcode: rdma.WRBindMW}, syscall.EINVAL, "needs SendWR.Bind"},
+		{"UD without AH", ud, SendWR{Opcode: rdma.WRSend, SGEs: []SGE{{MR: mr, Length: 8}}}, syscall.EINVAL, "address handle"},
+		{"UD write needs no AH here", ud, SendWR{Opcode: rdma.WRRDMAWrite, SGEs: []SGE{{MR: mr, Length: 8}}}, nil, ""},
 	} {
 		err := tc.qp.checkSend(3, &tc.wr)
 		if tc.errno == nil {
@@ -58,7 +58,7 @@ func TestPostChecksBeforeTheLibrary(t *testing.T) {
 func TestCheckBind(t *testing.T) {
 	pd := &PD{}
 	mr := fakeMR("MR lkey 0x1 (4096 bytes)", 4096)
-	mr.pd, mr.access = pd, AccessLocalWrite|AccessMWBind
+	mr.pd, mr.access = pd, rdma.AccessLocalWrite|rdma.AccessMWBind
 	plain := fakeMR("MR lkey 0x2 (4096 bytes)", 4096)
 	plain.pd = pd
 	mw := &MW{pd: pd, typ: MWType2}
@@ -86,9 +86,9 @@ func TestCheckBind(t *testing.T) {
 
 // Every error status explains itself.
 func TestWCStatusHints(t *testing.T) {
-	for s := WCLocLenErr; s <= WCGeneralErr; s++ {
+	for s := rdma.WCLocLenErr; s <= rdma.WCGeneralErr; s++ {
 		switch s {
-		case WCLocEECOpErr, WCLocRDDViolErr, WCRemInvRdReqErr, WCInvEECNErr, WCInvEECStateErr:
+		case rdma.WCLocEECOpErr, rdma.WCLocRDDViolErr, rdma.WCRemInvRdReqErr, rdma.WCInvEECNErr, rdma.WCInvEECStateErr:
 			continue // reliable datagram only: no Linux provider reports them
 		}
 		if s.Hint() == "" {

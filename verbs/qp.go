@@ -2,6 +2,7 @@ package verbs
 
 import (
 	"fmt"
+	"github.com/verbscope/verbscope/rdma"
 	"syscall"
 )
 
@@ -12,7 +13,7 @@ type QPInitAttr struct {
 	RecvCQ *CQ
 	Cap    QPCap
 	// SigAll makes every send WR generate a completion (sq_sig_all);
-	// otherwise only WRs posted with SendSignaled do.
+	// otherwise only WRs posted with rdma.SendSignaled do.
 	SigAll bool
 	// SRQ, if set, is where the QP takes its receives from (struct
 	// ibv_qp_init_attr.srq); Cap.MaxRecvWR and MaxRecvSGE are then ignored.
@@ -133,22 +134,9 @@ func (qp *QP) Query(mask QPAttrMask) (QPAttr, error) {
 	return a, err
 }
 
-// QueryInit is ibv_query_qp(3) with the init attributes the call also
-// returns: the QP's creation attributes with its caps as the provider
-// reports them now (they may exceed what was granted at creation).
-func (qp *QP) QueryInit(mask QPAttrMask) (QPAttr, QPInitAttr, error) {
-	var a QPAttr
-	init := qp.init
-	err := qp.obj.use("ibv_query_qp", func() (err error) {
-		a, init.Cap, init.SigAll, err = qp.h.queryInit(mask)
-		return err
-	})
-	return a, init, err
-}
-
 // State is the QP's current state as ibv_query_qp(3) reports it.
 func (qp *QP) State() (QPState, error) {
-	a, err := qp.Query(AttrState)
+	a, err := qp.Query(rdma.AttrState)
 	return a.State, err
 }
 

@@ -74,7 +74,7 @@ func newDiffLab(t *testing.T) *diffLab {
 	}
 	l.gid = g.GID
 	l.env = rdma.CheckEnv{Driver: rdma.DriverForVendor(dev.VendorID), Port: &port, PortCount: dev.PhysPortCnt,
-		GIDs: gids, Device: &dev, QKey: QKeyPrivileged} // the lab runs as root: CAP_NET_RAW
+		GIDs: gids, Device: &dev, QKey: rdma.QKeyPrivileged} // the lab runs as root: CAP_NET_RAW
 	if l.env.Driver != "rxe" {
 		t.Fatalf("vendor_id %#x is not rxe's", dev.VendorID)
 	}
@@ -141,7 +141,7 @@ func (l *diffLab) walk(qp *QP, target QPState, peerQPN uint32) {
 func (l *diffLab) waitDrained(qp *QP) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		a, err := qp.Query(AttrState)
+		a, err := qp.Query(rdma.AttrState)
 		if err != nil {
 			l.t.Fatal(err)
 		}
@@ -169,8 +169,8 @@ func (l *diffLab) envFor(cur QPState) rdma.CheckEnv {
 // case's one mutation) decides.
 func (l *diffLab) goodAttr(typ QPType, cur, next QPState) QPAttr {
 	av := AHAttr{IsGlobal: true, PortNum: 1, GRH: GlobalRoute{DGID: l.gid, SGIDIndex: uint8(l.gidIndex), HopLimit: 1}}
-	a := QPAttr{State: next, CurState: cur, PathMTU: MTU1024, QKey: 0x11111111, RQPSN: 100, SQPSN: 200,
-		AccessFlags: AccessRemoteWrite | AccessRemoteRead | AccessRemoteAtomic,
+	a := QPAttr{State: next, CurState: cur, PathMTU: rdma.MTU1024, QKey: 0x11111111, RQPSN: 100, SQPSN: 200,
+		AccessFlags: rdma.AccessRemoteWrite | rdma.AccessRemoteRead | rdma.AccessRemoteAtomic,
 		Cap:         QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1},
 		AH:          av, AltAH: av, EnSQDAsyncNotify: true, MaxRdAtomic: 1, MaxDestRdAtomic: 1,
 		MinRNRTimer: 12, Port: 1, Timeout: 14, RetryCnt: 7, RNRRetry: 7, AltPort: 1, AltTimeout: 14, DestQPN: 1}
@@ -216,7 +216,7 @@ func maskCases(typ QPType) []diffCase {
 	for _, cur := range []QPState{rdma.QPStateReset, rdma.QPStateInit, rdma.QPStateRTR, rdma.QPStateRTS, rdma.QPStateSQD, rdma.QPStateErr} {
 		targets := append(slices.Clone(rdma.QPStates), -1) // -1: no STATE bit
 		for _, next := range targets {
-			state := AttrState
+			state := rdma.AttrState
 			if next < 0 {
 				next, state = cur, 0
 			}
@@ -257,8 +257,8 @@ func claimCases(typ QPType) []diffCase {
 			mut := func(a *QPAttr) { a.CurState = claim }
 			req := rdma.LookupTransition(claim, rdma.QPStateRTS, typ).Required
 			out = append(out,
-				diffCase{typ: typ, cur: cur, next: rdma.QPStateRTS, mask: AttrState | AttrCurState | req, what: "claims " + claim.String(), mutate: mut},
-				diffCase{typ: typ, cur: cur, next: cur, mask: AttrCurState, what: "claims " + claim.String() + ", no STATE", mutate: mut})
+				diffCase{typ: typ, cur: cur, next: rdma.QPStateRTS, mask: rdma.AttrState | rdma.AttrCurState | req, what: "claims " + claim.String(), mutate: mut},
+				diffCase{typ: typ, cur: cur, next: cur, mask: rdma.AttrCurState, what: "claims " + claim.String() + ", no STATE", mutate: mut})
 		}
 	}
 	return out
@@ -267,9 +267,9 @@ func claimCases(typ QPType) []diffCase {
 // valueCases exercise the rules beyond the state table with a legal mask
 // and one bad (or odd) value each.
 func (l *diffLab) valueCases(typ QPType) []diffCase {
-	rtr := AttrState | rdma.LookupTransition(rdma.QPStateInit, rdma.QPStateRTR, typ).Required
-	rts := AttrState | rdma.LookupTransition(rdma.QPStateRTR, rdma.QPStateRTS, typ).Required
-	ini := AttrState | rdma.LookupTransition(rdma.QPStateReset, rdma.QPStateInit, typ).Required
+	rtr := rdma.AttrState | rdma.LookupTransition(rdma.QPStateInit, rdma.QPStateRTR, typ).Required
+	rts := rdma.AttrState | rdma.LookupTransition(rdma.QPStateRTR, rdma.QPStateRTS, typ).Required
+	ini := rdma.AttrState | rdma.LookupTransition(rdma.QPStateReset, rdma.QPStateInit, typ).Required
 	emptySlot := uint8(0)
 	for i := 0; i < 255; i++ {
 		if _, populated, _ := l.env.GIDEntry(uint8(i)); !populated {
@@ -285,7 +285,7 @@ func (l *diffLab) valueCases(typ QPType) []diffCase {
 	}
 	masked := func(get func(QPAttr) uint32, want uint32) func(t *testing.T, qp *QP) {
 		return func(t *testing.T, qp *QP) {
-			a, err := qp.Query(AttrRQPSN | AttrSQPSN)
+			a, err := qp.Query(rdma.AttrRQPSN | rdma.AttrSQPSN)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -304,7 +304,7 @@ func (l *diffLab) valueCases(typ QPType) []diffCase {
 		c(rdma.QPStateReset, rdma.QPStateInit, ini, "qp_state 7 (UNKNOWN)", func(a *QPAttr) { a.State = rdma.QPStateUnknown }),
 		c(rdma.QPStateReset, rdma.QPStateInit, ini|1<<21, "bit 21", nil),
 		c(rdma.QPStateReset, rdma.QPStateInit, ini|1<<26, "bit 26", nil),
-		c(rdma.QPStateRTS, rdma.QPStateRTS, AttrCurState, "cur_qp_state 7", func(a *QPAttr) { a.CurState = rdma.QPStateUnknown }),
+		c(rdma.QPStateRTS, rdma.QPStateRTS, rdma.AttrCurState, "cur_qp_state 7", func(a *QPAttr) { a.CurState = rdma.QPStateUnknown }),
 	}
 	if typ == rdma.QPTypeUD {
 		out = append(out,
@@ -321,13 +321,13 @@ func (l *diffLab) valueCases(typ QPType) []diffCase {
 		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "AV port_num 2", func(a *QPAttr) { a.AH.PortNum = 2 }),
 		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "DGID all zeros", func(a *QPAttr) { a.AH.GRH.DGID = GID{} }),
 		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "IPv6 DGID, IPv4 source GID", func(a *QPAttr) { a.AH.GRH.DGID = linkLocal }),
-		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "path_mtu 4096 above active_mtu", func(a *QPAttr) { a.PathMTU = MTU4096 }),
+		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "path_mtu 4096 above active_mtu", func(a *QPAttr) { a.PathMTU = rdma.MTU4096 }),
 		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "path_mtu code 6", func(a *QPAttr) { a.PathMTU = 6 }),
 		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "path_mtu code 0", func(a *QPAttr) { a.PathMTU = 0 }),
 		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "dest_qpn 25 bits", func(a *QPAttr) { a.DestQPN |= 1 << 24 }),
 		c(rdma.QPStateInit, rdma.QPStateRTR, rtr, "rq_psn 25 bits", func(a *QPAttr) { a.RQPSN = 0x1000007 }),
 		c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "sq_psn 25 bits", func(a *QPAttr) { a.SQPSN = 0x1000005 }),
-		c(rdma.QPStateSQD, rdma.QPStateSQD, AttrState|AttrAV, "AV with a zero DGID in SQD", func(a *QPAttr) { a.AH.GRH.DGID = GID{} }),
+		c(rdma.QPStateSQD, rdma.QPStateSQD, rdma.AttrState|rdma.AttrAV, "AV with a zero DGID in SQD", func(a *QPAttr) { a.AH.GRH.DGID = GID{} }),
 	)
 	out[len(out)-3].after = masked(func(a QPAttr) uint32 { return a.RQPSN }, 7)
 	out[len(out)-2].after = masked(func(a QPAttr) uint32 { return a.SQPSN }, 5)
@@ -342,7 +342,7 @@ func (l *diffLab) valueCases(typ QPType) []diffCase {
 			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "rnr_retry 8", func(a *QPAttr) { a.RNRRetry = 8 }),
 			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "max_rd_atomic 129", func(a *QPAttr) { a.MaxRdAtomic = 129 }),
 			c(rdma.QPStateRTR, rdma.QPStateRTS, rts, "max_rd_atomic 128", func(a *QPAttr) { a.MaxRdAtomic = 128 }),
-			c(rdma.QPStateSQD, rdma.QPStateSQD, AttrState|AttrAV|AttrPort, "AV and PORT in SQD", nil),
+			c(rdma.QPStateSQD, rdma.QPStateSQD, rdma.AttrState|rdma.AttrAV|rdma.AttrPort, "AV and PORT in SQD", nil),
 		)
 	}
 	return out
@@ -389,7 +389,7 @@ func (l *diffLab) run(dc diffCase) (decisive string, disagreement string) {
 	if !v.TableOK && err == nil {
 		return decisive, fmt.Sprintf("%s: the table refuses, the kernel accepted", dc)
 	}
-	if v.TableOK && err != nil && v.Decisive().Stage == StageTable {
+	if v.TableOK && err != nil && v.Decisive().Stage == rdma.StageTable {
 		return decisive, fmt.Sprintf("%s: the table accepts, yet a table rule is decisive", dc)
 	}
 	if err == nil && dc.after != nil {

@@ -78,11 +78,8 @@ func (*qpHandle) destroy() error                   { return unsupported("ibv_des
 func (*qpHandle) addr() uintptr                    { return 0 }
 func (*qpHandle) modify(*QPAttr, QPAttrMask) error { return unsupported("ibv_modify_qp") }
 func (*qpHandle) query(QPAttrMask) (QPAttr, error) { return QPAttr{}, unsupported("ibv_query_qp") }
-func (*qpHandle) queryInit(QPAttrMask) (QPAttr, QPCap, bool, error) {
-	return QPAttr{}, QPCap{}, false, unsupported("ibv_query_qp")
-}
-func (*qpHandle) postSend([]SendWR) error { return unsupported("ibv_post_send") }
-func (*qpHandle) sendBatch() int          { return 0 }
+func (*qpHandle) postSend([]SendWR) error          { return unsupported("ibv_post_send") }
+func (*qpHandle) sendBatch() int                   { return 0 }
 func (*qpHandle) postSendSpin([]SendWR, *cqHandle, []WC, int) (int, error) {
 	return 0, unsupported("ibv_post_send")
 }

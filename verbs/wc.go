@@ -1,24 +1,26 @@
 package verbs
 
+import "github.com/verbscope/verbscope/rdma"
+
 import "fmt"
 
 // WC is a work completion (struct ibv_wc, ibv_poll_cq(3)): how one work
 // request ended.
 type WC struct {
 	WRID      uint64   // the request's WRID
-	Status    WCStatus // WCSuccess, or why it failed
+	Status    WCStatus // rdma.WCSuccess, or why it failed
 	Opcode    WCOpcode // what completed; undefined when Status is an error
 	VendorErr uint32   // provider-specific detail of an error
 	ByteLen   uint32   // bytes received (receives), or transferred for RDMA reads and atomics
 	// Imm is the immediate data in host byte order, valid when Flags has
-	// WCWithImm (the sender's SendWR.Imm, unchanged).
+	// rdma.WCWithImm (the sender's SendWR.Imm, unchanged).
 	Imm uint32
 	// InvalidatedRKey is the rkey a SEND_WITH_INV invalidated, valid when
-	// Flags has WCWithInv.
+	// Flags has rdma.WCWithInv.
 	InvalidatedRKey uint32
 	QPNum           uint32  // the local QP the request belonged to
 	SrcQP           uint32  // the sending QP, for UD receives
-	Flags           WCFlags // WCWithGRH, WCWithImm, WCWithInv, ...
+	Flags           WCFlags // rdma.WCWithGRH, rdma.WCWithImm, rdma.WCWithInv, ...
 	PKeyIndex       uint16  // for GSI QPs
 	SLID            uint16  // the sender's LID (0 on RoCE)
 	SL              uint8
@@ -28,7 +30,7 @@ type WC struct {
 // Err returns nil for a successful completion and a *WCError explaining
 // the status otherwise (enum ibv_wc_status, ibv_poll_cq(3)).
 func (wc WC) Err() error {
-	if wc.Status == WCSuccess {
+	if wc.Status == rdma.WCSuccess {
 		return nil
 	}
 	return &WCError{WC: wc}
