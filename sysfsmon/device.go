@@ -283,6 +283,21 @@ func (f *FS) uverbsMap() map[string]string {
 func (f *FS) readPort(ws *warnings, dev string, num int) Port {
 	dir := f.sysPath(classIB, dev, "ports", strconv.Itoa(num))
 	p := Port{Device: dev, Port: num, RecommendedGIDIndex: -1}
+	f.readPortState(ws, dir, &p)
+	p.LID = uint16(f.optionalUint(ws, filepath.Join(dir, "lid"), 16))
+	p.SMLID = uint16(f.optionalUint(ws, filepath.Join(dir, "sm_lid"), 16))
+	p.SMSL = uint8(f.optionalUint(ws, filepath.Join(dir, "sm_sl"), 8))
+	p.LMC = uint8(f.optionalUint(ws, filepath.Join(dir, "lid_mask_count"), 8))
+	p.CapMask = uint32(f.optionalUint(ws, filepath.Join(dir, "cap_mask"), 32))
+	p.LinkLayer = f.optional(ws, filepath.Join(dir, "link_layer"))
+	f.readGIDs(ws, dir, &p)
+	f.readPKeys(ws, dir, &p)
+	return p
+}
+
+// readPortState reads what changes while a port lives: state,
+// phys_state and rate.
+func (f *FS) readPortState(ws *warnings, dir string, p *Port) {
 	state := func(file string) (int, string) {
 		s := f.optional(ws, filepath.Join(dir, file))
 		if s == "" {
@@ -303,15 +318,31 @@ func (f *FS) readPort(ws *warnings, dev string, num int) Port {
 		}
 		p.Rate = r
 	}
-	p.LID = uint16(f.optionalUint(ws, filepath.Join(dir, "lid"), 16))
-	p.SMLID = uint16(f.optionalUint(ws, filepath.Join(dir, "sm_lid"), 16))
-	p.SMSL = uint8(f.optionalUint(ws, filepath.Join(dir, "sm_sl"), 8))
-	p.LMC = uint8(f.optionalUint(ws, filepath.Join(dir, "lid_mask_count"), 8))
-	p.CapMask = uint32(f.optionalUint(ws, filepath.Join(dir, "cap_mask"), 32))
-	p.LinkLayer = f.optional(ws, filepath.Join(dir, "link_layer"))
-	f.readGIDs(ws, dir, &p)
-	f.readPKeys(ws, dir, &p)
-	return p
+}
+
+// RefreshPorts returns a copy of devs with what changes while a port
+// lives re-read — ports/N/state, phys_state and rate
+// (Documentation/ABI/stable/sysfs-class-infiniband) — and the rest (GID
+// and P_Key tables, GUIDs) as devs had them. A GID table is one file per
+// entry (rxe has 1,024), which costs the better part of a second to read
+// under emulation: a poller reads the whole tree now and then and the
+// states every tick. A device or port gone since devs were read keeps
+// its old values with a warning.
+func (f *FS) RefreshPorts(devs []Device) []Device {
+	out := make([]Device, len(devs))
+	for i, d := range devs {
+		ws := &warnings{}
+		d.Ports = append([]Port(nil), d.Ports...)
+		for j := range d.Ports {
+			dir := f.sysPath(classIB, d.Name, "ports", strconv.Itoa(d.Ports[j].Port))
+			f.readPortState(ws, dir, &d.Ports[j])
+		}
+		if len(*ws) > 0 {
+			d.Warnings = append(append([]Warning(nil), d.Warnings...), *ws...)
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // readGIDs reads gids/ and, for populated entries only, gid_attrs/types

@@ -22,6 +22,9 @@ type Update struct {
 	// the first.
 	CounterRates []CounterRate
 	IRQRates     []IRQRate
+	// lastIRQs is the IRQ reading of the last full tick, which the
+	// next full tick's rates compare with.
+	lastIRQs *IRQSnapshot
 	// Err is a failure of a whole read (no /sys/class/infiniband, no
 	// /proc/interrupts); the parts that could be read are still filled
 	// in, and polling goes on: a driver loaded later shows up.
@@ -32,13 +35,33 @@ type Update struct {
 // are raised to it (reading every GID file of every port is not free).
 const MinPollInterval = 10 * time.Millisecond
 
+// PollOptions tune PollWith.
+type PollOptions struct {
+	// Interval is the time between ticks (at least MinPollInterval).
+	Interval time.Duration
+	// FullEvery reads the whole tree (devices with their GID and P_Key
+	// tables, and the IRQs) every FullEvery ticks; the ticks between
+	// re-read the port states (RefreshPorts) and the counters, and keep
+	// the IRQ reading and its rates of the last full tick. 0 or 1 reads
+	// everything every tick, as Poll does.
+	FullEvery int
+}
+
 // Poll reads the devices, counters and IRQs now and then every interval,
 // and sends each reading with its deltas on the returned channel. The
 // channel is closed when ctx ends. A reader that falls behind makes Poll
 // skip ticks (time.Ticker drops them) rather than queue stale snapshots;
 // rates always use the real time between the two readings compared.
 func (f *FS) Poll(ctx context.Context, interval time.Duration) <-chan Update {
-	interval = max(interval, MinPollInterval)
+	return f.PollWith(ctx, PollOptions{Interval: interval})
+}
+
+// PollWith is Poll with a cheaper cadence for what rarely changes: the
+// dashboard reads counters and port states every second and the GID
+// tables and IRQs every few seconds.
+func (f *FS) PollWith(ctx context.Context, o PollOptions) <-chan Update {
+	interval := max(o.Interval, MinPollInterval)
+	every := max(o.FullEvery, 1)
 	ch := make(chan Update)
 	go func() {
 		defer close(ch)
@@ -46,7 +69,7 @@ func (f *FS) Poll(ctx context.Context, interval time.Duration) <-chan Update {
 		defer t.Stop()
 		var prev *Update
 		for seq := 0; ; seq++ {
-			u := f.pollOnce(seq, prev)
+			u := f.pollOnce(seq, prev, prev == nil || seq%every == 0)
 			select {
 			case ch <- u:
 			case <-ctx.Done():
@@ -64,9 +87,12 @@ func (f *FS) Poll(ctx context.Context, interval time.Duration) <-chan Update {
 }
 
 // pollOnce takes one reading and compares it with prev.
-func (f *FS) pollOnce(seq int, prev *Update) Update {
+func (f *FS) pollOnce(seq int, prev *Update, full bool) Update {
 	u := Update{Seq: seq}
 	var err error
+	if !full {
+		return f.pollStates(u, prev)
+	}
 	if u.Devices, err = f.Devices(); err != nil {
 		u.Err = err
 	}
@@ -79,6 +105,7 @@ func (f *FS) pollOnce(seq int, prev *Update) Update {
 		u.Err = err
 	}
 	if prev == nil {
+		u.lastIRQs = u.IRQs
 		return u
 	}
 	if prev.Counters != nil && u.Counters != nil {
@@ -87,8 +114,29 @@ func (f *FS) pollOnce(seq int, prev *Update) Update {
 			u.Err = err
 		}
 	}
-	if prev.IRQs != nil && u.IRQs != nil {
-		if u.IRQRates, err = IRQRates(prev.IRQs, u.IRQs); err != nil && u.Err == nil {
+	if last := prev.lastIRQs; last != nil && u.IRQs != nil {
+		if u.IRQRates, err = IRQRates(last, u.IRQs); err != nil && u.Err == nil {
+			u.Err = err
+		}
+	}
+	u.lastIRQs = u.IRQs
+	return u
+}
+
+// pollStates is a tick between two full readings: port states and
+// counters afresh, the rest as the last full tick read it.
+func (f *FS) pollStates(u Update, prev *Update) Update {
+	u.Devices = f.RefreshPorts(prev.Devices)
+	u.IRQs, u.IRQRates, u.lastIRQs = prev.IRQs, prev.IRQRates, prev.lastIRQs
+	var err error
+	if u.Counters, err = f.Counters(); err != nil {
+		u.Err = err
+	} else {
+		u.Time = u.Counters.Time
+	}
+	if prev.Counters != nil && u.Counters != nil {
+		u.Interval = u.Counters.Time.Sub(prev.Counters.Time)
+		if u.CounterRates, err = CounterRates(prev.Counters, u.Counters); err != nil && u.Err == nil {
 			u.Err = err
 		}
 	}

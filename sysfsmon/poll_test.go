@@ -68,3 +68,53 @@ func TestPoll(t *testing.T) {
 		t.Fatal("Poll's channel still open 5 s after cancel")
 	}
 }
+
+// PollWith reads the GID tables and IRQs only on full ticks, and the
+// port states and counters on every one: a port that goes down shows at
+// the next tick, a GID table read counts only on full ticks.
+func TestPollWithFullEvery(t *testing.T) {
+	f := fixture(t, "rxe0")
+	read := f.readFile
+	var gidReads, stateReads int
+	down := false
+	f.readFile = func(name string) ([]byte, error) {
+		switch {
+		case strings.Contains(name, "/gids/"):
+			gidReads++
+		case strings.HasSuffix(name, "ports/1/state"):
+			stateReads++
+			if down {
+				return []byte("1: DOWN\n"), nil
+			}
+		}
+		return read(name)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := f.PollWith(ctx, PollOptions{Interval: time.Millisecond, FullEvery: 3})
+	var gids []int
+	for u := range ch {
+		gids = append(gids, gidReads)
+		if u.Seq == 1 {
+			down = true
+		}
+		if u.Seq == 2 {
+			if st := u.Devices[0].Ports[0].StateName; st != "DOWN" {
+				t.Errorf("tick 2 between full readings: port state %q, want DOWN", st)
+			}
+			if len(u.Devices[0].Ports[0].GIDs) == 0 {
+				t.Error("a tick between full readings lost the GIDs of the last full one")
+			}
+		}
+		if u.Seq == 3 {
+			cancel()
+			break
+		}
+	}
+	if gids[0] == 0 || gids[1] != gids[0] || gids[2] != gids[0] || gids[3] == gids[0] {
+		t.Errorf("GID files read after ticks 0-3: %v; want reads at ticks 0 and 3 only", gids)
+	}
+	if stateReads < 4 {
+		t.Errorf("port state read %d times in 4 ticks", stateReads)
+	}
+}
