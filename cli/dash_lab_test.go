@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,6 +127,42 @@ func TestDashboardLive(t *testing.T) {
 	after, _ := os.ReadFile("/tmp/stty-after.txt")
 	if string(before) != string(after) {
 		t.Errorf("terminal settings changed by the dashboard:\nbefore: %s\nafter:  %s", before, after)
+	}
+}
+
+// TestDashboardSIGTERM: SIGTERM while the pane's shell holds objects
+// ends the dashboard at once; the terminal is restored and every object
+// is destroyed.
+func TestDashboardSIGTERM(t *testing.T) {
+	os.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := newTmux(t)
+	s.line("stty -a > /tmp/stty-before.txt; verbscope dash; echo status=$?")
+	s.waitLong("QPs [")
+	pid := dashPID(t, s)
+	s.key("Tab")
+	s.keys("-l", "open; pd; cq; qp cq=cq1")
+	s.key("Enter")
+	s.waitLong("qp1 = RC QP number")
+	ids := threadsOf(pid)
+	if n := objectsOf(t, ids); n != 3 {
+		t.Errorf("%d objects of the dashboard before SIGTERM, want 3", n)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	scr := s.waitLong("status=")
+	if !strings.Contains(scr, "status=130") {
+		t.Errorf("SIGTERM should end the dashboard with status 130:\n%s", scr)
+	}
+	if n := objectsOf(t, ids); n != 0 {
+		t.Errorf("%d objects of the dashboard left after SIGTERM", n)
+	}
+	s.line("stty -a > /tmp/stty-after.txt; echo done-$((1+1))")
+	s.waitLong("done-2")
+	before, _ := os.ReadFile("/tmp/stty-before.txt")
+	after, _ := os.ReadFile("/tmp/stty-after.txt")
+	if string(before) != string(after) {
+		t.Errorf("terminal settings changed by SIGTERM:\nbefore: %s\nafter:  %s", before, after)
 	}
 }
 

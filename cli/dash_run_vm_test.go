@@ -103,3 +103,49 @@ func descendants(t *testing.T, root, prefix string) []string {
 	}
 	return found
 }
+
+// On this host, which has no RDMA, the dashboard says why and offers the
+// lab; "n" declines and exits 1.
+func TestDashboardWithoutRDMA(t *testing.T) {
+	if entries, _ := os.ReadDir("/sys/class/infiniband"); len(entries) > 0 {
+		t.Fatal("this host has RDMA devices; the test is about a host without")
+	}
+	bin := filepath.Join(t.TempDir(), "verbscope")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	name := "vsnordma"
+	tmux := func(args ...string) string {
+		cmd := exec.Command("tmux", append([]string{"-L", name}, args...)...)
+		cmd.Env = append(os.Environ(), "TERM=xterm-256color", "LANG=C.UTF-8")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "30", "/bin/sh")
+	defer exec.Command("tmux", "-L", name, "kill-server").Run()
+	tmux("send-keys", "-t", name, "-l", bin+" dash; echo status=$?")
+	tmux("send-keys", "-t", name, "Enter")
+	deadline := time.Now().Add(3 * time.Minute)
+	for !strings.Contains(tmux("capture-pane", "-p", "-t", name), "[Y/n]") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no offer of the lab:\n%s", tmux("capture-pane", "-p", "-t", name))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tmux("send-keys", "-t", name, "n", "Enter")
+	for !strings.Contains(tmux("capture-pane", "-p", "-t", name), "status=") {
+		if time.Now().After(deadline) {
+			t.Fatal("the dashboard did not exit after n")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	scr := tmux("capture-pane", "-p", "-t", name)
+	for _, want := range []string{"this host has no RDMA to show", "ib_core is not loaded", "verbscope lab -i -- verbscope dash", "status=1"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, scr)
+		}
+	}
+}

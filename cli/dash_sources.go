@@ -47,6 +47,11 @@ func (c dashControl) Refresh()                    { c.w.Refresh() }
 func (c dashControl) SetPaused(p bool)            { c.w.SetPaused(p); c.sys.setPaused(p) }
 func (c dashControl) SetInterval(d time.Duration) { c.w.SetInterval(d); c.sys.setInterval(d) }
 
+// fullEvery is how many ticks pass between two readings of the GID
+// tables and IRQs (port states and counters are read every tick): reading
+// rxe's 1,024-entry GID table takes most of a second under emulation.
+const fullEvery = 10
+
 // sysRelay keeps one channel for the dashboard while sysfsmon's Poll is
 // restarted for a new interval or stopped for a pause.
 type sysRelay struct {
@@ -77,7 +82,7 @@ func (r *sysRelay) start() {
 	if r.paused {
 		return
 	}
-	ch := r.fsys.Poll(ctx, r.interval)
+	ch := r.fsys.PollWith(ctx, sysfsmon.PollOptions{Interval: r.interval, FullEvery: fullEvery})
 	go func() {
 		for u := range ch {
 			select {

@@ -242,3 +242,5 @@ func (m *Model) jumpMsg(name string) tea.Msg {
 	typeText(m, name)
 	return keyMsg("enter")
 }
+
+func ansiStrip(s string) string { return ansi.Strip(s) }

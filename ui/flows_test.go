@@ -238,3 +238,27 @@ func TestEveryViewBeforeData(t *testing.T) {
 		}
 	}
 }
+
+func TestMouse(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, true)
+	hh := strings.Count(m.header(), "\n") + 1
+	// A click on the third data row (below the title and column names).
+	m.Update(tea.MouseClickMsg{X: 5, Y: hh + headerLines + 2, Button: tea.MouseLeft})
+	if m.cur.table.cursor != 2 {
+		t.Errorf("a click on the third row put the cursor on %d", m.cur.table.cursor)
+	}
+	m.Update(tea.MouseWheelMsg{X: 5, Y: hh + 3, Button: tea.MouseWheelUp})
+	if m.cur.table.cursor != 0 {
+		t.Errorf("the wheel up should scroll to the top, cursor %d", m.cur.table.cursor)
+	}
+	// A click on the "port" tab of the view row.
+	x := strings.Index(ansiStrip(m.tabs()), "port")
+	m.Update(tea.MouseClickMsg{X: x + 1, Y: hh - 1, Button: tea.MouseLeft})
+	if m.cur.name != "port" {
+		t.Errorf("a click on the port tab went to %s", m.cur.name)
+	}
+	m.Update(tea.MouseClickMsg{X: 3, Y: m.h - 3, Button: tea.MouseLeft})
+	if !m.paneFocus {
+		t.Error("a click in the shell pane should focus it")
+	}
+}

@@ -191,14 +191,13 @@ func (m *Model) footer() string {
 	th := m.theme
 	switch m.mode {
 	case modeCommand, modeFilter:
-		m.line.SetWidth(max(1, m.w-2))
-		hint := ""
+		hint := "  enter keeps · esc clears"
 		if m.mode == modeCommand {
-			hint = th.Render(themes.SlotDim, "  "+strings.Join(m.viewNames(), " "))
-		} else {
-			hint = th.Render(themes.SlotDim, "  enter keeps · esc clears")
+			hint = "  " + strings.Join(m.viewNames(), " ")
 		}
-		return ansi.Truncate(m.line.View()+hint, m.w, "…")
+		// The line leaves room for the hint (the input pads to its width).
+		m.line.SetWidth(max(10, m.w-2-ansi.StringWidth(hint)))
+		return ansi.Truncate(m.line.View()+th.Render(themes.SlotDim, hint), m.w, "…")
 	}
 	if m.status != "" {
 		slot := m.statusSlot

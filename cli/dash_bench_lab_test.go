@@ -1,0 +1,186 @@
+//go:build lab
+
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/verbs"
+)
+
+// holderEnv makes the test binary a helper process that creates that
+// many RC QPs on $LAB_DEV, prints "ready N" and holds them until its
+// stdin closes: the other process of the dashboard's benchmarks.
+const holderEnv = "VERBSCOPE_DASH_HOLD_QPS"
+
+func TestMain(m *testing.M) {
+	if n := os.Getenv(holderEnv); n != "" {
+		os.Exit(holdQPs(n))
+	}
+	os.Exit(m.Run())
+}
+
+func holdQPs(arg string) int {
+	n, err := strconv.Atoi(arg)
+	if err != nil || n <= 0 {
+		fmt.Fprintf(os.Stderr, "%s=%q: want a count\n", holderEnv, arg)
+		return 2
+	}
+	fail := func(err error) int { fmt.Fprintln(os.Stderr, "holder:", err); return 1 }
+	ctx, err := verbs.Open(os.Getenv("LAB_DEV"))
+	if err != nil {
+		return fail(err)
+	}
+	defer ctx.Close()
+	pd, err := ctx.AllocPD()
+	if err != nil {
+		return fail(err)
+	}
+	cq, err := ctx.CreateCQ(16, nil, 0)
+	if err != nil {
+		return fail(err)
+	}
+	caps := verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}
+	for i := 0; i < n; i++ {
+		if _, err := pd.CreateQP(verbs.QPInitAttr{Type: verbs.QPTRC, SendCQ: cq, RecvCQ: cq, Cap: caps}); err != nil {
+			return fail(fmt.Errorf("QP %d of %d: %w", i+1, n, err))
+		}
+	}
+	fmt.Printf("ready %d\n", n)
+	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+func startHolder(b *testing.B, n int) func() {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), holderEnv+"="+strconv.Itoa(n))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	stop := func() { in.Close(); cmd.Wait() }
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready "+strconv.Itoa(n) {
+		stop()
+		b.Fatalf("QP holder: %q %v", line, err)
+	}
+	return stop
+}
+
+// benchTmux runs cmd in a tmux session "vsb" of w×h.
+func benchTmux(b *testing.B, w, h int, cmd string) {
+	c := exec.Command("tmux", "new-session", "-d", "-s", "vsb", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), cmd)
+	c.Env = append(os.Environ(), "TERM=xterm-256color")
+	if out, err := c.CombinedOutput(); err != nil {
+		b.Fatalf("tmux: %v\n%s", err, out)
+	}
+	b.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", "vsb").Run() })
+}
+
+func capture(name string) string {
+	out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", name).Output()
+	return string(out)
+}
+
+func waitScreen(b *testing.B, name, want string, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for !strings.Contains(capture(name), want) {
+		if time.Now().After(deadline) {
+			b.Fatalf("the dashboard never showed %q:\n%s", want, capture(name))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// dashProc finds the dashboard process.
+func dashProc(b *testing.B) string {
+	stats, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, st := range stats {
+		c, _ := os.ReadFile(st)
+		if strings.HasPrefix(string(c), "verbscope\x00dash") || strings.Contains(string(c), "/verbscope\x00dash") {
+			return filepath.Dir(st)
+		}
+	}
+	b.Fatal("no dashboard process")
+	return ""
+}
+
+func statusKB(b *testing.B, proc, field string) float64 {
+	data, _ := os.ReadFile(filepath.Join(proc, "status"))
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, field+":"); ok {
+			v, _ := strconv.ParseFloat(strings.Fields(rest)[0], 64)
+			return v
+		}
+	}
+	b.Fatalf("no %s in %s/status", field, proc)
+	return 0
+}
+
+// cpuTicks is the process's user+system time in clock ticks.
+func cpuTicks(proc string) float64 {
+	data, _ := os.ReadFile(filepath.Join(proc, "stat"))
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	u, _ := strconv.ParseFloat(f[11], 64)
+	k, _ := strconv.ParseFloat(f[12], 64)
+	return u + k
+}
+
+// BenchmarkDashboardIdle: the dashboard on an idle rxe0, 1 s refresh,
+// nothing changing: the share of one CPU it uses over 30 s (cpu-%), and
+// its memory (rss-MB).
+func BenchmarkDashboardIdle(b *testing.B) {
+	benchTmux(b, 160, 48, "verbscope dash --interval 1s")
+	waitScreen(b, "vsb", "QPs [", 2*time.Minute)
+	proc := dashProc(b)
+	time.Sleep(3 * time.Second) // the first readings settle
+	b.ResetTimer()
+	var pct float64
+	for range b.N {
+		t0, c0 := time.Now(), cpuTicks(proc)
+		time.Sleep(30 * time.Second)
+		pct = (cpuTicks(proc) - c0) / 100 / time.Since(t0).Seconds() * 100 // USER_HZ is 100
+	}
+	b.ReportMetric(pct, "cpu-%")
+	b.ReportMetric(statusKB(b, proc, "VmRSS")/1024, "rss-MB")
+}
+
+// BenchmarkDashboard10kQPs: 10,000 QPs of another process alive, the QP
+// view at 200x60 refreshing every second: how long a key takes to show
+// on the screen while refreshes run (key-ms, the median of b.N presses
+// of '/' then esc), and the dashboard's memory (rss-MB, peak-rss-MB).
+func BenchmarkDashboard10kQPs(b *testing.B) {
+	stop := startHolder(b, 10000)
+	defer stop()
+	benchTmux(b, 200, 60, "verbscope dash --interval 1s --no-shell")
+	waitScreen(b, "vsb", "QPs [10001/10001]", 5*time.Minute)
+	proc := dashProc(b)
+	b.ResetTimer()
+	var lat []float64
+	for range b.N {
+		t0 := time.Now()
+		exec.Command("tmux", "send-keys", "-t", "vsb", "/").Run()
+		waitScreen(b, "vsb", "enter keeps", time.Minute)
+		lat = append(lat, float64(time.Since(t0).Microseconds())/1000)
+		exec.Command("tmux", "send-keys", "-t", "vsb", "Escape").Run()
+		time.Sleep(300 * time.Millisecond)
+	}
+	b.StopTimer()
+	sort.Float64s(lat)
+	b.ReportMetric(lat[len(lat)/2], "key-ms")
+	b.ReportMetric(statusKB(b, proc, "VmRSS")/1024, "rss-MB")
+	b.ReportMetric(statusKB(b, proc, "VmHWM")/1024, "peak-rss-MB")
+}
