@@ -85,7 +85,7 @@ Examples:
 				for n := 0; *count == 0 || n < *count; n++ {
 					e, err := t.Read()
 					if errors.Is(err, trace.ErrClosed) {
-						return nil
+						break
 					}
 					if err != nil {
 						return err
@@ -98,6 +98,10 @@ Examples:
 					if err != nil {
 						return fmt.Errorf("trace: write: %w", err)
 					}
+				}
+				t.Close()
+				if lost, err := t.Lost(); err == nil && lost > 0 {
+					fmt.Fprintf(env.Stderr, "trace: %d events lost: the kernel's ring buffer was full (the output could not keep up); filter in the kernel's favour with fewer processes, or -j to a file\n", lost)
 				}
 				return nil
 			}

@@ -86,6 +86,9 @@ type StateEvent struct {
 	Gone  bool
 	// SQPSN and RQPSN are the PSNs seen with the state.
 	SQPSN, RQPSN uint32
+	// Modify is the traced modify that set the state, or that failed
+	// (Modify.Ret < 0); nil for a state a snapshot saw (Tracker.Observe).
+	Modify *Modify
 }
 
 // Change is an object that appeared or disappeared, or one whose owner
@@ -388,10 +391,14 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, port
 	case isNew:
 		tr.typ, tr.state, tr.stateSince = q.Type, q.State, now
 		moved()
-		t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
+		if !t.traced(k, q.State) {
+			t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
+		}
 	case tr.state != q.State:
 		u.StateChanges = append(u.StateChanges, StateChange{Key: k, From: tr.state, To: q.State, Time: now})
-		t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
+		if !t.traced(k, q.State) {
+			t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
+		}
 		tr.state, tr.stateSince = q.State, now
 		moved()
 	case tr.sqpsn != q.SQPSN || tr.rqpsn != q.RQPSN:

@@ -22,6 +22,10 @@ type WatchOptions struct {
 	Snapshot SnapshotOptions
 	// Tracker tunes the Tracker that follows the snapshots.
 	Tracker TrackerConfig
+	// Modifies, when set, are traced modifies (verbscope trace's eBPF
+	// events) for the Tracker's histories: each is observed before the
+	// next snapshot is tracked.
+	Modifies <-chan Modify
 
 	// clock is the time source of the pauses (tests use a fake).
 	clock clock
@@ -151,6 +155,7 @@ func (w *Watcher) run(ctx context.Context, c *Conn, o WatchOptions, clk clock) {
 			if err != nil {
 				f.Err = err
 			} else {
+				observeAll(t, o.Modifies)
 				f.Snapshot, f.Update, f.History = s, t.Update(s), t.Histories()
 			}
 			if !w.paused.Load() {
@@ -229,4 +234,19 @@ type realClock struct{}
 func (realClock) timer(d time.Duration) (<-chan time.Time, func()) {
 	t := time.NewTimer(d)
 	return t.C, func() { t.Stop() }
+}
+
+// observeAll hands the Tracker every traced modify waiting on ch.
+func observeAll(t *Tracker, ch <-chan Modify) {
+	for {
+		select {
+		case m, ok := <-ch:
+			if !ok {
+				return
+			}
+			t.Observe(m)
+		default:
+			return
+		}
+	}
 }

@@ -2,10 +2,10 @@ package trace
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/verbscope/verbscope/rdma"
 )
@@ -33,7 +33,7 @@ var restrackVerbs = map[uint32][2]Verb{
 }
 
 // rawSize is the size of struct event as the BPF object writes it.
-var rawSize = binary.Size(tracerEvent{})
+const rawSize = int(unsafe.Sizeof(tracerEvent{}))
 
 // decode reads one ring buffer record. boot is the wall time at which
 // CLOCK_MONOTONIC (bpf_ktime_get_ns) was zero.
@@ -42,9 +42,9 @@ func decode(raw []byte, boot time.Time) (Event, error) {
 	if len(raw) < rawSize {
 		return Event{}, fmt.Errorf("trace: decode: a record of %d bytes is shorter than struct event (%d): the BPF object and this binary disagree; rebuild with go generate ./trace", len(raw), rawSize)
 	}
-	if _, err := binary.Decode(raw[:rawSize], binary.LittleEndian, &r); err != nil {
-		return Event{}, fmt.Errorf("trace: decode: %w", err)
-	}
+	// The record is struct event in the host's byte order (bpfel on the
+	// little-endian machines the object is built for): copy it in whole.
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&r)), rawSize), raw)
 	e := Event{
 		Time:  boot.Add(time.Duration(r.TimeNs)),
 		PID:   int(r.Pid),

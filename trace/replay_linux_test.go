@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
 )
 
@@ -88,5 +90,45 @@ func TestGolden(t *testing.T) {
 		if d := cmp.Diff(string(want), string(g.got)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", g.file, d)
 		}
+	}
+}
+
+// TestModifyForTracker: the recorded modifies become the Tracker's
+// entries with their attributes, the AV's members as ah_attr.NAME, and
+// the failed RTR with its errno and verdict.
+func TestModifyForTracker(t *testing.T) {
+	var got []inspect.Modify
+	for _, e := range replay(t, "testdata/pingpong.hex", rxeEnv) {
+		if m, ok := e.Modify(); ok {
+			got = append(got, m)
+		}
+	}
+	// rc_pingpong with -g: 2 × 3; without: 2 × INIT and one failed RTR;
+	// the shell: 2 × 3 and the forced RTR.
+	if len(got) != 16 {
+		t.Errorf("%d modifies for the Tracker, want 16", len(got))
+	}
+	find := func(qpn uint32, to inspect.QPState) inspect.Modify {
+		for _, m := range got {
+			if m.QPN == qpn && m.To == to {
+				return m
+			}
+		}
+		t.Fatalf("no modify of qpn %d to %v", qpn, to)
+		return inspect.Modify{}
+	}
+	rts := find(17, inspect.QPStateRTS)
+	attr := func(name, value string) inspect.ModifyAttr { return inspect.ModifyAttr{Name: name, Value: value} }
+	want := []inspect.ModifyAttr{attr("qp_state", "RTS"), attr("timeout", "14"), attr("retry_cnt", "7"), attr("rnr_retry", "7"), attr("max_rd_atomic", "1"), attr("sq_psn", rts.Attrs[5].Value)}
+	if d := cmp.Diff(want, rts.Attrs); d != "" {
+		t.Errorf("qpn 17 RTS attrs (-want +got):\n%s", d)
+	}
+	rtr := find(17, inspect.QPStateRTR)
+	if !slices.Contains(rtr.Attrs, inspect.ModifyAttr{Name: "ah_attr.hop_limit", Value: "1"}) || rtr.From != inspect.QPStateInit || rtr.Ret != 0 {
+		t.Errorf("qpn 17 RTR: %+v", rtr)
+	}
+	failed := find(19, inspect.QPStateRTR)
+	if failed.Ret != -22 || failed.Errno != "EINVAL" || !strings.Contains(failed.Check, "no GRH") {
+		t.Errorf("qpn 19's failed RTR: ret %d errno %q check %q", failed.Ret, failed.Errno, failed.Check)
 	}
 }

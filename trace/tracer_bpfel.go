@@ -92,6 +92,7 @@ const (
 	tracerMapCoreFailed           = "core_failed"
 	tracerMapDestroying           = "destroying"
 	tracerMapEvents               = "events"
+	tracerMapLost                 = "lost"
 	tracerMapModifying            = "modifying"
 	tracerProgCreateQpUser        = "create_qp_user"
 	tracerProgDestroyQpEnter      = "destroy_qp_enter"
@@ -171,6 +172,7 @@ type tracerMapSpecs struct {
 	CoreFailed *ebpf.MapSpec `ebpf:"core_failed"`
 	Destroying *ebpf.MapSpec `ebpf:"destroying"`
 	Events     *ebpf.MapSpec `ebpf:"events"`
+	Lost       *ebpf.MapSpec `ebpf:"lost"`
 	Modifying  *ebpf.MapSpec `ebpf:"modifying"`
 }
 
@@ -206,6 +208,7 @@ type tracerMaps struct {
 	CoreFailed *ebpf.Map `ebpf:"core_failed"`
 	Destroying *ebpf.Map `ebpf:"destroying"`
 	Events     *ebpf.Map `ebpf:"events"`
+	Lost       *ebpf.Map `ebpf:"lost"`
 	Modifying  *ebpf.Map `ebpf:"modifying"`
 }
 
@@ -215,6 +218,7 @@ func (m *tracerMaps) Close() error {
 		m.CoreFailed,
 		m.Destroying,
 		m.Events,
+		m.Lost,
 		m.Modifying,
 	)
 }

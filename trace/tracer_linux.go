@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -31,10 +32,14 @@ type Tracer struct {
 	warnings []string
 	close    sync.Once
 	closeErr error
+	rec      ringbuf.Record // reused by Read
+	// closed and lostAtClose keep Lost's answer once the maps are gone.
+	closed      atomic.Bool
+	lostAtClose uint64
 }
 
 // sharedMaps are the maps every program writes into.
-var sharedMaps = []string{"events", "destroying", "core_failed", "modifying", "blank"}
+var sharedMaps = []string{"events", "destroying", "core_failed", "modifying", "blank", "lost"}
 
 // Open loads the BPF programs and attaches each to its kernel function
 // (fentry/fexit, resolved in the running kernel's BTF and its modules').
@@ -167,7 +172,8 @@ func (t *Tracer) Warnings() []string { return t.warnings }
 // it returns ErrClosed.
 func (t *Tracer) Read() (Event, error) {
 	for {
-		rec, err := t.rd.Read()
+		err := t.rd.ReadInto(&t.rec)
+		rec := &t.rec
 		if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) {
 			return Event{}, ErrClosed
 		}
@@ -193,10 +199,34 @@ func (t *Tracer) Read() (Event, error) {
 	}
 }
 
+// Lost is the number of events the kernel dropped because the ring
+// buffer was full: the reader fell behind (1 MiB holds about 3,000).
+// After Close it is the count at Close.
+func (t *Tracer) Lost() (uint64, error) {
+	if t.closed.Load() {
+		return t.lostAtClose, nil
+	}
+	return t.lostNow()
+}
+
+func (t *Tracer) lostNow() (uint64, error) {
+	var perCPU []uint64
+	if err := t.shared["lost"].Lookup(uint32(0), &perCPU); err != nil {
+		return 0, fmt.Errorf("trace: lost: %w", err)
+	}
+	var n uint64
+	for _, v := range perCPU {
+		n += v
+	}
+	return n, nil
+}
+
 // Close detaches every program and frees the maps, ending a Read in
 // progress; it is idempotent and safe to call while Read runs.
 func (t *Tracer) Close() error {
 	t.close.Do(func() {
+		t.lostAtClose, _ = t.lostNow()
+		t.closed.Store(true)
 		var errs []error
 		if t.rd != nil {
 			errs = append(errs, t.rd.Close())

@@ -21,5 +21,8 @@ func (*Tracer) Warnings() []string { return nil }
 // Read never has an event here.
 func (*Tracer) Read() (Event, error) { return Event{}, ErrUnavailable }
 
+// Lost is always 0 here.
+func (*Tracer) Lost() (uint64, error) { return 0, nil }
+
 // Close does nothing here.
 func (*Tracer) Close() error { return nil }

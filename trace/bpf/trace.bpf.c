@@ -115,6 +115,24 @@ struct {
 	__type(value, struct destroying);
 } destroying SEC(".maps");
 
+/* Events the ring buffer had no room for (the reader fell behind),
+ * counted per CPU for Tracer.Lost. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+} lost SEC(".maps");
+
+static __always_inline void count_lost(void)
+{
+	u32 zero = 0;
+	u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+	if (n)
+		*n += 1;
+}
+
 /* Threads whose last core call failed and was reported: the uverbs
  * handler that returns the same error then stays quiet. */
 struct {
@@ -141,8 +159,10 @@ static __always_inline struct event *start(u32 verb)
 	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	u64 id;
 
-	if (!e)
+	if (!e) {
+		count_lost();
 		return 0;
+	}
 	__builtin_memset(e, 0, sizeof(*e));
 	id = bpf_get_current_pid_tgid();
 	e->time_ns = bpf_ktime_get_ns();
@@ -270,7 +290,8 @@ static __always_inline int modify_exit(struct ib_qp *qp, struct ib_qp_attr *attr
 
 		bpf_map_update_elem(&core_failed, &tid, &one, BPF_ANY);
 	}
-	bpf_ringbuf_output(&events, e, sizeof(*e), 0);
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), 0))
+		count_lost();
 	bpf_map_delete_elem(&modifying, &tid);
 	return 0;
 }

@@ -1,0 +1,62 @@
+package inspect
+
+import "time"
+
+// Modify is one modify of a QP by any process, as the kernel saw it
+// (ib_modify_qp_with_udata, drivers/infiniband/core/verbs.c): what
+// verbscope trace reads with eBPF and RDMA netlink never carries, the
+// attributes and the mask each transition set, and the modifies that
+// failed.
+type Modify struct {
+	Time time.Time
+	Dev  string
+	QPN  uint32
+	PID  int
+	Comm string
+	// From is the QP's state before, To the target (ib_qp_attr.qp_state);
+	// HasState is false for a modify without IB_QP_STATE.
+	From, To QPState
+	HasState bool
+	// Mask are the IB_QP_* names of the mask (include/rdma/ib_verbs.h
+	// enum ib_qp_attr_mask); Attrs the values they set, by struct
+	// ib_qp_attr's member names, as text ("timeout" "14").
+	Mask  []string
+	Attrs []ModifyAttr
+	// Ret is 0 or -errno; Errno names it (EINVAL). Check is what
+	// rdma.Check says about a failed modify (the decisive finding).
+	Ret   int
+	Errno string
+	Check string
+}
+
+// ModifyAttr is one attribute a modify set: struct ib_qp_attr's member
+// name and its value as verbscope trace prints it.
+type ModifyAttr struct {
+	Name, Value string
+}
+
+// Observe adds a traced modify to its QP's history: a successful one
+// with the state it set (the next snapshot that shows the same state adds
+// no second entry), a failed one with the state the QP stayed in.
+func (t *Tracker) Observe(m Modify) {
+	k := Key{Kind: KindQP, Dev: m.Dev, ID: m.QPN}
+	e := StateEvent{Time: m.Time, State: m.From, Modify: &m}
+	if tr := t.objs[k]; tr != nil {
+		e.State, e.SQPSN, e.RQPSN = tr.state, tr.sqpsn, tr.rqpsn
+	}
+	if m.Ret == 0 && m.HasState {
+		e.State = m.To
+	}
+	t.record(k, e)
+}
+
+// traced reports whether k's last history entry is a successful traced
+// modify to state s: the snapshot that sees s then records nothing new.
+func (t *Tracker) traced(k Key, s QPState) bool {
+	h := t.history[k]
+	if len(h) == 0 {
+		return false
+	}
+	last := h[len(h)-1]
+	return last.Modify != nil && last.Modify.Ret == 0 && last.State == s
+}

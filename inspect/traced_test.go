@@ -1,0 +1,56 @@
+package inspect
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestTrackerObserve: the pingpong server's QP is seen in INIT, then the
+// trace reports a failed RTR and the RTR and RTS that follow; the next
+// snapshot, in RTS, adds no entry of its own, and the history keeps each
+// modify's attributes.
+func TestTrackerObserve(t *testing.T) {
+	init := recorded(t, "rc-init", at(1))
+	tr := NewTracker(TrackerConfig{})
+	tr.Update(init)
+	key := Key{KindQP, "rxe0", 17}
+	mod := func(sec int, to QPState, ret int, attrs ...ModifyAttr) Modify {
+		m := Modify{Time: at(sec), Dev: "rxe0", QPN: 17, PID: 169, Comm: "ibv_rc_pingpong", From: QPStateInit, To: to, HasState: true, Ret: ret, Attrs: attrs}
+		if ret != 0 {
+			m.Errno, m.Check = "EINVAL", "the address vector has no GRH"
+		}
+		return m
+	}
+	failed := mod(2, QPStateRTR, -22, ModifyAttr{Name: "dest_qp_num", Value: "18"})
+	rtr := mod(3, QPStateRTR, 0, ModifyAttr{Name: "dest_qp_num", Value: "18"})
+	rts := mod(3, QPStateRTS, 0, ModifyAttr{Name: "timeout", Value: "14"}, ModifyAttr{Name: "retry_cnt", Value: "7"})
+	rts.From = QPStateRTR
+	for _, m := range []Modify{failed, rtr, rts} {
+		tr.Observe(m)
+	}
+	s := clone(init, at(4))
+	q := qpIndex(t, s, 17)
+	q.State = QPStateRTS
+	u := tr.Update(s)
+	if len(u.StateChanges) != 1 || u.StateChanges[0].To != QPStateRTS {
+		t.Errorf("state changes: %+v", u.StateChanges)
+	}
+	want := []StateEvent{
+		{Time: at(1), State: QPStateInit},
+		{Time: at(2), State: QPStateInit, Modify: &failed},
+		{Time: at(3), State: QPStateRTR, Modify: &rtr},
+		{Time: at(3), State: QPStateRTS, Modify: &rts},
+	}
+	if d := cmp.Diff(want, tr.History(key)); d != "" {
+		t.Errorf("history (-want +got):\n%s", d)
+	}
+	// A state the trace did not report (ERR, set by the kernel) is still
+	// recorded from the snapshot.
+	s = clone(s, at(5))
+	qpIndex(t, s, 17).State = QPStateErr
+	tr.Update(s)
+	if h := tr.History(key); h[len(h)-1].State != QPStateErr || h[len(h)-1].Modify != nil {
+		t.Errorf("last entry after ERR: %+v", h[len(h)-1])
+	}
+}

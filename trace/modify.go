@@ -1,0 +1,51 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+)
+
+// Modify is a modify_qp event as the inspector's Tracker takes it
+// (inspect.Tracker.Observe, inspect.WatchOptions.Modifies); false for
+// other events and for a modify uverbs refused before the core (it names
+// no QP the kernel knows).
+func (e *Event) Modify() (inspect.Modify, bool) {
+	if e.Verb != VerbModifyQP || e.Stage != StageCore || !e.HasQPN {
+		return inspect.Modify{}, false
+	}
+	m := inspect.Modify{
+		Time: e.Time, Dev: e.Dev, QPN: e.QPN, PID: e.PID, Comm: e.Comm,
+		From: inspect.QPState(e.From), To: inspect.QPState(e.Attr.State), HasState: e.Mask&rdma.AttrState != 0,
+		Mask: MaskNames(e.Mask), Ret: e.Ret,
+	}
+	for _, f := range attrFields {
+		if e.Mask&f.bit == 0 {
+			continue
+		}
+		v := f.text(&e.Attr)
+		if f.bit == rdma.AttrAV || f.bit == rdma.AttrCap {
+			// The AV and cap text is already "name=value ..."; each
+			// becomes its own attribute.
+			for _, kv := range strings.Fields(v) {
+				name, val, _ := strings.Cut(kv, "=")
+				m.Attrs = append(m.Attrs, inspect.ModifyAttr{Name: f.key + "." + name, Value: val})
+			}
+			continue
+		}
+		m.Attrs = append(m.Attrs, inspect.ModifyAttr{Name: f.key, Value: v})
+	}
+	if e.Ret < 0 {
+		m.Errno = errnoName(e.Errno)
+		if e.Check != nil {
+			if d := e.Check.Decisive(); d != nil {
+				m.Check = d.Problem
+			} else {
+				m.Check = fmt.Sprintf("rdma.Check predicted %s", errnoName(e.Check.Errno))
+			}
+		}
+	}
+	return m, true
+}
