@@ -21,7 +21,10 @@ func dashSources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o d
 	host, _ := os.Hostname()
 	w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.interval,
 		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.dev}},
-		Tracker:  inspect.TrackerConfig{Limits: deviceLimits(slog.New(slog.DiscardHandler))}})
+		Tracker:  inspect.TrackerConfig{Limits: deviceLimits(slog.New(slog.DiscardHandler))},
+		// The dashboard owns the terminal: without trace, histories
+		// simply show states only.
+		Modifies: traceModifies(ctx, func(string) {})})
 	sys := newSysRelay(ctx, fsys, o.interval)
 	src := ui.Sources{
 		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version},

@@ -156,7 +156,8 @@ func followNetlink(ctx context.Context, c *export.Collector, interval time.Durat
 	for {
 		conn, err := inspect.Dial()
 		if err == nil {
-			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}})
+			mods := traceModifies(ctx, func(msg string) { slog.Warn("trace: " + msg) })
+			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}, Modifies: mods})
 			for f := range w.Frames() {
 				c.Observe(f)
 				once()

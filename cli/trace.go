@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/verbs"
@@ -119,4 +120,45 @@ func deviceEnv(dev string, port int) *rdma.CheckEnv {
 	}
 	defer ctx.Close()
 	return ctx.CheckEnv(port)
+}
+
+// traceModifies feeds the inspector's Tracker with every process's QP
+// modifies, traced from the kernel, so that QP histories carry the
+// attributes each transition set and the modifies that failed. Loading
+// the programs takes seconds (tens under emulation), so it runs in the
+// background; without the privileges (CAP_BPF and CAP_PERFMON) or BTF it
+// says so through warn, and the inspector works as before, with states
+// only. The channel closes when ctx ends.
+func traceModifies(ctx context.Context, warn func(string)) <-chan inspect.Modify {
+	out := make(chan inspect.Modify, 256)
+	go func() {
+		defer close(out)
+		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv)})
+		if err != nil {
+			warn(fmt.Sprintf("QP histories show states only, not the attributes each modify set: %v", err))
+			return
+		}
+		stop := context.AfterFunc(ctx, func() { t.Close() })
+		defer stop()
+		defer t.Close()
+		for {
+			e, err := t.Read()
+			if err != nil {
+				if !errors.Is(err, trace.ErrClosed) {
+					warn(err.Error())
+				}
+				return
+			}
+			m, ok := e.Modify()
+			if !ok {
+				continue
+			}
+			select {
+			case out <- m:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }

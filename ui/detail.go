@@ -148,6 +148,9 @@ func (m *Model) qpDetail(row Row) []string {
 			st = "gone (was " + st + ")"
 		}
 		out = append(out, "  "+e.Time.Format("15:04:05.000")+"  "+padTo(st, 18)+th.Render(themes.SlotDim, "sq-psn "+itoa(int(e.SQPSN))+" rq-psn "+itoa(int(e.RQPSN))))
+		if e.Modify != nil {
+			out = append(out, modifyLines(th, e.Modify)...)
+		}
 	}
 	if o := m.oursObject(row); o != nil {
 		out = append(out, m.sessionLines(o)...)
