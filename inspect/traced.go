@@ -1,6 +1,10 @@
 package inspect
 
-import "time"
+import (
+	"time"
+
+	"github.com/verbscope/verbscope/rdma"
+)
 
 // Modify is one modify of a QP by any process, as the kernel saw it
 // (ib_modify_qp_with_udata, drivers/infiniband/core/verbs.c): what
@@ -39,7 +43,7 @@ type ModifyAttr struct {
 // with the state it set (the next snapshot that shows the same state adds
 // no second entry), a failed one with the state the QP stayed in.
 func (t *Tracker) Observe(m Modify) {
-	k := Key{Kind: KindQP, Dev: m.Dev, ID: m.QPN}
+	k := Key{Kind: rdma.KindQP, Dev: m.Dev, ID: m.QPN}
 	e := StateEvent{Time: m.Time, State: m.From, Modify: &m}
 	if tr := t.objs[k]; tr != nil {
 		e.State, e.SQPSN, e.RQPSN = tr.state, tr.sqpsn, tr.rqpsn

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // TestTrackerObserve: the pingpong server's QP is seen in INIT, then the
@@ -14,33 +15,33 @@ func TestTrackerObserve(t *testing.T) {
 	init := recorded(t, "rc-init", at(1))
 	tr := NewTracker(TrackerConfig{})
 	tr.Update(init)
-	key := Key{KindQP, "rxe0", 17}
+	key := Key{rdma.KindQP, "rxe0", 17}
 	mod := func(sec int, to QPState, ret int, attrs ...ModifyAttr) Modify {
-		m := Modify{Time: at(sec), Dev: "rxe0", QPN: 17, PID: 169, Comm: "ibv_rc_pingpong", From: QPStateInit, To: to, HasState: true, Ret: ret, Attrs: attrs}
+		m := Modify{Time: at(sec), Dev: "rxe0", QPN: 17, PID: 169, Comm: "ibv_rc_pingpong", From: rdma.QPStateInit, To: to, HasState: true, Ret: ret, Attrs: attrs}
 		if ret != 0 {
 			m.Errno, m.Check = "EINVAL", "the address vector has no GRH"
 		}
 		return m
 	}
-	failed := mod(2, QPStateRTR, -22, ModifyAttr{Name: "dest_qp_num", Value: "18"})
-	rtr := mod(3, QPStateRTR, 0, ModifyAttr{Name: "dest_qp_num", Value: "18"})
-	rts := mod(3, QPStateRTS, 0, ModifyAttr{Name: "timeout", Value: "14"}, ModifyAttr{Name: "retry_cnt", Value: "7"})
-	rts.From = QPStateRTR
+	failed := mod(2, rdma.QPStateRTR, -22, ModifyAttr{Name: "dest_qp_num", Value: "18"})
+	rtr := mod(3, rdma.QPStateRTR, 0, ModifyAttr{Name: "dest_qp_num", Value: "18"})
+	rts := mod(3, rdma.QPStateRTS, 0, ModifyAttr{Name: "timeout", Value: "14"}, ModifyAttr{Name: "retry_cnt", Value: "7"})
+	rts.From = rdma.QPStateRTR
 	for _, m := range []Modify{failed, rtr, rts} {
 		tr.Observe(m)
 	}
 	s := clone(init, at(4))
 	q := qpIndex(t, s, 17)
-	q.State = QPStateRTS
+	q.State = rdma.QPStateRTS
 	u := tr.Update(s)
-	if len(u.StateChanges) != 1 || u.StateChanges[0].To != QPStateRTS {
+	if len(u.StateChanges) != 1 || u.StateChanges[0].To != rdma.QPStateRTS {
 		t.Errorf("state changes: %+v", u.StateChanges)
 	}
 	want := []StateEvent{
-		{Time: at(1), State: QPStateInit},
-		{Time: at(2), State: QPStateInit, Modify: &failed},
-		{Time: at(3), State: QPStateRTR, Modify: &rtr},
-		{Time: at(3), State: QPStateRTS, Modify: &rts},
+		{Time: at(1), State: rdma.QPStateInit},
+		{Time: at(2), State: rdma.QPStateInit, Modify: &failed},
+		{Time: at(3), State: rdma.QPStateRTR, Modify: &rtr},
+		{Time: at(3), State: rdma.QPStateRTS, Modify: &rts},
 	}
 	if d := cmp.Diff(want, tr.History(key)); d != "" {
 		t.Errorf("history (-want +got):\n%s", d)
@@ -48,9 +49,9 @@ func TestTrackerObserve(t *testing.T) {
 	// A state the trace did not report (ERR, set by the kernel) is still
 	// recorded from the snapshot.
 	s = clone(s, at(5))
-	qpIndex(t, s, 17).State = QPStateErr
+	qpIndex(t, s, 17).State = rdma.QPStateErr
 	tr.Update(s)
-	if h := tr.History(key); h[len(h)-1].State != QPStateErr || h[len(h)-1].Modify != nil {
+	if h := tr.History(key); h[len(h)-1].State != rdma.QPStateErr || h[len(h)-1].Modify != nil {
 		t.Errorf("last entry after ERR: %+v", h[len(h)-1])
 	}
 }

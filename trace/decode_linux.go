@@ -102,7 +102,7 @@ func qpAttr(r *tracerEvent) rdma.QPAttr {
 		AccessFlags: rdma.AccessFlags(r.QpAccessFlags),
 		Cap:         rdma.QPCap{MaxSendWR: r.MaxSendWr, MaxRecvWR: r.MaxRecvWr, MaxSendSGE: r.MaxSendSge, MaxRecvSGE: r.MaxRecvSge, MaxInlineData: r.MaxInlineData},
 		AH: rdma.AHAttr{
-			GRH: rdma.GlobalRoute{DGID: rdma.GID(r.Dgid), FlowLabel: r.FlowLabel, SGIDIndex: r.SgidIndex, HopLimit: r.HopLimit, TrafficClass: r.TrafficClass},
+			GRH:  rdma.GlobalRoute{DGID: rdma.GID(r.Dgid), FlowLabel: r.FlowLabel, SGIDIndex: r.SgidIndex, HopLimit: r.HopLimit, TrafficClass: r.TrafficClass},
 			DLID: r.Dlid, SL: r.Sl, StaticRate: r.StaticRate, IsGlobal: r.AhFlags&1 != 0, PortNum: uint8(r.AhPortNum),
 		},
 		PKeyIndex: r.PkeyIndex, AltPKeyIndex: r.AltPkeyIndex,

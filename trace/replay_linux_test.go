@@ -117,17 +117,17 @@ func TestModifyForTracker(t *testing.T) {
 		t.Fatalf("no modify of qpn %d to %v", qpn, to)
 		return inspect.Modify{}
 	}
-	rts := find(17, inspect.QPStateRTS)
+	rts := find(17, rdma.QPStateRTS)
 	attr := func(name, value string) inspect.ModifyAttr { return inspect.ModifyAttr{Name: name, Value: value} }
 	want := []inspect.ModifyAttr{attr("qp_state", "RTS"), attr("timeout", "14"), attr("retry_cnt", "7"), attr("rnr_retry", "7"), attr("max_rd_atomic", "1"), attr("sq_psn", rts.Attrs[5].Value)}
 	if d := cmp.Diff(want, rts.Attrs); d != "" {
 		t.Errorf("qpn 17 RTS attrs (-want +got):\n%s", d)
 	}
-	rtr := find(17, inspect.QPStateRTR)
-	if !slices.Contains(rtr.Attrs, inspect.ModifyAttr{Name: "ah_attr.hop_limit", Value: "1"}) || rtr.From != inspect.QPStateInit || rtr.Ret != 0 {
+	rtr := find(17, rdma.QPStateRTR)
+	if !slices.Contains(rtr.Attrs, inspect.ModifyAttr{Name: "ah_attr.hop_limit", Value: "1"}) || rtr.From != rdma.QPStateInit || rtr.Ret != 0 {
 		t.Errorf("qpn 17 RTR: %+v", rtr)
 	}
-	failed := find(19, inspect.QPStateRTR)
+	failed := find(19, rdma.QPStateRTR)
 	if failed.Ret != -22 || failed.Errno != "EINVAL" || !strings.Contains(failed.Check, "no GRH") {
 		t.Errorf("qpn 19's failed RTR: ret %d errno %q check %q", failed.Ret, failed.Errno, failed.Check)
 	}

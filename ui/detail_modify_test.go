@@ -6,13 +6,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 func TestModifyLines(t *testing.T) {
 	th := mustLoad(t, "dark", true)
-	ok := &inspect.Modify{Comm: "ibv_rc_pingpong", PID: 812, HasState: true, To: inspect.QPStateRTS,
+	ok := &inspect.Modify{Comm: "ibv_rc_pingpong", PID: 812, HasState: true, To: rdma.QPStateRTS,
 		Attrs: []inspect.ModifyAttr{{Name: "qp_state", Value: "RTS"}, {Name: "timeout", Value: "14"}, {Name: "retry_cnt", Value: "7"}}}
-	failed := &inspect.Modify{Comm: "ibv_rc_pingpong", PID: 812, HasState: true, To: inspect.QPStateRTR, Ret: -22, Errno: "EINVAL",
+	failed := &inspect.Modify{Comm: "ibv_rc_pingpong", PID: 812, HasState: true, To: rdma.QPStateRTR, Ret: -22, Errno: "EINVAL",
 		Check: "the address vector has no GRH", Attrs: []inspect.ModifyAttr{{Name: "qp_state", Value: "RTR"}, {Name: "ah_attr.is_global", Value: "0"}}}
 	for _, tc := range []struct {
 		md   *inspect.Modify
