@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/verbs"
 )
 
 // These run without a device (the build host has no RDMA): what the
@@ -101,5 +103,23 @@ func TestRefusalsAreStructured(t *testing.T) {
 		if !errors.As(err, &se) || se.What != want.What || se.Fix != want.Fix {
 			t.Errorf("uint(%s): %#v, want %#v", key, err, want)
 		}
+	}
+}
+
+// TestLibraryHintIsTheWhy: a verbs failure's hint is kept apart from
+// what failed. On the build host open fails (no RDMA: ENOSYS, or no
+// libibverbs in a !cgo build) and the library's hint says what to do.
+func TestLibraryHintIsTheWhy(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	_, err := s.Exec(context.Background(), "open")
+	var se *Error
+	var ve *verbs.Error
+	if !errors.As(err, &se) || !errors.As(err, &ve) {
+		t.Fatalf("open on a host without RDMA: %T %v, want a *shell.Error over a *verbs.Error", err, err)
+	}
+	if !strings.HasPrefix(se.What, "open: no device to open: ibv_get_device_list: ") || se.Why != ve.Hint || ve.Hint == "" ||
+		strings.Contains(se.What, ve.Hint) {
+		t.Errorf("what %q why %q; the library's hint %q", se.What, se.Why, ve.Hint)
 	}
 }

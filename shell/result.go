@@ -3,8 +3,10 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/verbs"
 )
 
 // The values the shell returns are front's, so a front end that must not
@@ -27,11 +29,17 @@ func usageErr(cmd *command, format string, args ...any) *Error {
 }
 
 // failed wraps a library error: the verbs error already says which call
-// failed and usually why; the shell adds which command it was.
+// failed and usually why; the shell adds which command it was, and keeps
+// the library's hint apart as the why.
 func failed(what string, err error) error {
 	var se *Error
 	if errors.As(err, &se) {
 		return err
+	}
+	var ve *verbs.Error
+	if errors.As(err, &ve) && ve.Hint != "" {
+		call := strings.TrimSuffix(strings.TrimPrefix(ve.Error(), "verbs: "), " ("+ve.Hint+")")
+		return &Error{What: what + ": " + call, Why: ve.Hint, Err: err}
 	}
 	return &Error{What: what + ": " + err.Error(), Err: err}
 }
