@@ -125,6 +125,11 @@ func (m *Model) qpDetail(row Row) []string {
 			field("PD", "pdn "+itoa(int(q.PDN))+m.pdInfo(q.DevName, q.PDN))
 		}
 	}
+	if q != nil {
+		if r := m.retryCounters(q.DevName, q.Port); r != "" {
+			field("retries", r+th.Render(themes.SlotDim, "  (the port's, shared by its QPs)"))
+		}
+	}
 	for _, a := range m.res.frame.Update.Stuck {
 		if a.Key == ref.key {
 			kind := "the port's counters (shared by all its QPs)"
@@ -170,6 +175,28 @@ func (m *Model) psnsMoving(k inspect.Key) string {
 		return m.theme.Render(themes.SlotOK, "moved since first seen")
 	}
 	return m.theme.Render(themes.SlotDim, "(the watch flags a QP whose PSNs stop while retries rise)")
+}
+
+// retryCounters lists the port's retry and error counters the Tracker
+// watches (inspect.DefaultRetryCounters) that the device has.
+func (m *Model) retryCounters(dev string, port uint32) string {
+	if m.res.frame.Snapshot == nil {
+		return ""
+	}
+	var parts []string
+	for _, pc := range m.res.frame.Snapshot.PortCounters {
+		if pc.DevName != dev || pc.Port != port {
+			continue
+		}
+		for _, name := range inspect.DefaultRetryCounters {
+			for _, c := range pc.Counters {
+				if c.Name == name {
+					parts = append(parts, name+" "+strconv.FormatUint(c.Value, 10))
+				}
+			}
+		}
+	}
+	return strings.Join(parts, "  ")
 }
 
 func (m *Model) pdInfo(dev string, pdn uint32) string {

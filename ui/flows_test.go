@@ -80,7 +80,7 @@ func TestQPDetailShowsHistory(t *testing.T) {
 		t.Fatal("enter did not open the detail")
 	}
 	out := screen(m)
-	for _, want := range []string{"state history", "RTS", "PSNs", "process"} {
+	for _, want := range []string{"state history", "RTS", "PSNs", "process", "retries      completer_retry_err", "PD           pdn"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the QP detail lacks %q:\n%s", want, out)
 		}
