@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"golang.org/x/term"
 
+	"github.com/verbscope/verbscope/fleet"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
@@ -26,12 +27,13 @@ func dashCmd() *Command {
 	return &Command{
 		Name:    "dash",
 		Summary: "the dashboard: devices, ports, GIDs, IRQs, counters and every process's QPs live, with the verbs shell in a pane",
-		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--view NAME] [--no-shell] [--demo]",
+		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--view NAME] [--no-shell] [--demo] [--prometheus URL]",
 		Help: `The inspector as a full-screen dashboard (also what 'verbscope' alone
 opens on a terminal). Views, one at a time: qp cq mr pd ctx srq cm_id
 (every process's objects, as 'rdma resource show' sees them), dev port
 gid irq counters (sysfs and procfs), events (what appeared, vanished,
-changed state or got stuck) and doctor (the checklist). ':' and a view
+changed state or got stuck), doctor (the checklist) and fleet (every
+host a Prometheus scrapes verbscope export on: --prometheus URL). ':' and a view
 name jump, '/' filters (state=ERR pid=4242 type=RC, or plain words),
 enter opens the selection, tab focuses the verbs shell pane, '?' lists
 every key, q quits. Every object the pane's shell created is destroyed
@@ -56,7 +58,8 @@ Examples:
   verbscope dash
   verbscope dash --interval 500ms --theme high-contrast --view dev
   NO_COLOR=1 verbscope dash --dev rxe0
-  verbscope lab -i -- verbscope dash --demo`,
+  verbscope lab -i -- verbscope dash --demo
+  verbscope dash --prometheus http://prometheus:9090 --view fleet`,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			interval := fs.Duration("interval", time.Second, "refresh every `duration` (+ and - change it live)")
 			theme := fs.String("theme", "auto", "colour `theme`: auto, dark, light, high-contrast, mono or a user theme")
@@ -65,6 +68,8 @@ Examples:
 			noShell := fs.Bool("no-shell", false, "leave out the verbs shell pane")
 			demo := fs.Bool("demo", false, "run the demo workload beside the dashboard (lab)")
 			ascii := fs.Bool("ascii", false, "draw with ASCII only")
+			prom := fs.String("prometheus", "", "the fleet view asks this Prometheus `URL` for every host running verbscope export")
+			job := fs.String("job", "verbscope", "with --prometheus: the scrape `job` of the exporters")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("dash takes no arguments, got %q", strings.Join(args, " "))
@@ -73,18 +78,20 @@ Examples:
 					return usageErrorf("--interval %s: give at least 100ms", *interval)
 				}
 				return runDash(ctx, env, dashOptions{interval: *interval, theme: *theme, dev: *dev, view: *first,
-					shell: !*noShell, demo: *demo, ascii: *ascii})
+					shell: !*noShell, demo: *demo, ascii: *ascii, prometheus: *prom, job: *job})
 			}
 		},
 	}
 }
 
 type dashOptions struct {
-	interval      time.Duration
-	theme, dev    string
-	view          string
-	shell, demo   bool
-	ascii         bool
+	interval    time.Duration
+	theme, dev  string
+	view        string
+	shell, demo bool
+	ascii       bool
+	// prometheus and job feed the fleet view.
+	prometheus, job string
 }
 
 // errNoTerminal is the dashboard asked for without a terminal.
@@ -145,6 +152,10 @@ func runDash(ctx context.Context, env *Env, o dashOptions) error {
 		}
 		defer d.stop()
 		src.Demo = d.label
+	}
+	if o.prometheus != "" {
+		c := &fleet.Client{URL: strings.TrimRight(o.prometheus, "/")}
+		src.Fleet = func(ctx context.Context) ([]fleet.Host, error) { return fleet.Rows(ctx, c, o.job) }
 	}
 	m := ui.New(src, ui.Options{Theme: o.theme, ThemeOpts: topts, View: o.view}, th)
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}

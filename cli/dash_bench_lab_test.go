@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -52,7 +53,7 @@ func holdQPs(arg string) int {
 	}
 	caps := verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}
 	for i := 0; i < n; i++ {
-		if _, err := pd.CreateQP(verbs.QPInitAttr{Type: verbs.QPTRC, SendCQ: cq, RecvCQ: cq, Cap: caps}); err != nil {
+		if _, err := pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: caps}); err != nil {
 			return fail(fmt.Errorf("QP %d of %d: %w", i+1, n, err))
 		}
 	}

@@ -104,4 +104,3 @@ func (d *demo) stop() {
 		}
 	}
 }
-

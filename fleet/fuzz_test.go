@@ -16,7 +16,7 @@ func FuzzDecodeVector(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		var rec []answer
+		var rec Replay
 		if err := json.Unmarshal(b, &rec); err != nil {
 			f.Fatal(err)
 		}

@@ -244,3 +244,9 @@ func (m *Model) jumpMsg(name string) tea.Msg {
 }
 
 func ansiStrip(s string) string { return ansi.Strip(s) }
+
+// fetchFleetNow runs the fleet fetch a jump started, synchronously.
+func (m *Model) fetchFleetNow() tea.Msg {
+	m.fleetBusy = false
+	return m.fetchFleet()()
+}

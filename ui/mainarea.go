@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/help"
-	"github.com/charmbracelet/x/ansi"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/verbscope/verbscope/themes"
 )
@@ -55,6 +55,16 @@ func (m *Model) emptyNote() string {
 		if m.doctorErr != nil {
 			return m.doctorErr.Error()
 		}
+	case "fleet":
+		switch {
+		case m.src.Fleet == nil:
+			return "no Prometheus to ask: start the dashboard with --prometheus URL (the server that scrapes verbscope export on every host)"
+		case m.fleetErr != nil:
+			return m.fleetErr.Error()
+		case m.fleetBusy:
+			return "asking Prometheus…"
+		}
+		return "Prometheus knows no host of this job"
 	case "events":
 		return "nothing happened yet: objects appearing, vanishing and changing state show here"
 	}

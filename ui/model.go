@@ -84,6 +84,10 @@ type Model struct {
 	quitting   bool
 	resErr     error
 	sysErr     error
+	fleetBusy  bool
+	fleetErr   error
+	fleetAt    time.Time
+	fleetSeq   int
 	// now is the clock (fixed in tests).
 	now func() time.Time
 }
@@ -117,7 +121,8 @@ func New(src Sources, opts Options, th *themes.Theme) *Model {
 	}
 	m.views = append(m.views,
 		&viewState{name: "events", title: "events", aliases: []string{"event"}, group: "events", table: NewTable("events", eventCols, nil)},
-		&viewState{name: "doctor", title: "doctor", group: "doctor", table: NewTable("doctor", doctorCols, nil)})
+		&viewState{name: "doctor", title: "doctor", group: "doctor", table: NewTable("doctor", doctorCols, nil)},
+		&viewState{name: "fleet", title: "fleet", aliases: []string{"hosts"}, group: "fleet", table: NewTable("fleet", fleetCols, nil)})
 	m.cur = m.views[0]
 	if v := m.find(opts.View); v != nil {
 		m.cur = v
@@ -160,8 +165,11 @@ func (m *Model) Init() tea.Cmd {
 	if m.pane != nil {
 		cmds = append(cmds, m.pane.events())
 	}
-	if m.cur.group == "doctor" {
+	switch m.cur.group {
+	case "doctor":
 		cmds = append(cmds, m.runDoctor())
+	case "fleet":
+		cmds = append(cmds, m.fetchFleet(), m.fleetTick())
 	}
 	return tea.Batch(cmds...)
 }

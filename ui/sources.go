@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/verbscope/verbscope/fleet"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -32,6 +33,9 @@ type Sources struct {
 	// Doctor runs the troubleshooting checklist (in a Cmd: it takes a
 	// few seconds and opens devices).
 	Doctor func(ctx context.Context) ([]DoctorCheck, error)
+	// Fleet asks Prometheus for every host running verbscope export
+	// (fleet.Rows); nil when the dashboard was given no --prometheus.
+	Fleet func(ctx context.Context) ([]fleet.Host, error)
 	// Interval is the refresh interval the pollers start with.
 	Interval time.Duration
 	// Dev limits the sysfs views to one device (Res is limited by the

@@ -232,4 +232,3 @@ func sparkline(vals []float64, ascii bool) string {
 	}
 	return b.String()
 }
-

@@ -43,6 +43,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.doctorBusy, m.doctor, m.doctorErr, m.doctorAt = false, msg.checks, msg.err, m.now()
 		m.fillDoctor()
 		return m, nil
+	case fleetMsg:
+		m.gotFleet(msg)
+		return m, nil
+	case fleetTickMsg:
+		if msg.seq != m.fleetSeq || m.cur.group != "fleet" {
+			return m, nil // an old loop, or the view is not shown
+		}
+		return m, tea.Batch(m.fetchFleet(), m.fleetTick())
 	case shellDoneMsg:
 		if m.pane == nil {
 			return m, nil
@@ -356,8 +364,11 @@ func (m *Model) jump(name string) tea.Cmd {
 	m.cur, m.mode = v, modeNormal
 	m.apply(v)
 	m.note("", "")
-	if v.group == "doctor" && m.doctor == nil && !m.doctorBusy {
+	switch {
+	case v.group == "doctor" && m.doctor == nil && !m.doctorBusy:
 		return m.runDoctor()
+	case v.group == "fleet":
+		return tea.Batch(m.fetchFleet(), m.fleetTick())
 	}
 	return nil
 }

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +16,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/verbscope/verbscope/fleet"
 )
 
 var sizes = [][2]int{{80, 24}, {160, 48}}
@@ -140,4 +144,33 @@ func colourParam(s string) string {
 		}
 	}
 	return ""
+}
+
+// The fleet view from Prometheus answers recorded in the lab's pair test
+// (host a with a QP in ERR and its alerts, b clean).
+func TestFleetGolden(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "fleet", "testdata", "lab-pair-fleet-api.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec fleet.Replay
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			m := fixtureModel(t, "rxe0", "dark", sz[0], sz[1], true)
+			m.src.Fleet = func(ctx context.Context) ([]fleet.Host, error) {
+				return fleet.Rows(ctx, &fleet.Client{URL: "http://prometheus.recorded", HTTP: &http.Client{Transport: rec}}, "verbscope")
+			}
+			m.Update(m.jumpMsg("fleet"))
+			m.Update(m.fetchFleetNow())
+			out := screen(m)
+			if !strings.Contains(out, "10.0.1.1:9879") || !strings.Contains(out, "10.0.1.2:9879") {
+				t.Errorf("the fleet view lacks a host:\n%s", out)
+			}
+			checkFits(t, out, sz[0], sz[1])
+			golden.RequireEqual(t, out)
+		})
+	}
 }

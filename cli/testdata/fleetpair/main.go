@@ -279,15 +279,10 @@ func fleetView(name string) error {
 	} else if err := os.WriteFile(filepath.Join(*out, name+".json"), b, 0o644); err != nil {
 		return err
 	}
-	type answer struct {
-		Path  string          `json:"path"`
-		Query string          `json:"query,omitempty"`
-		Body  json.RawMessage `json:"body"`
-	}
-	var rec []answer
+	var rec fleet.Replay
 	c := *cl
 	c.Tap = func(path string, q url.Values, body []byte) {
-		rec = append(rec, answer{path, q.Get("query"), json.RawMessage(body)})
+		rec = append(rec, fleet.Answer{Path: path, Query: q.Get("query"), Body: json.RawMessage(body)})
 	}
 	if err := waitFor("a recording of fleet's answers with both hosts up", func() (bool, error) {
 		rec = nil
