@@ -135,9 +135,12 @@ func (m *Model) apply(v *viewState) {
 	if !v.dirty {
 		return
 	}
+	// The events view follows the newest event unless the user moved
+	// up to read an older one.
+	follow := v.group == "events" && v.table.cursor >= len(v.table.view)-1
 	v.table.SetRows(v.pending)
 	v.pending, v.dirty = nil, false
-	if v.group == "events" && v.table.cursor >= len(v.table.view)-2 {
+	if follow {
 		v.table.End()
 	}
 }
