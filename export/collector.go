@@ -35,6 +35,15 @@ type Collector struct {
 	// QP of a group is destroyed.
 	groups      map[group]bool
 	transitions map[transition]uint64
+	// counts and stuck are the latest frame's QPs by group and state and
+	// its stuck QPs by group, counted once per frame, not per scrape.
+	counts map[stateKey]int
+	stuck  map[group]int
+}
+
+type stateKey struct {
+	group
+	state inspect.QPState
 }
 
 // group is the label set of verbscope_qps without the state.
@@ -69,8 +78,17 @@ func (c *Collector) Observe(f inspect.Frame) {
 	}
 	c.frame = f
 	idx := qpIndex(f.Snapshot)
+	c.counts, c.stuck = map[stateKey]int{}, map[group]int{}
 	for i := range f.Snapshot.QPs {
-		c.groups[qpGroupOf(&f.Snapshot.QPs[i])] = true
+		q := &f.Snapshot.QPs[i]
+		g := qpGroupOf(q)
+		c.groups[g] = true
+		c.counts[stateKey{g, q.State}]++
+	}
+	for _, a := range f.Update.Stuck {
+		if q := idx[a.Key]; q != nil {
+			c.stuck[qpGroupOf(q)]++
+		}
 	}
 	for _, sc := range f.Update.StateChanges {
 		q := idx[sc.Key]

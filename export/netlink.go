@@ -54,7 +54,7 @@ func (c *Collector) collectNetlink(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
-	c.collectQPs(ch, s, f.Update)
+	c.collectQPs(ch)
 	dead := map[[2]string]int{}
 	for _, d := range f.Update.Dead {
 		dead[[2]string{d.Key.Dev, string(d.Key.Kind)}]++
@@ -74,30 +74,14 @@ func (c *Collector) collectNetlink(ch chan<- prometheus.Metric) {
 
 // collectQPs sends verbscope_qps, the transition counters and the stuck
 // counts for every QP group ever seen.
-func (c *Collector) collectQPs(ch chan<- prometheus.Metric, s *inspect.Snapshot, u inspect.Update) {
-	type stateKey struct {
-		group
-		state inspect.QPState
-	}
-	counts := map[stateKey]int{}
-	for i := range s.QPs {
-		q := &s.QPs[i]
-		counts[stateKey{qpGroupOf(q), q.State}]++
-	}
-	stuck := map[group]int{}
-	idx := qpIndex(s)
-	for _, a := range u.Stuck {
-		if q := idx[a.Key]; q != nil {
-			stuck[qpGroupOf(q)]++
-		}
-	}
+func (c *Collector) collectQPs(ch chan<- prometheus.Metric) {
 	for _, g := range sortedGroups(c.groups) {
 		port := strconv.FormatUint(uint64(g.port), 10)
 		for _, st := range qpStates {
-			ch <- gauge(descQPs, float64(counts[stateKey{g, st}]), g.dev, port, g.typ, st.String())
+			ch <- gauge(descQPs, float64(c.counts[stateKey{g, st}]), g.dev, port, g.typ, st.String())
 			ch <- counter(descTransitions, float64(c.transitions[transition{g, st.String()}]), g.dev, port, g.typ, st.String())
 		}
-		ch <- gauge(descStuck, float64(stuck[g]), g.dev, port, g.typ)
+		ch <- gauge(descStuck, float64(c.stuck[g]), g.dev, port, g.typ)
 	}
 }
 
