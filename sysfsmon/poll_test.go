@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -70,51 +71,45 @@ func TestPoll(t *testing.T) {
 }
 
 // PollWith reads the GID tables and IRQs only on full ticks, and the
-// port states and counters on every one: a port that goes down shows at
-// the next tick, a GID table read counts only on full ticks.
+// port states and counters on every one: the port goes down after the
+// first reading and shows DOWN at the next tick, while the GIDs between
+// full ticks are the last full reading's.
 func TestPollWithFullEvery(t *testing.T) {
 	f := fixture(t, "rxe0")
 	read := f.readFile
-	var gidReads, stateReads int
-	down := false
+	var stateReads atomic.Int32
 	f.readFile = func(name string) ([]byte, error) {
-		switch {
-		case strings.Contains(name, "/gids/"):
-			gidReads++
-		case strings.HasSuffix(name, "ports/1/state"):
-			stateReads++
-			if down {
-				return []byte("1: DOWN\n"), nil
-			}
+		if strings.HasSuffix(name, "ports/1/state") && stateReads.Add(1) > 1 {
+			return []byte("1: DOWN\n"), nil
 		}
 		return read(name)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch := f.PollWith(ctx, PollOptions{Interval: time.Millisecond, FullEvery: 3})
-	var gids []int
-	for u := range ch {
-		gids = append(gids, gidReads)
-		if u.Seq == 1 {
-			down = true
-		}
-		if u.Seq == 2 {
-			if st := u.Devices[0].Ports[0].StateName; st != "DOWN" {
-				t.Errorf("tick 2 between full readings: port state %q, want DOWN", st)
-			}
-			if len(u.Devices[0].Ports[0].GIDs) == 0 {
-				t.Error("a tick between full readings lost the GIDs of the last full one")
-			}
-		}
-		if u.Seq == 3 {
+	var ups []Update
+	for u := range f.PollWith(ctx, PollOptions{Interval: time.Millisecond, FullEvery: 3}) {
+		ups = append(ups, u)
+		if len(ups) == 4 {
 			cancel()
 			break
 		}
 	}
-	if gids[0] == 0 || gids[1] != gids[0] || gids[2] != gids[0] || gids[3] == gids[0] {
-		t.Errorf("GID files read after ticks 0-3: %v; want reads at ticks 0 and 3 only", gids)
+	gids := func(i int) *GID { return &ups[i].Devices[0].Ports[0].GIDs[0] }
+	if st := ups[0].Devices[0].Ports[0].StateName; st != "ACTIVE" {
+		t.Errorf("tick 0: port %s, want ACTIVE", st)
 	}
-	if stateReads < 4 {
-		t.Errorf("port state read %d times in 4 ticks", stateReads)
+	for i := 1; i <= 2; i++ {
+		if st := ups[i].Devices[0].Ports[0].StateName; st != "DOWN" {
+			t.Errorf("tick %d between full readings: port %s, want DOWN", i, st)
+		}
+		if gids(i) != gids(0) {
+			t.Errorf("tick %d between full readings read the GID table again", i)
+		}
+		if ups[i].Counters == nil || ups[i].CounterRates == nil {
+			t.Errorf("tick %d has no counters or rates", i)
+		}
+	}
+	if gids(3) == gids(0) {
+		t.Error("tick 3, a full reading, kept the old GID table")
 	}
 }
