@@ -86,5 +86,10 @@ var errnoMeanings = map[syscall.Errno]Meaning{
 	syscall.ENOSPC:     {What: "no space: a device limit was reached", Check: "`verbscope res` for objects left by dead processes; the device's max_qp/max_mr"},
 	syscall.EFAULT:     {What: "bad address: memory the kernel could not access"},
 	syscall.EOPNOTSUPP: {What: "the device or provider does not support this"},
-	syscall.ETIMEDOUT:  {What: "timed out"},
+	syscall.ETIMEDOUT: {What: "timed out",
+		Causes: "for ibv_modify_qp with an address vector on RoCE (INIT→RTR of RC/UC, SQD→SQD): the kernel asked ARP (or neighbour discovery) for the DGID's MAC address and nothing answered within a second (rdma_resolve_ip)",
+		Check:  "the DGID is the peer's GID and the peer is up; `ping -I NETDEV ADDRESS` from the source GID's netdev; `modify` looks the DGID up before sending and says so"},
+	syscall.ENETUNREACH: {What: "network unreachable",
+		Causes: "for ibv_modify_qp with an address vector on RoCE: no route from the source GID's netdev to the DGID (the netdev is down or has no address of that family)",
+		Check:  "`ip route get ADDRESS oif NETDEV`; the netdev's addresses; another sgid_index"},
 }

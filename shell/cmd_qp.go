@@ -160,6 +160,9 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 	}
 	step := fmt.Sprintf("%s %s→%s", e.name, cur, attr.State)
 	env := s.checkEnv(e)
+	if mask&rdma.AttrAV != 0 {
+		env.Resolution = s.resolveAV(env, &attr.AH)
+	}
 	v := rdma.Check(cur, attr.State, e.qp.Type(), mask, &attr, env)
 	if v.Known && v.Errno != 0 && !force {
 		return Result{}, &Error{Output: shown, What: step + " refused before the kernel saw it",
@@ -170,6 +173,9 @@ func (s *Shell) modify(e *entry, attr verbs.QPAttr, mask verbs.QPAttrMask, given
 		why := strings.TrimSpace(v.Explain())
 		if v.Errno == 0 {
 			why = "the checker expected the kernel to accept this, so the cause is outside the kernel's modify rules (dmesg may say more)\n" + why
+			if cause := resolveCause(err, mask); cause != "" {
+				why = cause + "\n" + strings.TrimSpace(v.Explain())
+			}
 		}
 		return Result{}, &Error{Output: shown, What: "the kernel refused " + step + ": " + err.Error(), Why: why, Err: err}
 	}

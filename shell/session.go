@@ -142,6 +142,10 @@ type Options struct {
 	// command names none; 0 picks the port's RoCE v2 GID of an IPv4
 	// address (index 0 itself can always be named: sgid_index=0).
 	GIDIndex int
+	// Resolver looks up, before a modify with an address vector, how the
+	// kernel will resolve its DGID (route and neighbour); nil is
+	// netpath.Resolver, over this host's rtnetlink.
+	Resolver rdma.AVResolver
 }
 
 // New starts an empty session.

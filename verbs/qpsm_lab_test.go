@@ -3,9 +3,9 @@
 package verbs
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"slices"
 	"sort"
@@ -14,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/netpath"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // The differential test: for RC, UC and UD QPs on rxe0, every (current,
@@ -348,6 +351,20 @@ func (l *diffLab) valueCases(typ QPType) []diffCase {
 	return out
 }
 
+// resolveFor looks the AV's DGID up as the shell does before a modify
+// (netpath, over the guest's rtnetlink), for the core.resolve rule.
+func resolveFor(env *rdma.CheckEnv, mask QPAttrMask, ah *AHAttr) *rdma.AVResolution {
+	if mask&rdma.AttrAV == 0 || !ah.IsGlobal {
+		return nil
+	}
+	src, populated, _ := env.GIDEntry(ah.GRH.SGIDIndex)
+	if !populated {
+		return nil
+	}
+	r := netpath.Resolver{}.ResolveAV(context.Background(), src, ah.GRH.DGID)
+	return &r
+}
+
 // errnoOf extracts the errno of a verbs error (0 for nil).
 func errnoOf(err error) syscall.Errno {
 	if err == nil {
@@ -374,6 +391,7 @@ func (l *diffLab) run(dc diffCase) (decisive string, disagreement string) {
 		dc.mutate(&attr)
 	}
 	env := l.envFor(dc.cur)
+	env.Resolution = resolveFor(&env, dc.mask, &attr.AH)
 	v := rdma.Check(dc.cur, attr.State, dc.typ, dc.mask, &attr, &env)
 	decisive = "success"
 	if d := v.Decisive(); d != nil {
@@ -408,12 +426,14 @@ func (l *diffLab) peerNum(typ QPType) uint32 {
 // TestCheckMatchesKernel is the differential test of issue 3.
 func TestCheckMatchesKernel(t *testing.T) {
 	l := newDiffLab(t)
+	rng, seed := diffRand(t)
+	t.Logf("random cases: seed %d (VERBSCOPE_DIFF_SEED=%d repeats them)", seed, seed)
 	total := 0
 	byRule := map[string]int{}
 	byStage := map[string]int{}
 	var bad []string
 	for _, typ := range []QPType{rdma.QPTypeRC, rdma.QPTypeUC, rdma.QPTypeUD} {
-		cases := slices.Concat(maskCases(typ), claimCases(typ), l.valueCases(typ))
+		cases := slices.Concat(maskCases(typ), claimCases(typ), l.valueCases(typ), l.randomCases(typ, rng, randomPerType))
 		start := time.Now()
 		agree := 0
 		for _, dc := range cases {
