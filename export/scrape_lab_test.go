@@ -75,7 +75,7 @@ func liveCollector(dev string, n int) (*Collector, error) {
 	for i := 0; i < n; i++ {
 		qp, err := pd.CreateQP(init)
 		if err == nil {
-			err = qp.Modify(&verbs.QPAttr{State: rdma.QPStateInit, Port: 1}, verbs.AttrState|verbs.AttrPKeyIndex|verbs.AttrPort|verbs.AttrAccessFlags)
+			err = qp.Modify(&verbs.QPAttr{State: rdma.QPStateInit, Port: 1}, rdma.AttrState|rdma.AttrPKeyIndex|rdma.AttrPort|rdma.AttrAccessFlags)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("QP %d of %d: %w", i+1, n, err)
