@@ -4,20 +4,26 @@
 //
 // The pieces, in the order a run needs them:
 //
-//   - packages.go: the Debian packages the host needs (qemu, busybox-static,
-//     rdma-core and its oracle tools), installed when missing.
+//   - packages.txt, deps.sh: the Debian packages the host needs (qemu,
+//     busybox-static, rdma-core and its oracle tools), pinned, installed
+//     by `make deps` when missing.
+//   - cache.go: the folder of downloaded and built artifacts ($VERBSCOPE_CACHE,
+//     else the user cache folder), locked while a run prepares it.
 //   - kernel.go: the guest kernel, downloaded with apt-get download, unpacked
 //     into the cache (never installed), with vmlinux pulled out of the
 //     bzImage because the uncompressed PVH kernel boots 3 s faster under TCG.
 //   - modules.go: the kernel modules the guest needs, in dependency order
 //     read from each module's .modinfo.
-//   - initramfs.go, cpio.go: the guest's root file system, built from the
-//     host's own binaries and libraries, cached by a hash of its inputs.
+//   - initramfs.go, cpio.go, ldd.go: the guest's root file system, built
+//     from the host's own binaries and the libraries ldd names for them,
+//     cached by a hash of its inputs.
 //   - init.sh: the guest's /init: loads modules, mounts the 9p shares, brings
 //     up veth (or virtio-net) and rxe0, runs the command, reports its exit code.
 //   - qemu.go, accel.go: the qemu command line and the KVM-or-TCG decision.
 //   - vm.go, console.go: one boot: stream the console, find the markers, kill
 //     qemu on every exit path.
+//   - labtest/: the command that builds each package's lab tests and runs
+//     them in one boot (make lab-test, make test).
 //
 // The recipe these follow was measured on this project's build machines; see
 // README.md ("The lab") for how to use it by hand.
