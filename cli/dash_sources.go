@@ -19,17 +19,25 @@ func dashSources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o d
 	ctx, cancel := context.WithCancel(ctx)
 	h := fsys.Host()
 	host, _ := os.Hostname()
+	// The dashboard owns the terminal: what trace cannot do (no
+	// privileges, no BTF) reaches its status line, not stderr.
+	notices := make(chan string, 8)
+	notice := func(s string) {
+		select {
+		case notices <- "trace: " + s:
+		default:
+		}
+	}
 	w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.interval,
 		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.dev}},
 		Tracker:  inspect.TrackerConfig{Limits: deviceLimits(slog.New(slog.DiscardHandler))},
-		// The dashboard owns the terminal: without trace, histories
-		// simply show states only.
-		Modifies: traceModifies(ctx, func(string) {})})
+		Modifies: traceModifies(ctx, notice)})
 	sys := newSysRelay(ctx, fsys, o.interval)
 	src := ui.Sources{
 		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version},
 		Res:      w.Frames(),
 		Sys:      sys.out,
+		Notices:  notices,
 		Control:  dashControl{w, sys},
 		Interval: o.interval,
 		Dev:      o.dev,

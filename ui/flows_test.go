@@ -262,3 +262,16 @@ func TestMouse(t *testing.T) {
 		t.Error("a click in the shell pane should focus it")
 	}
 }
+
+// A background part's notice (trace without privileges) shows on the
+// status line.
+func TestNotice(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+	ch := make(chan string, 1)
+	m.src.Notices = ch
+	ch <- "trace: QP histories show states only: no CAP_BPF"
+	m.Update(m.waitNotice()())
+	if !strings.Contains(screen(m), "trace: QP histories show states only: no CAP_BPF") {
+		t.Errorf("the notice is not on the status line:\n%s", screen(m))
+	}
+}

@@ -161,7 +161,7 @@ func (m *Model) viewNames() []string {
 
 // Init starts the pollers' readers and asks the terminal's background.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys()}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.waitNotice()}
 	if m.pane != nil {
 		cmds = append(cmds, m.pane.events())
 	}
@@ -203,6 +203,23 @@ func (m *Model) waitRes() tea.Cmd {
 			return resClosedMsg{}
 		}
 		return resMsg{p.prepare(f, st)}
+	}
+}
+
+// noticeMsg is one line of Sources.Notices.
+type noticeMsg struct{ text string }
+
+func (m *Model) waitNotice() tea.Cmd {
+	ch := m.src.Notices
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		s, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return noticeMsg{s}
 	}
 }
 

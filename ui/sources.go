@@ -21,6 +21,9 @@ type Sources struct {
 	// Sys delivers sysfsmon's readings (devices, ports, GIDs, counters
 	// with rates, IRQs).
 	Sys <-chan sysfsmon.Update
+	// Notices are one-line messages of background parts (trace saying
+	// what it cannot see), shown on the status line.
+	Notices <-chan string
 	// Control steers the pollers: refresh now, pause, interval.
 	Control Control
 	// Shell is the verbs shell of this process, for the pane; nil leaves

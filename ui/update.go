@@ -43,6 +43,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.doctorBusy, m.doctor, m.doctorErr, m.doctorAt = false, msg.checks, msg.err, m.now()
 		m.fillDoctor()
 		return m, nil
+	case noticeMsg:
+		m.note(themes.SlotDim, msg.text)
+		return m, m.waitNotice()
 	case fleetMsg:
 		m.gotFleet(msg)
 		return m, nil
