@@ -61,7 +61,7 @@ func TestStateAfterCommands(t *testing.T) {
 	}
 	var names []string
 	for _, o := range st.Objects {
-		names = append(names, o.Kind+":"+o.Name+"<"+o.Parent+"@"+o.Device)
+		names = append(names, string(o.Kind)+":"+o.Name+"<"+o.Parent+"@"+o.Device)
 	}
 	want := []string{"ctx:ctx1<@" + dev, "pd:pd1<ctx1@" + dev, "cq:cq1<ctx1@" + dev, "qp:qp1<pd1@" + dev, "mr:mr1<pd1@" + dev}
 	if diff := cmp.Diff(want, names); diff != "" {

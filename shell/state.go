@@ -50,7 +50,7 @@ func (s *Shell) setRunning(running string) {
 
 // object describes one entry for the snapshot.
 func (s *Shell) object(e *entry) front.Object {
-	o := front.Object{Kind: string(e.kind), Name: e.name, Device: e.device()}
+	o := front.Object{Kind: e.kind, Name: e.name, Device: e.device()}
 	if e.parent != nil {
 		o.Parent = e.parent.name
 	}

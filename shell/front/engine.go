@@ -3,6 +3,8 @@ package front
 import (
 	"context"
 	"time"
+
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // Engine is a verbs shell session as a front end drives it. shell.Shell
@@ -37,11 +39,11 @@ type State struct {
 
 // Object is one verbs object of the session, named as the shell names it.
 type Object struct {
-	Kind   string // "ctx" "pd" "cq" "ch" "qp" "mr" "ah": the shell's words
-	Name   string // qp1, mr2, …
-	Parent string // the object it was created under ("" for a ctx)
-	Device string // the device of its context
-	Port   int    // the port it is bound to, once known (QPs, AHs)
+	Kind   rdma.Kind // ctx pd cq ch qp mr ah: the shared vocabulary's kinds (rdma.KindQP, …)
+	Name   string    // qp1, mr2, …
+	Parent string    // the object it was created under ("" for a ctx)
+	Device string    // the device of its context
+	Port   int       // the port it is bound to, once known (QPs, AHs)
 
 	// QPs.
 	QPN            uint32
