@@ -214,7 +214,12 @@ func Unknown(v int) string { return fmt.Sprintf("UNKNOWN(%d)", v) }
 
 // nameIn is names[v], or Unknown(v) where v has no name ("" in names).
 func nameIn(names []string, v int) string {
-	return nameOr(names, v, Unknown(v))
+	// Not nameOr(names, v, Unknown(v)): that formats the fallback on
+	// every call, named values too.
+	if v >= 0 && v < len(names) && names[v] != "" {
+		return names[v]
+	}
+	return Unknown(v)
 }
 
 // nameOr is names[v], or fallback where v has no name: iproute2 prints

@@ -47,7 +47,7 @@ type objRef struct {
 // row was first seen, last changed, vanished) and lives on the Cmd
 // chain: one frame at a time, never touched by Update.
 type pump struct {
-	meta   map[string]*rowMeta
+	meta   map[inspect.Key]*rowMeta
 	events []Row
 	seq    int
 }
@@ -58,20 +58,39 @@ type rowMeta struct {
 	changed time.Time
 	gone    time.Time
 	row     Row
+	// sig is what a QP's row is made of: when the next snapshot's QP has
+	// the same, its row is reused (10,000 idle QPs rebuild nothing).
+	sig    qpSig
+	hasSig bool
 }
 
-func newPump() *pump { return &pump{meta: map[string]*rowMeta{}} }
+// qpSig holds every QP field its row shows.
+type qpSig struct {
+	port, lqpn, rqpn, rqpsn, sqpsn, pdn, pid, tgid uint32
+	typ                                            rdma.QPType
+	state                                          rdma.QPState
+	mig                                            inspect.PathMigState
+	attrs                                          inspect.AttrSet
+	comm, dev, subtype                             string
+}
+
+func sigOf(q *inspect.QP) qpSig {
+	return qpSig{q.Port, q.LQPN, q.RQPN, q.RQPSN, q.SQPSN, q.PDN, q.PID, q.TGID, q.Type, q.State, q.PathMigState,
+		q.Attrs, q.Comm, q.DevName, q.Subtype}
+}
+
+func newPump() *pump { return &pump{meta: map[inspect.Key]*rowMeta{}} }
 
 // prepare builds the tables of one frame. ours tells the shell pane's
 // objects (this process's).
 func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
-	d := &resData{frame: f, rows: map[inspect.Kind][]Row{}, byKey: map[string]objRef{}, qpStates: map[string]int{}}
+	d := &resData{frame: f, rows: map[inspect.Kind][]Row{}, byKey: make(map[string]objRef, len(p.meta)), qpStates: map[string]int{}}
 	if f.Snapshot == nil {
 		d.events = p.events
 		return d
 	}
 	now := f.Snapshot.Time
-	seen := make(map[string]bool, len(p.meta))
+	seen := make(map[inspect.Key]bool, len(p.meta))
 	ourQPs := map[uint32]string{}
 	for _, o := range st.Objects {
 		if o.Kind == "qp" {
@@ -80,10 +99,20 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 	}
 	for _, v := range resViews {
 		index := colIndex(v.cols)
-		add := func(k inspect.Key, o *inspect.Object, qp *inspect.QP, r view.Row) {
-			key := k.String()
-			row := fromFields(v.cols, index, r)
-			row.Key = key
+		add := func(k inspect.Key, o *inspect.Object, qp *inspect.QP, build func() view.Row) {
+			m := p.meta[k]
+			var row Row
+			var sig qpSig
+			if qp != nil {
+				sig = sigOf(qp)
+			}
+			if m != nil && m.gone.IsZero() && m.hasSig && qp != nil && m.sig == sig {
+				row = m.row // nothing it shows changed
+				row.Mark, row.Ours, row.OursName = MarkNone, false, ""
+			} else {
+				row = fromFields(v.cols, index, build())
+				row.Key = k.String()
+			}
 			pid := o.PID
 			if o.TGID != 0 {
 				pid = o.TGID
@@ -98,46 +127,48 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 					row.OursName = name
 				}
 			}
-			p.mark(&row, v.kind, now)
-			seen[key] = true
+			m = p.mark(&row, k, v.kind, now)
+			m.sig, m.hasSig = sig, qp != nil
+			seen[k] = true
 			d.rows[v.kind] = append(d.rows[v.kind], row)
-			d.byKey[key] = objRef{key: k, obj: o, qp: qp, row: r}
+			d.byKey[row.Key] = objRef{key: k, obj: o, qp: qp, row: row.Fields}
 		}
 		switch v.kind {
 		case rdma.KindQP:
+			d.rows[v.kind] = make([]Row, 0, len(f.Snapshot.QPs))
 			for i := range f.Snapshot.QPs {
 				q := &f.Snapshot.QPs[i]
-				add(inspect.Key{Kind: v.kind, Dev: q.DevName, ID: q.LQPN}, &q.Object, q, q.Row(false))
+				add(inspect.Key{Kind: v.kind, Dev: q.DevName, ID: q.LQPN}, &q.Object, q, func() view.Row { return q.Row(false) })
 			}
 		case rdma.KindCQ:
 			for i := range f.Snapshot.CQs {
 				x := &f.Snapshot.CQs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CQN}, &x.Object, nil, x.Row(false))
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CQN}, &x.Object, nil, func() view.Row { return x.Row(false) })
 			}
 		case rdma.KindMR:
 			for i := range f.Snapshot.MRs {
 				x := &f.Snapshot.MRs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.MRN}, &x.Object, nil, x.Row(false))
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.MRN}, &x.Object, nil, func() view.Row { return x.Row(false) })
 			}
 		case rdma.KindPD:
 			for i := range f.Snapshot.PDs {
 				x := &f.Snapshot.PDs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.PDN}, &x.Object, nil, x.Row(false))
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.PDN}, &x.Object, nil, func() view.Row { return x.Row(false) })
 			}
 		case rdma.KindCtx:
 			for i := range f.Snapshot.Contexts {
 				x := &f.Snapshot.Contexts[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CtxN}, &x.Object, nil, x.Row(false))
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CtxN}, &x.Object, nil, func() view.Row { return x.Row(false) })
 			}
 		case rdma.KindSRQ:
 			for i := range f.Snapshot.SRQs {
 				x := &f.Snapshot.SRQs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.SRQN}, &x.Object, nil, x.Row(false))
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.SRQN}, &x.Object, nil, func() view.Row { return x.Row(false) })
 			}
 		case rdma.KindCMID:
 			for i := range f.Snapshot.CMIDs {
 				x := &f.Snapshot.CMIDs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CMIDN}, &x.Object, nil, x.Row(false))
+				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CMIDN}, &x.Object, nil, func() view.Row { return x.Row(false) })
 			}
 		}
 	}
@@ -148,18 +179,18 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 }
 
 // mark sets a row's mark from its history: error beats new beats changed.
-func (p *pump) mark(r *Row, kind inspect.Kind, now time.Time) {
-	m := p.meta[r.Key]
+func (p *pump) mark(r *Row, k inspect.Key, kind inspect.Kind, now time.Time) *rowMeta {
+	m := p.meta[k]
 	switch {
 	case m == nil || !m.gone.IsZero():
 		m = &rowMeta{kind: kind, first: now}
-		p.meta[r.Key] = m
+		p.meta[k] = m
 	case !sameCells(m.row.Cells, r.Cells):
 		m.changed = now
 	}
 	m.row = *r
 	if r.Mark != MarkNone {
-		return
+		return m
 	}
 	switch {
 	case now.Sub(m.first) < markFor && p.seq > 0:
@@ -167,10 +198,11 @@ func (p *pump) mark(r *Row, kind inspect.Kind, now time.Time) {
 	case !m.changed.IsZero() && now.Sub(m.changed) < markFor:
 		r.Mark = MarkChanged
 	}
+	return m
 }
 
 // ghosts keeps rows that vanished less than keepGone ago, dimmed.
-func (p *pump) ghosts(d *resData, seen map[string]bool, now time.Time) {
+func (p *pump) ghosts(d *resData, seen map[inspect.Key]bool, now time.Time) {
 	for key, m := range p.meta {
 		if seen[key] {
 			continue
@@ -185,7 +217,7 @@ func (p *pump) ghosts(d *resData, seen map[string]bool, now time.Time) {
 		g := m.row
 		g.Mark = MarkVanishing
 		d.rows[m.kind] = append(d.rows[m.kind], g)
-		d.byKey[key] = objRef{row: g.Fields, ghost: true}
+		d.byKey[g.Key] = objRef{row: g.Fields, ghost: true}
 	}
 }
 
