@@ -3,9 +3,6 @@
 package cli
 
 import (
-	"bufio"
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,69 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/verbscope/verbscope/rdma"
-	"github.com/verbscope/verbscope/verbs"
+	"github.com/verbscope/verbscope/internal/qpholder"
 )
 
-// holderEnv makes the test binary a helper process that creates that
-// many RC QPs on $LAB_DEV, prints "ready N" and holds them until its
-// stdin closes: the other process of the dashboard's benchmarks.
-const holderEnv = "VERBSCOPE_DASH_HOLD_QPS"
-
 func TestMain(m *testing.M) {
-	if n := os.Getenv(holderEnv); n != "" {
-		os.Exit(holdQPs(n))
-	}
+	qpholder.Main()
 	os.Exit(m.Run())
-}
-
-func holdQPs(arg string) int {
-	n, err := strconv.Atoi(arg)
-	if err != nil || n <= 0 {
-		fmt.Fprintf(os.Stderr, "%s=%q: want a count\n", holderEnv, arg)
-		return 2
-	}
-	fail := func(err error) int { fmt.Fprintln(os.Stderr, "holder:", err); return 1 }
-	ctx, err := verbs.Open(os.Getenv("LAB_DEV"))
-	if err != nil {
-		return fail(err)
-	}
-	defer ctx.Close()
-	pd, err := ctx.AllocPD()
-	if err != nil {
-		return fail(err)
-	}
-	cq, err := ctx.CreateCQ(16, nil, 0)
-	if err != nil {
-		return fail(err)
-	}
-	caps := verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}
-	for i := 0; i < n; i++ {
-		if _, err := pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: caps}); err != nil {
-			return fail(fmt.Errorf("QP %d of %d: %w", i+1, n, err))
-		}
-	}
-	fmt.Printf("ready %d\n", n)
-	io.Copy(io.Discard, os.Stdin)
-	return 0
-}
-
-func startHolder(b *testing.B, n int) func() {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), holderEnv+"="+strconv.Itoa(n))
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	stop := func() { in.Close(); cmd.Wait() }
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "ready "+strconv.Itoa(n) {
-		stop()
-		b.Fatalf("QP holder: %q %v", line, err)
-	}
-	return stop
 }
 
 // benchTmux runs cmd in a tmux session "vsb" of w×h.
@@ -164,7 +104,7 @@ func BenchmarkDashboardIdle(b *testing.B) {
 // on the screen while refreshes run (key-ms, the median of b.N presses
 // of '/' then esc), and the dashboard's memory (rss-MB, peak-rss-MB).
 func BenchmarkDashboard10kQPs(b *testing.B) {
-	stop := startHolder(b, 10000)
+	_, stop := qpholder.Start(b, 10000)
 	defer stop()
 	benchTmux(b, 200, 60, "verbscope dash --interval 1s --no-shell")
 	waitScreen(b, "vsb", "QPs [10001/10001]", 5*time.Minute)

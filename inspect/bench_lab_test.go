@@ -3,9 +3,7 @@
 package inspect
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,83 +13,16 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
-	"github.com/verbscope/verbscope/rdma"
-	"github.com/verbscope/verbscope/verbs"
+	"github.com/verbscope/verbscope/internal/qpholder"
 )
 
-// holderEnv makes the test binary a helper process that creates that many
-// RC QPs on $LAB_DEV, moves them to INIT, prints "ready N" and holds them
-// until its stdin closes: the "other process" of the benchmark.
-const holderEnv = "VERBSCOPE_HOLD_QPS"
-
 func TestMain(m *testing.M) {
-	if n := os.Getenv(holderEnv); n != "" {
-		os.Exit(holdQPs(n))
-	}
+	qpholder.Main()
 	os.Exit(m.Run())
 }
 
-func holdQPs(arg string) int {
-	n, err := strconv.Atoi(arg)
-	if err != nil || n <= 0 {
-		fmt.Fprintf(os.Stderr, "%s=%q: want a count\n", holderEnv, arg)
-		return 2
-	}
-	fail := func(err error) int { fmt.Fprintln(os.Stderr, "holder:", err); return 1 }
-	ctx, err := verbs.Open(os.Getenv("LAB_DEV"))
-	if err != nil {
-		return fail(err)
-	}
-	defer ctx.Close() // destroys QPs, CQ and PD, children first
-	pd, err := ctx.AllocPD()
-	if err != nil {
-		return fail(err)
-	}
-	cq, err := ctx.CreateCQ(16, nil, 0)
-	if err != nil {
-		return fail(err)
-	}
-	caps := verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}
-	for i := 0; i < n; i++ {
-		qp, err := pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: caps})
-		if err != nil {
-			return fail(fmt.Errorf("QP %d of %d: %w", i+1, n, err))
-		}
-		if err := qp.Modify(&verbs.QPAttr{State: rdma.QPStateInit, Port: 1}, rdma.AttrState|rdma.AttrPKeyIndex|rdma.AttrPort|rdma.AttrAccessFlags); err != nil {
-			return fail(fmt.Errorf("QP %d to INIT: %w", i+1, err))
-		}
-	}
-	fmt.Printf("ready %d\n", n)
-	io.Copy(io.Discard, os.Stdin)
-	return 0
-}
-
-// startHolder starts the helper and waits until its QPs exist.
-func startHolder(b testing.TB, n int) (pid uint32, stop func()) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), holderEnv+"="+strconv.Itoa(n))
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	stop = func() { in.Close(); cmd.Wait() }
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "ready "+strconv.Itoa(n) {
-		stop()
-		b.Fatalf("QP holder: %q %v", line, err)
-	}
-	b.Logf("a helper process (pid %d) created %d RC QPs in INIT in %v", cmd.Process.Pid, n, time.Since(t0).Round(time.Millisecond))
-	return uint32(cmd.Process.Pid), stop
-}
+// startHolder starts the other process, holding n QPs in INIT.
+func startHolder(tb testing.TB, n int) (pid uint32, stop func()) { return qpholder.Start(tb, n) }
 
 // procStatus reads a field of /proc/self/status in kB ("VmRSS", "VmHWM").
 func procStatus(b *testing.B, field string) float64 {
