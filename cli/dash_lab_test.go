@@ -121,13 +121,7 @@ func TestDashboardLive(t *testing.T) {
 	if n := objectsOf(t, ids); n != 0 {
 		t.Errorf("%d objects of the dashboard left after q", n)
 	}
-	s.line("stty -a > /tmp/stty-after.txt; echo done-$((1+1))")
-	s.waitLong("done-2")
-	before, _ := os.ReadFile("/tmp/stty-before.txt")
-	after, _ := os.ReadFile("/tmp/stty-after.txt")
-	if string(before) != string(after) {
-		t.Errorf("terminal settings changed by the dashboard:\nbefore: %s\nafter:  %s", before, after)
-	}
+	s.sttyUnchanged("the dashboard")
 }
 
 // TestDashboardSIGTERM: SIGTERM while the pane's shell holds objects
@@ -157,13 +151,7 @@ func TestDashboardSIGTERM(t *testing.T) {
 	if n := objectsOf(t, ids); n != 0 {
 		t.Errorf("%d objects of the dashboard left after SIGTERM", n)
 	}
-	s.line("stty -a > /tmp/stty-after.txt; echo done-$((1+1))")
-	s.waitLong("done-2")
-	before, _ := os.ReadFile("/tmp/stty-before.txt")
-	after, _ := os.ReadFile("/tmp/stty-after.txt")
-	if string(before) != string(after) {
-		t.Errorf("terminal settings changed by SIGTERM:\nbefore: %s\nafter:  %s", before, after)
-	}
+	s.sttyUnchanged("SIGTERM")
 }
 
 // waitLong waits for the dashboard's first screen: starting a 25 MB

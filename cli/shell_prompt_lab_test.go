@@ -112,13 +112,7 @@ func TestInteractiveShell(t *testing.T) {
 	s.key("C-u")
 	s.key("C-d")
 	s.waitFor("# ") // back at the busybox prompt
-	s.line("stty -a > /tmp/stty-after.txt; echo done-$((1+1))")
-	s.waitFor("done-2")
-	before, _ := os.ReadFile("/tmp/stty-before.txt")
-	after, _ := os.ReadFile("/tmp/stty-after.txt")
-	if string(before) != string(after) || !strings.Contains(string(after), " icanon") || !strings.Contains(string(after), " echo ") {
-		t.Errorf("terminal settings changed by the shell:\nbefore: %s\nafter:  %s", before, after)
-	}
+	s.sttyUnchanged("the shell")
 	hist, err := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "verbscope", "history"))
 	if err != nil || !strings.Contains(string(hist), "open; pd; cq; qp type=rc\nls\n") {
 		t.Errorf("history file: %q, %v", hist, err)
@@ -160,14 +154,23 @@ func TestInteractiveShellSIGTERM(t *testing.T) {
 			if n := objectsOf(t, ids); n != 0 {
 				t.Errorf("%d objects of the shell left after SIGTERM", n)
 			}
-			s.line("stty -a > /tmp/stty-after.txt; echo done-$((1+1))")
-			s.waitFor("done-2")
-			before, _ := os.ReadFile("/tmp/stty-before.txt")
-			after, _ := os.ReadFile("/tmp/stty-after.txt")
-			if string(before) != string(after) {
-				t.Errorf("terminal settings changed:\nbefore: %s\nafter:  %s", before, after)
-			}
+			s.sttyUnchanged("SIGTERM")
 		})
+	}
+}
+
+// sttyUnchanged reads the terminal's settings again at the prompt and
+// compares them with what the test saved in /tmp/stty-before.txt
+// before starting the program: a program that leaves raw mode or no
+// echo behind fails, whatever way it ended.
+func (s *tmuxSession) sttyUnchanged(what string) {
+	s.t.Helper()
+	s.line("stty -a > /tmp/stty-after.txt; echo done-$((1+1))")
+	s.waitFor("done-2")
+	before, _ := os.ReadFile("/tmp/stty-before.txt")
+	after, _ := os.ReadFile("/tmp/stty-after.txt")
+	if string(before) != string(after) || !strings.Contains(string(after), " icanon") || !strings.Contains(string(after), " echo ") {
+		s.t.Errorf("terminal settings changed by %s:\nbefore: %s\nafter:  %s", what, before, after)
 	}
 }
 
