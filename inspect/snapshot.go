@@ -3,8 +3,10 @@ package inspect
 import (
 	"context"
 	"errors"
-	"github.com/verbscope/verbscope/rdma"
 	"time"
+
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/view"
 )
 
 // Snapshot is everything nldev knows at one moment: what `rdma dev`,
@@ -46,26 +48,35 @@ type Snapshot struct {
 // number `rdma resource show` keys it by (lqpn, cqn, mrn, pdn, ctxn, srqn,
 // cm_idn: rdma-resource(8)), kind by kind in that order.
 func (s *Snapshot) Each(fn func(k Kind, o *Object, id uint32)) {
+	s.EachObject(func(k Kind, o *Object, id uint32, _ Rowed) { fn(k, o, id) })
+}
+
+// Rowed is an object that prints as a line of `rdma resource show`
+// (*QP, *CQ, *MR, *PD, *Context, *SRQ, *CMID).
+type Rowed interface{ Row(driver bool) view.Row }
+
+// EachObject is Each with the object itself, whose Row prints it.
+func (s *Snapshot) EachObject(fn func(k Kind, o *Object, id uint32, x Rowed)) {
 	for i := range s.QPs {
-		fn(rdma.KindQP, &s.QPs[i].Object, s.QPs[i].LQPN)
+		fn(rdma.KindQP, &s.QPs[i].Object, s.QPs[i].LQPN, &s.QPs[i])
 	}
 	for i := range s.CQs {
-		fn(rdma.KindCQ, &s.CQs[i].Object, s.CQs[i].CQN)
+		fn(rdma.KindCQ, &s.CQs[i].Object, s.CQs[i].CQN, &s.CQs[i])
 	}
 	for i := range s.MRs {
-		fn(rdma.KindMR, &s.MRs[i].Object, s.MRs[i].MRN)
+		fn(rdma.KindMR, &s.MRs[i].Object, s.MRs[i].MRN, &s.MRs[i])
 	}
 	for i := range s.PDs {
-		fn(rdma.KindPD, &s.PDs[i].Object, s.PDs[i].PDN)
+		fn(rdma.KindPD, &s.PDs[i].Object, s.PDs[i].PDN, &s.PDs[i])
 	}
 	for i := range s.Contexts {
-		fn(rdma.KindCtx, &s.Contexts[i].Object, s.Contexts[i].CtxN)
+		fn(rdma.KindCtx, &s.Contexts[i].Object, s.Contexts[i].CtxN, &s.Contexts[i])
 	}
 	for i := range s.SRQs {
-		fn(rdma.KindSRQ, &s.SRQs[i].Object, s.SRQs[i].SRQN)
+		fn(rdma.KindSRQ, &s.SRQs[i].Object, s.SRQs[i].SRQN, &s.SRQs[i])
 	}
 	for i := range s.CMIDs {
-		fn(rdma.KindCMID, &s.CMIDs[i].Object, s.CMIDs[i].CMIDN)
+		fn(rdma.KindCMID, &s.CMIDs[i].Object, s.CMIDs[i].CMIDN, &s.CMIDs[i])
 	}
 }
 

@@ -14,6 +14,25 @@ type resView struct {
 	cols  []Column
 }
 
+// resIndex is each object view's column of each field key.
+var resIndex = map[inspect.Kind]map[string]int{}
+
+func init() {
+	for _, v := range resViews {
+		resIndex[v.kind] = colIndex(v.cols)
+	}
+}
+
+// resViewOf is the view of an object kind.
+func resViewOf(k inspect.Kind) *resView {
+	for i := range resViews {
+		if resViews[i].kind == k {
+			return &resViews[i]
+		}
+	}
+	return nil
+}
+
 func col(key, title string, prio int, right bool) Column {
 	return Column{Key: key, Title: title, Prio: prio, Right: right}
 }

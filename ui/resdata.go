@@ -97,81 +97,47 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 			ourQPs[o.QPN] = o.Name
 		}
 	}
-	for _, v := range resViews {
-		index := colIndex(v.cols)
-		add := func(k inspect.Key, o *inspect.Object, qp *inspect.QP, build func() view.Row) {
-			m := p.meta[k]
-			var row Row
-			var sig qpSig
-			if qp != nil {
-				sig = sigOf(qp)
-			}
-			if m != nil && m.gone.IsZero() && m.hasSig && qp != nil && m.sig == sig {
-				row = m.row // nothing it shows changed
-				row.Mark, row.Ours, row.OursName = MarkNone, false, ""
-			} else {
-				row = fromFields(v.cols, index, build())
-				row.Key = k.String()
-			}
-			pid := o.PID
-			if o.TGID != 0 {
-				pid = o.TGID
-			}
-			row.Ours = st.PID != 0 && o.HasPID() && int(pid) == st.PID
-			if qp != nil {
-				d.qpStates[qp.State.String()]++
-				if qp.State == rdma.QPStateErr || qp.State == rdma.QPStateSQE {
-					row.Mark = MarkError
-				}
-				if name, ok := ourQPs[qp.LQPN]; ok && row.Ours {
-					row.OursName = name
-				}
-			}
-			m = p.mark(&row, k, v.kind, now)
-			m.sig, m.hasSig = sig, qp != nil
-			seen[k] = true
-			d.rows[v.kind] = append(d.rows[v.kind], row)
-			d.byKey[row.Key] = objRef{key: k, obj: o, qp: qp, row: row.Fields}
+	d.rows[rdma.KindQP] = make([]Row, 0, len(f.Snapshot.QPs))
+	f.Snapshot.EachObject(func(kind inspect.Kind, o *inspect.Object, id uint32, x inspect.Rowed) {
+		v := resViewOf(kind)
+		if v == nil {
+			return
 		}
-		switch v.kind {
-		case rdma.KindQP:
-			d.rows[v.kind] = make([]Row, 0, len(f.Snapshot.QPs))
-			for i := range f.Snapshot.QPs {
-				q := &f.Snapshot.QPs[i]
-				add(inspect.Key{Kind: v.kind, Dev: q.DevName, ID: q.LQPN}, &q.Object, q, func() view.Row { return q.Row(false) })
+		k := inspect.Key{Kind: kind, Dev: o.DevName, ID: id}
+		qp, _ := x.(*inspect.QP)
+		m := p.meta[k]
+		var row Row
+		var sig qpSig
+		if qp != nil {
+			sig = sigOf(qp)
+		}
+		if m != nil && m.gone.IsZero() && m.hasSig && qp != nil && m.sig == sig {
+			row = m.row // nothing it shows changed
+			row.Mark, row.Ours, row.OursName = MarkNone, false, ""
+		} else {
+			row = fromFields(v.cols, resIndex[kind], x.Row(false))
+			row.Key = k.String()
+		}
+		pid := o.PID
+		if o.TGID != 0 {
+			pid = o.TGID
+		}
+		row.Ours = st.PID != 0 && o.HasPID() && int(pid) == st.PID
+		if qp != nil {
+			d.qpStates[qp.State.String()]++
+			if qp.State == rdma.QPStateErr || qp.State == rdma.QPStateSQE {
+				row.Mark = MarkError
 			}
-		case rdma.KindCQ:
-			for i := range f.Snapshot.CQs {
-				x := &f.Snapshot.CQs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CQN}, &x.Object, nil, func() view.Row { return x.Row(false) })
-			}
-		case rdma.KindMR:
-			for i := range f.Snapshot.MRs {
-				x := &f.Snapshot.MRs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.MRN}, &x.Object, nil, func() view.Row { return x.Row(false) })
-			}
-		case rdma.KindPD:
-			for i := range f.Snapshot.PDs {
-				x := &f.Snapshot.PDs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.PDN}, &x.Object, nil, func() view.Row { return x.Row(false) })
-			}
-		case rdma.KindCtx:
-			for i := range f.Snapshot.Contexts {
-				x := &f.Snapshot.Contexts[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CtxN}, &x.Object, nil, func() view.Row { return x.Row(false) })
-			}
-		case rdma.KindSRQ:
-			for i := range f.Snapshot.SRQs {
-				x := &f.Snapshot.SRQs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.SRQN}, &x.Object, nil, func() view.Row { return x.Row(false) })
-			}
-		case rdma.KindCMID:
-			for i := range f.Snapshot.CMIDs {
-				x := &f.Snapshot.CMIDs[i]
-				add(inspect.Key{Kind: v.kind, Dev: x.DevName, ID: x.CMIDN}, &x.Object, nil, func() view.Row { return x.Row(false) })
+			if name, ok := ourQPs[qp.LQPN]; ok && row.Ours {
+				row.OursName = name
 			}
 		}
-	}
+		m = p.mark(&row, k, kind, now)
+		m.sig, m.hasSig = sig, qp != nil
+		seen[k] = true
+		d.rows[kind] = append(d.rows[kind], row)
+		d.byKey[row.Key] = objRef{key: k, obj: o, qp: qp, row: row.Fields}
+	})
 	p.ghosts(d, seen, now)
 	p.record(f, now)
 	d.events = p.events
