@@ -19,9 +19,12 @@ import (
 // PATH: `verbscope res ARGS...`.
 func verbscopeRes(t *testing.T, args ...string) []byte {
 	t.Helper()
-	out, err := exec.Command("verbscope", append([]string{"res"}, args...)...).CombinedOutput()
+	cmd := exec.Command("verbscope", append([]string{"res"}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr // notes such as "no QP matches" go there, not into the JSON
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("verbscope res %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("verbscope res %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
 	}
 	return out
 }
@@ -86,7 +89,7 @@ func TestResMatchesRdma(t *testing.T) {
 		return len(parse(t, labkit.RdmaJSON(t, "ctx"))) == 0
 	})
 	kinds := [][]string{{}, {"qp"}, {"cq"}, {"mr"}, {"pd"}, {"ctx"}, {"srq"}, {"cm_id"}}
-	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
+	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
 	labkit.WaitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
 		s := qpStates(t, srv.PID())
 		return len(s) == 1 && s[0] == "INIT"
@@ -114,7 +117,7 @@ func TestResMatchesRdma(t *testing.T) {
 		}
 	}
 
-	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000", ip)
+	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000", ip)
 	labkit.WaitFor(t, 30*time.Second, "both QPs in RTS", func() bool {
 		s, c := qpStates(t, srv.PID()), qpStates(t, cli.PID())
 		return len(s) == 1 && s[0] == "RTS" && len(c) == 1 && c[0] == "RTS"

@@ -177,7 +177,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	matchAllKinds(t, c, "idle")
 	p := startPoller(t)
 
-	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
+	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
 	var srvQP, cliQP QP
 	labkit.WaitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
 		qps := qpsOf(t, c, srv.PID())
@@ -189,7 +189,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	})
 	matchAllKinds(t, c, "server waiting (INIT)")
 
-	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000", ip)
+	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000", ip)
 	labkit.WaitFor(t, 30*time.Second, "both QPs in RTS", func() bool {
 		qps := qpsOf(t, c, cli.PID())
 		if allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateRTS) && allInState(qps, 1, rdma.QPStateRTS) {
