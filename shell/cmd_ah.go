@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -20,7 +21,7 @@ examples:
   ah dgid=10.0.0.1
   cq; mr; qp type=ud as=ud1; qp type=ud as=ud2; next ud1; next ud1; next ud1; next ud2; next ud2
   post send ud1 mr1[0:64] ah=ah1 remote_qpn=ud2 qkey=0x11111111`,
-		pos:  []argKind{objArg(kindPD)},
+		pos:  []argKind{objArg(rdma.KindPD)},
 		keys: func(*Shell, []string) []keySpec { return append(attrKeys(ahFields), asSpec) },
 		run:  runAH,
 	})
@@ -33,7 +34,7 @@ func runAH(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(0, 1); err != nil {
 		return Result{}, err
 	}
-	pd, err := s.pick(a, 0, kindPD)
+	pd, err := s.pick(a, 0, rdma.KindPD)
 	if err != nil {
 		return Result{}, err
 	}
@@ -55,7 +56,7 @@ func runAH(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("ah", err)
 	}
-	e, err := s.add(&entry{kind: kindAH, ah: ah, parent: pd}, as)
+	e, err := s.add(&entry{kind: rdma.KindAH, ah: ah, parent: pd}, as)
 	if err != nil {
 		ah.Close()
 		return Result{}, err

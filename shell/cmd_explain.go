@@ -32,7 +32,7 @@ func init() {
 		help: `examples:
   diagram
   open; pd; cq; qp; diagram qp1`,
-		pos: []argKind{objArg(kindQP)},
+		pos: []argKind{objArg(rdma.KindQP)},
 		run: runDiagram,
 	})
 }
@@ -144,7 +144,7 @@ func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 	cur := verbs.QPState(-1)
 	who := ""
 	if len(a.pos) == 1 {
-		e, err := s.get(a.pos[0], kindQP)
+		e, err := s.get(a.pos[0], rdma.KindQP)
 		if err != nil {
 			return Result{}, err
 		}

@@ -23,7 +23,7 @@ examples:
   open; pd
   mr size=4096 access=local_write
   mr size=4096 access=local_write,remote_write,remote_read as=buf`,
-		pos: []argKind{objArg(kindPD)},
+		pos: []argKind{objArg(rdma.KindPD)},
 		keys: func(*Shell, []string) []keySpec {
 			return []keySpec{
 				{name: "size", help: "bytes; default 4096", values: enumValues("4096", "", "65536", "")},
@@ -43,7 +43,7 @@ examples:
   write mr1 "PING"
   write mr1[100] "PONG"
   write mr1 hex=deadbeef`,
-		pos:  []argKind{objArg(kindMR), {name: "text"}},
+		pos:  []argKind{objArg(rdma.KindMR), {name: "text"}},
 		keys: func(*Shell, []string) []keySpec { return []keySpec{{name: "hex", help: "bytes as hex digits"}} },
 		run:  runWrite,
 	})
@@ -56,7 +56,7 @@ examples:
   open; pd; mr; write mr1 "PING"
   dump mr1
   dump mr1[0:16]`,
-		pos: []argKind{objArg(kindMR)},
+		pos: []argKind{objArg(rdma.KindMR)},
 		run: runDump,
 	})
 }
@@ -65,7 +65,7 @@ func runMR(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(0, 1); err != nil {
 		return Result{}, err
 	}
-	pd, err := s.pick(a, 0, kindPD)
+	pd, err := s.pick(a, 0, rdma.KindPD)
 	if err != nil {
 		return Result{}, err
 	}
@@ -88,7 +88,7 @@ func runMR(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("mr", err)
 	}
-	e, err := s.add(&entry{kind: kindMR, mr: mr, parent: pd}, as)
+	e, err := s.add(&entry{kind: rdma.KindMR, mr: mr, parent: pd}, as)
 	if err != nil {
 		mr.Close()
 		return Result{}, err
@@ -108,7 +108,7 @@ type span struct {
 // side optional) and checks it lies inside the MR.
 func (s *Shell) parseSpan(w string) (span, error) {
 	name, rng, hasRange := strings.Cut(w, "[")
-	e, err := s.get(name, kindMR)
+	e, err := s.get(name, rdma.KindMR)
 	if err != nil {
 		return span{}, err
 	}

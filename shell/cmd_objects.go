@@ -38,7 +38,7 @@ examples:
 		help: `examples:
   open; pd
   pd ctx1 as=pdA`,
-		pos: []argKind{objArg(kindCtx)}, keys: asKey, run: runPD,
+		pos: []argKind{objArg(rdma.KindCtx)}, keys: asKey, run: runPD,
 	})
 	register(&command{
 		name: "channel", usage: "channel [CTX] [as=NAME]",
@@ -48,7 +48,7 @@ polled: the thread sleeps until the device signals a completion.
 
 example:
   open; channel; cq size=16 channel=ch1; wait cq1 timeout=1s     # nothing to wait for yet`,
-		pos: []argKind{objArg(kindCtx)}, keys: asKey, run: runChannel,
+		pos: []argKind{objArg(rdma.KindCtx)}, keys: asKey, run: runChannel,
 	})
 	register(&command{
 		name: "cq", aliases: []string{"create_cq"}, usage: "cq [CTX] [size=N] [channel=CH] [vector=N] [as=NAME]",
@@ -61,11 +61,11 @@ examples:
   open
   cq size=16
   channel; cq size=64 channel=ch1`,
-		pos: []argKind{objArg(kindCtx)},
+		pos: []argKind{objArg(rdma.KindCtx)},
 		keys: func(*Shell, []string) []keySpec {
 			return append([]keySpec{
 				{name: "size", help: "entries (cqe); default 16", values: enumValues("16", "", "64", "", "256", "")},
-				{name: "channel", help: "completion channel to report to", values: namesOf(kindChan)},
+				{name: "channel", help: "completion channel to report to", values: namesOf(rdma.KindChannel)},
 				{name: "vector", help: "completion vector (0..num_comp_vectors-1)"},
 			}, asSpec)
 		},
@@ -83,13 +83,13 @@ examples:
   open; pd; cq
   qp type=rc cq=cq1
   qp pd1 type=ud cq=cq1 send_wr=64 recv_wr=64`,
-		pos: []argKind{objArg(kindPD)},
+		pos: []argKind{objArg(rdma.KindPD)},
 		keys: func(*Shell, []string) []keySpec {
 			return append([]keySpec{
 				{name: "type", help: "rc, uc or ud; default rc", values: enumValues("rc", "reliable connected", "uc", "unreliable connected", "ud", "unreliable datagram")},
-				{name: "cq", help: "CQ for both send and receive completions", values: namesOf(kindCQ)},
-				{name: "send_cq", help: "CQ for send completions", values: namesOf(kindCQ)},
-				{name: "recv_cq", help: "CQ for receive completions", values: namesOf(kindCQ)},
+				{name: "cq", help: "CQ for both send and receive completions", values: namesOf(rdma.KindCQ)},
+				{name: "send_cq", help: "CQ for send completions", values: namesOf(rdma.KindCQ)},
+				{name: "recv_cq", help: "CQ for receive completions", values: namesOf(rdma.KindCQ)},
 				{name: "send_wr", help: "send queue depth; default 16"},
 				{name: "recv_wr", help: "receive queue depth; default 16"},
 				{name: "send_sge", help: "scatter/gather entries per send WR; default 1"},
@@ -157,7 +157,7 @@ func runOpen(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("open "+name, err)
 	}
-	e, err := s.add(&entry{kind: kindCtx, ctx: c}, as)
+	e, err := s.add(&entry{kind: rdma.KindCtx, ctx: c}, as)
 	if err != nil {
 		c.Close()
 		return Result{}, err
@@ -205,7 +205,7 @@ func runInCtx(s *Shell, a *args, what string, create func(ctx *entry) (*entry, f
 	if err := a.unused([]string{"as"}); err != nil {
 		return Result{}, err
 	}
-	ctx, err := s.pick(a, 0, kindCtx)
+	ctx, err := s.pick(a, 0, rdma.KindCtx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -226,7 +226,7 @@ func runPD(_ context.Context, s *Shell, a *args) (Result, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return &entry{kind: kindPD, pd: pd, parent: ctx}, pd.Close, nil
+		return &entry{kind: rdma.KindPD, pd: pd, parent: ctx}, pd.Close, nil
 	})
 }
 
@@ -236,7 +236,7 @@ func runChannel(_ context.Context, s *Shell, a *args) (Result, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return &entry{kind: kindChan, ch: ch, parent: ctx}, ch.Close, nil
+		return &entry{kind: rdma.KindChannel, ch: ch, parent: ctx}, ch.Close, nil
 	})
 }
 
@@ -244,7 +244,7 @@ func runCQ(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(0, 1); err != nil {
 		return Result{}, err
 	}
-	ctx, err := s.pick(a, 0, kindCtx)
+	ctx, err := s.pick(a, 0, rdma.KindCtx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -258,7 +258,7 @@ func runCQ(_ context.Context, s *Shell, a *args) (Result, error) {
 	}
 	var ch *verbs.CompChannel
 	if name, ok := a.str("channel"); ok {
-		che, err := s.get(name, kindChan)
+		che, err := s.get(name, rdma.KindChannel)
 		if err != nil {
 			return Result{}, err
 		}
@@ -272,7 +272,7 @@ func runCQ(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("cq", err)
 	}
-	e, err := s.add(&entry{kind: kindCQ, cq: cq, parent: ctx}, as)
+	e, err := s.add(&entry{kind: rdma.KindCQ, cq: cq, parent: ctx}, as)
 	if err != nil {
 		cq.Close()
 		return Result{}, err
@@ -288,7 +288,7 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(0, 1); err != nil {
 		return Result{}, err
 	}
-	pd, err := s.pick(a, 0, kindPD)
+	pd, err := s.pick(a, 0, rdma.KindPD)
 	if err != nil {
 		return Result{}, err
 	}
@@ -303,7 +303,7 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 	cqs := map[string]*entry{}
 	for _, k := range []string{"cq", "send_cq", "recv_cq"} {
 		if n, ok := a.str(k); ok {
-			e, err := s.get(n, kindCQ)
+			e, err := s.get(n, rdma.KindCQ)
 			if err != nil {
 				return Result{}, err
 			}
@@ -311,7 +311,7 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 		}
 	}
 	if cqs["cq"] == nil && (cqs["send_cq"] == nil || cqs["recv_cq"] == nil) {
-		if only, err := s.only(kindCQ); err == nil {
+		if only, err := s.only(rdma.KindCQ); err == nil {
 			cqs["cq"] = only
 		} else {
 			return Result{}, &Error{What: "which CQ should the QP use?", Why: "every QP reports send and receive completions to a CQ",
@@ -349,7 +349,7 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 	}
 	// A random first PSN, as rc_pingpong draws one: a stale packet of an
 	// earlier connection is then unlikely to be taken for a new one.
-	e, err := s.add(&entry{kind: kindQP, qp: qp, parent: pd, sendCQ: send, recvCQ: recv, psn: rand.Uint32() & 0xffffff}, as)
+	e, err := s.add(&entry{kind: rdma.KindQP, qp: qp, parent: pd, sendCQ: send, recvCQ: recv, psn: rand.Uint32() & 0xffffff}, as)
 	if err != nil {
 		qp.Close()
 		return Result{}, err

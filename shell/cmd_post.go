@@ -44,14 +44,14 @@ examples:
 			return enumValues("send", "SEND: the peer's next receive gets the data", "recv", "post a receive buffer", "write", "RDMA WRITE into the peer's MR",
 				"read", "RDMA READ from the peer's MR", "cas", "atomic compare and swap (8 bytes)", "faa", "atomic fetch and add (8 bytes)",
 				"send_imm", "SEND with 32-bit immediate data", "write_imm", "RDMA WRITE with immediate (consumes a receive)")(nil)
-		}}, objArg(kindQP), objArg(kindMR), objArg(kindMR)},
+		}}, objArg(rdma.KindQP), objArg(rdma.KindMR), objArg(rdma.KindMR)},
 		keys: func(*Shell, []string) []keySpec {
 			return []keySpec{
 				{name: "imm", help: "immediate data (send_imm, write_imm)"}, {name: "compare", help: "cas: the value expected"},
 				{name: "swap", help: "cas: the value stored on a match"}, {name: "add", help: "faa: the value added"},
 				{name: "count", help: "post this many copies in one call"}, {name: "wrid", help: "work request id (default: the next number)"},
 				{name: "raddr", help: "remote address (another host's MR)"}, {name: "rkey", help: "remote key (another host's MR)"},
-				{name: "ah", help: "UD: address handle", values: namesOf(kindAH)}, {name: "remote_qpn", help: "UD: the peer QP (number or name)", values: namesOf(kindQP)},
+				{name: "ah", help: "UD: address handle", values: namesOf(rdma.KindAH)}, {name: "remote_qpn", help: "UD: the peer QP (number or name)", values: namesOf(rdma.KindQP)},
 				{name: "qkey", help: "UD: the peer's Q_Key"},
 			}
 		},
@@ -71,7 +71,7 @@ examples:
   poll cq1
   poll cq1 max=32 wait=1s
   post recv qp2 mr1[0:64]; post send qp1 mr1[0:4]; poll cq1 until=recv wait=30s`,
-		pos: []argKind{objArg(kindCQ)},
+		pos: []argKind{objArg(rdma.KindCQ)},
 		keys: func(*Shell, []string) []keySpec {
 			return []keySpec{{name: "max", help: "most completions to take; default 16"}, {name: "wait", help: "how long to wait for the first; default 2s"},
 				{name: "until", help: "keep polling until a completion of this kind", values: enumValues("recv", "", "send", "", "rdma_write", "", "rdma_read", "", "recv_rdma_with_imm", "", "error", "any failed completion")}}
@@ -87,7 +87,7 @@ may already be there), then sleeps; Ctrl-C interrupts the wait.
 examples:
   open; pd; channel; cq channel=ch1; mr; qp; qp; connect qp1 qp2
   post recv qp2 mr1[0:64]; post send qp1 mr1[0:4]; wait cq1 timeout=30s`,
-		pos: []argKind{objArg(kindCQ)},
+		pos: []argKind{objArg(rdma.KindCQ)},
 		keys: func(*Shell, []string) []keySpec {
 			return []keySpec{{name: "timeout", help: "give up after; default 5s"}}
 		},
@@ -142,7 +142,7 @@ func runPost(_ context.Context, s *Shell, a *args) (Result, error) {
 		return Result{}, &Error{What: fmt.Sprintf("%q is not an operation%s", a.pos[0], suggest(opName, postOpNames())),
 			Fix: "send, send_imm, recv, write, write_imm, read, cas or faa"}
 	}
-	qe, err := s.get(a.pos[1], kindQP)
+	qe, err := s.get(a.pos[1], rdma.KindQP)
 	if err != nil {
 		return Result{}, err
 	}
@@ -252,7 +252,7 @@ func (p *postPlan) read() error {
 	}
 	p.wr.CompareAdd, p.wr.Swap = cmpAdd, swap
 	if name, ok := a.str("ah"); ok {
-		if p.ah, err = s.get(name, kindAH); err != nil {
+		if p.ah, err = s.get(name, rdma.KindAH); err != nil {
 			return err
 		}
 		p.wr.AH = p.ah.ah
@@ -355,7 +355,7 @@ func destQPN(e *entry) uint32 {
 // qpByNum finds the session's QP with a number (the loopback peer).
 func (s *Shell) qpByNum(n uint32) *entry {
 	for _, e := range s.objs {
-		if e.kind == kindQP && e.qp.Num() == n {
+		if e.kind == rdma.KindQP && e.qp.Num() == n {
 			return e
 		}
 	}
@@ -408,7 +408,7 @@ func runPoll(ctx context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(1, 1); err != nil {
 		return Result{}, err
 	}
-	e, err := s.get(a.pos[0], kindCQ)
+	e, err := s.get(a.pos[0], rdma.KindCQ)
 	if err != nil {
 		return Result{}, err
 	}
@@ -538,7 +538,7 @@ func runWait(ctx context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(1, 1); err != nil {
 		return Result{}, err
 	}
-	e, err := s.get(a.pos[0], kindCQ)
+	e, err := s.get(a.pos[0], rdma.KindCQ)
 	if err != nil {
 		return Result{}, err
 	}

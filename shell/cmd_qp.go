@@ -29,7 +29,7 @@ examples:
   modify qp1 rts sq_psn=0 timeout=14 retry_cnt=7 rnr_retry=7 max_rd_atomic=1
   modify qp1 err`,
 		flags: []flagSpec{{"force", "skip the check and let the kernel answer"}},
-		pos:   []argKind{objArg(kindQP), {name: "state", items: stateSuggestions}},
+		pos:   []argKind{objArg(rdma.KindQP), {name: "state", items: stateSuggestions}},
 		keys:  func(*Shell, []string) []keySpec { return attrKeys(rdma.FieldNames()) },
 		run:   runModify,
 	})
@@ -49,9 +49,9 @@ examples:
   next qp1
   next qp2; next qp2 peer=qp1 path_mtu=512     # yours overrides the default`,
 		flags: []flagSpec{{"force", "skip the check and let the kernel answer"}},
-		pos:   []argKind{objArg(kindQP)},
+		pos:   []argKind{objArg(rdma.KindQP)},
 		keys: func(*Shell, []string) []keySpec {
-			return append([]keySpec{{name: "peer", help: "the other QP of this session (loopback)", values: namesOf(kindQP)}}, attrKeys(rdma.FieldNames())...)
+			return append([]keySpec{{name: "peer", help: "the other QP of this session (loopback)", values: namesOf(rdma.KindQP)}}, attrKeys(rdma.FieldNames())...)
 		},
 		run: runNext,
 	})
@@ -66,7 +66,7 @@ machine.
 examples:
   open; pd; cq
   qp type=rc cq=cq1; qp type=rc cq=cq1; connect qp1 qp2`,
-		pos: []argKind{objArg(kindQP), objArg(kindQP)},
+		pos: []argKind{objArg(rdma.KindQP), objArg(rdma.KindQP)},
 		run: runConnect,
 	})
 	register(&command{
@@ -78,7 +78,7 @@ sent (rxe, for one, replaces a connected QP's hop limit with the route's).
 examples:
   open; pd; cq; qp; next qp1
   query qp1`,
-		pos: []argKind{objArg(kindQP)},
+		pos: []argKind{objArg(rdma.KindQP)},
 		run: runQuery,
 	})
 }
@@ -88,7 +88,7 @@ func stateSuggestions(s *Shell, pos []string) []Suggestion {
 	legal := map[verbs.QPState]bool{}
 	cur := verbs.QPState(-1)
 	if len(pos) > 0 {
-		if e := s.objs[pos[0]]; e != nil && e.kind == kindQP {
+		if e := s.objs[pos[0]]; e != nil && e.kind == rdma.KindQP {
 			if st, err := e.qp.State(); err == nil {
 				cur = st
 				for _, n := range rdma.LegalNext(st, e.qp.Type()) {
@@ -131,7 +131,7 @@ func runModify(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(2, 2); err != nil {
 		return Result{}, err
 	}
-	e, err := s.get(a.pos[0], kindQP)
+	e, err := s.get(a.pos[0], rdma.KindQP)
 	if err != nil {
 		return Result{}, err
 	}
@@ -287,12 +287,12 @@ func runNext(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(1, 1); err != nil {
 		return Result{}, err
 	}
-	e, err := s.get(a.pos[0], kindQP)
+	e, err := s.get(a.pos[0], rdma.KindQP)
 	if err != nil {
 		return Result{}, err
 	}
 	if name, ok := a.str("peer"); ok {
-		pe, err := s.get(name, kindQP)
+		pe, err := s.get(name, rdma.KindQP)
 		if err != nil {
 			return Result{}, err
 		}
@@ -363,11 +363,11 @@ func runConnect(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(2, 2); err != nil {
 		return Result{}, err
 	}
-	qa, err := s.get(a.pos[0], kindQP)
+	qa, err := s.get(a.pos[0], rdma.KindQP)
 	if err != nil {
 		return Result{}, err
 	}
-	qb, err := s.get(a.pos[1], kindQP)
+	qb, err := s.get(a.pos[1], rdma.KindQP)
 	if err != nil {
 		return Result{}, err
 	}
@@ -415,7 +415,7 @@ func runQuery(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(1, 1); err != nil {
 		return Result{}, err
 	}
-	e, err := s.get(a.pos[0], kindQP)
+	e, err := s.get(a.pos[0], rdma.KindQP)
 	if err != nil {
 		return Result{}, err
 	}

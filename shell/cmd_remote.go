@@ -29,7 +29,7 @@ examples:
   open; pd; cq; mr; qp
   next qp1; post recv qp1 mr1[0:4096]; listen qp1     # receives need INIT; the peer may send at once
   qp; listen qp2 port=18516 timeout=5m`,
-		pos: []argKind{objArg(kindQP)},
+		pos: []argKind{objArg(rdma.KindQP)},
 		keys: func(*Shell, []string) []keySpec {
 			return []keySpec{{name: "port", help: "TCP port; default 18515, rc_pingpong's"}, timeoutKey}
 		},
@@ -47,7 +47,7 @@ examples:
   open; pd; cq; qp; qp
   dial qp1 10.0.0.1     # the peer runs listen, or ibv_rc_pingpong
   dial qp2 10.0.0.1:18516`,
-		pos:  []argKind{objArg(kindQP), {name: "host"}},
+		pos:  []argKind{objArg(rdma.KindQP), {name: "host"}},
 		keys: func(*Shell, []string) []keySpec { return []keySpec{timeoutKey} },
 		run:  runDial,
 	})
@@ -63,7 +63,7 @@ a receive posted.
 examples:
   open; pd; cq; mr; qp; qp; connect qp1 qp2; post recv qp2 mr1[0:64]
   announce qp1 mr1`,
-		pos: []argKind{objArg(kindQP), objArg(kindMR)},
+		pos: []argKind{objArg(rdma.KindQP), objArg(rdma.KindMR)},
 		run: runAnnounce,
 	})
 }
@@ -129,7 +129,7 @@ func runListen(ctx context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(1, 1); err != nil {
 		return Result{}, err
 	}
-	e, err := s.get(a.pos[0], kindQP)
+	e, err := s.get(a.pos[0], rdma.KindQP)
 	if err != nil {
 		return Result{}, err
 	}
@@ -193,7 +193,7 @@ func runDial(ctx context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(2, 2); err != nil {
 		return Result{}, err
 	}
-	e, err := s.get(a.pos[0], kindQP)
+	e, err := s.get(a.pos[0], rdma.KindQP)
 	if err != nil {
 		return Result{}, err
 	}
@@ -257,11 +257,11 @@ func runAnnounce(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(2, 2); err != nil {
 		return Result{}, err
 	}
-	qe, err := s.get(a.pos[0], kindQP)
+	qe, err := s.get(a.pos[0], rdma.KindQP)
 	if err != nil {
 		return Result{}, err
 	}
-	me, err := s.get(a.pos[1], kindMR)
+	me, err := s.get(a.pos[1], rdma.KindMR)
 	if err != nil {
 		return Result{}, err
 	}

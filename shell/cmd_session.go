@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -31,7 +32,7 @@ examples:
   destroy qp1
   destroy pd1 --cascade`,
 		flags: []flagSpec{{"cascade", "destroy everything that uses it first"}},
-		pos:   []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP, kindAH)},
+		pos:   []argKind{objArg(rdma.KindCtx, rdma.KindPD, rdma.KindMR, rdma.KindCQ, rdma.KindChannel, rdma.KindQP, rdma.KindAH)},
 		run:   runDestroy,
 	})
 	register(&command{
@@ -42,7 +43,7 @@ examples:
 examples:
   open; pd; cq; qp
   rename qp1 client; next client`,
-		pos: []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP, kindAH), {name: "new name"}},
+		pos: []argKind{objArg(rdma.KindCtx, rdma.KindPD, rdma.KindMR, rdma.KindCQ, rdma.KindChannel, rdma.KindQP, rdma.KindAH), {name: "new name"}},
 		run: runRename,
 	})
 }
@@ -50,27 +51,27 @@ examples:
 // describe is the one-line summary of an object used by ls and completion.
 func (s *Shell) describe(e *entry) string {
 	switch e.kind {
-	case kindCtx:
+	case rdma.KindCtx:
 		return "device " + e.ctx.Device.Name
-	case kindPD:
+	case rdma.KindPD:
 		return "protection domain"
-	case kindChan:
+	case rdma.KindChannel:
 		return "completion channel"
-	case kindAH:
+	case rdma.KindAH:
 		return "address handle to " + e.ah.Attr().GRH.DGID.String()
-	case kindMR:
+	case rdma.KindMR:
 		return fmt.Sprintf("MR, %d bytes, lkey 0x%x rkey 0x%x, %s", e.mr.Len(), e.mr.LKey(), e.mr.RKey(), e.mr.Access())
-	case kindCQ:
+	case rdma.KindCQ:
 		d := fmt.Sprintf("CQ, %d entries", e.cq.CQE())
 		if ch := e.cq.Channel(); ch != nil {
 			for _, o := range s.objs {
-				if o.kind == kindChan && o.ch == ch {
+				if o.kind == rdma.KindChannel && o.ch == ch {
 					d += ", channel " + o.name
 				}
 			}
 		}
 		return d
-	case kindQP:
+	case rdma.KindQP:
 		st := "?"
 		if state, err := e.qp.State(); err == nil {
 			st = state.String()
@@ -108,7 +109,7 @@ func runLs(_ context.Context, s *Shell, a *args) (Result, error) {
 			branch, next = "", ""
 		}
 		line := fmt.Sprintf("%s%s%-6s %s", indent, branch, e.name, s.describe(e))
-		if e.kind == kindQP {
+		if e.kind == rdma.KindQP {
 			line += " → " + cqNames(e.sendCQ, e.recvCQ)
 		}
 		b.WriteString(line + "\n")
@@ -136,19 +137,19 @@ func (e *entry) closeFn(cascade bool) func() error {
 	}
 	var o both
 	switch e.kind {
-	case kindCtx:
+	case rdma.KindCtx:
 		return e.ctx.Close // a context has no bare destroy: closing it is the cascade
-	case kindPD:
+	case rdma.KindPD:
 		o = e.pd
-	case kindCQ:
+	case rdma.KindCQ:
 		o = e.cq
-	case kindQP:
+	case rdma.KindQP:
 		o = e.qp
-	case kindMR:
+	case rdma.KindMR:
 		o = e.mr
-	case kindAH:
+	case rdma.KindAH:
 		o = e.ah
-	case kindChan:
+	case rdma.KindChannel:
 		return e.ch.Close
 	}
 	if cascade {

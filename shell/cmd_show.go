@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
 
@@ -16,7 +17,7 @@ func init() {
   open; pd; cq; qp; next qp1
   show ctx1      # which GID index to use for RoCE v2: the one with your IPv4 address
   show qp1       # every transition with its time and mask`,
-		pos: []argKind{objArg(kindCtx, kindPD, kindMR, kindCQ, kindChan, kindQP)},
+		pos: []argKind{objArg(rdma.KindCtx, rdma.KindPD, rdma.KindMR, rdma.KindCQ, rdma.KindChannel, rdma.KindQP)},
 		run: runShow,
 	})
 }
@@ -33,11 +34,11 @@ func runShow(_ context.Context, s *Shell, a *args) (Result, error) {
 	data := map[string]any{"name": e.name, "kind": string(e.kind)}
 	fmt.Fprintf(&b, "%s: %s\n", e.name, s.describe(e))
 	switch e.kind {
-	case kindCtx:
+	case rdma.KindCtx:
 		if err := showContext(&b, e.ctx, data); err != nil {
 			return Result{}, err
 		}
-	case kindQP:
+	case rdma.KindQP:
 		fmt.Fprintf(&b, "in %s, completions to %s\n", e.parent.name, cqNames(e.sendCQ, e.recvCQ))
 		var hist []map[string]any
 		if len(e.history) == 0 {

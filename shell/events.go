@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -54,7 +55,7 @@ func (s *Shell) progress(object, format string, args ...any) {
 // holds s.mu.
 func (s *Shell) watchEvents() {
 	for _, e := range s.objs {
-		if e.kind != kindCtx || s.watched[e.ctx] || e.ctx.Closed() {
+		if e.kind != rdma.KindCtx || s.watched[e.ctx] || e.ctx.Closed() {
 			continue
 		}
 		s.watched[e.ctx] = true

@@ -59,7 +59,7 @@ func fieldValues(name string) func(*Shell) []Suggestion {
 		return enumValues("remote_write", "peer may RDMA-write our MRs", "remote_read", "peer may RDMA-read",
 			"remote_write,remote_read,remote_atomic", "everything", "0", "receives only")
 	case "dest_qpn":
-		return namesOf(kindQP)
+		return namesOf(rdma.KindQP)
 	case "cur_state":
 		return enumValues("rtr", "", "rts", "", "sqd", "", "sqe", "")
 	}
@@ -79,7 +79,7 @@ func attrKeys(names []string) []keySpec {
 // QP numbers.
 func (s *Shell) setAttr(attr *verbs.QPAttr, mask *verbs.QPAttrMask, name, value string) error {
 	if name == "dest_qpn" || name == "dest_qp_num" {
-		if e := s.objs[value]; e != nil && e.kind == kindQP {
+		if e := s.objs[value]; e != nil && e.kind == rdma.KindQP {
 			value = strconv.FormatUint(uint64(e.qp.Num()), 10)
 		}
 	}

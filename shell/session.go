@@ -17,18 +17,8 @@ import (
 )
 
 // kind is the type of a named object in the session: the shared
-// vocabulary's object kinds (rdma.Kind), short-named here.
+// vocabulary's object kinds (rdma.Kind).
 type kind = rdma.Kind
-
-const (
-	kindCtx  = rdma.KindCtx
-	kindPD   = rdma.KindPD
-	kindMR   = rdma.KindMR
-	kindCQ   = rdma.KindCQ
-	kindChan = rdma.KindChannel
-	kindQP   = rdma.KindQP
-	kindAH   = rdma.KindAH
-)
 
 // entry is one named object of the session.
 type entry struct {
@@ -64,19 +54,19 @@ type transition struct {
 // taken it).
 func (e *entry) closed() bool {
 	switch e.kind {
-	case kindCtx:
+	case rdma.KindCtx:
 		return e.ctx.Closed()
-	case kindPD:
+	case rdma.KindPD:
 		return e.pd.Closed()
-	case kindCQ:
+	case rdma.KindCQ:
 		return e.cq.Closed()
-	case kindChan:
+	case rdma.KindChannel:
 		return e.ch.Closed()
-	case kindQP:
+	case rdma.KindQP:
 		return e.qp.Closed()
-	case kindMR:
+	case rdma.KindMR:
 		return e.mr.Closed()
-	case kindAH:
+	case rdma.KindAH:
 		return e.ah.Closed()
 	}
 	return true
@@ -176,7 +166,7 @@ func (s *Shell) Close() error {
 	s.closed = true
 	var errs []error
 	for _, e := range s.sorted() {
-		if e.kind == kindCtx {
+		if e.kind == rdma.KindCtx {
 			if err := e.ctx.Close(); err != nil {
 				errs = append(errs, err)
 			}
@@ -283,9 +273,9 @@ func (s *Shell) noSuch(name string, want ...kind) error {
 
 // createHint is the command that makes an object of each kind.
 var createHint = map[kind]string{
-	kindCtx: "open [DEVICE]", kindPD: "pd", kindCQ: "cq size=16", kindChan: "channel",
-	kindQP: "qp type=rc cq=cq1", kindMR: "mr size=4096 access=local_write,remote_write",
-	kindAH: "ah dgid=GID",
+	rdma.KindCtx: "open [DEVICE]", rdma.KindPD: "pd", rdma.KindCQ: "cq size=16", rdma.KindChannel: "channel",
+	rdma.KindQP: "qp type=rc cq=cq1", rdma.KindMR: "mr size=4096 access=local_write,remote_write",
+	rdma.KindAH: "ah dgid=GID",
 }
 
 // only returns the single object of a kind, for commands where it is the

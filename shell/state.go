@@ -29,9 +29,9 @@ func (s *Shell) publish(running string) {
 		}
 		st.Objects = append(st.Objects, s.object(e))
 		switch e.kind {
-		case kindQP:
+		case rdma.KindQP:
 			names.qps[e.qp.Num()] = e.name
-		case kindCQ:
+		case rdma.KindCQ:
 			names.cqs[e.cq] = e.name
 		}
 	}
@@ -55,14 +55,14 @@ func (s *Shell) object(e *entry) front.Object {
 		o.Parent = e.parent.name
 	}
 	switch e.kind {
-	case kindCQ:
+	case rdma.KindCQ:
 		o.CQE = e.cq.CQE()
-	case kindMR:
+	case rdma.KindMR:
 		o.Addr, o.Length = e.mr.Addr(), uint64(e.mr.Len())
 		o.LKey, o.RKey, o.Access = e.mr.LKey(), e.mr.RKey(), e.mr.Access().String()
-	case kindAH:
+	case rdma.KindAH:
 		o.Port = int(e.ah.Attr().PortNum)
-	case kindQP:
+	case rdma.KindQP:
 		s.qpObject(e, &o)
 	}
 	return o
@@ -118,7 +118,7 @@ func nextSteps(cur verbs.QPState, typ verbs.QPType) []front.Step {
 // device names the device an object lives on.
 func (e *entry) device() string {
 	for p := e; p != nil; p = p.parent {
-		if p.kind == kindCtx && p.ctx != nil {
+		if p.kind == rdma.KindCtx && p.ctx != nil {
 			return p.ctx.Device.Name
 		}
 	}
