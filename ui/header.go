@@ -150,11 +150,9 @@ func (m *Model) alertsLine() string {
 	if len(a) == 0 {
 		return m.theme.Render(themes.SlotOK, "no alerts")
 	}
-	mark := "⚠ "
-	if m.theme.ASCII {
-		mark = "! "
-	}
-	return m.theme.Render(themes.SlotError, mark+strings.Join(a, " · "))
+	// "!" rather than a warning sign: terminals disagree on that one's
+	// width (emoji or text), which shifts what is drawn after it.
+	return m.theme.Render(themes.SlotError, "! "+strings.Join(a, " · "))
 }
 
 // tabs is the row of view names; the current one is highlighted.
