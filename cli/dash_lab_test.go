@@ -146,8 +146,8 @@ func TestDashboardSIGTERM(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	scr := s.waitLong("status=")
-	if !strings.Contains(scr, "status=130") {
+	scr := s.waitRE(`(?m)^status=\d+`) // the echo's output, not the command line
+	if !strings.Contains(scr, "\nstatus=130") {
 		t.Errorf("SIGTERM should end the dashboard with status 130:\n%s", scr)
 	}
 	if n := objectsOf(t, ids); n != 0 {
