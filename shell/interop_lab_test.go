@@ -30,7 +30,7 @@ func TestShellIsRCPingpongClient(t *testing.T) {
 		t.Errorf("ibv_rc_pingpong did not complete its iteration:\n%s", out)
 	}
 	qpn := execOK(t, s, "query qp1")
-	if !strings.Contains(out, "remote address: LID 0x0000, QPN 0x0000"+hexQPN(qpn)) {
+	if !strings.Contains(out, "remote address: LID 0x0000, QPN 0x"+hexQPN(qpn)) {
 		t.Errorf("ibv_rc_pingpong does not name our QP as its peer:\n%s\nour QP:\n%s", out, qpn)
 	}
 }
@@ -88,7 +88,7 @@ func hexQPN(query string) string {
 		if f := strings.Fields(l); len(f) == 2 && f[0] == "qp_num" {
 			var n int
 			fmt.Sscan(f[1], &n)
-			return fmt.Sprintf("%02x", n)
+			return fmt.Sprintf("%06x", n) // as rc_pingpong prints it
 		}
 	}
 	return "??"
