@@ -82,7 +82,7 @@ func execOK(t *testing.T, s *Shell, cmd string) string {
 }
 
 // hexQPN pulls qp_num out of `query` output as rc_pingpong prints it
-// (six hex digits, of which the test compares the last two).
+// (six hex digits).
 func hexQPN(query string) string {
 	for _, l := range strings.Split(query, "\n") {
 		if f := strings.Fields(l); len(f) == 2 && f[0] == "qp_num" {
