@@ -172,6 +172,3 @@ func failedProbe(dev, call string, errno syscall.Errno) Probe {
 
 // user1000 is a user without privileges.
 func user1000() *sysfsmon.Cred { return &sysfsmon.Cred{UID: 1000, GID: 1000, Groups: []int{1000}} }
-
-
-

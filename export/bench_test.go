@@ -62,6 +62,17 @@ func TestSeriesBounded(t *testing.T) {
 func BenchmarkScrape10kQPs(b *testing.B) {
 	c := feed(Options{}, manyQPs(b, 10000))
 	c.ObserveSysfs(sysfsFixture(b, "rxe0"))
+	benchGather(b, c)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(gatherCount(b, c)), "series")
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MiB-heap")
+}
+
+// benchGather times b.N scrapes of c through a pedantic registry (the
+// unit and the lab benchmarks alike).
+func benchGather(b *testing.B, c prometheus.Collector) {
+	b.Helper()
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
 	b.ReportAllocs()
@@ -72,8 +83,4 @@ func BenchmarkScrape10kQPs(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(gatherCount(b, c)), "series")
-	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MiB-heap")
 }

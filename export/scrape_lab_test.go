@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/rdma"
@@ -31,16 +30,7 @@ func BenchmarkScrapeLive10kQPs(b *testing.B) {
 		b.Fatal(live.err)
 	}
 	c := live.c
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := reg.Gather(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
+	benchGather(b, c)
 	series := gatherCount(b, c)
 	if series >= 500 {
 		b.Errorf("%d series with 10,000 QPs: want under 500", series)
