@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
@@ -40,7 +41,9 @@ the mask set; ah_attr and cap are objects), sgid and check.
 
 Needs root (CAP_BPF and CAP_PERFMON) and a kernel with BTF
 (CONFIG_DEBUG_INFO_BTF_MODULES for ib_core). A program whose kernel function
-is missing is left out with a warning. This host's kernel may have no RDMA;
+is missing is left out with a warning; if ib_core or ib_uverbs load later
+(modprobe rdma_rxe), their programs attach then, with a notice such as
+"trace: ib_uverbs loaded: 26 programs attached". This host's kernel may have no RDMA;
 in the lab VM:
   verbscope lab -- verbscope trace -j
 
@@ -62,7 +65,13 @@ Examples:
 				if err != nil {
 					return usageErrorf("%v", err)
 				}
-				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(deviceEnv)}
+				var mu sync.Mutex // Notify speaks from the tracer's goroutine
+				say := func(msg string) {
+					mu.Lock()
+					defer mu.Unlock()
+					fmt.Fprintln(env.Stderr, msg)
+				}
+				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(deviceEnv), Notify: say}
 				if *record != "" {
 					f, err := os.Create(*record)
 					if err != nil {
@@ -76,10 +85,14 @@ Examples:
 					return err
 				}
 				defer t.Close()
-				for _, w := range t.Warnings() {
-					fmt.Fprintln(env.Stderr, w)
+				if n := len(t.Hooks()); n > 0 {
+					for _, w := range t.Warnings() {
+						say(w)
+					}
+					say(fmt.Sprintf("trace: %d programs attached; tracing every process's RDMA control calls (Ctrl-C ends)", n))
+				} else {
+					say(fmt.Sprintf("trace: no program attached yet: none of their %d kernel functions exists, ib_core and ib_uverbs are not loaded; waiting for them (modprobe rdma_rxe, or a driver, loads them; Ctrl-C ends)", len(t.Warnings())))
 				}
-				fmt.Fprintf(env.Stderr, "trace: %d programs attached; tracing every process's RDMA control calls (Ctrl-C ends)\n", len(t.Hooks()))
 				stop := context.AfterFunc(ctx, func() { t.Close() })
 				defer stop()
 				enc := json.NewEncoder(env.Stdout)
@@ -124,16 +137,17 @@ func deviceEnv(dev string, port int) *rdma.CheckEnv {
 
 // traceModifies feeds the inspector's Tracker with every process's QP
 // modifies, traced from the kernel, so that QP histories carry the
-// attributes each transition set and the modifies that failed. Loading
-// the programs takes seconds (tens under emulation), so it runs in the
-// background; without the privileges (CAP_BPF and CAP_PERFMON) or BTF it
+// attributes each transition set and the modifies that failed. It loads
+// only the QP programs (trace.GroupQP), and loading still takes seconds
+// (tens under emulation), so it runs in the background; programs that
+// attach later, when ib_core loads, are told through warn; without the privileges (CAP_BPF and CAP_PERFMON) or BTF it
 // says so through warn, and the inspector works as before, with states
 // only. The channel closes when ctx ends.
 func traceModifies(ctx context.Context, warn func(string)) <-chan inspect.Modify {
 	out := make(chan inspect.Modify, 256)
 	go func() {
 		defer close(out)
-		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv)})
+		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv), Groups: trace.GroupQP, Notify: warn})
 		if err != nil {
 			warn(fmt.Sprintf("QP histories show states only, not the attributes each modify set: %v", err))
 			return

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -20,22 +21,45 @@ import (
 // Tracer reads the kernel's RDMA control path events. Open it, call Read
 // in one goroutine, and Close it (which ends Read with ErrClosed).
 type Tracer struct {
-	opts     Options
-	shared   map[string]*ebpf.Map
-	colls    []*ebpf.Collection
-	links    []link.Link
-	rd       *ringbuf.Reader
-	boot     time.Time
-	book     *book
-	self     int
-	hooks    []Hook
-	warnings []string
-	close    sync.Once
-	closeErr error
-	rec      ringbuf.Record // reused by Read
+	opts   Options
+	spec   *ebpf.CollectionSpec
+	shared map[string]*ebpf.Map
+	rd     *ringbuf.Reader
+	boot   time.Time
+	book   *book
+	self   int
+	// mu guards what the module watcher changes: the attached programs
+	// and the ones left out.
+	mu    sync.Mutex
+	colls []*ebpf.Collection
+	links []link.Link
+	hooks []Hook
+	left  []leftOut
+	// stopWatch ends the module watcher, which closes watchDone.
+	stopWatch, watchDone chan struct{}
+	close                sync.Once
+	closeErr             error
+	rec                  ringbuf.Record // reused by Read
 	// closed and lostAtClose keep Lost's answer once the maps are gone.
 	closed      atomic.Bool
 	lostAtClose uint64
+}
+
+// attempt is one program to attach: its name, its kernel function and
+// uverbs_ret's handler_id (-1 for another program, -2 for an alsoOn
+// target).
+type attempt struct {
+	name, target string
+	handler      int
+}
+
+// leftOut is a program that did not attach, and why; missing means its
+// function was not found (its module may load later). An alsoOn target
+// has no warning.
+type leftOut struct {
+	attempt
+	warning string
+	missing bool
 }
 
 // sharedMaps are the maps every program writes into.
@@ -58,7 +82,10 @@ func Open(opts Options) (*Tracer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace: open: the embedded BPF object: %w", err)
 	}
-	t := &Tracer{opts: opts, shared: map[string]*ebpf.Map{}, book: newBook(opts.Env), self: os.Getpid()}
+	if opts.Groups == 0 {
+		opts.Groups = GroupAll
+	}
+	t := &Tracer{opts: opts, spec: spec, shared: map[string]*ebpf.Map{}, book: newBook(opts.Env), self: os.Getpid()}
 	for _, name := range sharedMaps {
 		m, err := ebpf.NewMap(spec.Maps[name])
 		if err != nil {
@@ -67,9 +94,9 @@ func Open(opts Options) (*Tracer, error) {
 		}
 		t.shared[name] = m
 	}
-	t.attachAll(spec)
-	if len(t.hooks) == 0 {
-		err := fmt.Errorf("trace: open: no program attached: %v", t.warnings)
+	t.attachAll()
+	if len(t.hooks) == 0 && !t.anyMissing() {
+		err := fmt.Errorf("trace: open: no program attached: %v", t.Warnings())
 		t.Close()
 		return nil, err
 	}
@@ -78,30 +105,73 @@ func Open(opts Options) (*Tracer, error) {
 		return nil, fmt.Errorf("trace: open: ring buffer: %w", err)
 	}
 	t.boot = bootTime()
+	if t.anyMissing() {
+		t.stopWatch, t.watchDone = make(chan struct{}), make(chan struct{})
+		go t.watchModules(time.Second)
+	}
 	return t, nil
 }
 
-// attachAll loads and attaches every program on its own, so that one
-// missing target leaves only its program out. uverbs_ret is attached once
-// per command handler.
-func (t *Tracer) attachAll(spec *ebpf.CollectionSpec) {
-	cache := btf.NewCache()
+// attachAll loads and attaches every program of the chosen groups on
+// its own, so that one missing target leaves only its program out.
+func (t *Tracer) attachAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.attachEach(plan(t.spec, t.opts))
+}
+
+// plan lists the attachments opts asks for, in a stable order:
+// uverbs_ret once per command handler.
+func plan(spec *ebpf.CollectionSpec, opts Options) []attempt {
+	var all []attempt
 	names := make([]string, 0, len(spec.Programs))
 	for n := range spec.Programs {
-		if n != "uverbs_ret" {
+		if n != "uverbs_ret" && opts.Groups&programGroups[n] != 0 {
 			names = append(names, n)
 		}
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		t.attach(spec, cache, n, spec.Programs[n].AttachTo, -1)
+		target := spec.Programs[n].AttachTo
+		if r, ok := opts.Targets[n]; ok {
+			target = r
+		}
+		all = append(all, attempt{n, target, -1})
 		for _, fn := range alsoOn[n] {
-			t.attach(spec, cache, n, fn, -2)
+			all = append(all, attempt{n, fn, -2})
 		}
 	}
-	for i, h := range uverbsHandlers {
-		t.attach(spec, cache, "uverbs_ret", h.fn, i)
+	if opts.Groups&GroupUverbs != 0 {
+		for i, h := range uverbsHandlers {
+			all = append(all, attempt{"uverbs_ret", h.fn, i})
+		}
 	}
+	return all
+}
+
+// attachEach tries each attempt with one BTF cache (a fresh one sees the
+// modules loaded since) and keeps those that fail in t.left; it returns
+// how many attached. t.mu is held.
+func (t *Tracer) attachEach(all []attempt) int {
+	cache := btf.NewCache()
+	n := 0
+	for _, a := range all {
+		err := t.attach(cache, a)
+		if err == nil {
+			n++
+			continue
+		}
+		l := leftOut{attempt: a, missing: errors.Is(err, os.ErrNotExist) || errors.Is(err, btf.ErrNotFound) || errors.Is(err, ebpf.ErrNotSupported)}
+		if a.handler != -2 {
+			why := err.Error()
+			if l.missing {
+				why = "this kernel has no such function (or its module is not loaded)"
+			}
+			l.warning = fmt.Sprintf("trace: %s on %s left out: %s", a.name, a.target, why)
+		}
+		t.left = append(t.left, l)
+	}
+	return n
 }
 
 // alsoOn are more functions a program serves, where the kernel has them:
@@ -110,48 +180,43 @@ func (t *Tracer) attachAll(spec *ebpf.CollectionSpec) {
 // objects with rdma_restrack_del. Their absence is no warning.
 var alsoOn = map[string][]string{"restrack_del": {"rdma_restrack_commit_del"}}
 
-// attach loads program name alone, aimed at target (or Options.Targets'
-// replacement), and links it; a failure becomes a warning. handler is
-// uverbs_ret's handler_id, -1 for another program, -2 for an alsoOn
-// target.
-func (t *Tracer) attach(spec *ebpf.CollectionSpec, cache *btf.Cache, name, target string, handler int) {
-	if r, ok := t.opts.Targets[name]; ok && handler == -1 {
-		target = r
-	}
-	one := spec.Copy()
-	ps := one.Programs[name]
-	ps.AttachTo = target
-	one.Programs = map[string]*ebpf.ProgramSpec{name: ps}
-	if handler >= 0 {
-		if err := one.Variables["handler_id"].Set(uint32(handler)); err != nil {
-			t.warn(name, target, err)
-			return
+// attach loads program a.name alone, aimed at a.target, and links it.
+// t.mu is held.
+func (t *Tracer) attach(cache *btf.Cache, a attempt) error {
+	one := t.spec.Copy()
+	ps := one.Programs[a.name]
+	ps.AttachTo = a.target
+	one.Programs = map[string]*ebpf.ProgramSpec{a.name: ps}
+	if a.handler >= 0 {
+		if err := one.Variables["handler_id"].Set(uint32(a.handler)); err != nil {
+			return err
 		}
 	}
 	coll, err := ebpf.NewCollectionWithOptions(one, ebpf.CollectionOptions{MapReplacements: t.shared, Cache: cache})
 	if err != nil {
-		if handler != -2 {
-			t.warn(name, target, err)
-		}
-		return
+		return err
 	}
-	l, err := link.AttachTracing(link.TracingOptions{Program: coll.Programs[name]})
+	l, err := link.AttachTracing(link.TracingOptions{Program: coll.Programs[a.name]})
 	if err != nil {
 		coll.Close()
-		t.warn(name, target, err)
-		return
+		return err
 	}
 	t.colls = append(t.colls, coll)
 	t.links = append(t.links, l)
-	t.hooks = append(t.hooks, Hook{Program: name, Target: target})
+	t.hooks = append(t.hooks, Hook{Program: a.name, Target: a.target})
+	return nil
 }
 
-func (t *Tracer) warn(name, target string, err error) {
-	why := err.Error()
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, btf.ErrNotFound) {
-		why = "this kernel has no such function (or its module is not loaded)"
+// anyMissing reports whether a program waits for its function to appear.
+func (t *Tracer) anyMissing() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, l := range t.left {
+		if l.missing {
+			return true
+		}
 	}
-	t.warnings = append(t.warnings, fmt.Sprintf("trace: %s on %s left out: %s", name, target, why))
+	return false
 }
 
 // privileged explains a BPF failure that is most likely missing rights.
@@ -163,10 +228,25 @@ func privileged(what string, err error) error {
 }
 
 // Hooks lists the attached programs and their targets.
-func (t *Tracer) Hooks() []Hook { return t.hooks }
+func (t *Tracer) Hooks() []Hook {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.hooks)
+}
 
-// Warnings lists the programs left out, each with its reason.
-func (t *Tracer) Warnings() []string { return t.warnings }
+// Warnings lists the programs left out, each with its reason (those
+// attached since, when their module loaded, no longer).
+func (t *Tracer) Warnings() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var w []string
+	for _, l := range t.left {
+		if l.warning != "" {
+			w = append(w, l.warning)
+		}
+	}
+	return w
+}
 
 // Read blocks until the next event that passes the filter. After Close
 // it returns ErrClosed.
@@ -225,6 +305,10 @@ func (t *Tracer) lostNow() (uint64, error) {
 // progress; it is idempotent and safe to call while Read runs.
 func (t *Tracer) Close() error {
 	t.close.Do(func() {
+		if t.stopWatch != nil {
+			close(t.stopWatch)
+			<-t.watchDone
+		}
 		t.lostAtClose, _ = t.lostNow()
 		t.closed.Store(true)
 		var errs []error
