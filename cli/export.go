@@ -24,7 +24,7 @@ func exportCmd() *Command {
 	return &Command{
 		Name:    "export",
 		Summary: "serve this host's RDMA state as Prometheus metrics (QPs by state, transitions, counters)",
-		Usage:   "[--web.listen-address=:" + exportPort + "] [--web.config.file=FILE] [--interval=2s]",
+		Usage:   "[--web.listen-address=:" + exportPort + "] [--web.config.file=FILE] [--interval=2s] [--no-trace]",
 		Help: `Serves /metrics for Prometheus, /api/v1/qps (every QP as 'verbscope res
 qp -j' shows it, with its state history) and a landing page at /.
 
@@ -36,6 +36,14 @@ verbscope_port_*_total from counters/ and hw_counters/), object counts
 (verbscope_qp_transitions_total), stuck QPs (verbscope_qps_stuck), objects
 of dead processes and usage against the device limits. No label carries a
 QP number, a pid, a GID or a key. It never changes anything on the host.
+
+As root (CAP_BPF and CAP_PERFMON) on a kernel with BTF it also traces every
+process's QP modifies from the kernel (the programs of 'verbscope trace'
+for QPs), so each /api/v1/qps history entry a modify made carries it as
+"modify": pid, comm, mask, attrs (what the mask set, named and valued as
+'verbscope trace -j' prints them), ret, and errno and check when it
+failed. Without the rights or BTF it says so once on stderr and serves the
+states alone; --no-trace turns tracing off.
 
 TLS and basic auth come from a web config file, as node_exporter's
 (https://prometheus.io/docs/prometheus/latest/configuration/https/):
@@ -52,12 +60,14 @@ Examples:
   verbscope export
   verbscope export --web.listen-address=127.0.0.1:` + exportPort + ` --interval=1s
   verbscope export --web.config.file=/etc/verbscope/web.yml
-  verbscope export --collector.processes=5`,
+  verbscope export --collector.processes=5
+  verbscope export --no-trace`,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			listen := fs.String("web.listen-address", ":"+exportPort, "`address` to listen on")
 			webConfig := fs.String("web.config.file", "", "exporter-toolkit web config `file` for TLS and basic auth")
 			interval := fs.Duration("interval", 2*time.Second, "how often to read netlink and sysfs")
 			procs := fs.Int("collector.processes", 0, "also export the objects of the `N` processes with the most, by command name (0: off)")
+			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry states only)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("export takes no arguments, only flags")
@@ -68,7 +78,7 @@ Examples:
 				if *procs < 0 {
 					return usageErrorf("--collector.processes %d: want 0 or more", *procs)
 				}
-				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *procs})
+				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *procs, !*noTrace})
 			}
 		},
 	}
@@ -78,6 +88,7 @@ type exportConfig struct {
 	listen, webConfig string
 	interval          time.Duration
 	processes         int
+	trace             bool
 }
 
 func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
@@ -101,7 +112,11 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	c.ObserveSysfs(export.ReadSysfs(sys))
 	go c.PollSysfs(ctx, sys, cfg.interval)
 	first := make(chan struct{})
-	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), first)
+	var warn func(string)
+	if cfg.trace {
+		warn = func(msg string) { log.Warn("trace: " + msg) }
+	}
+	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), warn, first)
 	select {
 	case <-first:
 	case <-ctx.Done():
@@ -144,8 +159,9 @@ func deviceLimits(log *slog.Logger) map[string]inspect.Limits {
 // followNetlink feeds c inspect's watch stream until ctx ends, and closes
 // first after the first frame. Without RDMA netlink (no ib_core yet) it
 // reports the failure as a frame and tries again every interval: a
-// driver loaded later shows up.
-func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, first chan<- struct{}) {
+// driver loaded later shows up. With traceWarn it also traces QP modifies
+// for the histories and tells traceWarn what trace has to say.
+func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, traceWarn func(string), first chan<- struct{}) {
 	once := func() {
 		if first != nil {
 			close(first)
@@ -156,7 +172,10 @@ func followNetlink(ctx context.Context, c *export.Collector, interval time.Durat
 	for {
 		conn, err := inspect.Dial()
 		if err == nil {
-			mods := traceModifies(ctx, func(msg string) { slog.Warn("trace: " + msg) })
+			var mods <-chan inspect.Modify
+			if traceWarn != nil {
+				mods = traceModifies(ctx, traceWarn)
+			}
 			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}, Modifies: mods})
 			for f := range w.Frames() {
 				c.Observe(f)

@@ -12,7 +12,9 @@ import (
 
 // serveQPs answers /api/v1/qps: a JSON array with one object per live QP,
 // the keys and values of `verbscope res qp -j` (rdma -j resource show qp)
-// plus "history", the states the Tracker saw, oldest first. 503 until the
+// plus "history", the states the Tracker saw, oldest first; an entry that
+// a traced modify made (verbscope trace) carries it as "modify", with the
+// attributes the mask set and, for a failed one, ret and errno. 503 until the
 // first netlink reading, or when the last one failed.
 func (c *Collector) serveQPs(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -71,5 +73,8 @@ func appendEvent(b []byte, e inspect.StateEvent) []byte {
 	b = strconv.AppendUint(b, uint64(e.RQPSN), 10)
 	b = append(b, `,"gone":`...)
 	b = strconv.AppendBool(b, e.Gone)
+	if e.Modify != nil {
+		b = e.Modify.AppendJSON(append(b, `,"modify":`...))
+	}
 	return append(b, '}')
 }

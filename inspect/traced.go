@@ -1,9 +1,11 @@
 package inspect
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/view"
 )
 
 // Modify is one modify of a QP by any process, as the kernel saw it
@@ -26,6 +28,10 @@ type Modify struct {
 	// ib_qp_attr's member names, as text ("timeout" "14").
 	Mask  []string
 	Attrs []ModifyAttr
+	// AttrsJSON are the same attributes as one JSON object, as
+	// verbscope trace -j prints them ("attrs": numbers as numbers, the
+	// AV as an "ah_attr" object); for APIs that pass them on.
+	AttrsJSON []byte
 	// Ret is 0 or -errno; Errno names it (EINVAL). Check is what
 	// rdma.Check says about a failed modify (the decisive finding).
 	Ret   int
@@ -63,4 +69,39 @@ func (t *Tracker) traced(k Key, s QPState) bool {
 	}
 	last := h[len(h)-1]
 	return last.Modify != nil && last.Modify.Ret == 0 && last.State == s
+}
+
+// AppendJSON appends the modify as one JSON object: pid, comm, mask
+// (IB_QP_* names), attrs (AttrsJSON, as verbscope trace -j prints them),
+// ret, and errno and check when it failed. /api/v1/qps and res qp
+// --follow -j print it.
+func (m *Modify) AppendJSON(b []byte) []byte {
+	b = append(b, `{"pid":`...)
+	b = strconv.AppendInt(b, int64(m.PID), 10)
+	b = append(b, `,"comm":`...)
+	b = view.AppendJSONString(b, m.Comm)
+	b = append(b, `,"mask":[`...)
+	for i, n := range m.Mask {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = view.AppendJSONString(b, n)
+	}
+	b = append(b, `],"attrs":`...)
+	if len(m.AttrsJSON) > 0 {
+		b = append(b, m.AttrsJSON...)
+	} else {
+		b = append(b, "{}"...)
+	}
+	b = append(b, `,"ret":`...)
+	b = strconv.AppendInt(b, int64(m.Ret), 10)
+	if m.Ret < 0 {
+		b = append(b, `,"errno":`...)
+		b = view.AppendJSONString(b, m.Errno)
+		if m.Check != "" {
+			b = append(b, `,"check":`...)
+			b = view.AppendJSONString(b, m.Check)
+		}
+	}
+	return append(b, '}')
 }

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -36,6 +37,9 @@ func (e *Event) Modify() (inspect.Modify, bool) {
 			continue
 		}
 		m.Attrs = append(m.Attrs, inspect.ModifyAttr{Name: f.key, Value: v})
+	}
+	if b, err := json.Marshal(e.attrs()); err == nil {
+		m.AttrsJSON = b
 	}
 	if e.Ret < 0 {
 		m.Errno = errnoName(e.Errno)

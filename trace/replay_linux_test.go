@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,9 @@ func TestModifyForTracker(t *testing.T) {
 	if d := cmp.Diff(want, rts.Attrs); d != "" {
 		t.Errorf("qpn 17 RTS attrs (-want +got):\n%s", d)
 	}
+	if want := `{"qp_state":"RTS","timeout":14,"retry_cnt":7,"rnr_retry":7,"max_rd_atomic":1,"sq_psn":` + strconv.FormatUint(mustHex(t, rts.Attrs[5].Value), 10) + `}`; string(rts.AttrsJSON) != want {
+		t.Errorf("qpn 17 RTS AttrsJSON:\n%s\nwant (as trace -j):\n%s", rts.AttrsJSON, want)
+	}
 	rtr := find(17, rdma.QPStateRTR)
 	if !slices.Contains(rtr.Attrs, inspect.ModifyAttr{Name: "ah_attr.hop_limit", Value: "1"}) || rtr.From != rdma.QPStateInit || rtr.Ret != 0 {
 		t.Errorf("qpn 17 RTR: %+v", rtr)
@@ -131,4 +135,13 @@ func TestModifyForTracker(t *testing.T) {
 	if failed.Ret != -22 || failed.Errno != "EINVAL" || !strings.Contains(failed.Check, "no GRH") {
 		t.Errorf("qpn 19's failed RTR: ret %d errno %q check %q", failed.Ret, failed.Errno, failed.Check)
 	}
+}
+
+func mustHex(t *testing.T, s string) uint64 {
+	t.Helper()
+	n, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return n
 }
