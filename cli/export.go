@@ -112,11 +112,11 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	c.ObserveSysfs(export.ReadSysfs(sys))
 	go c.PollSysfs(ctx, sys, cfg.interval)
 	first := make(chan struct{})
-	var warn func(string)
-	if cfg.trace {
-		warn = func(msg string) { log.Warn("trace: " + msg) }
+	traceLog := log
+	if !cfg.trace {
+		traceLog = nil
 	}
-	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), warn, first)
+	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), traceLog, first)
 	select {
 	case <-first:
 	case <-ctx.Done():
@@ -159,9 +159,9 @@ func deviceLimits(log *slog.Logger) map[string]inspect.Limits {
 // followNetlink feeds c inspect's watch stream until ctx ends, and closes
 // first after the first frame. Without RDMA netlink (no ib_core yet) it
 // reports the failure as a frame and tries again every interval: a
-// driver loaded later shows up. With traceWarn it also traces QP modifies
-// for the histories and tells traceWarn what trace has to say.
-func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, traceWarn func(string), first chan<- struct{}) {
+// driver loaded later shows up. With traceLog it also traces QP modifies
+// for the histories and logs there what trace has to say.
+func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, traceLog *slog.Logger, first chan<- struct{}) {
 	once := func() {
 		if first != nil {
 			close(first)
@@ -173,8 +173,10 @@ func followNetlink(ctx context.Context, c *export.Collector, interval time.Durat
 		conn, err := inspect.Dial()
 		if err == nil {
 			var mods <-chan inspect.Modify
-			if traceWarn != nil {
-				mods = traceModifies(ctx, traceWarn)
+			if traceLog != nil {
+				mods = traceModifiesReady(ctx, func(msg string) { traceLog.Warn("trace: " + msg) }, func(n int) {
+					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry their attributes", "programs", n)
+				})
 			}
 			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}, Modifies: mods})
 			for f := range w.Frames() {

@@ -29,7 +29,7 @@ func resCmd() *Command {
 	return &Command{
 		Name:    "res",
 		Summary: "every process's QPs, CQs, MRs, PDs, contexts, SRQs and cm_ids, like rdma resource show",
-		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [FILTER VALUE]...",
+		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [FILTER VALUE]... | qp --follow [-j] [-n COUNT] [FILTERS]",
 		Help: `Asks the kernel over RDMA netlink (nldev), as iproute2's 'rdma resource
 show' does, so it sees the objects of every process and of the kernel.
 Without an object kind it prints each device's object counts.
@@ -52,6 +52,22 @@ exist. A lone DEV or DEV/PORT is "dev DEV" or "link DEV/PORT".
 (drv_*), as rdma -dd does. Flags may stand anywhere.
 Keys (rkey, lkey, local_dma_lkey) are only sent to root (CAP_NET_ADMIN).
 
+A dump cannot know the history it did not watch; 'res qp --follow' watches.
+It prints the QPs that pass the filters, then, every second, one line per
+change: a QP that appeared or vanished, a state change, and as root (CAP_BPF
+and CAP_PERFMON, a kernel with BTF) every process's modifies, traced from
+the kernel as 'verbscope trace' does: the attributes each set, and for a
+failed one its errno and what rdma.Check says about it:
+  12:00:01.234567 appeared link rxe0/1 lqpn 17 type RC state RESET ... comm ibv_rc_pingpong
+  12:00:01.240001 rxe0 lqpn 17 RTR→RTS timeout=14 retry_cnt=7 rnr_retry=7 max_rd_atomic=1 sq_psn=0x5a3f12 by ibv_rc_pingpong[812]
+  12:00:01.250002 rxe0 lqpn 17 RTS→RTR = -22 EINVAL by verbscope[901]: ...
+  12:00:09.000000 vanished link rxe0/1 lqpn 17 type RC state RTS ... comm ibv_rc_pingpong
+With -j each line is one JSON object: "time" and "event" (present for the
+QPs at the start, appeared, vanished, state, modify, modify_failed), then
+res qp -j's keys, or for a change ifname, lqpn, from, state (to for a failed
+modify) and "modify" (pid, comm, mask, attrs as trace -j names them, ret,
+errno, check). -n COUNT stops after COUNT changes; Ctrl-C ends it.
+
 This host's kernel may have no RDMA at all; then run it in the lab VM:
   verbscope lab -- verbscope res qp
 
@@ -64,15 +80,33 @@ Examples:
   verbscope res cq pid 1234
   verbscope res mr dev rxe0 -j
   verbscope res qp rxe0/1 -j -p
-  verbscope res -dd qp`,
+  verbscope res -dd qp
+  verbscope res qp --follow
+  verbscope res qp --follow -j comm ibv_rc_pingpong
+  verbscope res qp rxe0 --follow -n 10`,
 		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addOutFlags(fs)
 			record := fs.String("record", "", "also save the raw netlink replies to `file` (JSON, for bug reports and tests)")
+			follow := fs.Bool("follow", false, "with qp: print the QPs, then one line per change (appeared, vanished, state, traced modify) until Ctrl-C")
+			count := fs.Int("n", 0, "with --follow: stop after `count` changes (0: until interrupted)")
 			return func(ctx context.Context, args []string) error {
 				req, err := parseResArgs(args)
 				if err != nil {
 					return err
+				}
+				if *follow || *count != 0 {
+					switch {
+					case !*follow:
+						return usageErrorf("-n goes with --follow")
+					case req.object != "qp":
+						return usageErrorf("--follow follows QPs only: verbscope res qp --follow")
+					case *count < 0:
+						return usageErrorf("-n %d: want 0 or more", *count)
+					case *record != "" || o.details > 0:
+						return usageErrorf("--follow takes neither --record nor -d")
+					}
+					return followQPs(ctx, env, req, o, *count)
 				}
 				req.driver = o.details >= 2
 				conn, err := inspect.Dial()

@@ -144,6 +144,12 @@ func deviceEnv(dev string, port int) *rdma.CheckEnv {
 // says so through warn, and the inspector works as before, with states
 // only. The channel closes when ctx ends.
 func traceModifies(ctx context.Context, warn func(string)) <-chan inspect.Modify {
+	return traceModifiesReady(ctx, warn, nil)
+}
+
+// traceModifiesReady is traceModifies that also tells ready, when not
+// nil, how many programs attached once the tracer is open.
+func traceModifiesReady(ctx context.Context, warn func(string), ready func(programs int)) <-chan inspect.Modify {
 	out := make(chan inspect.Modify, 256)
 	go func() {
 		defer close(out)
@@ -151,6 +157,9 @@ func traceModifies(ctx context.Context, warn func(string)) <-chan inspect.Modify
 		if err != nil {
 			warn(fmt.Sprintf("QP histories show states only, not the attributes each modify set: %v", err))
 			return
+		}
+		if ready != nil {
+			ready(len(t.Hooks()))
 		}
 		stop := context.AfterFunc(ctx, func() { t.Close() })
 		defer stop()
