@@ -1,0 +1,69 @@
+//go:build lab
+
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+)
+
+// bpfLinks counts the BPF links process pid holds: each attached trace
+// program is one (anon_inode:bpf_link).
+func bpfLinks(pid int) int {
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	n := 0
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && l == "anon_inode:bpf_link" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestDashboardTracedDetail: another process's QP (an ibv_rc_pingpong
+// pair, running until the test kills it) opened in the dashboard's QP
+// detail shows what its modifies set, traced from the kernel: the RTS
+// entry carries timeout 14, retry_cnt 7 and rnr_retry 7, as rc_pingpong
+// sets them.
+func TestDashboardTracedDetail(t *testing.T) {
+	os.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := newTmux(t)
+	s.line("verbscope dash --interval 500ms; echo status=$?")
+	s.waitLong("QPs [")
+	pid := dashPID(t, s)
+	// The dashboard loads the 7 QP programs in the background; the pair
+	// starts once they are attached, so that every modify is seen.
+	labkit.WaitFor(t, 2*time.Minute, "the dashboard's 7 trace programs", func() bool { return bpfLinks(pid) == 7 })
+	srv, cli := startPingpongPair(t, "-n", "100000000")
+	defer srv.Kill()
+	defer cli.Kill()
+	s.key("/")
+	s.keys("-l", fmt.Sprintf("type=RC pid=%d state=RTS", srv.PID()))
+	s.key("Enter")
+	s.waitRE(`QPs \[1/\d+\] </type=RC pid=\d+ state=RTS>`)
+	s.key("Enter") // its detail
+	scr := s.waitLong("state history")
+	scr = s.waitLong("timeout=14")
+	for _, want := range []string{
+		fmt.Sprintf("ibv_rc_pingpong[%d] modify → INIT", srv.PID()),
+		fmt.Sprintf("ibv_rc_pingpong[%d] modify → RTR", srv.PID()),
+		fmt.Sprintf("ibv_rc_pingpong[%d] modify → RTS", srv.PID()),
+		"timeout=14 retry_cnt=7 rnr_retry=7 max_rd_atomic=1 sq_psn=0x",
+		"ah_attr.hop_limit=1",
+	} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the QP detail lacks %q:\n%s", want, scr)
+		}
+	}
+	s.key("Escape")
+	s.key("Escape")
+	s.key("q")
+	s.waitLong("status=0")
+}
+
