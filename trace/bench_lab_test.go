@@ -3,11 +3,14 @@
 package trace
 
 import (
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/internal/qpholder"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -88,5 +91,84 @@ func BenchmarkModify(b *testing.B) {
 	b.Logf("trace saw %d modify events of %d modifies; %d events lost (ring buffer full)", n.Load(), modifies, lost)
 	if n.Load() == 0 {
 		b.Errorf("trace saw none of %d modifies", modifies)
+	}
+}
+
+// cpuTime is the user and system CPU time of this process (who ==
+// RUSAGE_SELF) or of its waited-for children (RUSAGE_CHILDREN).
+func cpuTime(b *testing.B, who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// create10k has a helper process (internal/qpholder) create 10,000 RC
+// QPs and move each to INIT, then destroy them all, and reports both
+// times and the helper's CPU (which includes the BPF programs run in its
+// system calls).
+func create10k(b *testing.B) {
+	const n = 10000
+	for range b.N {
+		children := cpuTime(b, syscall.RUSAGE_CHILDREN)
+		t0 := time.Now()
+		_, stop := qpholder.Start(b, n)
+		created := time.Since(t0)
+		t1 := time.Now()
+		stop()
+		b.ReportMetric(created.Seconds(), "s/create+INIT")
+		b.ReportMetric(time.Since(t1).Seconds(), "s/destroy")
+		b.ReportMetric((cpuTime(b, syscall.RUSAGE_CHILDREN) - children).Seconds(), "helper-cpu-s")
+	}
+}
+
+// BenchmarkCreate10kQPs is trace under a burst: 10,000 QPs created,
+// moved to INIT and destroyed by another process, without trace and with
+// every program attached and the events read as verbscope trace reads
+// them. It reports the events seen of each kind, the events the ring
+// buffer lost, and trace's own CPU time (this process: reading and
+// decoding; the BPF programs count in the helper's CPU).
+func BenchmarkCreate10kQPs(b *testing.B) {
+	b.Run("untraced", create10k)
+	tr, err := Open(Options{Env: CachedEnv(deviceEnv)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[Verb]int{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			e, err := tr.Read()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			seen[e.Verb]++
+			mu.Unlock()
+		}
+	}()
+	var rounds int
+	self := cpuTime(b, syscall.RUSAGE_SELF)
+	b.Run("traced", func(b *testing.B) {
+		create10k(b)
+		rounds += b.N
+	})
+	time.Sleep(2 * time.Second) // let the reader drain the ring buffer
+	traceCPU := cpuTime(b, syscall.RUSAGE_SELF) - self
+	tr.Close()
+	<-done
+	lost, err := tr.Lost()
+	if err != nil {
+		b.Error(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	b.Logf("%d rounds of 10,000 QPs: events %v; %d lost (ring buffer full); this process's CPU while tracing %v (trace's reading and decoding, and the test's own waiting)",
+		rounds, seen, lost, traceCPU.Round(time.Millisecond))
+	if want := 10000 * rounds; seen[VerbCreateQP] < want-int(lost) || seen[VerbDestroyQP] < want-int(lost) {
+		b.Errorf("trace saw %d create_qp and %d destroy_qp of %d each, with %d lost", seen[VerbCreateQP], seen[VerbDestroyQP], want, lost)
 	}
 }

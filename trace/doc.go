@@ -51,6 +51,11 @@
 // BPF_CORE_READ_BITFIELD_PROBED reads, each a bpf_probe_read_kernel call;
 // direct BTF loads of the typed fentry arguments would be cheaper (not
 // done). Events the ring buffer cannot hold are counted (Tracer.Lost).
+// BenchmarkCreate10kQPs: 10,000 QPs created and moved to INIT by another
+// process took 7.9 s untraced and 20.2 s traced, all 30,000 QP events
+// arrived, none lost; reading them cost this process 13.6 s of CPU (each
+// event wakes the reader: BPF_RB_NO_WAKEUP with a timed poll would batch
+// them, not done).
 //
 // The data path is left alone: post, poll and notify handlers are not
 // hooked (rxe makes every post a system call, and hardware never enters

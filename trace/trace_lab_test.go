@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/internal/qpholder"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -41,6 +42,7 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
+	qpholder.Main() // the re-run binary holds QPs for BenchmarkCreate10kQPs
 	code := m.Run()
 	if shared.c != nil {
 		shared.c.stop()
