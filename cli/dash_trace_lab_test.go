@@ -66,4 +66,3 @@ func TestDashboardTracedDetail(t *testing.T) {
 	s.key("q")
 	s.waitLong("status=0")
 }
-

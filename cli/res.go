@@ -109,14 +109,11 @@ Examples:
 					return followQPs(ctx, env, req, o, *count)
 				}
 				req.driver = o.details >= 2
-				conn, err := inspect.Dial()
+				conn, err := dialRes(req)
 				if err != nil {
 					return err
 				}
 				defer conn.Close()
-				if err := checkResDevices(conn, req.filters); err != nil {
-					return err
-				}
 				var rec *inspect.Recording
 				if *record != "" {
 					rec = &inspect.Recording{Note: "verbscope res " + strings.Join(args, " ")}
@@ -150,6 +147,20 @@ func resFilterHelp() string {
 		fmt.Fprintf(&b, "  %-6s %s\n", o, strings.Join(s.KeyNames(), " "))
 	}
 	return b.String()
+}
+
+// dialRes opens RDMA netlink for req, refusing a device its filters
+// name that the kernel does not know.
+func dialRes(req *resRequest) (*inspect.Conn, error) {
+	conn, err := inspect.Dial()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkResDevices(conn, req.filters); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 // checkResDevices refuses a device the filters name that the kernel does

@@ -19,14 +19,11 @@ import (
 // vanished, changed state, or a traced modify set attributes or failed),
 // until ctx ends or count lines were printed (0: no limit).
 func followQPs(ctx context.Context, env *Env, req *resRequest, o *outFlags, count int) error {
-	conn, err := inspect.Dial()
+	conn, err := dialRes(req)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := checkResDevices(conn, req.filters); err != nil {
-		return err
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	mods := traceModifiesReady(ctx, func(msg string) { fmt.Fprintln(env.Stderr, "res: trace: "+msg) }, func(n int) {

@@ -14,6 +14,8 @@ type attrField struct {
 	bit  QPAttrMask
 	get  func(a *QPAttr) string
 	set  func(a *QPAttr, v string) error
+	// uint reads an integer field's value; nil for other fields.
+	uint func(a *QPAttr) uint64
 }
 
 // uintField makes a field of an unsigned integer type of the given bit
@@ -33,7 +35,8 @@ func hexField[T ~uint8 | ~uint16 | ~uint32](name string, bit QPAttrMask, width i
 func uintFieldFmt[T ~uint8 | ~uint16 | ~uint32](name string, bit QPAttrMask, width int, ptr func(*QPAttr) *T, format string) attrField {
 	return attrField{
 		name: name, bit: bit,
-		get: func(a *QPAttr) string { return fmt.Sprintf(format, uint64(*ptr(a))) },
+		uint: func(a *QPAttr) uint64 { return uint64(*ptr(a)) },
+		get:  func(a *QPAttr) string { return fmt.Sprintf(format, uint64(*ptr(a))) },
 		set: func(a *QPAttr, v string) error {
 			n, err := strconv.ParseUint(v, 0, width)
 			if err != nil {
@@ -202,6 +205,19 @@ func FieldNames() []string {
 func FieldBit(name string) (QPAttrMask, error) {
 	f, err := lookupField(name)
 	return f.bit, err
+}
+
+// UintField is the mask bit and the reader of a named integer field of
+// struct ibv_qp_attr (ibv_modify_qp(3)), by the names SetAttrField takes
+// (ibv_qp_attr's spellings too: port_num, dest_qp_num, alt_port_num); ok
+// is false for a name that is no integer field (a state, a GID, the MTU,
+// flags). verbscope trace reads a traced modify's members through it.
+func UintField(name string) (bit QPAttrMask, get func(a *QPAttr) uint64, ok bool) {
+	f, err := lookupField(name)
+	if err != nil || f.uint == nil {
+		return 0, nil, false
+	}
+	return f.bit, f.uint, true
 }
 
 // parseAccessList reads access flags as names joined by | or , (e.g.

@@ -22,77 +22,90 @@ type attrField struct {
 	text func(a *rdma.QPAttr) string
 }
 
-func num[T ~uint8 | ~uint16 | ~uint32](get func(a *rdma.QPAttr) T) (func(*rdma.QPAttr) any, func(*rdma.QPAttr) string) {
-	return func(a *rdma.QPAttr) any { return uint64(get(a)) },
-		func(a *rdma.QPAttr) string { return fmt.Sprint(uint64(get(a))) }
-}
-
-func hexNum[T ~uint32](get func(a *rdma.QPAttr) T) (func(*rdma.QPAttr) any, func(*rdma.QPAttr) string) {
-	return func(a *rdma.QPAttr) any { return uint64(get(a)) },
-		func(a *rdma.QPAttr) string { return fmt.Sprintf("%#x", uint64(get(a))) }
-}
-
 func named[T fmt.Stringer](get func(a *rdma.QPAttr) T) (func(*rdma.QPAttr) any, func(*rdma.QPAttr) string) {
 	return func(a *rdma.QPAttr) any { return get(a).String() },
 		func(a *rdma.QPAttr) string { return get(a).String() }
 }
 
-// attrFields lists the attributes in ib_qp_attr_mask order; ALT_PATH sets
-// three of them (the alternate AV is not read).
+// member is an integer member of struct ib_qp_attr by its kernel name,
+// whose mask bit and value rdma's field table gives (rdma.UintField: the
+// shell's table, which knows the kernel's spellings); hex prints it as
+// 0x... in the text line (JSON has numbers).
+type member struct {
+	key string
+	hex bool
+}
+
+// attrOrder lists the attributes in ib_qp_attr_mask order: a member of
+// rdma's table, or a field trace shows its own way (states and the MTU
+// by name, the AV and cap as objects). ALT_PATH sets three of them (the
+// alternate AV is not read).
+var attrOrder = []any{
+	special{rdma.AttrState, "qp_state"}, special{rdma.AttrCurState, "cur_qp_state"},
+	special{rdma.AttrEnSQDAsyncNotify, "en_sqd_async_notify"}, special{rdma.AttrAccessFlags, "qp_access_flags"},
+	member{"pkey_index", false}, member{"port_num", false}, member{"qkey", true},
+	special{rdma.AttrAV, "ah_attr"}, special{rdma.AttrPathMTU, "path_mtu"},
+	member{"timeout", false}, member{"retry_cnt", false}, member{"rnr_retry", false},
+	member{"rq_psn", true}, member{"max_rd_atomic", false},
+	member{"alt_pkey_index", false}, member{"alt_port_num", false}, member{"alt_timeout", false},
+	member{"min_rnr_timer", false}, member{"sq_psn", true}, member{"max_dest_rd_atomic", false},
+	special{rdma.AttrPathMigState, "path_mig_state"}, special{rdma.AttrCap, "cap"},
+	member{"dest_qp_num", false}, member{"rate_limit", false},
+}
+
+// special is a field trace renders itself, by its mask bit and kernel name.
+type special struct {
+	bit rdma.QPAttrMask
+	key string
+}
+
+// specials are the JSON and text renderings of the special fields.
+var specials = func() map[string]attrField {
+	m := map[string]attrField{}
+	j, t := named(func(a *rdma.QPAttr) rdma.QPState { return a.State })
+	m["qp_state"] = attrField{json: j, text: t}
+	j, t = named(func(a *rdma.QPAttr) rdma.QPState { return a.CurState })
+	m["cur_qp_state"] = attrField{json: j, text: t}
+	m["en_sqd_async_notify"] = attrField{
+		json: func(a *rdma.QPAttr) any { return a.EnSQDAsyncNotify },
+		text: func(a *rdma.QPAttr) string { return fmt.Sprint(a.EnSQDAsyncNotify) }}
+	m["qp_access_flags"] = attrField{
+		json: func(a *rdma.QPAttr) any { return uint64(a.AccessFlags) },
+		text: func(a *rdma.QPAttr) string { return a.AccessFlags.String() }}
+	m["ah_attr"] = attrField{json: func(a *rdma.QPAttr) any { return ahJSON(&a.AH) }, text: func(a *rdma.QPAttr) string { return ahText(&a.AH) }}
+	m["path_mtu"] = attrField{
+		json: func(a *rdma.QPAttr) any { return a.PathMTU.Bytes() },
+		text: func(a *rdma.QPAttr) string { return a.PathMTU.String() }}
+	j, t = named(func(a *rdma.QPAttr) rdma.MigState { return a.PathMigState })
+	m["path_mig_state"] = attrField{json: j, text: t}
+	m["cap"] = attrField{json: func(a *rdma.QPAttr) any { return capJSON(a.Cap) }, text: func(a *rdma.QPAttr) string { return capText(a.Cap) }}
+	return m
+}()
+
+// attrFields is attrOrder made into fields; a member rdma does not know
+// is left out (TestAttrFields fails then).
 var attrFields = func() []attrField {
 	var fs []attrField
-	add := func(bit rdma.QPAttrMask, key string, j func(*rdma.QPAttr) any, t func(*rdma.QPAttr) string) {
-		fs = append(fs, attrField{bit: bit, key: key, json: j, text: t})
+	for _, o := range attrOrder {
+		switch o := o.(type) {
+		case special:
+			f := specials[o.key]
+			f.bit, f.key = o.bit, o.key
+			fs = append(fs, f)
+		case member:
+			bit, get, ok := rdma.UintField(o.key)
+			if !ok {
+				continue
+			}
+			format := "%d"
+			if o.hex {
+				format = "%#x"
+			}
+			fs = append(fs, attrField{bit: bit, key: o.key,
+				json: func(a *rdma.QPAttr) any { return get(a) },
+				text: func(a *rdma.QPAttr) string { return fmt.Sprintf(format, get(a)) }})
+		}
 	}
-	j, t := named(func(a *rdma.QPAttr) rdma.QPState { return a.State })
-	add(rdma.AttrState, "qp_state", j, t)
-	j, t = named(func(a *rdma.QPAttr) rdma.QPState { return a.CurState })
-	add(rdma.AttrCurState, "cur_qp_state", j, t)
-	add(rdma.AttrEnSQDAsyncNotify, "en_sqd_async_notify",
-		func(a *rdma.QPAttr) any { return a.EnSQDAsyncNotify },
-		func(a *rdma.QPAttr) string { return fmt.Sprint(a.EnSQDAsyncNotify) })
-	add(rdma.AttrAccessFlags, "qp_access_flags",
-		func(a *rdma.QPAttr) any { return uint64(a.AccessFlags) },
-		func(a *rdma.QPAttr) string { return a.AccessFlags.String() })
-	j, t = num(func(a *rdma.QPAttr) uint16 { return a.PKeyIndex })
-	add(rdma.AttrPKeyIndex, "pkey_index", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint8 { return a.Port })
-	add(rdma.AttrPort, "port_num", j, t)
-	j, t = hexNum(func(a *rdma.QPAttr) uint32 { return a.QKey })
-	add(rdma.AttrQKey, "qkey", j, t)
-	add(rdma.AttrAV, "ah_attr", func(a *rdma.QPAttr) any { return ahJSON(&a.AH) }, func(a *rdma.QPAttr) string { return ahText(&a.AH) })
-	add(rdma.AttrPathMTU, "path_mtu",
-		func(a *rdma.QPAttr) any { return a.PathMTU.Bytes() },
-		func(a *rdma.QPAttr) string { return a.PathMTU.String() })
-	j, t = num(func(a *rdma.QPAttr) uint8 { return a.Timeout })
-	add(rdma.AttrTimeout, "timeout", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint8 { return a.RetryCnt })
-	add(rdma.AttrRetryCnt, "retry_cnt", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint8 { return a.RNRRetry })
-	add(rdma.AttrRNRRetry, "rnr_retry", j, t)
-	j, t = hexNum(func(a *rdma.QPAttr) uint32 { return a.RQPSN })
-	add(rdma.AttrRQPSN, "rq_psn", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint8 { return a.MaxRdAtomic })
-	add(rdma.AttrMaxQPRdAtomic, "max_rd_atomic", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint16 { return a.AltPKeyIndex })
-	add(rdma.AttrAltPath, "alt_pkey_index", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint8 { return a.AltPort })
-	add(rdma.AttrAltPath, "alt_port_num", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint8 { return a.AltTimeout })
-	add(rdma.AttrAltPath, "alt_timeout", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint8 { return a.MinRNRTimer })
-	add(rdma.AttrMinRNRTimer, "min_rnr_timer", j, t)
-	j, t = hexNum(func(a *rdma.QPAttr) uint32 { return a.SQPSN })
-	add(rdma.AttrSQPSN, "sq_psn", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint8 { return a.MaxDestRdAtomic })
-	add(rdma.AttrMaxDestRdAtomic, "max_dest_rd_atomic", j, t)
-	j, t = named(func(a *rdma.QPAttr) rdma.MigState { return a.PathMigState })
-	add(rdma.AttrPathMigState, "path_mig_state", j, t)
-	add(rdma.AttrCap, "cap", func(a *rdma.QPAttr) any { return capJSON(a.Cap) }, func(a *rdma.QPAttr) string { return capText(a.Cap) })
-	j, t = num(func(a *rdma.QPAttr) uint32 { return a.DestQPN })
-	add(rdma.AttrDestQPN, "dest_qp_num", j, t)
-	j, t = num(func(a *rdma.QPAttr) uint32 { return a.RateLimit })
-	add(rdma.AttrRateLimit, "rate_limit", j, t)
 	return fs
 }()
 

@@ -63,19 +63,11 @@ func BenchmarkModify(b *testing.B) {
 		b.Fatal(err)
 	}
 	var n atomic.Int64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			e, err := tr.Read()
-			if err != nil {
-				return
-			}
-			if e.Verb == VerbModifyQP {
-				n.Add(1)
-			}
+	done := readEach(tr, func(e *Event) {
+		if e.Verb == VerbModifyQP {
+			n.Add(1)
 		}
-	}()
+	})
 	var modifies int64
 	b.Run("traced", func(b *testing.B) {
 		modifyLoop(b)
@@ -137,19 +129,11 @@ func BenchmarkCreate10kQPs(b *testing.B) {
 	}
 	var mu sync.Mutex
 	seen := map[Verb]int{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			e, err := tr.Read()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			seen[e.Verb]++
-			mu.Unlock()
-		}
-	}()
+	done := readEach(tr, func(e *Event) {
+		mu.Lock()
+		seen[e.Verb]++
+		mu.Unlock()
+	})
 	var rounds int
 	self := cpuTime(b, syscall.RUSAGE_SELF)
 	b.Run("traced", func(b *testing.B) {
@@ -171,4 +155,21 @@ func BenchmarkCreate10kQPs(b *testing.B) {
 	if want := 10000 * rounds; seen[VerbCreateQP] < want-int(lost) || seen[VerbDestroyQP] < want-int(lost) {
 		b.Errorf("trace saw %d create_qp and %d destroy_qp of %d each, with %d lost", seen[VerbCreateQP], seen[VerbDestroyQP], want, lost)
 	}
+}
+
+// readEach reads tr's events in a goroutine, handing each to each, until
+// Close; the channel closes when it ends.
+func readEach(tr *Tracer, each func(*Event)) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			e, err := tr.Read()
+			if err != nil {
+				return
+			}
+			each(&e)
+		}
+	}()
+	return done
 }
