@@ -77,6 +77,9 @@ func decode(raw []byte, boot time.Time) (Event, error) {
 		}
 		e.Verb = vs[r.Verb-rawCreateObj]
 		e.ObjID, e.Length, e.IOVA, e.LKey, e.RKey = r.ObjId, r.Length, r.Iova, r.Lkey, r.Rkey
+		if r.HasAccess != 0 {
+			e.Access, e.HasAccess = rdma.AccessFlags(r.QpAccessFlags), true
+		}
 	case rawAsyncEvent:
 		e.Verb, e.AsyncEvent = VerbAsyncEvent, rdma.EventType(r.EventType)
 		e.HasQPN, e.QPN, e.QPType = r.Dev[0] != 0, r.Qpn, rdma.QPType(r.QpType)

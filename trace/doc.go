@@ -33,6 +33,10 @@
 //     the resolved MAC. The rewritten hop limit is reported beside it.
 //   - rxe on 6.1 raises no QP async events, so async_event stays silent
 //     in the lab.
+//   - struct ib_mr keeps no access flags: reg_user_mr, on the driver's
+//     reg_user_mr (rxe_reg_user_mr in the lab; each driver's where the
+//     kernel has it, the others silently left out), leaves them per
+//     thread for restrack_add's MR event. With rxe, 37 programs attach.
 //   - Loading and attaching the 36 programs takes 9 to 18 s under TCG on
 //     a loaded 2-core host (each program is loaded on its own, so a
 //     missing target costs only that program); on a quieter host 1.6–2.1

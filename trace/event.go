@@ -99,6 +99,11 @@ type Event struct {
 	Length     uint64
 	IOVA       uint64
 	LKey, RKey uint32
+	// Access is a reg_mr's access flags (ibv_reg_mr(3)), which struct
+	// ib_mr does not keep: read from the driver's reg_user_mr when trace
+	// hooked it (HasAccess; rxe_reg_user_mr in the lab).
+	Access    rdma.AccessFlags
+	HasAccess bool
 
 	// AsyncEvent is a QP's async event (ib_uverbs_qp_event_handler).
 	AsyncEvent rdma.EventType

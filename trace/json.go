@@ -98,6 +98,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		o = append(o, kv{"event", e.AsyncEvent.String()})
 	case VerbRegMR, VerbDeregMR:
 		o = append(o, kv{"mrn", e.ObjID}, kv{"mrlen", e.Length}, kv{"iova", e.IOVA}, kv{"lkey", e.LKey}, kv{"rkey", e.RKey})
+		if e.HasAccess {
+			o = append(o, kv{"access", uint64(e.Access)})
+		}
 	case VerbCreateCQ, VerbDestroyCQ:
 		o = append(o, kv{"cqn", e.ObjID}, kv{"cqe", e.Length})
 	default:

@@ -61,6 +61,7 @@ var programGroups = map[string]Group{
 	"destroy_qp_exit":        GroupQP,
 	"restrack_add":           GroupObjects,
 	"restrack_del":           GroupObjects,
+	"reg_user_mr":            GroupObjects,
 	"qp_event":               GroupAsync,
 	"uverbs_ret":             GroupUverbs,
 }

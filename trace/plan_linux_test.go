@@ -39,6 +39,13 @@ func TestPlan(t *testing.T) {
 		{"modify_qp_udata", "ib_modify_qp_with_udata", -1},
 		{"modify_qp_udata_enter", "ib_modify_qp_with_udata", -1},
 	}
+	var regMR []attempt
+	for _, fn := range driverRegMR {
+		regMR = append(regMR, attempt{"reg_user_mr", fn, -2})
+	}
+	if regMR[0].target != "rxe_reg_user_mr" {
+		t.Errorf("the lab's driver, rxe, should come first: %v", regMR[0])
+	}
 	for _, tc := range []struct {
 		name string
 		opts Options
@@ -47,13 +54,13 @@ func TestPlan(t *testing.T) {
 	}{
 		{"qp", Options{Groups: GroupQP}, qp, len(qp)},
 		{"async", Options{Groups: GroupAsync}, []attempt{{"qp_event", "ib_uverbs_qp_event_handler", -1}}, 1},
-		{"objects", Options{Groups: GroupObjects}, []attempt{
+		{"objects", Options{Groups: GroupObjects}, append([]attempt{
 			{"restrack_add", "rdma_restrack_add", -1},
 			{"restrack_del", "rdma_restrack_del", -1},
 			{"restrack_del", "rdma_restrack_commit_del", -2},
-		}, 3},
+		}, regMR...), 3 + len(driverRegMR)},
 		{"retargeted", Options{Groups: GroupQP, Targets: map[string]string{"create_qp_user": "bogus"}}, append([]attempt{{"create_qp_user", "bogus", -1}}, qp[1:]...), len(qp)},
-		{"all", Options{Groups: GroupAll}, nil, len(qp) + 1 + 3 + len(uverbsHandlers)},
+		{"all", Options{Groups: GroupAll}, nil, len(qp) + 1 + 3 + len(driverRegMR) + len(uverbsHandlers)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := plan(spec, tc.opts)

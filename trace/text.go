@@ -58,7 +58,11 @@ func (e *Event) words() []string {
 	case VerbAsyncEvent:
 		return []string{e.AsyncEvent.String()}
 	case VerbRegMR, VerbDeregMR:
-		return []string{fmt.Sprintf("mrn %d mrlen=%d iova=%#x lkey=%#x rkey=%#x", e.ObjID, e.Length, e.IOVA, e.LKey, e.RKey)}
+		w := []string{fmt.Sprintf("mrn %d mrlen=%d iova=%#x lkey=%#x rkey=%#x", e.ObjID, e.Length, e.IOVA, e.LKey, e.RKey)}
+		if e.HasAccess {
+			w = append(w, "access="+e.Access.String())
+		}
+		return w
 	case VerbCreateCQ, VerbDestroyCQ:
 		return []string{fmt.Sprintf("cqn %d cqe=%d", e.ObjID, e.Length)}
 	}

@@ -322,7 +322,7 @@ func TestJSONKeys(t *testing.T) {
 	want := map[Verb][]string{
 		VerbAllocContext: {"ctxn"}, VerbFreeContext: {"ctxn"},
 		VerbAllocPD: {"pdn"}, VerbDeallocPD: {"pdn"},
-		VerbRegMR: {"iova", "lkey", "mrlen", "mrn", "rkey"}, VerbDeregMR: {"iova", "lkey", "mrlen", "mrn", "rkey"},
+		VerbRegMR: {"access", "iova", "lkey", "mrlen", "mrn", "rkey"}, VerbDeregMR: {"iova", "lkey", "mrlen", "mrn", "rkey"},
 		VerbCreateCQ: {"cqe", "cqn"}, VerbDestroyCQ: {"cqe", "cqn"},
 		VerbCreateQP:  {"cap", "qp_type", "qpn"},
 		VerbModifyQP:  {"attrs", "from", "mask", "qp_type", "qpn", "sgid"},
@@ -407,4 +407,38 @@ func TestMissingTarget(t *testing.T) {
 		}
 	}
 	c.waitFor(t, pid, "modify to RTS", modifyTo(rdma.QPStateRTS))
+}
+
+// TestMRAccess registers MRs in the verbs shell with two sets of access
+// flags: each reg_mr event carries the flags the shell asked for (read
+// from rxe_reg_user_mr: struct ib_mr keeps none), and its length.
+func TestMRAccess(t *testing.T) {
+	c := sharedTrace(t)
+	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; mr size=8192; mr size=4096 access=local_write,remote_write,remote_read")
+	if code := sh.Exit(t, 60*time.Second); code != 0 {
+		t.Fatalf("the shell failed (%d):\n%s", code, sh.Output())
+	}
+	pid := int(sh.PID())
+	c.waitFor(t, pid, "the second dereg_mr", func(e *Event) bool {
+		n := 0
+		for _, x := range c.of(pid) {
+			if x.Verb == VerbDeregMR {
+				n++
+			}
+		}
+		return n == 2
+	})
+	var got []string
+	for _, e := range c.of(pid) {
+		if e.Verb == VerbRegMR {
+			got = append(got, fmt.Sprintf("mrlen %d access %v (known %v)", e.Length, e.Access, e.HasAccess))
+		}
+	}
+	want := []string{
+		fmt.Sprintf("mrlen 8192 access %v (known true)", rdma.AccessLocalWrite),
+		fmt.Sprintf("mrlen 4096 access %v (known true)", rdma.AccessLocalWrite|rdma.AccessRemoteWrite|rdma.AccessRemoteRead),
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("reg_mr events (-the shell's +traced):\n%s", d)
+	}
 }

@@ -73,7 +73,8 @@ type tracerEvent struct {
 	StaticRate       uint8
 	AhFlags          uint8
 	HopLimitSet      uint8
-	_                [3]byte
+	HasAccess        uint8
+	_                [2]byte
 	MaxSendWr        uint32
 	MaxRecvWr        uint32
 	MaxSendSge       uint32
@@ -94,6 +95,7 @@ const (
 	tracerMapEvents               = "events"
 	tracerMapLost                 = "lost"
 	tracerMapModifying            = "modifying"
+	tracerMapMrAccess             = "mr_access"
 	tracerProgCreateQpUser        = "create_qp_user"
 	tracerProgDestroyQpEnter      = "destroy_qp_enter"
 	tracerProgDestroyQpExit       = "destroy_qp_exit"
@@ -102,6 +104,7 @@ const (
 	tracerProgModifyQpUdata       = "modify_qp_udata"
 	tracerProgModifyQpUdataEnter  = "modify_qp_udata_enter"
 	tracerProgQpEvent             = "qp_event"
+	tracerProgRegUserMr           = "reg_user_mr"
 	tracerProgRestrackAdd         = "restrack_add"
 	tracerProgRestrackDel         = "restrack_del"
 	tracerProgUverbsRet           = "uverbs_ret"
@@ -159,6 +162,7 @@ type tracerProgramSpecs struct {
 	ModifyQpUdata       *ebpf.ProgramSpec `ebpf:"modify_qp_udata"`
 	ModifyQpUdataEnter  *ebpf.ProgramSpec `ebpf:"modify_qp_udata_enter"`
 	QpEvent             *ebpf.ProgramSpec `ebpf:"qp_event"`
+	RegUserMr           *ebpf.ProgramSpec `ebpf:"reg_user_mr"`
 	RestrackAdd         *ebpf.ProgramSpec `ebpf:"restrack_add"`
 	RestrackDel         *ebpf.ProgramSpec `ebpf:"restrack_del"`
 	UverbsRet           *ebpf.ProgramSpec `ebpf:"uverbs_ret"`
@@ -174,6 +178,7 @@ type tracerMapSpecs struct {
 	Events     *ebpf.MapSpec `ebpf:"events"`
 	Lost       *ebpf.MapSpec `ebpf:"lost"`
 	Modifying  *ebpf.MapSpec `ebpf:"modifying"`
+	MrAccess   *ebpf.MapSpec `ebpf:"mr_access"`
 }
 
 // tracerVariableSpecs contains global variables before they are loaded into the kernel.
@@ -210,6 +215,7 @@ type tracerMaps struct {
 	Events     *ebpf.Map `ebpf:"events"`
 	Lost       *ebpf.Map `ebpf:"lost"`
 	Modifying  *ebpf.Map `ebpf:"modifying"`
+	MrAccess   *ebpf.Map `ebpf:"mr_access"`
 }
 
 func (m *tracerMaps) Close() error {
@@ -220,6 +226,7 @@ func (m *tracerMaps) Close() error {
 		m.Events,
 		m.Lost,
 		m.Modifying,
+		m.MrAccess,
 	)
 }
 
@@ -243,6 +250,7 @@ type tracerPrograms struct {
 	ModifyQpUdata       *ebpf.Program `ebpf:"modify_qp_udata"`
 	ModifyQpUdataEnter  *ebpf.Program `ebpf:"modify_qp_udata_enter"`
 	QpEvent             *ebpf.Program `ebpf:"qp_event"`
+	RegUserMr           *ebpf.Program `ebpf:"reg_user_mr"`
 	RestrackAdd         *ebpf.Program `ebpf:"restrack_add"`
 	RestrackDel         *ebpf.Program `ebpf:"restrack_del"`
 	UverbsRet           *ebpf.Program `ebpf:"uverbs_ret"`
@@ -258,6 +266,7 @@ func (p *tracerPrograms) Close() error {
 		p.ModifyQpUdata,
 		p.ModifyQpUdataEnter,
 		p.QpEvent,
+		p.RegUserMr,
 		p.RestrackAdd,
 		p.RestrackDel,
 		p.UverbsRet,

@@ -63,7 +63,7 @@ type leftOut struct {
 }
 
 // sharedMaps are the maps every program writes into.
-var sharedMaps = []string{"events", "destroying", "core_failed", "modifying", "blank", "lost"}
+var sharedMaps = []string{"events", "destroying", "core_failed", "modifying", "blank", "lost", "mr_access"}
 
 // Open loads the BPF programs and attaches each to its kernel function
 // (fentry/fexit, resolved in the running kernel's BTF and its modules').
@@ -121,12 +121,13 @@ func (t *Tracer) attachAll() {
 }
 
 // plan lists the attachments opts asks for, in a stable order:
-// uverbs_ret once per command handler.
+// reg_user_mr once per driver (silently left out where the driver is
+// absent), uverbs_ret once per command handler.
 func plan(spec *ebpf.CollectionSpec, opts Options) []attempt {
 	var all []attempt
 	names := make([]string, 0, len(spec.Programs))
 	for n := range spec.Programs {
-		if n != "uverbs_ret" && opts.Groups&programGroups[n] != 0 {
+		if n != "uverbs_ret" && n != "reg_user_mr" && opts.Groups&programGroups[n] != 0 {
 			names = append(names, n)
 		}
 	}
@@ -139,6 +140,11 @@ func plan(spec *ebpf.CollectionSpec, opts Options) []attempt {
 		all = append(all, attempt{n, target, -1})
 		for _, fn := range alsoOn[n] {
 			all = append(all, attempt{n, fn, -2})
+		}
+	}
+	if opts.Groups&programGroups["reg_user_mr"] != 0 {
+		for _, fn := range driverRegMR {
+			all = append(all, attempt{"reg_user_mr", fn, -2})
 		}
 	}
 	if opts.Groups&GroupUverbs != 0 {

@@ -1,5 +1,17 @@
 package trace
 
+// driverRegMR are the drivers' reg_user_mr (struct ib_device_ops, one
+// per drivers/infiniband/hw and sw driver of Linux 6.1), where
+// reg_user_mr reads an MR's access flags: whichever the running kernel
+// has are hooked, the others left out silently (most hosts have one
+// driver). rdma_rxe's is the lab's.
+var driverRegMR = []string{
+	"rxe_reg_user_mr", "siw_reg_user_mr", "mlx5_ib_reg_user_mr", "mlx4_ib_reg_user_mr",
+	"irdma_reg_user_mr", "bnxt_re_reg_user_mr", "efa_reg_mr", "hns_roce_reg_user_mr",
+	"erdma_reg_user_mr", "mana_ib_reg_user_mr", "qedr_reg_user_mr", "pvrdma_reg_user_mr",
+	"ocrdma_reg_user_mr", "c4iw_reg_user_mr", "rvt_reg_user_mr", "usnic_ib_reg_mr",
+}
+
 // uverbsHandler is a uverbs command handler (drivers/infiniband/core/
 // uverbs_cmd.c for write() commands, uverbs_std_types_*.c for ioctl
 // methods) whose failures trace reports when the core never saw the

@@ -54,7 +54,7 @@ struct event {
 	u32 rq_psn;
 	u32 sq_psn;
 	u32 dest_qp_num;
-	u32 qp_access_flags;
+	u32 qp_access_flags; /* modify_qp: the attr's; reg_mr: the MR's access */
 	u32 port_num;
 	u32 alt_port_num;
 	u32 rate_limit;
@@ -81,6 +81,7 @@ struct event {
 	u8 static_rate;
 	u8 ah_flags;
 	u8 hop_limit_set; /* the hop limit after the modify: the route's on RoCE */
+	u8 has_access;    /* reg_mr: qp_access_flags holds the MR's access */
 	/* the QP's init attributes, for create_qp; the event, for async */
 	u32 max_send_wr;
 	u32 max_recv_wr;
@@ -388,6 +389,16 @@ int BPF_PROG(destroy_qp_exit, struct ib_qp *qp, struct ib_udata *udata, int ret)
  * res member relocated to the running kernel. */
 #define OBJ(type, res) ((struct type *)((void *)(res) - bpf_core_field_offset(struct type, res)))
 
+/* An MR's access flags, by thread, from the driver's reg_user_mr (struct
+ * ib_mr keeps none) until restrack_add reports the MR, in the same
+ * thread, a moment later (ib_uverbs_reg_mr). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, u32);
+	__type(value, u32);
+} mr_access SEC(".maps");
+
 static __always_inline int tracked(struct rdma_restrack_entry *res, u32 verb)
 {
 	u32 type = RD(res, type);
@@ -422,6 +433,15 @@ static __always_inline int tracked(struct rdma_restrack_entry *res, u32 verb)
 		e->iova = RD(mr, iova);
 		e->lkey = RD(mr, lkey);
 		e->rkey = RD(mr, rkey);
+		if (verb == VERB_CREATE_OBJ) {
+			u32 tid = e->tid, *access = bpf_map_lookup_elem(&mr_access, &tid);
+
+			if (access) {
+				e->qp_access_flags = *access;
+				e->has_access = 1;
+				bpf_map_delete_elem(&mr_access, &tid);
+			}
+		}
 		break;
 	}
 	case RDMA_RESTRACK_SRQ:
@@ -450,6 +470,22 @@ SEC("fentry/rdma_restrack_del")
 int BPF_PROG(restrack_del, struct rdma_restrack_entry *res)
 {
 	return tracked(res, VERB_DESTROY_OBJ);
+}
+
+/* A driver's reg_user_mr (struct ib_device_ops; rxe_reg_user_mr in
+ * rdma_rxe): Go attaches this program to each driver's that the kernel
+ * has. A registration that succeeded leaves its access flags for
+ * restrack_add. */
+SEC("fexit/rxe_reg_user_mr")
+int BPF_PROG(reg_user_mr, struct ib_pd *pd, u64 start, u64 length, u64 iova, int access,
+	     struct ib_udata *udata, struct ib_mr *mr)
+{
+	u32 tid = (u32)bpf_get_current_pid_tgid(), a = access;
+
+	if (!mr || is_err(mr))
+		return 0;
+	bpf_map_update_elem(&mr_access, &tid, &a, BPF_ANY);
+	return 0;
 }
 
 SEC("fentry/ib_uverbs_qp_event_handler")
