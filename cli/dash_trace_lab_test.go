@@ -48,8 +48,8 @@ func TestDashboardTracedDetail(t *testing.T) {
 	s.key("Enter")
 	s.waitRE(`QPs \[1/\d+\] </type=RC pid=\d+ state=RTS>`)
 	s.key("Enter") // its detail
-	scr := s.waitLong("state history")
-	scr = s.waitLong("timeout=14")
+	s.waitLong("state history")
+	scr := s.waitLong("timeout=14")
 	for _, want := range []string{
 		fmt.Sprintf("ibv_rc_pingpong[%d] modify → INIT", srv.PID()),
 		fmt.Sprintf("ibv_rc_pingpong[%d] modify → RTR", srv.PID()),
