@@ -39,12 +39,14 @@ func TestDashboardTracedDetail(t *testing.T) {
 	pid := dashPID(t, s)
 	// The dashboard loads the 7 QP programs in the background; the pair
 	// starts once they are attached, so that every modify is seen.
-	labkit.WaitFor(t, 2*time.Minute, "the dashboard's 7 trace programs", func() bool { return bpfLinks(pid) == 7 })
+	labkit.WaitFor(t, 3*time.Minute, "the dashboard's 7 trace programs", func() bool { return bpfLinks(pid) == 7 })
 	srv, cli := startPingpongPair(t, "-n", "100000000")
 	defer srv.Kill()
 	defer cli.Kill()
 	s.key("/")
-	s.keys("-l", fmt.Sprintf("type=RC pid=%d state=RTS", srv.PID()))
+	filter := fmt.Sprintf("type=RC pid=%d state=RTS", srv.PID())
+	s.keys("-l", filter)
+	s.waitLong("</" + filter + ">") // the filter applies as it is typed
 	s.key("Enter")
 	s.waitRE(`QPs \[1/\d+\] </type=RC pid=\d+ state=RTS>`)
 	s.key("Enter") // its detail

@@ -71,7 +71,7 @@ Examples:
 					defer mu.Unlock()
 					fmt.Fprintln(env.Stderr, msg)
 				}
-				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(deviceEnv), Notify: say}
+				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(deviceEnv), Notify: func(msg string) { say("trace: " + msg) }}
 				if *record != "" {
 					f, err := os.Create(*record)
 					if err != nil {

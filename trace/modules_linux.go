@@ -62,7 +62,7 @@ func (t *Tracer) watchModules(interval time.Duration) {
 		retries--
 		n, done := t.retryMissing()
 		if n > 0 && t.opts.Notify != nil {
-			t.opts.Notify(fmt.Sprintf("trace: %s loaded: %d programs attached", strings.Join(added, ", "), n))
+			t.opts.Notify(fmt.Sprintf("%s loaded: %d programs attached", strings.Join(added, ", "), n))
 		}
 		if done {
 			return

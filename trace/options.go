@@ -15,7 +15,8 @@ type Options struct {
 	Groups Group
 	// Notify hears, from a goroutine of the Tracer's, of programs that
 	// attached after Open because their module (ib_core, ib_uverbs)
-	// loaded then ("ib_uverbs loaded: 26 programs attached"). Nil: the
+	// loaded then ("ib_uverbs loaded: 26 programs attached", without a
+	// "trace: " of its own). Nil: the
 	// programs still attach, silently.
 	Notify func(string)
 	// Targets moves programs to other kernel functions, by program name

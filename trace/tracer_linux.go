@@ -258,7 +258,13 @@ func (t *Tracer) Warnings() []string {
 // it returns ErrClosed.
 func (t *Tracer) Read() (Event, error) {
 	for {
+		// The BPF side wakes the reader only for a full batch
+		// (WAKEUP_BYTES): the deadline collects the rest.
+		t.rd.SetDeadline(time.Now().Add(readBatchWait))
 		err := t.rd.ReadInto(&t.rec)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			continue
+		}
 		rec := &t.rec
 		if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) {
 			return Event{}, ErrClosed
@@ -284,6 +290,10 @@ func (t *Tracer) Read() (Event, error) {
 		}
 	}
 }
+
+// readBatchWait is how late an event may be read: the most Read waits
+// for the kernel's wake-up, which comes only for a batch.
+const readBatchWait = 100 * time.Millisecond
 
 // Lost is the number of events the kernel dropped because the ring
 // buffer was full: the reader fell behind (1 MiB holds about 3,000).

@@ -145,6 +145,20 @@ struct {
 
 #define RD(p, f) BPF_CORE_READ_BITFIELD_PROBED(p, f)
 
+/* The reader is woken only once this much waits in the ring buffer: a
+ * burst (10,000 QPs created) then costs a wake-up per 64 KiB, not per
+ * event. Below it, Tracer.Read looks every 100 ms by itself. */
+#define WAKEUP_BYTES (64 << 10)
+
+/* include/uapi/linux/bpf.h: bpf_ringbuf_query's and _submit's flags. */
+enum { BPF_RB_AVAIL_DATA = 0 };
+enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
+
+static __always_inline u64 wakeup(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 /* submit sends the event, remembering a core failure for uverbs_ret. */
 static __always_inline void submit(struct event *e)
 {
@@ -152,7 +166,7 @@ static __always_inline void submit(struct event *e)
 
 	if (e->ret < 0 && e->verb != VERB_UVERBS_ERR)
 		bpf_map_update_elem(&core_failed, &tid, &one, BPF_ANY);
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup());
 }
 
 static __always_inline struct event *start(u32 verb)
@@ -291,7 +305,7 @@ static __always_inline int modify_exit(struct ib_qp *qp, struct ib_qp_attr *attr
 
 		bpf_map_update_elem(&core_failed, &tid, &one, BPF_ANY);
 	}
-	if (bpf_ringbuf_output(&events, e, sizeof(*e), 0))
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup()))
 		count_lost();
 	bpf_map_delete_elem(&modifying, &tid);
 	return 0;
