@@ -66,7 +66,10 @@ With -j each line is one JSON object: "time" and "event" (present for the
 QPs at the start, appeared, vanished, state, modify, modify_failed), then
 res qp -j's keys, or for a change ifname, lqpn, from, state (to for a failed
 modify) and "modify" (pid, comm, mask, attrs as trace -j names them, ret,
-errno, check). -n COUNT stops after COUNT changes; Ctrl-C ends it.
+errno, check). -n COUNT stops after COUNT changes; Ctrl-C ends it. A QP
+that lived between two readings shows only through its traced modifies
+(the filters judge them by the modifying process); a traced modify can
+reach the list up to 100 ms late, after the reading that saw its result.
 
 This host's kernel may have no RDMA at all; then run it in the lab VM:
   verbscope lab -- verbscope res qp

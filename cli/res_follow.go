@@ -161,6 +161,9 @@ func (f *qpFollower) next(fr inspect.Frame) []followLine {
 		if !live {
 			row = old
 		}
+		if row == nil {
+			row = tracedRow(k, fr.History[k])
+		}
 		if len(f.filters) > 0 && (row == nil || !f.filters.Match(row)) {
 			continue
 		}
@@ -189,6 +192,21 @@ func (f *qpFollower) next(fr inspect.Frame) []followLine {
 	f.rows = rows
 	f.markSeen(fr.History)
 	return lines
+}
+
+// tracedRow stands in for the row of a QP no snapshot saw (created,
+// set up and destroyed between two), so that the filters can judge its
+// traced modifies: its device, number, state and the process that
+// modified it, from the last traced modify.
+func tracedRow(k inspect.Key, h []inspect.StateEvent) inspect.Row {
+	for i := len(h) - 1; i >= 0; i-- {
+		if m := h[i].Modify; m != nil {
+			q := inspect.QP{Object: inspect.Object{DevName: k.Dev, PID: uint32(m.PID), Comm: m.Comm}, LQPN: k.ID, State: h[i].State}
+			q.Attrs.Add(inspect.AttrResPID)
+			return q.Row(false)
+		}
+	}
+	return nil
 }
 
 func compareKeys(a, b inspect.Key) int {
