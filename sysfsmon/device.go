@@ -130,7 +130,11 @@ func (f *FS) DeviceNames() ([]string, error) {
 // Devices reads every RDMA device with its ports, GIDs and P_Keys. A
 // device whose files are odd is still returned, with Warnings; only an
 // unreadable /sys/class/infiniband fails the call.
-func (f *FS) Devices() ([]Device, error) {
+func (f *FS) Devices() ([]Device, error) { return f.devices(nil) }
+
+// devices reads the devices; a port found in prev in the same state
+// keeps its GID table from there (see gidWatch).
+func (f *FS) devices(prev []Device) ([]Device, error) {
 	names, err := f.DeviceNames()
 	if err != nil {
 		return nil, err
@@ -138,7 +142,7 @@ func (f *FS) Devices() ([]Device, error) {
 	uverbs := f.uverbsMap()
 	devs := make([]Device, 0, len(names))
 	for _, n := range names {
-		d := f.readDevice(n)
+		d := f.readDevice(n, prev)
 		d.Uverbs = uverbs[n]
 		devs = append(devs, d)
 	}
@@ -153,12 +157,12 @@ func (f *FS) Device(name string) (Device, error) {
 	if _, err := os.Stat(f.sysPath(classIB, name)); err != nil {
 		return Device{}, fmt.Errorf("sysfsmon: device: %s: %w", name, err)
 	}
-	d := f.readDevice(name)
+	d := f.readDevice(name, nil)
 	d.Uverbs = f.uverbsMap()[name]
 	return d, nil
 }
 
-func (f *FS) readDevice(name string) Device {
+func (f *FS) readDevice(name string, prev []Device) Device {
 	var ws warnings
 	dir := f.sysPath(classIB, name)
 	d := Device{Name: name}
@@ -184,7 +188,7 @@ func (f *FS) readDevice(name string) Device {
 		ws.add(f, filepath.Join(dir, "ports"), err)
 	}
 	for _, p := range numericNames(ports) {
-		port := f.readPort(&ws, name, p)
+		port := f.readPort(&ws, name, p, prev)
 		if port.Netdev == "" && port.LinkLayer == "Ethernet" {
 			port.Netdev = d.Parent
 		}
@@ -280,7 +284,7 @@ func (f *FS) uverbsMap() map[string]string {
 	return m
 }
 
-func (f *FS) readPort(ws *warnings, dev string, num int) Port {
+func (f *FS) readPort(ws *warnings, dev string, num int, prev []Device) Port {
 	dir := f.sysPath(classIB, dev, "ports", strconv.Itoa(num))
 	p := Port{Device: dev, Port: num, RecommendedGIDIndex: -1}
 	f.readPortState(ws, dir, &p)
@@ -290,7 +294,9 @@ func (f *FS) readPort(ws *warnings, dev string, num int) Port {
 	p.LMC = uint8(f.optionalUint(ws, filepath.Join(dir, "lid_mask_count"), 8))
 	p.CapMask = uint32(f.optionalUint(ws, filepath.Join(dir, "cap_mask"), 32))
 	p.LinkLayer = f.optional(ws, filepath.Join(dir, "link_layer"))
-	f.readGIDs(ws, dir, &p)
+	if !keepGIDs(prev, dev, &p) {
+		f.readGIDs(ws, dir, &p)
+	}
 	f.readPKeys(ws, dir, &p)
 	return p
 }

@@ -29,6 +29,9 @@ type FS struct {
 	// readFile reads one file; tests swap it to play the kernel's
 	// refusals (EINVAL from an empty gid_attrs entry) on fixture trees.
 	readFile func(name string) ([]byte, error)
+	// addrs fingerprints the host's interface addresses for gidWatch;
+	// tests swap it to play an address change.
+	addrs func() (string, error)
 }
 
 // Option changes how NewFS sets up an FS.
@@ -45,7 +48,7 @@ func WithClock(now func() time.Time) Option { return func(f *FS) { f.now = now }
 // NewFS returns an FS that reads sysfs under sysRoot (normally "/sys") and
 // procfs under procRoot (normally "/proc"). Both must be folders.
 func NewFS(sysRoot, procRoot string, opts ...Option) (*FS, error) {
-	f := &FS{sys: sysRoot, proc: procRoot, root: "/", now: time.Now, readFile: os.ReadFile}
+	f := &FS{sys: sysRoot, proc: procRoot, root: "/", now: time.Now, readFile: readAttr, addrs: hostAddrs}
 	for _, o := range opts {
 		o(f)
 	}

@@ -42,8 +42,11 @@ type PollOptions struct {
 	// FullEvery reads the whole tree (devices with their GID and P_Key
 	// tables, and the IRQs) every FullEvery ticks; the ticks between
 	// re-read the port states (RefreshPorts) and the counters, and keep
-	// the IRQ reading and its rates of the last full tick. 0 or 1 reads
-	// everything every tick, as Poll does.
+	// the IRQ reading and its rates of the last full tick. A full tick
+	// reads a port's GID table only when the port's state or one of the
+	// host's interface addresses changed (for the two full ticks after),
+	// or every 30th full tick. 0 or 1 reads everything every tick, as
+	// Poll does.
 	FullEvery int
 }
 
@@ -68,8 +71,14 @@ func (f *FS) PollWith(ctx context.Context, o PollOptions) <-chan Update {
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		var prev *Update
+		gw := gidWatch{addrs: f.addrs}
 		for seq := 0; ; seq++ {
-			u := f.pollOnce(seq, prev, prev == nil || seq%every == 0)
+			full := prev == nil || seq%every == 0
+			var keep []Device
+			if full && every > 1 && !gw.fresh() {
+				keep = prev.Devices
+			}
+			u := f.pollOnce(seq, prev, full, keep)
 			select {
 			case ch <- u:
 			case <-ctx.Done():
@@ -86,14 +95,15 @@ func (f *FS) PollWith(ctx context.Context, o PollOptions) <-chan Update {
 	return ch
 }
 
-// pollOnce takes one reading and compares it with prev.
-func (f *FS) pollOnce(seq int, prev *Update, full bool) Update {
+// pollOnce takes one reading and compares it with prev; a full reading
+// keeps the GID tables of keep's ports whose state did not move.
+func (f *FS) pollOnce(seq int, prev *Update, full bool, keep []Device) Update {
 	u := Update{Seq: seq}
 	var err error
 	if !full {
 		return f.pollStates(u, prev)
 	}
-	if u.Devices, err = f.Devices(); err != nil {
+	if u.Devices, err = f.devices(keep); err != nil {
 		u.Err = err
 	}
 	if u.Counters, err = f.Counters(); err != nil {
