@@ -2,8 +2,10 @@ package themes
 
 import (
 	"image/color"
+	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Slot names one meaning a style carries.
@@ -35,6 +37,9 @@ var Slots = []Slot{SlotTitle, SlotHeader, SlotBorder, SlotSelected, SlotKey, Slo
 type Theme struct {
 	Name   string
 	styles map[Slot]lipgloss.Style
+	// affixes are each slot's style as the escapes lipgloss writes
+	// before and after one line of text (see Render).
+	affixes map[Slot]affix
 	// ASCII draws borders and marks with ASCII only (for terminals or
 	// fonts without box drawing).
 	ASCII bool
@@ -43,8 +48,51 @@ type Theme struct {
 // Style returns the slot's style (a plain style for an unknown slot).
 func (t *Theme) Style(s Slot) lipgloss.Style { return t.styles[s] }
 
-// Render renders text in the slot's style.
-func (t *Theme) Render(s Slot, text string) string { return t.styles[s].Render(text) }
+// Render renders text in the slot's style. A slot's style is only
+// colours and attributes, so for one line of plain text lipgloss's
+// output is the same escapes around the text every time: Render joins
+// the escapes it recorded when the theme was built instead of running
+// lipgloss's layout per call (the dashboard calls it hundreds of times a
+// frame). Text with control characters (tabs, newlines) goes through
+// lipgloss.
+func (t *Theme) Render(s Slot, text string) string {
+	a, ok := t.affixes[s]
+	if !ok || text == "" || hasControl(text) {
+		return t.styles[s].Render(text)
+	}
+	return a.before + text + a.after
+}
+
+// affix is what a style writes around one line of text.
+type affix struct{ before, after string }
+
+// sentinel stands for the text while a style's affixes are recorded.
+const sentinel = "\uE000"
+
+// affixOf records the escapes st writes around one line of text; ok is
+// false when the style changes the text itself (padding, width) or
+// styles it rune by rune (lipgloss underlines and strikes through each
+// rune but the spaces on their own).
+func affixOf(st lipgloss.Style) (affix, bool) {
+	if st.GetUnderline() || st.GetStrikethrough() {
+		return affix{}, false
+	}
+	out := st.Render(sentinel)
+	before, after, ok := strings.Cut(out, sentinel)
+	if !ok || ansi.Strip(before+after) != "" {
+		return affix{}, false
+	}
+	return affix{before, after}, true
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
 
 // spec is a slot's look, as built-in tables and theme files give it.
 type spec struct {
@@ -68,9 +116,13 @@ func (sp spec) style(noColor bool) lipgloss.Style {
 }
 
 func build(name string, specs map[Slot]spec, noColor bool) *Theme {
-	t := &Theme{Name: name, styles: make(map[Slot]lipgloss.Style, len(Slots))}
+	t := &Theme{Name: name, styles: make(map[Slot]lipgloss.Style, len(Slots)), affixes: make(map[Slot]affix, len(Slots))}
 	for _, s := range Slots {
-		t.styles[s] = specs[s].style(noColor)
+		st := specs[s].style(noColor)
+		t.styles[s] = st
+		if a, ok := affixOf(st); ok {
+			t.affixes[s] = a
+		}
 	}
 	return t
 }
