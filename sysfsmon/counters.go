@@ -42,7 +42,10 @@ func skipCounter(name string) bool { return name == "lifespan" }
 // Counters reads the counters/ and hw_counters/ of every device and port.
 // A file that cannot be read or is not a number is a warning; only an
 // unreadable /sys/class/infiniband fails the call.
-func (f *FS) Counters() (*CounterSnapshot, error) {
+func (f *FS) Counters() (*CounterSnapshot, error) { return f.counters(nil) }
+
+// counters reads the counters, through cf's kept files in a poll.
+func (f *FS) counters(cf *counterFiles) (*CounterSnapshot, error) {
 	names, err := f.DeviceNames()
 	if err != nil {
 		return nil, err
@@ -51,15 +54,15 @@ func (f *FS) Counters() (*CounterSnapshot, error) {
 	var ws warnings
 	for _, dev := range names {
 		dir := f.sysPath(classIB, dev)
-		s.Counters = f.readCounterDir(&ws, s.Counters, dev, 0, "hw_counters", filepath.Join(dir, "hw_counters"))
-		ports, err := f.listDir(filepath.Join(dir, "ports"))
+		s.Counters = f.readCounterDir(cf, &ws, s.Counters, dev, 0, "hw_counters", filepath.Join(dir, "hw_counters"))
+		ports, err := cf.list(f, filepath.Join(dir, "ports"))
 		if err != nil {
 			ws.add(f, filepath.Join(dir, "ports"), err)
 		}
 		for _, p := range numericNames(ports) {
 			pdir := filepath.Join(dir, "ports", strconv.Itoa(p))
 			for _, g := range []string{"counters", "hw_counters"} {
-				s.Counters = f.readCounterDir(&ws, s.Counters, dev, p, g, filepath.Join(pdir, g))
+				s.Counters = f.readCounterDir(cf, &ws, s.Counters, dev, p, g, filepath.Join(pdir, g))
 			}
 		}
 	}
@@ -67,8 +70,8 @@ func (f *FS) Counters() (*CounterSnapshot, error) {
 	return s, nil
 }
 
-func (f *FS) readCounterDir(ws *warnings, out []Counter, dev string, port int, group, dir string) []Counter {
-	names, err := f.listDir(dir)
+func (f *FS) readCounterDir(cf *counterFiles, ws *warnings, out []Counter, dev string, port int, group, dir string) []Counter {
+	names, err := cf.list(f, dir)
 	if err != nil {
 		ws.add(f, dir, err)
 		return out
@@ -78,7 +81,7 @@ func (f *FS) readCounterDir(ws *warnings, out []Counter, dev string, port int, g
 			continue
 		}
 		path := filepath.Join(dir, n)
-		s, err := f.read(path)
+		s, err := cf.read(f, path)
 		if err != nil {
 			ws.add(f, path, err)
 			continue

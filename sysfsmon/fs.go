@@ -157,6 +157,11 @@ func (ws *warnings) add(f *FS, path string, err error) {
 	*ws = append(*ws, Warning{Path: f.logical(path), Err: err})
 }
 
+// readsLive tells whether reads go to the kernel's own /sys, where a
+// poll keeps counter files open; fixture trees and swapped readers are
+// read file by file.
+func (f *FS) readsLive() bool { return f.IsLive() }
+
 // read returns a sysfs or procfs attribute file with its trailing newline
 // removed. Files that do not exist return an error that wraps
 // fs.ErrNotExist; callers treat those as "this driver has no such file".

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 )
 
@@ -236,5 +237,80 @@ func TestLabPoll(t *testing.T) {
 			t.Errorf("update %d: rate %.1f for delta %d over %v", u.Seq, sent.Rate, sent.Delta, u.Interval)
 		}
 		t.Logf("update %d after %v: sent_pkts +%d (%.0f/s)", u.Seq, u.Interval, sent.Delta, sent.Rate)
+	}
+}
+
+// TestLabPollWithKeepsFiles: the dashboard's cadence (full readings every
+// few ticks, counters through files kept open, GID tables kept while
+// nothing changes) reads what one-shot readings read, and the counters
+// keep moving on the ticks between full readings.
+func TestLabPollWithKeepsFiles(t *testing.T) {
+	f := labFS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pingpong(t, ctx)
+	time.Sleep(time.Second)
+	pctx, pcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer pcancel()
+	var ups []Update
+	for u := range f.PollWith(pctx, PollOptions{Interval: 300 * time.Millisecond, FullEvery: 3}) {
+		ups = append(ups, u)
+		if len(ups) == 8 {
+			break
+		}
+	}
+	if len(ups) < 8 {
+		t.Fatalf("%d updates in two minutes", len(ups))
+	}
+	direct, err := f.Counters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	devs, err := f.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(s *CounterSnapshot) (out []string) {
+		for _, c := range s.Counters {
+			out = append(out, c.Key())
+		}
+		return out
+	}
+	last := map[string]uint64{}
+	var between []uint64 // sent_pkts on the ticks between full readings
+	for _, u := range ups {
+		if u.Err != nil || u.Counters == nil {
+			t.Fatalf("update %d: %v", u.Seq, u.Err)
+		}
+		if diff := cmp.Diff(names(direct), names(u.Counters)); diff != "" {
+			t.Errorf("update %d reads other counters than Counters (-direct +poll):\n%s", u.Seq, diff)
+		}
+		for _, c := range u.Counters.Counters {
+			if c.Value < last[c.Key()] {
+				t.Errorf("update %d: %s went back from %d to %d", u.Seq, c.Key(), last[c.Key()], c.Value)
+			}
+			last[c.Key()] = c.Value
+		}
+		if diff := cmp.Diff(devs[0].Ports[0].GIDs, u.Devices[0].Ports[0].GIDs); diff != "" {
+			t.Errorf("update %d: GIDs differ from a direct reading (-direct +poll):\n%s", u.Seq, diff)
+		}
+		if u.Seq%3 != 0 {
+			for _, c := range u.Counters.Counters {
+				if c.Name == "sent_pkts" {
+					between = append(between, c.Value)
+				}
+			}
+		}
+	}
+	// A tick can follow the one before by a few milliseconds (a ticker
+	// catching up after a slow full reading), so only the whole run must
+	// show the kept files being read afresh.
+	if len(between) < 4 || between[len(between)-1] <= between[0] {
+		t.Errorf("sent_pkts on the ticks between full readings: %v, want it to grow", between)
+	}
+	for _, c := range direct.Counters {
+		if c.Value < last[c.Key()] {
+			t.Errorf("%s: %d read directly after the poll, less than the poll's %d", c.Key(), c.Value, last[c.Key()])
+		}
 	}
 }

@@ -72,13 +72,16 @@ func (f *FS) PollWith(ctx context.Context, o PollOptions) <-chan Update {
 		defer t.Stop()
 		var prev *Update
 		gw := gidWatch{addrs: f.addrs}
+		cf := newCounterFiles()
+		defer cf.close()
 		for seq := 0; ; seq++ {
 			full := prev == nil || seq%every == 0
 			var keep []Device
 			if full && every > 1 && !gw.fresh() {
 				keep = prev.Devices
 			}
-			u := f.pollOnce(seq, prev, full, keep)
+			cf.startTick(full)
+			u := f.pollOnce(seq, prev, full, keep, cf)
 			select {
 			case ch <- u:
 			case <-ctx.Done():
@@ -96,17 +99,18 @@ func (f *FS) PollWith(ctx context.Context, o PollOptions) <-chan Update {
 }
 
 // pollOnce takes one reading and compares it with prev; a full reading
-// keeps the GID tables of keep's ports whose state did not move.
-func (f *FS) pollOnce(seq int, prev *Update, full bool, keep []Device) Update {
+// keeps the GID tables of keep's ports whose state did not move; the
+// counters are read through cf's kept files.
+func (f *FS) pollOnce(seq int, prev *Update, full bool, keep []Device, cf *counterFiles) Update {
 	u := Update{Seq: seq}
 	var err error
 	if !full {
-		return f.pollStates(u, prev)
+		return f.pollStates(u, prev, cf)
 	}
 	if u.Devices, err = f.devices(keep); err != nil {
 		u.Err = err
 	}
-	if u.Counters, err = f.Counters(); err != nil {
+	if u.Counters, err = f.counters(cf); err != nil {
 		u.Err = err
 	} else {
 		u.Time = u.Counters.Time
@@ -135,11 +139,11 @@ func (f *FS) pollOnce(seq int, prev *Update, full bool, keep []Device) Update {
 
 // pollStates is a tick between two full readings: port states and
 // counters afresh, the rest as the last full tick read it.
-func (f *FS) pollStates(u Update, prev *Update) Update {
+func (f *FS) pollStates(u Update, prev *Update, cf *counterFiles) Update {
 	u.Devices = f.RefreshPorts(prev.Devices)
 	u.IRQs, u.IRQRates, u.lastIRQs = prev.IRQs, prev.IRQRates, prev.lastIRQs
 	var err error
-	if u.Counters, err = f.Counters(); err != nil {
+	if u.Counters, err = f.counters(cf); err != nil {
 		u.Err = err
 	} else {
 		u.Time = u.Counters.Time

@@ -1,9 +1,8 @@
-//go:build unix
-
 package sysfsmon
 
 import (
 	"io/fs"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -53,5 +52,40 @@ func openRetry(name string) (int, error) {
 		if err != unix.EINTR {
 			return fd, err
 		}
+	}
+}
+
+// pread reads a kept counter file again from its start, opening it
+// the first time; c.mu is held.
+func (c *counterFiles) pread(path string) (string, error) {
+	fd, ok := c.fds[path]
+	if !ok {
+		var err error
+		if fd, err = openRetry(path); err != nil {
+			return "", err
+		}
+		c.fds[path] = fd
+	}
+	var buf [64]byte // a counter is one decimal number
+	for {
+		n, err := unix.Pread(fd, buf[:], 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if n == len(buf) {
+			return "", unix.EOVERFLOW // not a counter: let read report it whole
+		}
+		return strings.TrimRight(string(buf[:n]), "\n"), nil
+	}
+}
+
+// forget closes a kept file; c.mu is held.
+func (c *counterFiles) forget(path string) {
+	if fd, ok := c.fds[path]; ok {
+		unix.Close(fd)
+		delete(c.fds, path)
 	}
 }
