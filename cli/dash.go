@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -99,6 +100,12 @@ type dashOptions struct {
 // overrides it).
 const dashMemoryLimit = 40 << 20
 
+// dashFPS is the most frames a second the dashboard draws. Bubble Tea's
+// renderer wakes at this rate even when nothing changed; 30 keeps a key's
+// echo within a frame a person does not notice and halves the idle
+// wake-ups of the default 60.
+const dashFPS = 30
+
 // errNoTerminal is the dashboard asked for without a terminal.
 var errNoTerminal = errors.New(`the dashboard needs a terminal, and this is not one
   the same data, for scripts: verbscope res [qp|cq|mr|pd|ctx|srq|cm_id], devices, ports, gids, irqs, counters (-j for JSON)`)
@@ -167,8 +174,16 @@ func runDash(ctx context.Context, env *Env, o dashOptions) error {
 		// needs (10,000 QPs live in ~20 MB) rather than twice the peak.
 		debug.SetMemoryLimit(dashMemoryLimit)
 	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		// One UI loop and pollers that mostly wait on the kernel: a second
+		// P buys nothing a person sees (the scheduler preempts a long
+		// refresh for the UI goroutine within 10 ms), but every wake-up
+		// with an idle P sets a thread spinning to look for work. In the
+		// lab guest, idle at a 1 s refresh, that was most of the CPU.
+		runtime.GOMAXPROCS(1)
+	}
 	m := ui.New(src, ui.Options{Theme: o.theme, ThemeOpts: topts, View: o.view}, th)
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(dashFPS)}
 	if noColor {
 		// Attributes (bold, reverse) stay; colours go.
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
