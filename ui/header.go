@@ -204,15 +204,38 @@ func (m *Model) footer() string {
 		}
 		return pad(ansi.Truncate(th.Render(slot, m.status), m.w, "…"), m.w)
 	}
+	return m.keyHints()
+}
+
+// hintsKey is what the key hints line depends on.
+type hintsKey struct {
+	theme     *themes.Theme
+	w         int
+	paneFocus bool
+}
+
+// keyHints is the footer's key hints, built once per theme, width and
+// focus: the bindings never change while the dashboard runs, and the help
+// model styles every key through lipgloss.
+func (m *Model) keyHints() string {
+	k := hintsKey{m.theme, m.w, m.paneFocus}
+	if m.hints.s != "" && m.hints.key == k {
+		return m.hints.s
+	}
+	th := m.theme
 	hm := help.New()
 	hm.Styles.ShortKey = th.Style(themes.SlotKey)
 	hm.Styles.ShortDesc = th.Style(themes.SlotDim)
 	hm.Styles.ShortSeparator = th.Style(themes.SlotDim)
 	hm.SetWidth(m.w)
+	var s string
 	if m.paneFocus {
-		return hm.ShortHelpView(append(m.pkeys.bindings()[:5], m.keys.Back, m.keys.Cancel))
+		s = hm.ShortHelpView(append(m.pkeys.bindings()[:5], m.keys.Back, m.keys.Cancel))
+	} else {
+		s = hm.ShortHelpView(m.keys.ShortHelp())
 	}
-	return hm.ShortHelpView(m.keys.ShortHelp())
+	m.hints.key, m.hints.s = k, s
+	return s
 }
 
 func deadCount(u inspect.Update) int { return len(u.Dead) }

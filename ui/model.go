@@ -53,6 +53,11 @@ type viewState struct {
 // Model is the dashboard's root model; the only one that returns a
 // tea.View.
 type Model struct {
+	// hints caches the footer's key hints (keyHints).
+	hints struct {
+		key hintsKey
+		s   string
+	}
 	src   Sources
 	opts  Options
 	keys  KeyMap
