@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"runtime"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -83,5 +84,41 @@ func BenchmarkFilterKeystroke(b *testing.B) {
 		typeText(m, "x")
 		send(m, "backspace")
 		_ = m.View()
+	}
+}
+
+// The memory a 10,000-QP frame keeps alive once the dashboard shows it
+// (live-MB: the heap after a collection, the frame's snapshot included),
+// which decides the dashboard's RSS on a busy host.
+func BenchmarkLive10kQPs(b *testing.B) {
+	var live float64
+	for b.Loop() {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
+		f := frame10k(b)
+		m.Update(resMsg{m.pump.prepare(f, front.State{})})
+		m.Update(resMsg{m.pump.prepare(f, front.State{})}) // a second frame: rows reused
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		live = float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
+		runtime.KeepAlive(m)
+	}
+	b.ReportMetric(live, "live-MB")
+}
+
+// Update of a 10,000-QP frame while an iproute2 filter is on: the
+// filter builds each row's fields again from its object.
+func BenchmarkUpdate10kQPsFiltered(b *testing.B) {
+	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
+	d := m.pump.prepare(frame10k(b), front.State{})
+	send(m, "/")
+	typeText(m, "state=RTS type=RC")
+	send(m, "enter")
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(resMsg{d})
 	}
 }

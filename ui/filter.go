@@ -3,8 +3,12 @@ package ui
 import (
 	"strings"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/view"
 )
+
+// maxFilterMemo bounds the objects a filter remembers its answer for.
+const maxFilterMemo = 50000
 
 // rowMatcher filters a view whose rows are view rows with the filter
 // words of their kind (view.ParseFilterWords: iproute2's state=ERR
@@ -19,6 +23,23 @@ func rowMatcher(kind string) Matcher {
 			plain, _ := plainMatcher(cols, words)
 			return plain, strings.TrimPrefix(err.Error(), "view: ")
 		}
-		return func(r *Row) bool { return r.Fields != nil && fs.Match(r.Fields) }, ""
+		// A row built from an object (Row.src) builds its fields for the
+		// filter; rows reused across frames share their object, so the
+		// answer is kept for it while the words stay the same.
+		seen := map[inspect.Rowed]bool{}
+		return func(r *Row) bool {
+			if r.Fields != nil || r.src == nil {
+				return r.Fields != nil && fs.Match(r.Fields)
+			}
+			if ok, hit := seen[r.src]; hit {
+				return ok
+			}
+			if len(seen) >= maxFilterMemo {
+				clear(seen) // objects of frames long gone
+			}
+			ok := fs.Match(r.src.Row(false))
+			seen[r.src] = ok
+			return ok
+		}, ""
 	}
 }

@@ -5,6 +5,10 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 func TestJumpToEveryView(t *testing.T) {
@@ -273,5 +277,35 @@ func TestNotice(t *testing.T) {
 	m.Update(m.waitNotice()())
 	if !strings.Contains(screen(m), "trace: QP histories show states only: no CAP_BPF") {
 		t.Errorf("the notice is not on the status line:\n%s", screen(m))
+	}
+}
+
+// TestFilterFollowsChangedObject: a filter's answers are kept per object
+// while rows are reused; a QP whose state changes is a new object and is
+// asked again.
+func TestFilterFollowsChangedObject(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+	f := recordedFrames(t, "rc-rts")[0]
+	s := *f.Snapshot
+	s.QPs = append([]inspect.QP(nil), s.QPs...)
+	f.Snapshot = &s
+	m.Update(resMsg{m.pump.prepare(f, front.State{})})
+	send(m, "/")
+	typeText(m, "state=ERR")
+	send(m, "enter")
+	if shown, _ := m.cur.table.Counts(); shown != 0 {
+		t.Fatalf("state=ERR shows %d QPs of a host with none in ERR", shown)
+	}
+	m.Update(resMsg{m.pump.prepare(f, front.State{})}) // the same frame again: rows reused
+	if shown, _ := m.cur.table.Counts(); shown != 0 {
+		t.Fatalf("state=ERR shows %d QPs after an unchanged frame", shown)
+	}
+	s2 := s
+	s2.QPs = append([]inspect.QP(nil), s.QPs...)
+	s2.QPs[0].State = rdma.QPStateErr
+	f.Snapshot = &s2
+	m.Update(resMsg{m.pump.prepare(f, front.State{})})
+	if shown, _ := m.cur.table.Counts(); shown != 1 {
+		t.Errorf("state=ERR shows %d QPs after one moved to ERR, want 1", shown)
 	}
 }

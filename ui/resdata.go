@@ -8,7 +8,6 @@ import (
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
-	"github.com/verbscope/verbscope/view"
 )
 
 // How long marks last: a new or changed row stands out for markFor, a
@@ -39,7 +38,6 @@ type objRef struct {
 	key   inspect.Key
 	obj   *inspect.Object
 	qp    *inspect.QP
-	row   view.Row
 	ghost bool
 }
 
@@ -79,6 +77,34 @@ func sigOf(q *inspect.QP) qpSig {
 		q.Attrs, q.Comm, q.DevName, q.Subtype}
 }
 
+// detached copies an object out of its snapshot, so a row that outlives
+// its frame (reused while nothing changed, or a vanished row kept a few
+// seconds) holds that object only, not the snapshot's whole array.
+func detached(x inspect.Rowed) inspect.Rowed {
+	switch o := x.(type) {
+	case *inspect.QP:
+		return clone(o)
+	case *inspect.CQ:
+		return clone(o)
+	case *inspect.MR:
+		return clone(o)
+	case *inspect.PD:
+		return clone(o)
+	case *inspect.Context:
+		return clone(o)
+	case *inspect.SRQ:
+		return clone(o)
+	case *inspect.CMID:
+		return clone(o)
+	}
+	return x
+}
+
+func clone[T any](p *T) *T {
+	c := *p
+	return &c
+}
+
 func newPump() *pump { return &pump{meta: map[inspect.Key]*rowMeta{}} }
 
 // prepare builds the tables of one frame. ours tells the shell pane's
@@ -116,6 +142,9 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 			row.Mark, row.Ours, row.OursName = MarkNone, false, ""
 		} else {
 			row = fromFields(v.cols, resIndex[kind], x.Row(false))
+			// The fields are built again when a filter asks: 10,000 QPs'
+			// fields are most of the dashboard's memory otherwise.
+			row.Fields, row.src = nil, detached(x)
 			row.Key = k.String()
 		}
 		pid := o.PID
@@ -136,7 +165,7 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 		m.sig, m.hasSig = sig, qp != nil
 		seen[k] = true
 		d.rows[kind] = append(d.rows[kind], row)
-		d.byKey[row.Key] = objRef{key: k, obj: o, qp: qp, row: row.Fields}
+		d.byKey[row.Key] = objRef{key: k, obj: o, qp: qp}
 	})
 	p.ghosts(d, seen, now)
 	p.record(f, now)
@@ -183,7 +212,7 @@ func (p *pump) ghosts(d *resData, seen map[inspect.Key]bool, now time.Time) {
 		g := m.row
 		g.Mark = MarkVanishing
 		d.rows[m.kind] = append(d.rows[m.kind], g)
-		d.byKey[g.Key] = objRef{row: g.Fields, ghost: true}
+		d.byKey[g.Key] = objRef{ghost: true}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/view"
 )
@@ -52,9 +53,12 @@ type Row struct {
 	// its name there (qp1).
 	Ours     bool
 	OursName string
-	// Fields are the row's iproute2 fields, for iproute2's filters
-	// (nil for views that are not `rdma resource show`'s).
+	// Fields are the row's iproute2 fields, for iproute2's filters, in
+	// the sysfs views; nil elsewhere.
 	Fields view.Row
+	// src is, in the views of `rdma resource show`, a copy of the
+	// object (see detached): its fields are built when a filter asks.
+	src inspect.Rowed
 }
 
 // Matcher compiles filter words into a row predicate; the string is a
