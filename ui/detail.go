@@ -105,7 +105,10 @@ func (m *Model) detailLines() []string {
 // CQs, MRs and the legal next steps.
 func (m *Model) qpDetail(row Row) []string {
 	th := m.theme
-	ref := m.res.byKey[row.Key]
+	ref := row.res
+	if ref == nil {
+		ref = &resObj{}
+	}
 	var out []string
 	field := func(name, val string) { out = append(out, th.Render(themes.SlotHeader, padTo(name, 12))+val) }
 	q := ref.qp
@@ -214,11 +217,10 @@ func (m *Model) pdInfo(dev string, pdn uint32) string {
 // ownerLines name the process: the kernel records the creating thread's
 // id as pid; its thread group is the process.
 func (m *Model) ownerLines(row Row) []string {
-	ref, ok := m.res.byKey[row.Key]
-	if !ok || ref.obj == nil {
+	if row.res == nil || row.res.obj == nil {
 		return nil
 	}
-	o := ref.obj
+	o := row.res.obj
 	th := m.theme
 	if !o.HasPID() {
 		name := o.KernName

@@ -3,7 +3,6 @@ package ui
 import (
 	"strings"
 
-	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/view"
 )
 
@@ -23,22 +22,22 @@ func rowMatcher(kind string) Matcher {
 			plain, _ := plainMatcher(cols, words)
 			return plain, strings.TrimPrefix(err.Error(), "view: ")
 		}
-		// A row built from an object (Row.src) builds its fields for the
+		// A row of an object (Row.res) builds its fields for the
 		// filter; rows reused across frames share their object, so the
 		// answer is kept for it while the words stay the same.
-		seen := map[inspect.Rowed]bool{}
+		seen := map[*resObj]bool{}
 		return func(r *Row) bool {
-			if r.Fields != nil || r.src == nil {
+			if r.Fields != nil || r.res == nil {
 				return r.Fields != nil && fs.Match(r.Fields)
 			}
-			if ok, hit := seen[r.src]; hit {
+			if ok, hit := seen[r.res]; hit {
 				return ok
 			}
 			if len(seen) >= maxFilterMemo {
 				clear(seen) // objects of frames long gone
 			}
-			ok := fs.Match(r.src.Row(false))
-			seen[r.src] = ok
+			ok := fs.Match(r.res.x.Row(false))
+			seen[r.res] = ok
 			return ok
 		}, ""
 	}

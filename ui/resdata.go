@@ -27,18 +27,8 @@ type resData struct {
 	frame  inspect.Frame
 	rows   map[inspect.Kind][]Row
 	events []Row
-	// byKey finds an object for the detail view.
-	byKey map[string]objRef
 	// qpStates counts live QPs by state for the header.
 	qpStates map[string]int
-}
-
-// objRef locates an object of the frame's snapshot.
-type objRef struct {
-	key   inspect.Key
-	obj   *inspect.Object
-	qp    *inspect.QP
-	ghost bool
 }
 
 // pump turns frames into resData. It keeps what marks need (when each
@@ -55,11 +45,10 @@ type rowMeta struct {
 	first   time.Time
 	changed time.Time
 	gone    time.Time
-	row     Row
-	// sig is what a QP's row is made of: when the next snapshot's QP has
-	// the same, its row is reused (10,000 idle QPs rebuild nothing).
-	sig    qpSig
-	hasSig bool
+	// row is the last row built; a QP whose next reading has the same
+	// qpSig as the copy the row holds reuses it (10,000 idle QPs
+	// rebuild nothing).
+	row Row
 }
 
 // qpSig holds every QP field its row shows.
@@ -77,27 +66,44 @@ func sigOf(q *inspect.QP) qpSig {
 		q.Attrs, q.Comm, q.DevName, q.Subtype}
 }
 
-// detached copies an object out of its snapshot, so a row that outlives
-// its frame (reused while nothing changed, or a vanished row kept a few
-// seconds) holds that object only, not the snapshot's whole array.
-func detached(x inspect.Rowed) inspect.Rowed {
+// resObj is what a row of `rdma resource show` stands for: its key and
+// a copy of the object out of its snapshot, for the filter's fields and
+// the detail. A row that outlives its frame (reused while nothing
+// changed, or a vanished row kept a few seconds) then holds that object
+// only, not the snapshot's whole array.
+type resObj struct {
+	key inspect.Key
+	obj *inspect.Object
+	qp  *inspect.QP // nil for the other kinds
+	x   inspect.Rowed
+}
+
+func detached(k inspect.Key, x inspect.Rowed) *resObj {
+	r := &resObj{key: k}
 	switch o := x.(type) {
 	case *inspect.QP:
-		return clone(o)
+		c := clone(o)
+		r.x, r.obj, r.qp = c, &c.Object, c
 	case *inspect.CQ:
-		return clone(o)
+		c := clone(o)
+		r.x, r.obj = c, &c.Object
 	case *inspect.MR:
-		return clone(o)
+		c := clone(o)
+		r.x, r.obj = c, &c.Object
 	case *inspect.PD:
-		return clone(o)
+		c := clone(o)
+		r.x, r.obj = c, &c.Object
 	case *inspect.Context:
-		return clone(o)
+		c := clone(o)
+		r.x, r.obj = c, &c.Object
 	case *inspect.SRQ:
-		return clone(o)
+		c := clone(o)
+		r.x, r.obj = c, &c.Object
 	case *inspect.CMID:
-		return clone(o)
+		c := clone(o)
+		r.x, r.obj = c, &c.Object
 	}
-	return x
+	return r
 }
 
 func clone[T any](p *T) *T {
@@ -110,7 +116,7 @@ func newPump() *pump { return &pump{meta: map[inspect.Key]*rowMeta{}} }
 // prepare builds the tables of one frame. ours tells the shell pane's
 // objects (this process's).
 func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
-	d := &resData{frame: f, rows: map[inspect.Kind][]Row{}, byKey: make(map[string]objRef, len(p.meta)), qpStates: map[string]int{}}
+	d := &resData{frame: f, rows: map[inspect.Kind][]Row{}, qpStates: map[string]int{}}
 	if f.Snapshot == nil {
 		d.events = p.events
 		return d
@@ -133,18 +139,14 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 		qp, _ := x.(*inspect.QP)
 		m := p.meta[k]
 		var row Row
-		var sig qpSig
-		if qp != nil {
-			sig = sigOf(qp)
-		}
-		if m != nil && m.gone.IsZero() && m.hasSig && qp != nil && m.sig == sig {
+		if m != nil && m.gone.IsZero() && qp != nil && m.row.res != nil && m.row.res.qp != nil && sigOf(m.row.res.qp) == sigOf(qp) {
 			row = m.row // nothing it shows changed
 			row.Mark, row.Ours, row.OursName = MarkNone, false, ""
 		} else {
 			row = fromFields(v.cols, resIndex[kind], x.Row(false))
 			// The fields are built again when a filter asks: 10,000 QPs'
 			// fields are most of the dashboard's memory otherwise.
-			row.Fields, row.src = nil, detached(x)
+			row.Fields, row.res = nil, detached(k, x)
 			row.Key = k.String()
 		}
 		pid := o.PID
@@ -162,10 +164,8 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 			}
 		}
 		m = p.mark(&row, k, kind, now)
-		m.sig, m.hasSig = sig, qp != nil
 		seen[k] = true
 		d.rows[kind] = append(d.rows[kind], row)
-		d.byKey[row.Key] = objRef{key: k, obj: o, qp: qp}
 	})
 	p.ghosts(d, seen, now)
 	p.record(f, now)
@@ -212,7 +212,6 @@ func (p *pump) ghosts(d *resData, seen map[inspect.Key]bool, now time.Time) {
 		g := m.row
 		g.Mark = MarkVanishing
 		d.rows[m.kind] = append(d.rows[m.kind], g)
-		d.byKey[g.Key] = objRef{ghost: true}
 	}
 }
 

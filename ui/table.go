@@ -9,7 +9,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/view"
 )
@@ -56,9 +55,9 @@ type Row struct {
 	// Fields are the row's iproute2 fields, for iproute2's filters, in
 	// the sysfs views; nil elsewhere.
 	Fields view.Row
-	// src is, in the views of `rdma resource show`, a copy of the
-	// object (see detached): its fields are built when a filter asks.
-	src inspect.Rowed
+	// res is, in the views of `rdma resource show`, the object the row
+	// stands for (see resObj): its fields are built when a filter asks.
+	res *resObj
 }
 
 // Matcher compiles filter words into a row predicate; the string is a

@@ -98,7 +98,7 @@ func (m *Model) gotRes(d *resData) tea.Cmd {
 	m.resErr = d.frame.Err
 	if d.frame.Snapshot == nil && m.res != nil {
 		// a failed snapshot keeps the last good data on screen
-		d.rows, d.byKey, d.qpStates = m.res.rows, m.res.byKey, m.res.qpStates
+		d.rows, d.qpStates = m.res.rows, m.res.qpStates
 		d.frame.Snapshot, d.frame.History = m.res.frame.Snapshot, m.res.frame.History
 	}
 	m.res = d
