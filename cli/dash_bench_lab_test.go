@@ -87,7 +87,10 @@ func BenchmarkDashboardIdle(b *testing.B) {
 	benchTmux(b, 160, 48, "verbscope dash --interval 1s")
 	waitScreen(b, "vsb", "QPs [", 2*time.Minute)
 	proc := dashProc(b)
-	time.Sleep(3 * time.Second) // the first readings settle
+	// Idle is after the start: the trace's programs loaded (seconds
+	// under emulation) and the first readings settled.
+	waitScreen(b, "vsb", "programs attached", 2*time.Minute)
+	time.Sleep(3 * time.Second)
 	b.ResetTimer()
 	var pct float64
 	for range b.N {
@@ -107,6 +110,7 @@ func BenchmarkDashboard10kQPs(b *testing.B) {
 	_, stop := qpholder.Start(b, 10000)
 	defer stop()
 	benchTmux(b, 200, 60, "verbscope dash --interval 1s --no-shell")
+	waitScreen(b, "vsb", "programs attached", 5*time.Minute)
 	waitScreen(b, "vsb", "QPs [10001/10001]", 5*time.Minute)
 	proc := dashProc(b)
 	b.ResetTimer()

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -31,7 +33,13 @@ func dashSources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o d
 	w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.interval,
 		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.dev}},
 		Tracker:  inspect.TrackerConfig{Limits: deviceLimits(slog.New(slog.DiscardHandler))},
-		Modifies: traceModifies(ctx, notice)})
+		Modifies: traceModifiesReady(ctx, notice, func(n int) {
+			notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))
+			// Loading parsed the kernel's BTF, megabytes now garbage:
+			// hand those pages back now rather than as the scavenger
+			// gets to them.
+			debug.FreeOSMemory()
+		})})
 	sys := newSysRelay(ctx, fsys, o.interval)
 	src := ui.Sources{
 		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version},
