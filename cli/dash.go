@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -175,12 +174,7 @@ func runDash(ctx context.Context, env *Env, o dashOptions) error {
 		debug.SetMemoryLimit(dashMemoryLimit)
 	}
 	if os.Getenv("GOMAXPROCS") == "" {
-		// One UI loop and pollers that mostly wait on the kernel: a second
-		// P buys nothing a person sees (the scheduler preempts a long
-		// refresh for the UI goroutine within 10 ms), but every wake-up
-		// with an idle P sets a thread spinning to look for work. In the
-		// lab guest, idle at a 1 s refresh, that was most of the CPU.
-		runtime.GOMAXPROCS(1)
+		adaptProcs(ctx)
 	}
 	m := ui.New(src, ui.Options{Theme: o.theme, ThemeOpts: topts, View: o.view}, th)
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(dashFPS)}
