@@ -39,7 +39,7 @@ func dashSources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o d
 			// hand those pages back now rather than as the scavenger
 			// gets to them.
 			debug.FreeOSMemory()
-		})})
+		}, o.interval)})
 	sys := newSysRelay(ctx, fsys, o.interval)
 	src := ui.Sources{
 		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version},

@@ -176,7 +176,7 @@ func followNetlink(ctx context.Context, c *export.Collector, interval time.Durat
 			if traceLog != nil {
 				mods = traceModifiesReady(ctx, func(msg string) { traceLog.Warn("trace: " + msg) }, func(n int) {
 					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry their attributes", "programs", n)
-				})
+				}, interval)
 			}
 			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}, Modifies: mods})
 			for f := range w.Frames() {

@@ -28,7 +28,7 @@ func followQPs(ctx context.Context, env *Env, req *resRequest, o *outFlags, coun
 	defer cancel()
 	mods := traceModifiesReady(ctx, func(msg string) { fmt.Fprintln(env.Stderr, "res: trace: "+msg) }, func(n int) {
 		fmt.Fprintf(env.Stderr, "res: tracing every process's QP modifies (%d programs attached): changes carry the attributes each modify set\n", n)
-	})
+	}, 0)
 	w := inspect.Watch(ctx, conn, inspect.WatchOptions{
 		Snapshot: inspect.SnapshotOptions{Query: req.query, NoCounters: true},
 		Modifies: mods,

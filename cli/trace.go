@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
@@ -144,16 +145,18 @@ func deviceEnv(dev string, port int) *rdma.CheckEnv {
 // says so through warn, and the inspector works as before, with states
 // only. The channel closes when ctx ends.
 func traceModifies(ctx context.Context, warn func(string)) <-chan inspect.Modify {
-	return traceModifiesReady(ctx, warn, nil)
+	return traceModifiesReady(ctx, warn, nil, 0)
 }
 
 // traceModifiesReady is traceModifies that also tells ready, when not
-// nil, how many programs attached once the tracer is open.
-func traceModifiesReady(ctx context.Context, warn func(string), ready func(programs int)) <-chan inspect.Modify {
+// nil, how many programs attached once the tracer is open; latency is
+// how late a modify may arrive (trace.Options.Latency): a reader that
+// shows them once every refresh passes its interval.
+func traceModifiesReady(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) <-chan inspect.Modify {
 	out := make(chan inspect.Modify, 256)
 	go func() {
 		defer close(out)
-		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv), Groups: trace.GroupQP, Notify: warn})
+		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv), Groups: trace.GroupQP, Notify: warn, Latency: latency})
 		if err != nil {
 			warn(fmt.Sprintf("QP histories show states only, not the attributes each modify set: %v", err))
 			return

@@ -260,7 +260,7 @@ func (t *Tracer) Read() (Event, error) {
 	for {
 		// The BPF side wakes the reader only for a full batch
 		// (WAKEUP_BYTES): the deadline collects the rest.
-		t.rd.SetDeadline(time.Now().Add(readBatchWait))
+		t.rd.SetDeadline(time.Now().Add(t.opts.latency()))
 		err := t.rd.ReadInto(&t.rec)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			continue
@@ -291,9 +291,17 @@ func (t *Tracer) Read() (Event, error) {
 	}
 }
 
-// readBatchWait is how late an event may be read: the most Read waits
-// for the kernel's wake-up, which comes only for a batch.
+// readBatchWait is how late an event may be read unless Options.Latency
+// says: the most Read waits for the kernel's wake-up, which comes only
+// for a batch.
 const readBatchWait = 100 * time.Millisecond
+
+func (o *Options) latency() time.Duration {
+	if o.Latency > 0 {
+		return o.Latency
+	}
+	return readBatchWait
+}
 
 // Lost is the number of events the kernel dropped because the ring
 // buffer was full: the reader fell behind (1 MiB holds about 3,000).
