@@ -129,3 +129,21 @@ func BenchmarkDashboard10kQPs(b *testing.B) {
 	b.ReportMetric(statusKB(b, proc, "VmRSS")/1024, "rss-MB")
 	b.ReportMetric(statusKB(b, proc, "VmHWM")/1024, "peak-rss-MB")
 }
+
+// BenchmarkIdleFloor: what waking at the renderer's frame rate costs a
+// Go process that does nothing else, in this guest (floor-cpu-%): Bubble
+// Tea's renderer ticks at dashFPS whether or not the screen changed, so
+// the dashboard's idle share cannot go below it.
+func BenchmarkIdleFloor(b *testing.B) {
+	var pct float64
+	for range b.N {
+		t := time.NewTicker(time.Second / dashFPS)
+		c0, t0 := cpuTime(), time.Now()
+		for time.Since(t0) < 20*time.Second {
+			<-t.C
+		}
+		t.Stop()
+		pct = (cpuTime() - c0).Seconds() / time.Since(t0).Seconds() * 100
+	}
+	b.ReportMetric(pct, "floor-cpu-%")
+}
