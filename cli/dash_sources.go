@@ -33,7 +33,7 @@ func dashSources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o d
 	w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.interval,
 		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.dev}},
 		Tracker:  inspect.TrackerConfig{Limits: deviceLimits(slog.New(slog.DiscardHandler))},
-		Modifies: traceModifiesReady(ctx, notice, func(n int) {
+		Modifies: traceModifies(ctx, notice, func(n int) {
 			notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))
 			// Loading parsed the kernel's BTF, megabytes now garbage:
 			// hand those pages back now rather than as the scavenger

@@ -174,7 +174,7 @@ func followNetlink(ctx context.Context, c *export.Collector, interval time.Durat
 		if err == nil {
 			var mods <-chan inspect.Modify
 			if traceLog != nil {
-				mods = traceModifiesReady(ctx, func(msg string) { traceLog.Warn("trace: " + msg) }, func(n int) {
+				mods = traceModifies(ctx, func(msg string) { traceLog.Warn("trace: " + msg) }, func(n int) {
 					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry their attributes", "programs", n)
 				}, interval)
 			}

@@ -26,7 +26,7 @@ func followQPs(ctx context.Context, env *Env, req *resRequest, o *outFlags, coun
 	defer conn.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	mods := traceModifiesReady(ctx, func(msg string) { fmt.Fprintln(env.Stderr, "res: trace: "+msg) }, func(n int) {
+	mods := traceModifies(ctx, func(msg string) { fmt.Fprintln(env.Stderr, "res: trace: "+msg) }, func(n int) {
 		fmt.Fprintf(env.Stderr, "res: tracing every process's QP modifies (%d programs attached): changes carry the attributes each modify set\n", n)
 	}, 0)
 	w := inspect.Watch(ctx, conn, inspect.WatchOptions{

@@ -140,19 +140,15 @@ func deviceEnv(dev string, port int) *rdma.CheckEnv {
 // modifies, traced from the kernel, so that QP histories carry the
 // attributes each transition set and the modifies that failed. It loads
 // only the QP programs (trace.GroupQP), and loading still takes seconds
-// (tens under emulation), so it runs in the background; programs that
-// attach later, when ib_core loads, are told through warn; without the privileges (CAP_BPF and CAP_PERFMON) or BTF it
-// says so through warn, and the inspector works as before, with states
-// only. The channel closes when ctx ends.
-func traceModifies(ctx context.Context, warn func(string)) <-chan inspect.Modify {
-	return traceModifiesReady(ctx, warn, nil, 0)
-}
-
-// traceModifiesReady is traceModifies that also tells ready, when not
-// nil, how many programs attached once the tracer is open; latency is
-// how late a modify may arrive (trace.Options.Latency): a reader that
-// shows them once every refresh passes its interval.
-func traceModifiesReady(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) <-chan inspect.Modify {
+// (tens under emulation), so it runs in the background and tells ready,
+// when not nil, how many programs attached. Programs that attach later,
+// when ib_core loads, are told through warn; without the privileges
+// (CAP_BPF and CAP_PERFMON) or BTF it says so through warn, and the
+// inspector works as before, with states only. latency is how late a
+// modify may arrive (trace.Options.Latency): a reader that shows them
+// once every refresh passes its interval. The channel closes when ctx
+// ends.
+func traceModifies(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) <-chan inspect.Modify {
 	out := make(chan inspect.Modify, 256)
 	go func() {
 		defer close(out)

@@ -163,7 +163,7 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 				row.OursName = name
 			}
 		}
-		m = p.mark(&row, k, kind, now)
+		p.mark(&row, k, kind, now)
 		seen[k] = true
 		d.rows[kind] = append(d.rows[kind], row)
 	})
@@ -174,7 +174,7 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 }
 
 // mark sets a row's mark from its history: error beats new beats changed.
-func (p *pump) mark(r *Row, k inspect.Key, kind inspect.Kind, now time.Time) *rowMeta {
+func (p *pump) mark(r *Row, k inspect.Key, kind inspect.Kind, now time.Time) {
 	m := p.meta[k]
 	switch {
 	case m == nil || !m.gone.IsZero():
@@ -185,7 +185,7 @@ func (p *pump) mark(r *Row, k inspect.Key, kind inspect.Kind, now time.Time) *ro
 	}
 	m.row = *r
 	if r.Mark != MarkNone {
-		return m
+		return
 	}
 	switch {
 	case now.Sub(m.first) < markFor && p.seq > 0:
@@ -193,7 +193,6 @@ func (p *pump) mark(r *Row, k inspect.Key, kind inspect.Kind, now time.Time) *ro
 	case !m.changed.IsZero() && now.Sub(m.changed) < markFor:
 		r.Mark = MarkChanged
 	}
-	return m
 }
 
 // ghosts keeps rows that vanished less than keepGone ago, dimmed.
