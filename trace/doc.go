@@ -52,7 +52,8 @@
 //
 // The BPF side wakes the reader only when 64 KiB wait in the ring buffer
 // (BPF_RB_NO_WAKEUP below, BPF_RB_FORCE_WAKEUP above); Read looks by
-// itself every 100 ms for the rest. A wake-up per event had cost the
+// itself every Options.Latency (100 ms unless a reader asks for later)
+// for the rest. A wake-up per event had cost the
 // reader 13.6 s of CPU for 30,000 events under TCG; batched, 1.1 s.
 //
 // Cost (BenchmarkModify, lab, TCG): a modify took 12.9 µs untraced and
