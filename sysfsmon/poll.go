@@ -107,16 +107,24 @@ func (f *FS) pollOnce(seq int, prev *Update, full bool, keep []Device, cf *count
 	if !full {
 		return f.pollStates(u, prev, cf)
 	}
-	if u.Devices, err = f.devices(keep); err != nil {
-		u.Err = err
+	// The counters and IRQs first, at the tick: the devices' reading
+	// (GID tables) can take most of a second under emulation, and
+	// reading the counters after it made the windows of their rates
+	// swing with it.
+	var cerr, ierr, derr error
+	u.Counters, cerr = f.counters(cf)
+	u.IRQs, ierr = f.IRQs()
+	u.Devices, derr = f.devices(keep)
+	switch {
+	case cerr != nil:
+		u.Err = cerr
+	case derr != nil:
+		u.Err = derr
+	case ierr != nil:
+		u.Err = ierr
 	}
-	if u.Counters, err = f.counters(cf); err != nil {
-		u.Err = err
-	} else {
+	if cerr == nil {
 		u.Time = u.Counters.Time
-	}
-	if u.IRQs, err = f.IRQs(); err != nil && u.Err == nil {
-		u.Err = err
 	}
 	if prev == nil {
 		u.lastIRQs = u.IRQs
