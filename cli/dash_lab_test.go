@@ -41,6 +41,18 @@ func dashPID(t *testing.T, s *tmuxSession) int {
 	return pid
 }
 
+// startDash runs line (which starts the dashboard) in a new tmux
+// session with a history file of the test's own, waits for the QP view
+// and returns the session and the dashboard's pid.
+func startDash(t *testing.T, line string) (*tmuxSession, int) {
+	t.Helper()
+	os.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := newTmux(t)
+	s.line(line)
+	s.waitLong("QPs [")
+	return s, dashPID(t, s)
+}
+
 // TestDashboardLive drives the dashboard on the real rxe0 through tmux,
 // with rdma-core's tools as the workload: a pingpong pair appears, its
 // QPs reach RTS with their history and vanish when it ends; another
@@ -48,12 +60,8 @@ func dashPID(t *testing.T, s *tmuxSession) int {
 // shows as this session's; after q nothing of the dashboard is left and
 // the terminal is sane.
 func TestDashboardLive(t *testing.T) {
-	os.Setenv("XDG_STATE_HOME", t.TempDir())
 	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
-	s := newTmux(t)
-	s.line("stty -a > /tmp/stty-before.txt; verbscope dash --interval 500ms; echo status=$?")
-	s.waitLong("QPs [")
-	pid := dashPID(t, s)
+	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --interval 500ms; echo status=$?")
 
 	// The pair runs until the test ends it (a short run could be over
 	// before the screen is read).
@@ -130,11 +138,7 @@ func TestDashboardLive(t *testing.T) {
 // ends the dashboard at once; the terminal is restored and every object
 // is destroyed.
 func TestDashboardSIGTERM(t *testing.T) {
-	os.Setenv("XDG_STATE_HOME", t.TempDir())
-	s := newTmux(t)
-	s.line("stty -a > /tmp/stty-before.txt; verbscope dash; echo status=$?")
-	s.waitLong("QPs [")
-	pid := dashPID(t, s)
+	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash; echo status=$?")
 	s.key("Tab")
 	s.keys("-l", "open; pd; cq; qp cq=cq1")
 	s.key("Enter")

@@ -32,11 +32,7 @@ func bpfLinks(pid int) int {
 // entry carries timeout 14, retry_cnt 7 and rnr_retry 7, as rc_pingpong
 // sets them.
 func TestDashboardTracedDetail(t *testing.T) {
-	os.Setenv("XDG_STATE_HOME", t.TempDir())
-	s := newTmux(t)
-	s.line("verbscope dash --interval 500ms; echo status=$?")
-	s.waitLong("QPs [")
-	pid := dashPID(t, s)
+	s, pid := startDash(t, "verbscope dash --interval 500ms; echo status=$?")
 	// The dashboard loads the 7 QP programs in the background; the pair
 	// starts once they are attached, so that every modify is seen.
 	labkit.WaitFor(t, 3*time.Minute, "the dashboard's 7 trace programs", func() bool { return bpfLinks(pid) == 7 })
