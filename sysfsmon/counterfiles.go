@@ -1,7 +1,5 @@
 package sysfsmon
 
-import "sync"
-
 // counterFiles keeps, for one Poll, the counter folders' listings and
 // their files open between ticks: each counter is then one pread(2) from
 // offset 0 (kernfs runs the attribute's show() again for a read from the
@@ -10,7 +8,6 @@ import "sync"
 // that appear with a driver show up within FullEvery ticks. Only the
 // poll loop's goroutine uses it; close ends it with the poll.
 type counterFiles struct {
-	mu     sync.Mutex
 	fds    map[string]int
 	dirs   map[string][]string
 	relist bool
@@ -25,8 +22,6 @@ func (c *counterFiles) list(f *FS, dir string) ([]string, error) {
 	if c == nil {
 		return f.listDir(dir)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if names, ok := c.dirs[dir]; ok && !c.relist {
 		return names, nil
 	}
@@ -42,8 +37,6 @@ func (c *counterFiles) startTick(full bool) {
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.relist = full
 	if full {
 		clear(c.dirs)
@@ -55,8 +48,6 @@ func (c *counterFiles) read(f *FS, path string) (string, error) {
 	if c == nil || !f.readsLive() {
 		return f.read(path)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	s, err := c.pread(path)
 	if err != nil {
 		// A file gone with its device, or one that never opened: read it
@@ -72,8 +63,6 @@ func (c *counterFiles) close() {
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	for p := range c.fds {
 		c.forget(p)
 	}

@@ -56,7 +56,7 @@ func openRetry(name string) (int, error) {
 }
 
 // pread reads a kept counter file again from its start, opening it
-// the first time; c.mu is held.
+// the first time.
 func (c *counterFiles) pread(path string) (string, error) {
 	fd, ok := c.fds[path]
 	if !ok {
@@ -82,7 +82,7 @@ func (c *counterFiles) pread(path string) (string, error) {
 	}
 }
 
-// forget closes a kept file; c.mu is held.
+// forget closes a kept file.
 func (c *counterFiles) forget(path string) {
 	if fd, ok := c.fds[path]; ok {
 		unix.Close(fd)
