@@ -76,11 +76,13 @@ vm-test:
 	$(GO) test -tags vm -count=1 ./lab/ ./cli/
 
 # Every package's lab tests, inside one VM boot, on the real rxe0.
+# PKGS=./cli narrows to packages, RUN='^TestX$' to tests (go test's -run);
+# a failed run prints the command that runs each failed test alone.
 lab-test:
-	$(GO) run ./lab/labtest -race -cgocheck2 $(PKGS)
+	$(GO) run ./lab/labtest -race -cgocheck2 $(if $(RUN),-run '$(RUN)') $(PKGS)
 
 bench:
-	$(GO) run ./lab/labtest -bench . $(PKGS)
+	$(GO) run ./lab/labtest -bench '$(or $(RUN),.)' $(PKGS)
 
 FUZZTIME ?= 30s
 fuzz:

@@ -22,7 +22,7 @@ func dashPID(t *testing.T, s *tmuxSession) int {
 	t.Helper()
 	sh := strings.TrimSpace(s.run("display-message", "-p", "-t", s.name, "#{pane_pid}"))
 	var pid int
-	labkit.WaitFor(t, 30*time.Second, "the dashboard process", func() bool {
+	labkit.WaitFor(t, labkit.Step, "the dashboard process", func() bool {
 		stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 		for _, st := range stats {
 			b, err := os.ReadFile(st)
@@ -60,13 +60,14 @@ func startDash(t *testing.T, line string) (*tmuxSession, int) {
 // shows as this session's; after q nothing of the dashboard is left and
 // the terminal is sane.
 func TestDashboardLive(t *testing.T) {
+	labkit.Clean(t)
 	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
 	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --interval 500ms; echo status=$?")
 
 	// The pair runs until the test ends it (a short run could be over
 	// before the screen is read).
 	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
-	labkit.WaitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
+	labkit.WaitFor(t, labkit.Step, "the server's QP in INIT", func() bool {
 		st := qpStates(t, srv.PID())
 		return len(st) == 1 && st[0] == "INIT"
 	})
@@ -92,7 +93,7 @@ func TestDashboardLive(t *testing.T) {
 	s.key("Escape") // clears the filter
 	cli.Kill()
 	srv.Kill()
-	labkit.WaitFor(t, 30*time.Second, "the pingpong QPs to vanish from the view", func() bool {
+	labkit.WaitFor(t, labkit.Step, "the pingpong QPs to vanish from the view", func() bool {
 		return !strings.Contains(s.screen(), "ibv_rc_pingpong")
 	})
 
@@ -138,6 +139,7 @@ func TestDashboardLive(t *testing.T) {
 // ends the dashboard at once; the terminal is restored and every object
 // is destroyed.
 func TestDashboardSIGTERM(t *testing.T) {
+	labkit.Clean(t)
 	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash; echo status=$?")
 	s.key("Tab")
 	s.keys("-l", "open; pd; cq; qp cq=cq1")
@@ -164,7 +166,7 @@ func TestDashboardSIGTERM(t *testing.T) {
 // binary over 9p under TCG can take many seconds on a loaded host.
 func (s *tmuxSession) waitLong(want string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(labkit.Screen)
 	for !strings.Contains(s.screen(), want) {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("the dashboard never showed %q; the screen:\n%s", want, s.screen())
@@ -178,7 +180,7 @@ func (s *tmuxSession) waitLong(want string) string {
 func (s *tmuxSession) waitRE(re string) string {
 	s.t.Helper()
 	r := regexp.MustCompile(re)
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(labkit.Screen)
 	for {
 		scr := s.screen()
 		if r.MatchString(scr) {
@@ -220,6 +222,7 @@ func oneOf(s string, set ...string) bool {
 // TestDashboardTerminal: NO_COLOR draws no colour escapes, and at 80x24
 // every line fits.
 func TestDashboardTerminal(t *testing.T) {
+	labkit.Clean(t)
 	s := newTmux(t)
 	s.run("resize-window", "-t", s.name, "-x", "80", "-y", "24")
 	s.line("NO_COLOR=1 verbscope dash; echo status=$?")

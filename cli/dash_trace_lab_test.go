@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 )
@@ -32,10 +31,11 @@ func bpfLinks(pid int) int {
 // entry carries timeout 14, retry_cnt 7 and rnr_retry 7, as rc_pingpong
 // sets them.
 func TestDashboardTracedDetail(t *testing.T) {
+	labkit.Clean(t)
 	s, pid := startDash(t, "verbscope dash --interval 500ms; echo status=$?")
 	// The dashboard loads the 7 QP programs in the background; the pair
 	// starts once they are attached, so that every modify is seen.
-	labkit.WaitFor(t, 3*time.Minute, "the dashboard's 7 trace programs", func() bool { return bpfLinks(pid) == 7 })
+	labkit.WaitFor(t, labkit.Attach, "the dashboard's 7 trace programs", func() bool { return bpfLinks(pid) == 7 })
 	srv, cli := startPingpongPair(t, "-n", "100000000")
 	defer srv.Kill()
 	defer cli.Kill()

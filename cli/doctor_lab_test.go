@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/verbscope/verbscope/doctor"
 	"github.com/verbscope/verbscope/internal/labkit"
@@ -148,6 +147,7 @@ func rdmaCount(t *testing.T, kind string) int {
 // the numbers are those of ibv_devinfo and rdma, and the probe leaves no
 // object behind.
 func TestDoctorLabHealthy(t *testing.T) {
+	labkit.Clean(t)
 	dev, gidIdx := labkit.Env(t, "LAB_DEV"), labkit.Env(t, "LAB_GID_INDEX")
 	idle := map[string]int{}
 	for _, k := range []string{"qp", "cq", "mr", "pd", "srq", "ctx"} {
@@ -222,6 +222,7 @@ func TestDoctorLabHealthy(t *testing.T) {
 // ip link set veth0 down takes rxe0's port down: ports fails and says to
 // bring veth0 up; ibv_devinfo agrees. Then it is put back.
 func TestDoctorLabPortDown(t *testing.T) {
+	labkit.Clean(t)
 	dev := labkit.Env(t, "LAB_DEV")
 	netdev := labkit.Env(t, "LAB_NETDEV")
 	ip := func(args ...string) {
@@ -237,9 +238,9 @@ func TestDoctorLabPortDown(t *testing.T) {
 	ip("link", "set", netdev, "down")
 	t.Cleanup(func() {
 		ip("link", "set", netdev, "up")
-		labkit.WaitFor(t, 30*time.Second, dev+" port 1 ACTIVE again", func() bool { return portState() == "4: ACTIVE" })
+		labkit.WaitFor(t, labkit.Step, dev+" port 1 ACTIVE again", func() bool { return portState() == "4: ACTIVE" })
 	})
-	labkit.WaitFor(t, 10*time.Second, dev+" port 1 down", func() bool { return portState() != "4: ACTIVE" })
+	labkit.WaitFor(t, labkit.Step, dev+" port 1 down", func() bool { return portState() != "4: ACTIVE" })
 	code, rep, _ := labDoctor(t, 0, "--only", "ports,gids,modules")
 	if code != 1 {
 		t.Errorf("exit %d with the port down, want 1", code)
@@ -259,7 +260,7 @@ func TestDoctorLabPortDown(t *testing.T) {
 	}
 
 	ip("link", "set", netdev, "up")
-	labkit.WaitFor(t, 30*time.Second, dev+" port 1 ACTIVE again", func() bool { return portState() == "4: ACTIVE" })
+	labkit.WaitFor(t, labkit.Step, dev+" port 1 ACTIVE again", func() bool { return portState() == "4: ACTIVE" })
 	if code, rep, _ := labDoctor(t, 0, "--only", "ports"); code != 0 {
 		t.Errorf("exit %d after ip link set %s up: %s", code, netdev, check(t, rep, "ports").Summary)
 	}
@@ -269,6 +270,7 @@ func TestDoctorLabPortDown(t *testing.T) {
 // libibverbs lists nothing: devices fails and names the missing file,
 // as IBV_SHOW_WARNINGS=1 ibv_devices does.
 func TestDoctorLabProviderHidden(t *testing.T) {
+	labkit.Clean(t)
 	dev := labkit.Env(t, "LAB_DEV")
 	// Aside on the same file system (rename), outside the folder
 	// libibverbs reads.
@@ -320,6 +322,7 @@ func TestDoctorLabProviderHidden(t *testing.T) {
 // 64 MiB fails for the same user; with uverbs0 at mode 000 the device
 // cannot be opened at all, as ibv_devinfo cannot; root opens it anyway.
 func TestDoctorLabUser(t *testing.T) {
+	labkit.Clean(t)
 	dev := labkit.Env(t, "LAB_DEV")
 	const user = 1000
 	node := "/dev/infiniband/uverbs0"

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 )
@@ -21,7 +20,7 @@ func startPingpongPair(t *testing.T, extra ...string) (server, client *labkit.Pr
 	t.Helper()
 	args := append([]string{"-g", labkit.Env(t, "LAB_GID_INDEX")}, extra...)
 	server = labkit.Start(t, "ibv_rc_pingpong", args...)
-	labkit.WaitFor(t, 30*time.Second, "ibv_rc_pingpong listening", func() bool {
+	labkit.WaitFor(t, labkit.Step, "ibv_rc_pingpong listening", func() bool {
 		b, _ := os.ReadFile("/proc/net/tcp")
 		return strings.Contains(string(b), ":4853 00000000:0000 0A")
 	})
@@ -40,15 +39,16 @@ func rtsSetUp(attrs map[string]any) bool {
 // attributes rc_pingpong set, traced from the kernel; Ctrl-C ends it
 // with status 0.
 func TestResFollowTraced(t *testing.T) {
+	labkit.Clean(t)
 	f := labkit.Start(t, "verbscope", "res", "qp", "--follow", "-j")
-	labkit.WaitFor(t, 90*time.Second, "res --follow tracing", func() bool {
+	labkit.WaitFor(t, labkit.Attach, "res --follow tracing", func() bool {
 		return strings.Contains(f.Output(), "res: tracing every process's QP modifies")
 	})
 	server, client := startPingpongPair(t, "-n", "5")
-	client.Exit(t, 60*time.Second)
-	server.Exit(t, 60*time.Second)
+	client.Exit(t, labkit.Run)
+	server.Exit(t, labkit.Run)
 	pids := map[float64]bool{float64(server.PID()): false, float64(client.PID()): false}
-	labkit.WaitFor(t, 30*time.Second, "both sides' traced RTS lines", func() bool {
+	labkit.WaitFor(t, labkit.Step, "both sides' traced RTS lines", func() bool {
 		for _, line := range strings.Split(f.Output(), "\n") {
 			if !strings.HasPrefix(line, "{") {
 				continue
@@ -76,7 +76,7 @@ func TestResFollowTraced(t *testing.T) {
 	if err := f.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if code := f.Exit(t, 30*time.Second); code != 0 {
+	if code := f.Exit(t, labkit.Run); code != 0 {
 		t.Errorf("res qp --follow: status %d after Ctrl-C, want 0:\n%s", code, f.Output())
 	}
 }
@@ -85,15 +85,16 @@ func TestResFollowTraced(t *testing.T) {
 // QPs in the exporter's /api/v1/qps has an RTS history entry whose
 // modify carries timeout 14, retry_cnt 7 and rnr_retry 7.
 func TestExportQPsTraced(t *testing.T) {
+	labkit.Clean(t)
 	addr := "127.0.0.1:19879"
 	x := labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=500ms")
-	labkit.WaitFor(t, 90*time.Second, "the exporter tracing", func() bool {
+	labkit.WaitFor(t, labkit.Attach, "the exporter tracing", func() bool {
 		return strings.Contains(x.Output(), "QP modifies are traced")
 	})
 	server, client := startPingpongPair(t, "-n", "100000000")
 	want := map[float64]bool{float64(server.PID()): false, float64(client.PID()): false}
 	var body []byte
-	labkit.WaitFor(t, 60*time.Second, "both QPs' traced RTS in /api/v1/qps", func() bool {
+	labkit.WaitFor(t, labkit.Step, "both QPs' traced RTS in /api/v1/qps", func() bool {
 		resp, err := http.Get("http://" + addr + "/api/v1/qps")
 		if err != nil {
 			return false

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/oracle"
@@ -84,13 +83,14 @@ func qpStates(t *testing.T, pid uint32) []string {
 // an ibv_rc_pingpong server waits (QP in INIT), while the pair runs (RTS),
 // and after both were killed (QPs gone).
 func TestResMatchesRdma(t *testing.T) {
+	labkit.Clean(t)
 	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
-	labkit.WaitFor(t, 30*time.Second, "an idle device", func() bool {
+	labkit.WaitFor(t, labkit.Step, "an idle device", func() bool {
 		return len(parse(t, labkit.RdmaJSON(t, "ctx"))) == 0
 	})
 	kinds := [][]string{{}, {"qp"}, {"cq"}, {"mr"}, {"pd"}, {"ctx"}, {"srq"}, {"cm_id"}}
 	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
-	labkit.WaitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
+	labkit.WaitFor(t, labkit.Step, "the server's QP in INIT", func() bool {
 		s := qpStates(t, srv.PID())
 		return len(s) == 1 && s[0] == "INIT"
 	})
@@ -118,7 +118,7 @@ func TestResMatchesRdma(t *testing.T) {
 	}
 
 	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000", ip)
-	labkit.WaitFor(t, 30*time.Second, "both QPs in RTS", func() bool {
+	labkit.WaitFor(t, labkit.Step, "both QPs in RTS", func() bool {
 		s, c := qpStates(t, srv.PID()), qpStates(t, cli.PID())
 		return len(s) == 1 && s[0] == "RTS" && len(c) == 1 && c[0] == "RTS"
 	})
@@ -129,7 +129,7 @@ func TestResMatchesRdma(t *testing.T) {
 
 	cli.Kill()
 	srv.Kill()
-	labkit.WaitFor(t, 30*time.Second, "the pingpong QPs to go", func() bool {
+	labkit.WaitFor(t, labkit.Step, "the pingpong QPs to go", func() bool {
 		return len(qpStates(t, srv.PID())) == 0 && len(qpStates(t, cli.PID())) == 0
 	})
 	for _, k := range kinds {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 )
@@ -56,6 +55,7 @@ const cleanupScript = "open; pd; channel; cq size=16 channel=ch1; mr size=4096; 
 // with rdma resource show, that no object of it survives: after a script
 // that ends, one that fails, and one interrupted by SIGTERM mid-way.
 func TestShellCleansUp(t *testing.T) {
+	labkit.Clean(t)
 	for _, tc := range []struct {
 		name     string
 		script   string
@@ -73,13 +73,13 @@ func TestShellCleansUp(t *testing.T) {
 			var ids []string
 			if tc.sigterm {
 				// Wait until the objects exist, then interrupt the wait.
-				labkit.WaitFor(t, 30*time.Second, "the shell's objects", func() bool {
+				labkit.WaitFor(t, labkit.Step, "the shell's objects", func() bool {
 					ids = threadsOf(pid)
 					return objectsOf(t, ids) >= 5 // PD, CQ, MR and two QPs
 				})
 				sh.Signal(syscall.SIGTERM)
 			}
-			code := sh.Exit(t, 60*time.Second)
+			code := sh.Exit(t, labkit.Run)
 			out := sh.Output()
 			if code != tc.wantCode {
 				t.Errorf("exit status %d, want %d; output:\n%s", code, tc.wantCode, out)
@@ -102,8 +102,9 @@ func TestShellCleansUp(t *testing.T) {
 // waits (before the listen ends, not only once a peer connected), then
 // gives up at the timeout with exit status 1 and what to do.
 func TestScriptSaysItListens(t *testing.T) {
+	labkit.Clean(t)
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; cq; qp; listen qp1 port=18601 timeout=10s")
-	code := sh.Exit(t, 120*time.Second)
+	code := sh.Exit(t, labkit.Run)
 	out := sh.Output()
 	said := strings.Index(out, "… qp1: listening on TCP port 18601")
 	ended := strings.Index(out, "listen: accept a client")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
 )
 
 // tmuxSession drives a terminal program through tmux in the lab VM.
@@ -66,7 +68,7 @@ func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t",
 func (s *tmuxSession) waitFor(want string) string {
 	s.t.Helper()
 	// Generous: the guest is emulated (TCG) on a shared, loaded host.
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(labkit.Screen)
 	for {
 		scr := s.screen()
 		if strings.Contains(scr, want) {
@@ -83,6 +85,7 @@ func (s *tmuxSession) waitFor(want string) string {
 // completion offers rts after `modify qp1 `, the history recalls the last
 // line, and the terminal is sane after exit.
 func TestInteractiveShell(t *testing.T) {
+	labkit.Clean(t)
 	os.Setenv("XDG_STATE_HOME", t.TempDir())
 	s := newTmux(t)
 	s.line("stty -a > /tmp/stty-before.txt; XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME") + " verbscope shell")
@@ -123,6 +126,7 @@ func TestInteractiveShell(t *testing.T) {
 // once while a command waits and once at the prompt: either way it exits
 // at once, the terminal is sane and no verbs object of it is left.
 func TestInteractiveShellSIGTERM(t *testing.T) {
+	labkit.Clean(t)
 	for _, tc := range []struct {
 		name, last string
 	}{
@@ -189,6 +193,7 @@ func atoi(t *testing.T, s string) int {
 // Enter in one send-keys. Each line must run, in order, with no
 // continuation ("......") line waiting for another Enter.
 func TestPastedLinesRun(t *testing.T) {
+	labkit.Clean(t)
 	os.Setenv("XDG_STATE_HOME", t.TempDir())
 	s := newTmux(t)
 	s.line("verbscope shell")

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/oracle"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -42,6 +43,7 @@ func mustRun(t *testing.T, args ...string) string {
 }
 
 func TestLabDevicesPortsMatchDevinfo(t *testing.T) {
+	labkit.Clean(t)
 	di := labDevinfo(t)
 	n := compareWithDevinfo(t, mustRun(t, "devices", "-j"), mustRun(t, "ports", "-j"), di, true)
 	t.Logf("compared %d values with ibv_devinfo -v", n)
@@ -65,6 +67,7 @@ type irqJSON struct {
 }
 
 func TestLabGIDsMatchSysfsAndVerbs(t *testing.T) {
+	labkit.Clean(t)
 	dev := os.Getenv("LAB_DEV")
 	var rows []gidJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "gids", "-j")), &rows); err != nil {
@@ -133,6 +136,7 @@ func TestLabGIDsMatchSysfsAndVerbs(t *testing.T) {
 }
 
 func TestLabIRQsView(t *testing.T) {
+	labkit.Clean(t)
 	var out []irqJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "irqs", "-j")), &out); err != nil {
 		t.Fatal(err)

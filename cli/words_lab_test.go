@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/internal/labkit"
@@ -26,10 +25,11 @@ func withoutTGID(s string) string { return tgidRE.ReplaceAllString(s, "$1") }
 // what the dev/link form prints, res agrees with iproute2 on the same
 // forms, and what cannot mean anything exits 2.
 func TestLabGrammar(t *testing.T) {
+	labkit.Clean(t)
 	dev := labkit.Env(t, "LAB_DEV")
 	gid := labkit.Env(t, "LAB_GID_INDEX")
 	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000")
-	labkit.WaitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
+	labkit.WaitFor(t, labkit.Step, "the server's QP in INIT", func() bool {
 		s := qpStates(t, srv.PID())
 		return len(s) == 1 && s[0] == "INIT"
 	})

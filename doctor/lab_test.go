@@ -14,7 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/oracle"
@@ -122,6 +121,7 @@ func liveFacts(t *testing.T, ids ...string) (*Facts, *Report) {
 // the descriptor, and passes once the child is gone and rdma shows the
 // objects gone too.
 func TestLeakedByDeadProcess(t *testing.T) {
+	labkit.Clean(t)
 	dev := labkit.Env(t, "LAB_DEV")
 	helper := exec.Command(os.Args[0], "-test.run=^$")
 	helper.Env = append(os.Environ(), leakEnv+"=1")
@@ -150,7 +150,7 @@ func TestLeakedByDeadProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	labkit.WaitFor(t, 30*time.Second, "the helper to exit (a zombie, not reaped)", func() bool {
+	labkit.WaitFor(t, labkit.Step, "the helper to exit (a zombie, not reaped)", func() bool {
 		p, err := fs.Process(pid)
 		return err == nil && p.Zombie()
 	})
@@ -202,7 +202,7 @@ func TestLeakedByDeadProcess(t *testing.T) {
 	if err := syscall.Kill(holder, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	labkit.WaitFor(t, 30*time.Second, "the leaked QP to go", func() bool { _, ok := rdmaQP(t, qpn); return !ok })
+	labkit.WaitFor(t, labkit.Step, "the leaked QP to go", func() bool { _, ok := rdmaQP(t, qpn); return !ok })
 	_, rep = liveFacts(t, "leaks")
 	if c := rep.Checks[0]; c.Verdict != Pass {
 		t.Errorf("leaks after the holder died: %s: %s", c.Verdict, c.Summary)
@@ -221,6 +221,7 @@ func evidenceOf(r Result, what string) string {
 // Gather on the live lab: libibverbs' limits and vectors are ibv_devinfo's,
 // the netlink snapshot is rdma's, the probe works and leaves nothing.
 func TestGatherLab(t *testing.T) {
+	labkit.Clean(t)
 	dev := labkit.Env(t, "LAB_DEV")
 	before := labkit.RdmaJSON(t, "")
 	f, rep := liveFacts(t)

@@ -4,7 +4,6 @@ package inspect
 
 import (
 	"testing"
-	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 )
@@ -57,7 +56,7 @@ func allInState(qps []QP, n int, s QPState) bool {
 // objects).
 func waitIdle(t testing.TB, c *Conn) {
 	t.Helper()
-	labkit.WaitFor(t, 30*time.Second, "user objects to go away", func() bool {
+	labkit.WaitFor(t, labkit.Step, "user objects to go away", func() bool {
 		sums, err := c.Summary("")
 		if err != nil {
 			t.Fatal(err)

@@ -5,18 +5,17 @@ package inspect
 import (
 	"context"
 	"encoding/json"
-	"github.com/verbscope/verbscope/rdma"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // scenario puts the lab into a state worth recording and returns the
@@ -32,18 +31,18 @@ func labScenarios() []scenario {
 		{"rc-init", func(t *testing.T, c *Conn) {
 			gid := labkit.Env(t, "LAB_GID_INDEX")
 			srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
-			labkit.WaitFor(t, 20*time.Second, "the server QP in INIT", func() bool {
+			labkit.WaitFor(t, labkit.Step, "the server QP in INIT", func() bool {
 				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateInit)
 			})
 		}},
 		{"rc-rts", func(t *testing.T, c *Conn) {
 			gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
 			srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
-			labkit.WaitFor(t, 20*time.Second, "the server QP in INIT", func() bool {
+			labkit.WaitFor(t, labkit.Step, "the server QP in INIT", func() bool {
 				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateInit)
 			})
 			cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000", ip)
-			labkit.WaitFor(t, 20*time.Second, "both QPs in RTS", func() bool {
+			labkit.WaitFor(t, labkit.Step, "both QPs in RTS", func() bool {
 				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateRTS) &&
 					allInState(qpsOf(t, c, cli.PID()), 1, rdma.QPStateRTS)
 			})
@@ -51,19 +50,19 @@ func labScenarios() []scenario {
 		{"srq", func(t *testing.T, c *Conn) {
 			// The server creates an SRQ and 16 QPs on it, then waits.
 			srv := labkit.Start(t, "ibv_srq_pingpong", "-g", labkit.Env(t, "LAB_GID_INDEX"))
-			labkit.WaitFor(t, 20*time.Second, "the SRQ server's 16 QPs in INIT", func() bool {
+			labkit.WaitFor(t, labkit.Step, "the SRQ server's 16 QPs in INIT", func() bool {
 				return allInState(qpsOf(t, c, srv.PID()), 16, rdma.QPStateInit)
 			})
 		}},
 		{"rping", func(t *testing.T, c *Conn) {
 			ip := labkit.Env(t, "LAB_IP")
 			srv := labkit.Start(t, "rping", "-s", "-a", ip, "-C", "1000000")
-			labkit.WaitFor(t, 20*time.Second, "rping's listening cm_id", func() bool {
+			labkit.WaitFor(t, labkit.Step, "rping's listening cm_id", func() bool {
 				ids, err := c.CMIDs(Query{})
 				return err == nil && len(ids) == 1
 			})
 			cli := labkit.Start(t, "rping", "-c", "-a", ip, "-C", "1000000")
-			labkit.WaitFor(t, 20*time.Second, "rping's connected QPs", func() bool {
+			labkit.WaitFor(t, labkit.Step, "rping's connected QPs", func() bool {
 				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateRTS) &&
 					allInState(qpsOf(t, c, cli.PID()), 1, rdma.QPStateRTS)
 			})
@@ -84,6 +83,7 @@ func labScenarios() []scenario {
 //
 // and update the pids and numbers the unit tests expect.
 func TestRecordRoundTrip(t *testing.T) {
+	labkit.Clean(t)
 	save := os.Getenv("VERBSCOPE_RECORD") == "1"
 	c := dial(t)
 	for _, sc := range labScenarios() {

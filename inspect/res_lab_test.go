@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/verbscope/verbscope/rdma"
 	"slices"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/oracle"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // rowsOf dumps one object kind ("" for the summary) through the library
@@ -171,6 +171,7 @@ func (p *poller) halt(t *testing.T) {
 // its history must show the server's QP going INIT -> RTS and then gone,
 // the client's reaching RTS and going, with timestamps in order.
 func TestMatchesIproute2DuringPingpong(t *testing.T) {
+	labkit.Clean(t)
 	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
 	c := dial(t)
 	waitIdle(t, c)
@@ -179,7 +180,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 
 	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
 	var srvQP, cliQP QP
-	labkit.WaitFor(t, 30*time.Second, "the server's QP in INIT", func() bool {
+	labkit.WaitFor(t, labkit.Step, "the server's QP in INIT", func() bool {
 		qps := qpsOf(t, c, srv.PID())
 		if allInState(qps, 1, rdma.QPStateInit) {
 			srvQP = qps[0]
@@ -190,7 +191,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	matchAllKinds(t, c, "server waiting (INIT)")
 
 	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000", ip)
-	labkit.WaitFor(t, 30*time.Second, "both QPs in RTS", func() bool {
+	labkit.WaitFor(t, labkit.Step, "both QPs in RTS", func() bool {
 		qps := qpsOf(t, c, cli.PID())
 		if allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateRTS) && allInState(qps, 1, rdma.QPStateRTS) {
 			cliQP = qps[0]
@@ -205,7 +206,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	// emulator, and nothing below needs them to finish.
 	cli.Kill()
 	srv.Kill()
-	labkit.WaitFor(t, 30*time.Second, "the pingpong QPs to go away", func() bool {
+	labkit.WaitFor(t, labkit.Step, "the pingpong QPs to go away", func() bool {
 		return len(qpsOf(t, c, srv.PID())) == 0 && len(qpsOf(t, c, cli.PID())) == 0
 	})
 	// One more poll after they are gone.
@@ -259,6 +260,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 // not create: an SRQ with 16 QPs (ibv_srq_pingpong server) and rping's
 // cm_ids (a listener and a connected pair), with everything else.
 func TestMatchesIproute2SRQAndCMID(t *testing.T) {
+	labkit.Clean(t)
 	c := dial(t)
 	for _, sc := range labScenarios() {
 		if sc.name != "srq" && sc.name != "rping" {

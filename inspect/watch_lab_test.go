@@ -5,7 +5,6 @@ package inspect
 import (
 	"context"
 	"errors"
-	"github.com/verbscope/verbscope/rdma"
 	"slices"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/mdlayher/netlink"
 	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // frameLog collects what a Watcher delivers, for a test to wait on.
@@ -71,6 +71,7 @@ func (l *frameLog) with(fn func(l *frameLog) bool) bool {
 // frame) reach RTS from RESET or INIT, as far as the polls saw, and they
 // go away when the pair ends, each history closed by a Gone event.
 func TestWatchPingpong(t *testing.T) {
+	labkit.Clean(t)
 	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
 	c := dial(t)
 	waitIdle(t, c)
@@ -78,12 +79,12 @@ func TestWatchPingpong(t *testing.T) {
 	defer w.Close()
 
 	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "300")
-	labkit.WaitFor(t, 30*time.Second, "the server's QP to exist", func() bool { return len(qpsOf(t, c, srv.PID())) == 1 })
+	labkit.WaitFor(t, labkit.Step, "the server's QP to exist", func() bool { return len(qpsOf(t, c, srv.PID())) == 1 })
 	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "300", ip)
 	log := follow(w, srv.PID(), cli.PID())
 	srv.Wait(t, 10*time.Minute)
-	cli.Wait(t, time.Minute)
-	labkit.WaitFor(t, 30*time.Second, "both QPs to appear in frames and then go", func() bool {
+	cli.Wait(t, labkit.Run)
+	labkit.WaitFor(t, labkit.Step, "both QPs to appear in frames and then go", func() bool {
 		return log.with(func(l *frameLog) bool {
 			return len(l.seen) == 2 && l.goneQPs[l.seen[srv.PID()]] && l.goneQPs[l.seen[cli.PID()]]
 		})
@@ -201,7 +202,7 @@ func interruptDump(tb testing.TB, d *dumpTap, snap func() error, cut func()) int
 	go func() { errc <- snap() }()
 	select {
 	case <-d.first:
-	case <-time.After(time.Minute):
+	case <-time.After(labkit.Step):
 		tb.Fatal("the QP dump did not start")
 	}
 	d.mu.Lock()
@@ -212,7 +213,7 @@ func interruptDump(tb testing.TB, d *dumpTap, snap func() error, cut func()) int
 	var r interrupted
 	select {
 	case r.err = <-errc:
-	case <-time.After(time.Minute):
+	case <-time.After(labkit.Step):
 		tb.Fatal("the snapshot did not return after the cut")
 	}
 	r.took = time.Since(t0)
@@ -247,6 +248,7 @@ func watchUntilClosed(c *Conn, handover chan<- *Watcher) error {
 // arrives after the cut, where the whole dump is dozens. How fast is
 // BenchmarkInterruptDump's to measure (target: 200 ms).
 func TestCloseDuringBigDump(t *testing.T) {
+	labkit.Clean(t)
 	pid, stop := startHolder(t, manyQPs)
 	defer stop()
 	c := dial(t)

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -10,11 +11,12 @@ type MarkerKind int
 
 // The markers, in the order a good boot prints them.
 const (
-	MarkerNone  MarkerKind = iota
-	MarkerProbe            // the guest reached /init (accelerator probe)
-	MarkerReady            // modules loaded, rxe0 up, the command starts
-	MarkerExit             // the command ended; Code holds its status
-	MarkerFail             // /init gave up; Reason says why
+	MarkerNone   MarkerKind = iota
+	MarkerProbe             // the guest reached /init (accelerator probe)
+	MarkerReady             // modules loaded, rxe0 up, the command starts
+	MarkerExit              // the command ended; Code holds its status
+	MarkerFail              // /init gave up; Reason says why
+	MarkerKernel            // the kernel reported trouble; Reason is its line
 )
 
 // Marker is one marker found on the console.
@@ -56,11 +58,22 @@ func ParseMarker(line string) (before string, m Marker, ok bool) {
 		m.Kind, m.Code = MarkerExit, code
 	case "FAIL":
 		m.Kind, m.Reason = MarkerFail, arg
+	case "KERNEL":
+		m.Kind, m.Reason = MarkerKernel, arg
 	default:
 		return line, Marker{}, false
 	}
 	return line[:i], m, true
 }
+
+// kernelTroubleRE matches a line the kernel printed straight to the
+// console (only emergencies pass the guest's console log level) that means
+// the guest is in trouble: the same words as init.sh's kwatch.
+var kernelTroubleRE = regexp.MustCompile(`^\[\s*[0-9]+\.[0-9]+\] .*(soft lockup|hung task|blocked for more than|BUG:|Oops|invoked oom-killer|Out of memory|Kernel panic|self-detected stall)`)
+
+// KernelTrouble reports whether a console line is the kernel saying it is
+// in trouble, printed directly rather than through a marker.
+func KernelTrouble(line string) bool { return kernelTroubleRE.MatchString(line) }
 
 // cleanLine removes what the serial console adds: the carriage returns of
 // its CRLF line ends.

@@ -15,6 +15,7 @@ func TestParseMarker(t *testing.T) {
 		{"no newline at end<<<VERBSCOPE-EXIT 1>>>", "no newline at end", Marker{Kind: MarkerExit, Code: 1}, true},
 		{"<<<VERBSCOPE-FAIL insmod rdma_rxe: Unknown symbol>>>", "", Marker{Kind: MarkerFail, Reason: "insmod rdma_rxe: Unknown symbol"}, true},
 		{"<<<VERBSCOPE-PROBE>>>", "", Marker{Kind: MarkerProbe}, true},
+		{"<<<VERBSCOPE-KERNEL watchdog: BUG: soft lockup - CPU#0 stuck for 44s! [cli.test:200]>>>", "", Marker{Kind: MarkerKernel, Reason: "watchdog: BUG: soft lockup - CPU#0 stuck for 44s! [cli.test:200]"}, true},
 		{"<<<VERBSCOPE-EXIT x>>>", "<<<VERBSCOPE-EXIT x>>>", Marker{}, false},
 		{"<<<VERBSCOPE-EXIT 256>>>", "<<<VERBSCOPE-EXIT 256>>>", Marker{}, false},
 		{"<<<VERBSCOPE-EXIT -1>>>", "<<<VERBSCOPE-EXIT -1>>>", Marker{}, false},
@@ -25,6 +26,24 @@ func TestParseMarker(t *testing.T) {
 		before, m, ok := ParseMarker(tc.line)
 		if before != tc.before || m != tc.m || ok != tc.ok {
 			t.Errorf("ParseMarker(%q) = %q, %+v, %v; want %q, %+v, %v", tc.line, before, m, ok, tc.before, tc.m, tc.ok)
+		}
+	}
+}
+
+func TestKernelTrouble(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"[   96.526188] watchdog: BUG: soft lockup - CPU#0 stuck for 44s! [cli.test:200]", true},
+		{"[ 1132.5] INFO: task kworker/0:1:12 blocked for more than 120 seconds.", true},
+		{"[    3.000001] sh invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0", true},
+		{"[    3.000001] rdma_rxe: loaded", false},
+		{"--- FAIL: TestBUG: (0.00s)", false},
+		{"BUG: in a test's own output, without the kernel's time stamp", false},
+	} {
+		if got := KernelTrouble(tc.line); got != tc.want {
+			t.Errorf("KernelTrouble(%q) = %v, want %v", tc.line, got, tc.want)
 		}
 	}
 }

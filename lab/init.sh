@@ -17,6 +17,8 @@ mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
+# cgroup v2: the test runner ends everything a test binary started by its cgroup.
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
 
 # Debian's busybox runs its own applets before $PATH, so plain "ip" would be
 # busybox ip, which knows neither veth nor rdma. Always the real iproute2:
@@ -43,8 +45,25 @@ fi
 while read -r m; do
   out=$(insmod /modules/$m.ko 2>&1) || fail "insmod $m: $out"
 done < /modules/order
-# Kernel messages from here on go to dmesg only, not into the command's output.
+# Kernel messages from here on go to dmesg only, not into the command's output,
+# except the ones that mean the kernel is in trouble: a soft lockup, a hung
+# task, a BUG or Oops, the OOM killer. Those go to the console as
+# <<<VERBSCOPE-KERNEL line>>> markers, with the 80 lines after them (the
+# stack), for the host to stop the run and show them. (cat, since /dev/kmsg
+# gives a record only to a read large enough for all of it.) It runs on whichever
+# CPU is free, so a CPU stuck in the kernel does not silence it.
 dmesg -n 1
+kwatch() {
+  after=0
+  while read -r l; do
+    msg=${l#*;}
+    case $msg in
+      *"soft lockup"*|*"hung task"*|*"blocked for more than"*|*"BUG:"*|*"Oops"*|*"invoked oom-killer"*|*"Out of memory"*|*"Kernel panic"*|*"rcu_sched self-detected stall"*|*"rcu: INFO"*) after=80 ;;
+    esac
+    if [ $after -gt 0 ]; then echo "<<<VERBSCOPE-KERNEL $msg>>>"; after=$((after-1)); fi
+  done
+}
+cat /dev/kmsg | kwatch > /dev/console 2>&1 &
 
 for f in /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag; do
   [ -e "$f" ] || continue

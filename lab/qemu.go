@@ -26,7 +26,10 @@ func (g Guest) Cmdline() string {
 	// clock_gettime (and every Go nanotime) into a trapped MMIO read of
 	// microseconds; qemu's TSC follows the host's monotonic clock, so it
 	// is safe to trust.
-	w := []string{"console=ttyS0", "quiet", "loglevel=3", "panic=-1", "tsc=reliable", "clocksource=tsc"}
+	w := []string{"console=ttyS0", "quiet", "loglevel=3", "panic=-1", "tsc=reliable", "clocksource=tsc",
+		// A soft lockup shows every CPU's stack, not only the stuck one's:
+		// the CPU that holds what the stuck one spins on is the answer.
+		"softlockup_all_cpu_backtrace=1"}
 	add := func(k, v string) {
 		if v != "" {
 			w = append(w, "vs."+k+"="+v)

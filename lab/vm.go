@@ -216,9 +216,12 @@ func (l *Lab) boot(ctx context.Context, s vmSpec) result {
 	if l.started != nil {
 		l.started(cmd.Process.Pid)
 	}
-	con := l.readConsole(stdout, s.out, fmt.Sprintf("%s booted, rxe0 ready", name), m.CPUs, start)
+	con := l.readConsole(stdout, s.out, fmt.Sprintf("%s booted, rxe0 ready", name), m.CPUs, start, func() { cmd.Process.Kill() })
 	werr := cmd.Wait()
 	switch {
+	case len(con.kernel) > 0:
+		return result{err: fmt.Errorf("lab: %s: the guest kernel reported trouble %s after boot, so the run was stopped; its lines:\n%s",
+			name, con.kernelAt.Sub(start).Round(time.Second), strings.Join(con.kernel, "\n"))}
 	case con.exit != nil:
 		return result{code: con.exit.Code}
 	case con.fail != "":
@@ -239,7 +242,17 @@ type console struct {
 	exit  *Marker
 	fail  string
 	boot  []string // the last lines before READY, for error reports
+	// kernel holds the lines of the kernel's trouble report (a soft
+	// lockup, hung task, BUG, Oops or OOM) and its stack; kernelAt is
+	// when the first came.
+	kernel   []string
+	kernelAt time.Time
 }
+
+// kernelGrace is how long the console is read after the kernel first
+// reports trouble, for the rest of its report (the stacks of every CPU)
+// to arrive, before the VM is stopped.
+const kernelGrace = 5 * time.Second
 
 func (c *console) tail() string {
 	return strings.Join(c.boot, "\n")
@@ -247,12 +260,26 @@ func (c *console) tail() string {
 
 // readConsole streams the guest console until EOF: boot lines are kept
 // (shown with Verbose), lines after READY go to out, markers are consumed.
-func (l *Lab) readConsole(r io.Reader, out io.Writer, what string, cpus int, start time.Time) *console {
+// When the kernel reports trouble, it calls stop after kernelGrace: a
+// guest whose kernel is stuck would otherwise hold the run until its
+// timeout, saying nothing.
+func (l *Lab) readConsole(r io.Reader, out io.Writer, what string, cpus int, start time.Time, stop func()) *console {
 	c := &console{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	trouble := func(line string) {
+		if c.kernel == nil {
+			c.kernelAt = time.Now()
+			fmt.Fprintf(l.opts.Log, "lab: the guest kernel reports trouble: %s (stopping the VM in %s)\n", line, kernelGrace)
+			time.AfterFunc(kernelGrace, stop)
+		}
+		c.kernel = append(c.kernel, line)
+	}
 	for sc.Scan() {
 		line := cleanLine(sc.Text())
+		if KernelTrouble(line) {
+			trouble(line)
+		}
 		before, m, ok := ParseMarker(line)
 		if before != "" || !ok {
 			if c.ready && c.exit == nil {
@@ -279,6 +306,8 @@ func (l *Lab) readConsole(r io.Reader, out io.Writer, what string, cpus int, sta
 			c.exit = &m
 		case MarkerFail:
 			c.fail = m.Reason
+		case MarkerKernel:
+			trouble(m.Reason)
 		}
 	}
 	return c

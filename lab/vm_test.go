@@ -86,6 +86,28 @@ func TestTimeoutIsAnErrorAndLeavesNoQemu(t *testing.T) {
 	expectGone(t, *pids, "after the timeout")
 }
 
+// TestKernelTroubleStopsTheRun provokes the OOM killer in a small memory
+// cgroup: the run must stop within seconds with the kernel's lines, not
+// wait for its timeout.
+func TestKernelTroubleStopsTheRun(t *testing.T) {
+	l, _ := newTestLab(t, Options{Timeout: 10 * time.Minute})
+	pids := trackQemu(l)
+	start := time.Now()
+	_, err := l.Run(context.Background(), `echo +memory > /sys/fs/cgroup/cgroup.subtree_control
+mkdir /sys/fs/cgroup/hog && echo 16M > /sys/fs/cgroup/hog/memory.max && echo 0 > /sys/fs/cgroup/hog/memory.swap.max
+sh -c 'echo $$ > /sys/fs/cgroup/hog/cgroup.procs; exec dd if=/dev/zero of=/dev/null bs=64M count=1'
+sleep 600`)
+	if err == nil || !strings.Contains(err.Error(), "oom-killer") || !strings.Contains(err.Error(), "reported trouble") {
+		t.Fatalf("got %v, want the run stopped with the OOM killer's lines", err)
+	}
+	// The guest boots in 4-20 s under TCG; the grace for the stack is
+	// kernelGrace; anything near the 10-minute timeout means it waited.
+	if d := time.Since(start); d > 3*time.Minute {
+		t.Errorf("the run stopped %s after it began: it waited instead of stopping at the kernel's report", d.Round(time.Second))
+	}
+	expectGone(t, *pids, "after the kernel's report")
+}
+
 func TestCancelLeavesNoQemu(t *testing.T) {
 	l, _ := newTestLab(t, Options{})
 	pids := trackQemu(l)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-
+	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/shell/front"
 )
 
@@ -43,6 +43,7 @@ func labShell(t *testing.T) *Shell {
 // CQs, history and legal steps, the CQ's and MR's values as the device
 // gave them (checked against the commands' own results).
 func TestStateAfterCommands(t *testing.T) {
+	labkit.Clean(t)
 	s := labShell(t)
 	dev := os.Getenv("LAB_DEV")
 	mustExec(t, s, "open", "pd", "cq size=10")
@@ -106,6 +107,7 @@ func TestStateAfterCommands(t *testing.T) {
 // runs: rxe raises GID_CHANGE, and the session's event stream delivers it
 // at once, not at the next command.
 func TestEventWhileIdle(t *testing.T) {
+	labkit.Clean(t)
 	s := labShell(t)
 	mustExec(t, s, "open")
 	drain(s, 500*time.Millisecond) // the open's own
@@ -113,7 +115,7 @@ func TestEventWhileIdle(t *testing.T) {
 		t.Fatalf("ip addr add: %v\n%s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("/usr/sbin/ip", "addr", "del", "10.0.0.79/24", "dev", "veth0").Run() })
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(labkit.Step)
 	for {
 		select {
 		case ev := <-s.Events():
@@ -152,6 +154,7 @@ func drain(s *Shell, quiet time.Duration) {
 // while it waits, and cancelling its context ends it at once with
 // context.Canceled, the QP left in INIT.
 func TestListenCancelled(t *testing.T) {
+	labkit.Clean(t)
 	s := labShell(t)
 	mustExec(t, s, "open", "pd", "cq", "qp", "mr")
 	drain(s, 200*time.Millisecond)
@@ -169,7 +172,7 @@ func TestListenCancelled(t *testing.T) {
 	var progress front.Event
 	select {
 	case progress = <-s.Events():
-	case <-time.After(30 * time.Second):
+	case <-time.After(labkit.Step):
 		t.Fatal("no progress event from listen")
 	}
 	if progress.Kind != front.EventProgress || progress.Object != "qp1" || !strings.Contains(progress.Text, "listening on TCP port 18777") {
@@ -201,8 +204,8 @@ func TestListenCancelled(t *testing.T) {
 		if errors.As(o.err, &se) && (!strings.Contains(se.Output, "listening on TCP port 18777") || se.Fix == "") {
 			t.Errorf("the refusal lost what listen did or what to do: %#v", se)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("listen did not end within 10s of its context being cancelled")
+	case <-time.After(labkit.Step):
+		t.Fatalf("listen did not end within %v of its context being cancelled", labkit.Step)
 	}
 	if qp := s.State().Objects[3]; qp.Name != "qp1" || qp.State != "INIT" {
 		t.Errorf("after the cancelled listen: %+v, want qp1 in INIT", qp)
@@ -214,6 +217,7 @@ func TestListenCancelled(t *testing.T) {
 // TestPollWaitCancelled: `poll wait=` reports progress, leaves the lock
 // free while it waits, and ends when Close cancels it.
 func TestPollWaitCancelledByClose(t *testing.T) {
+	labkit.Clean(t)
 	s := New(Options{Device: os.Getenv("LAB_DEV")})
 	mustExec(t, s, "open", "pd", "cq")
 	drain(s, 200*time.Millisecond)
@@ -227,7 +231,7 @@ func TestPollWaitCancelledByClose(t *testing.T) {
 		if ev.Kind != front.EventProgress || !strings.Contains(ev.Text, "cq1: waiting up to 10m0s") {
 			t.Errorf("first event %+v, want poll's progress", ev)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(labkit.Step):
 		t.Fatal("no progress event from poll")
 	}
 	if c := s.Complete("poll c", 6); len(c.Items) != 1 || c.Items[0].Text != "cq1" {
@@ -241,7 +245,7 @@ func TestPollWaitCancelledByClose(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("poll after Close: %v, want context.Canceled", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(labkit.Step):
 		t.Fatal("poll did not end after Close")
 	}
 	if n := len(s.State().Objects); n != 0 {
@@ -252,6 +256,7 @@ func TestPollWaitCancelledByClose(t *testing.T) {
 // TestCompletionEvents: the completions a poll shows also go to the
 // event stream, named by the session's CQ.
 func TestCompletionEvents(t *testing.T) {
+	labkit.Clean(t)
 	s := labShell(t)
 	mustExec(t, s, "open", "pd", "cq", "mr", "qp", "qp")
 	mustExec(t, s, "connect qp1 qp2", "post recv qp2 mr1[0:64]", "post send qp1 mr1[0:4]")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/oob"
 	"github.com/verbscope/verbscope/shell/front"
 )
@@ -19,6 +20,7 @@ import (
 // and dial need another host; a second session plays it (dialing or
 // listening on the port the example names), over the VM's own address.
 func TestHelpExamplesRun(t *testing.T) {
+	labkit.Clean(t)
 	for _, c := range commandList() {
 		exs := helpExamples(c)
 		if len(exs) == 0 {

@@ -16,6 +16,7 @@ const ppSetup = "open; pd; cq size=16; mr size=8192 access=local_write; qp type=
 // TestShellIsRCPingpongClient: ibv_rc_pingpong serves, the shell dials it,
 // and one 4 KiB message goes each way.
 func TestShellIsRCPingpongClient(t *testing.T) {
+	labkit.Clean(t)
 	pp := labkit.Start(t, "ibv_rc_pingpong", "-d", labkit.Env(t, "LAB_DEV"), "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "1", "-p", "18520")
 	time.Sleep(500 * time.Millisecond) // let it listen; a refused dial would fail the test loudly
 	s := runSteps(t, []step{
@@ -24,7 +25,7 @@ func TestShellIsRCPingpongClient(t *testing.T) {
 		{cmd: "post send qp1 mr1[0:4096]"},
 	})
 	pollUntil(t, s, "cq1", "SEND               success", "RECV               success, 4096 bytes")
-	pp.Wait(t, 60*time.Second)
+	pp.Wait(t, labkit.Run)
 	out := pp.Output()
 	if !strings.Contains(out, "1 iters in") {
 		t.Errorf("ibv_rc_pingpong did not complete its iteration:\n%s", out)
@@ -37,6 +38,7 @@ func TestShellIsRCPingpongClient(t *testing.T) {
 
 // TestShellIsRCPingpongServer: the shell listens, ibv_rc_pingpong dials.
 func TestShellIsRCPingpongServer(t *testing.T) {
+	labkit.Clean(t)
 	// The client retries until the shell listens; a refused connect has
 	// no side effect on the server.
 	pp := labkit.Start(t, "sh", "-c", fmt.Sprintf("for i in $(seq 100); do ibv_rc_pingpong -d %s -g %s -n 1 -p 18521 %s && exit 0; sleep 0.2; done; exit 1",
@@ -48,7 +50,7 @@ func TestShellIsRCPingpongServer(t *testing.T) {
 	pollUntil(t, s, "cq1", "RECV               success, 4096 bytes")
 	execOK(t, s, "post send qp1 mr1[0:4096]")
 	pollUntil(t, s, "cq1", "SEND               success")
-	pp.Wait(t, 60*time.Second)
+	pp.Wait(t, labkit.Run)
 	if out := pp.Output(); !strings.Contains(out, "1 iters in") {
 		t.Errorf("ibv_rc_pingpong did not complete its iteration:\n%s", out)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/shell/front"
 )
 
@@ -77,6 +78,7 @@ const setup = "open; pd; cq size=64; qp type=rc cq=cq1; qp type=rc cq=cq1"
 // TestSeedPingPong is the first seed's program as a script: two RC QPs,
 // 4 KiB buffers, "PING" and "PONG" alternating, round trips timed.
 func TestSeedPingPong(t *testing.T) {
+	labkit.Clean(t)
 	steps := []step{
 		{cmd: setup + "; mr size=4096 access=local_write; mr size=4096 access=local_write", ok: []string{"mr2 = 4096 bytes"}},
 		{cmd: "connect qp1 qp2", ok: []string{"are connected and in RTS"}},
@@ -96,6 +98,7 @@ func TestSeedPingPong(t *testing.T) {
 
 // TestRefusedRTRFixedByTheNextLine is the issue's first teaching moment.
 func TestRefusedRTRFixedByTheNextLine(t *testing.T) {
+	labkit.Clean(t)
 	runSteps(t, []step{
 		{cmd: setup},
 		{cmd: "next qp1; next qp2", ok: []string{"qp2 is now INIT"}},
@@ -111,6 +114,7 @@ func TestRefusedRTRFixedByTheNextLine(t *testing.T) {
 // TestErrorPaths reproduces each error path of the verbs core issue as a
 // short script, with the shell's explanation before and after.
 func TestErrorPaths(t *testing.T) {
+	labkit.Clean(t)
 	for _, tc := range []struct {
 		name  string
 		steps []step
@@ -153,6 +157,7 @@ func TestErrorPaths(t *testing.T) {
 // goes to ERR. (rxe on 6.1 raises no QP error events at all; CQ_ERR is
 // the async event a learner sees.)
 func TestCQTooSmall(t *testing.T) {
+	labkit.Clean(t)
 	s := runSteps(t, []step{
 		{cmd: "open; pd; cq size=64; cq size=16; mr size=4096; mr size=4096",
 			ok: []string{"cq2 = completion queue with 31 entries (asked for 16"}},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/internal/labkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,6 +41,7 @@ func labEnv(t *testing.T, name string) string {
 }
 
 func TestLabHost(t *testing.T) {
+	labkit.Clean(t)
 	h := labFS(t).Host()
 	if len(h.Warnings) != 0 {
 		t.Errorf("warnings: %v", h.Warnings)
@@ -108,6 +110,7 @@ func TestLabHost(t *testing.T) {
 }
 
 func TestLabIRQs(t *testing.T) {
+	labkit.Clean(t)
 	f := labFS(t)
 	s, err := f.IRQs()
 	if err != nil {
@@ -163,6 +166,7 @@ func pingpong(t *testing.T, ctx context.Context) {
 }
 
 func TestLabCountersMove(t *testing.T) {
+	labkit.Clean(t)
 	f := labFS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -202,6 +206,7 @@ func TestLabCountersMove(t *testing.T) {
 }
 
 func TestLabPoll(t *testing.T) {
+	labkit.Clean(t)
 	f := labFS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -251,6 +256,7 @@ func TestLabPoll(t *testing.T) {
 // nothing changes) reads what one-shot readings read, and the counters
 // keep moving on the ticks between full readings.
 func TestLabPollWithKeepsFiles(t *testing.T) {
+	labkit.Clean(t)
 	f := labFS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -58,7 +58,7 @@ func loadRDMA(t *testing.T, mods []string) {
 		run(t, "rdma", "link", "add", dev, "type", "rxe", "netdev", labkit.Env(t, "LAB_NETDEV"))
 	}
 	gid := "/sys/class/infiniband/" + dev + "/ports/1/gids/" + labkit.Env(t, "LAB_GID_INDEX")
-	labkit.WaitFor(t, 30*time.Second, "rxe0's RoCE v2 GID", func() bool {
+	labkit.WaitFor(t, labkit.Step, "rxe0's RoCE v2 GID", func() bool {
 		b, _ := os.ReadFile(gid)
 		return strings.Contains(string(b), "ffff")
 	})
@@ -70,6 +70,7 @@ func loadRDMA(t *testing.T, mods []string) {
 // ibv_rc_pingpong pair's set-up. It must run before any other test opens
 // a tracer: attached programs hold their modules.
 func TestModuleLoadedLater(t *testing.T) {
+	labkit.Clean(t)
 	mods := rdmaModules(t)
 	t.Cleanup(func() { loadRDMA(t, mods) })
 	run(t, "rdma", "link", "delete", labkit.Env(t, "LAB_DEV"))
@@ -94,7 +95,7 @@ func TestModuleLoadedLater(t *testing.T) {
 	}
 	begin := time.Now()
 	loadRDMA(t, mods)
-	labkit.WaitFor(t, 60*time.Second, "the QP programs attached", func() bool { return len(c.t.Hooks()) == 7 })
+	labkit.WaitFor(t, labkit.Attach, "the QP programs attached", func() bool { return len(c.t.Hooks()) == 7 })
 	t.Logf("7 programs attached %v after the modules began to load", time.Since(begin).Round(time.Millisecond))
 	mu.Lock()
 	got := strings.Join(notices, "\n")
@@ -118,6 +119,7 @@ func TestModuleLoadedLater(t *testing.T) {
 // TestOpenQPGroup opens the QP programs alone, as the dashboard and the
 // exporter do: 7 programs, and only QP events.
 func TestOpenQPGroup(t *testing.T) {
+	labkit.Clean(t)
 	begin := time.Now()
 	c := startTrace(t, Options{Groups: GroupQP})
 	t.Logf("GroupQP: %d programs attached in %v", len(c.t.Hooks()), time.Since(begin).Round(time.Millisecond))

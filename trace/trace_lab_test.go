@@ -142,7 +142,7 @@ func (c *collector) of(pid int) []Event {
 func (c *collector) waitFor(t *testing.T, pid int, what string, match func(*Event) bool) *Event {
 	t.Helper()
 	var found *Event
-	labkit.WaitFor(t, 30*time.Second, what, func() bool {
+	labkit.WaitFor(t, labkit.Step, what, func() bool {
 		for _, e := range c.of(pid) {
 			if match(&e) {
 				found = &e
@@ -190,13 +190,13 @@ func runPingpong(t *testing.T, extra ...string) (server, client *labkit.Proc) {
 	server = labkit.Start(t, "ibv_rc_pingpong", args...)
 	// The client connects to TCP port 18515 (0x4853) once; wait until the
 	// server listens there.
-	labkit.WaitFor(t, 30*time.Second, "ibv_rc_pingpong listening", func() bool {
+	labkit.WaitFor(t, labkit.Step, "ibv_rc_pingpong listening", func() bool {
 		b, _ := os.ReadFile("/proc/net/tcp")
 		return strings.Contains(string(b), ":4853 00000000:0000 0A")
 	})
 	client = labkit.Start(t, "ibv_rc_pingpong", append(args, ip)...)
-	client.Exit(t, 60*time.Second)
-	server.Exit(t, 60*time.Second)
+	client.Exit(t, labkit.Run)
+	server.Exit(t, labkit.Run)
 	return server, client
 }
 
@@ -226,6 +226,7 @@ func jsonOf(t *testing.T, e *Event) map[string]any {
 // side's create, INIT, RTR, RTS and destroy carry what rc_pingpong says
 // it used (its "local address" and "remote address" lines).
 func TestPingpongSetUp(t *testing.T) {
+	labkit.Clean(t)
 	c := sharedTrace(t)
 	gidIndex := labkit.Env(t, "LAB_GID_INDEX")
 	server, client := runPingpong(t, "-g", gidIndex)
@@ -288,6 +289,7 @@ func mustAtoi(t *testing.T, s string) int {
 // TestPingpongWithoutGRH leaves out -g: on RoCE the RTR modify has no
 // GRH, the kernel says EINVAL, and rdma.Check says why.
 func TestPingpongWithoutGRH(t *testing.T) {
+	labkit.Clean(t)
 	c := sharedTrace(t)
 	server, _ := runPingpong(t)
 	pid := int(server.PID())
@@ -314,6 +316,7 @@ func TestPingpongWithoutGRH(t *testing.T) {
 
 // TestJSONKeys checks the exact keys of each verb's -j object.
 func TestJSONKeys(t *testing.T) {
+	labkit.Clean(t)
 	c := sharedTrace(t)
 	server, _ := runPingpong(t, "-g", labkit.Env(t, "LAB_GID_INDEX"))
 	pid := int(server.PID())
@@ -356,9 +359,10 @@ func TestJSONKeys(t *testing.T) {
 // the shell refuses but sends with --force shows the kernel's errno and
 // the same verdict as the shell's.
 func TestShellModifies(t *testing.T) {
+	labkit.Clean(t)
 	c := sharedTrace(t)
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; cq; qp; qp; connect qp1 qp2; qp; modify qp3 rtr --force")
-	sh.Exit(t, 60*time.Second)
+	sh.Exit(t, labkit.Run)
 	pid := int(sh.PID())
 	c.waitFor(t, pid, "dealloc_ucontext", verbIs(VerbFreeContext))
 	out := sh.Output()
@@ -388,6 +392,7 @@ func TestShellModifies(t *testing.T) {
 // TestMissingTarget aims one program at a function this kernel lacks:
 // it is left out with a warning naming it, and the others still trace.
 func TestMissingTarget(t *testing.T) {
+	labkit.Clean(t)
 	c := startTrace(t, Options{Targets: map[string]string{"create_qp_user": "ib_create_qp_user_not_in_this_kernel"}})
 	w := strings.Join(c.t.Warnings(), "\n")
 	if !strings.Contains(w, "create_qp_user on ib_create_qp_user_not_in_this_kernel left out") {
@@ -413,9 +418,10 @@ func TestMissingTarget(t *testing.T) {
 // flags: each reg_mr event carries the flags the shell asked for (read
 // from rxe_reg_user_mr: struct ib_mr keeps none), and its length.
 func TestMRAccess(t *testing.T) {
+	labkit.Clean(t)
 	c := sharedTrace(t)
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; mr size=8192; mr size=4096 access=local_write,remote_write,remote_read")
-	if code := sh.Exit(t, 60*time.Second); code != 0 {
+	if code := sh.Exit(t, labkit.Run); code != 0 {
 		t.Fatalf("the shell failed (%d):\n%s", code, sh.Output())
 	}
 	pid := int(sh.PID())

@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/verbscope/verbscope/rdma"
 	"syscall"
 	"testing"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // TestRCOpcodes runs every RC opcode between two QPs on rxe0 and checks
@@ -16,6 +18,7 @@ import (
 // and the atomics' returned old values. The oracle is the memory itself:
 // what the device wrote is compared with what was sent.
 func TestRCOpcodes(t *testing.T) {
+	labkit.Clean(t)
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	a, b := p.mrA.Bytes(), p.mrB.Bytes()
 
@@ -184,6 +187,7 @@ func TestRCOpcodes(t *testing.T) {
 // UC acknowledges nothing: the sender's completion only says the message
 // left, so the receiver's completion and memory are the proof.
 func TestUCOpcodes(t *testing.T) {
+	labkit.Clean(t)
 	p := newPair(t, rdma.QPTypeUC, pairOpts{})
 	a, b := p.mrA.Bytes(), p.mrB.Bytes()
 	fill(a[:8192], 11)
@@ -226,6 +230,7 @@ func TestUCOpcodes(t *testing.T) {
 // needs one). A UD receive starts with 40 bytes for the GRH; on RoCE v2
 // over IPv4 the device puts the IPv4 header in its last 20 bytes.
 func TestUDSendWithGRH(t *testing.T) {
+	labkit.Clean(t)
 	p := newPair(t, rdma.QPTypeUD, pairOpts{})
 	a, b := p.mrA.Bytes(), p.mrB.Bytes()
 	fill(a[:1000], 12)
@@ -267,6 +272,7 @@ func TestUDSendWithGRH(t *testing.T) {
 // memory per call: requests and completions cross into C through each
 // object's scratch area.
 func TestPostPollAllocateNothing(t *testing.T) {
+	labkit.Clean(t)
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	wrs := []SendWR{{WRID: 1, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
 	recvs := []RecvWR{{WRID: 2, SGEs: sge(p.mrB, 0, 64)}}
@@ -292,6 +298,7 @@ func TestPostPollAllocateNothing(t *testing.T) {
 // TestPostSendPollAllocatesNothing checks the latency step too: its post
 // result stays in the QP's C scratch, so it allocates no Go memory.
 func TestPostSendPollAllocatesNothing(t *testing.T) {
+	labkit.Clean(t)
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	wrs := []SendWR{{WRID: 1, Opcode: rdma.WRSend, Flags: rdma.SendSignaled, SGEs: sge(p.mrA, 0, 64)}}
 	recvs := []RecvWR{{WRID: 2, SGEs: sge(p.mrB, 0, 64)}}
@@ -317,6 +324,7 @@ func TestPostSendPollAllocatesNothing(t *testing.T) {
 // as a latency loop does, and checks the message arrived; a bind is
 // refused, since binds go through PostSend.
 func TestPostSendPoll(t *testing.T) {
+	labkit.Clean(t)
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	copy(p.mrA.Bytes(), "ping")
 	if err := p.b.PostRecv([]RecvWR{{WRID: 9, SGEs: sge(p.mrB, 0, 64)}}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/oracle"
 )
 
@@ -16,6 +17,7 @@ import (
 // checks that what it reads equals what rdma-core's `ibv_devinfo -v` prints
 // in the same boot.
 func TestDevinfoMatchesIbvDevinfo(t *testing.T) {
+	labkit.Clean(t)
 	out, err := exec.Command("ibv_devinfo", "-v").CombinedOutput()
 	if err != nil {
 		t.Fatalf("ibv_devinfo -v: %v\n%s", err, out)

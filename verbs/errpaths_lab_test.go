@@ -4,11 +4,13 @@ package verbs
 
 import (
 	"errors"
-	"github.com/verbscope/verbscope/rdma"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // The error paths a learner must see, each driven on rxe0 and checked
@@ -61,6 +63,7 @@ func expectStatus(t *testing.T, cq *CQ, wrID uint64, want WCStatus, hintWord str
 }
 
 func TestRemoteWriteWithoutAccess(t *testing.T) {
+	labkit.Clean(t)
 	// B's region allows local writes only: an RDMA WRITE into it is a
 	// protection violation the responder NAKs.
 	p := newPair(t, rdma.QPTypeRC, pairOpts{mrAccessB: rdma.AccessLocalWrite})
@@ -78,6 +81,7 @@ func TestRemoteWriteWithoutAccess(t *testing.T) {
 }
 
 func TestRNRRetryExceeded(t *testing.T) {
+	labkit.Clean(t)
 	// rnr_retry 0: the first "receiver not ready" NAK ends the send.
 	p := newPair(t, rdma.QPTypeRC, pairOpts{noRNRRetry: true})
 	p.c.Events()
@@ -91,6 +95,7 @@ func TestRNRRetryExceeded(t *testing.T) {
 }
 
 func TestFlushOnError(t *testing.T) {
+	labkit.Clean(t)
 	// A's two sends stall: B has no receive posted and rnr_retry 7
 	// retries forever. B has five receives that nothing will fill.
 	// Moving each QP to ERR flushes everything outstanding, in posting
@@ -150,6 +155,7 @@ func TestFlushOnError(t *testing.T) {
 // on RC the sender learns it from a NAK as REM_OP_ERR and fails too, on
 // UC and UD the sender's completion is a success (nothing acknowledges).
 func TestReceiveTooSmall(t *testing.T) {
+	labkit.Clean(t)
 	for _, tc := range []struct {
 		typ        QPType
 		sendStatus WCStatus
@@ -202,6 +208,7 @@ func TestReceiveTooSmall(t *testing.T) {
 // can be outstanding (send queue + receive queue per QP sharing it), and
 // watch for CQ_ERR.
 func TestCQTooSmall(t *testing.T) {
+	labkit.Clean(t)
 	const msgs = 40
 	p := newPair(t, rdma.QPTypeRC, pairOpts{cqe: 16, cap: QPCap{MaxSendWR: 64, MaxRecvWR: 64, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	if p.cqB.CQE() != 31 {
@@ -245,6 +252,7 @@ func TestCQTooSmall(t *testing.T) {
 }
 
 func TestDestroyPDWithMR(t *testing.T) {
+	labkit.Clean(t)
 	c := labDevice(t)
 	pd, err := c.AllocPD()
 	if err != nil {
@@ -276,6 +284,7 @@ func TestDestroyPDWithMR(t *testing.T) {
 // TestPostRefusals checks what a post refuses before the library sees it
 // and how the library's own refusal (bad_wr) is reported.
 func TestPostRefusals(t *testing.T) {
+	labkit.Clean(t)
 	p := newPair(t, rdma.QPTypeRC, pairOpts{cap: QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1, MaxInlineData: 16}})
 	mrLen := uint64(p.mrA.Len())
 	var pe *PostError

@@ -5,11 +5,13 @@ package verbs
 import (
 	"context"
 	"errors"
-	"github.com/verbscope/verbscope/rdma"
 	"os/exec"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // TestAsyncEvents produces the events rxe can raise without a fault:
@@ -17,6 +19,7 @@ import (
 // PORT_ERR and PORT_ACTIVE from the link going down and up. Each must
 // arrive on the channel naming its object.
 func TestAsyncEvents(t *testing.T) {
+	labkit.Clean(t)
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	c := p.c
 	c.Events()
@@ -58,6 +61,7 @@ func TestAsyncEvents(t *testing.T) {
 // TestEventsStopOnClose checks that Context.Close stops and joins the
 // reader goroutine and closes the channel.
 func TestEventsStopOnClose(t *testing.T) {
+	labkit.Clean(t)
 	c := labDevice(t)
 	before := runtime.NumGoroutine()
 	evs := c.Events()
@@ -90,6 +94,7 @@ func TestEventsStopOnClose(t *testing.T) {
 // arm, post, wait, poll, re-arm; more rounds than the acknowledgement
 // batch, so destroying the CQ depends on the events being acknowledged.
 func TestCompChannelWait(t *testing.T) {
+	labkit.Clean(t)
 	c := labDevice(t)
 	ch, err := c.CreateCompChannel()
 	if err != nil {

@@ -5,10 +5,12 @@ package verbs
 import (
 	"bytes"
 	"errors"
-	"github.com/verbscope/verbscope/rdma"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // TestMemoryWindows binds both window types rxe supports (its
@@ -16,6 +18,7 @@ import (
 // MR and writes through them from the peer: type 1 with ibv_bind_mw(3),
 // type 2 with a BIND_MW work request, revoked again by LOCAL_INV.
 func TestMemoryWindows(t *testing.T) {
+	labkit.Clean(t)
 	p := newPair(t, rdma.QPTypeRC, pairOpts{})
 	mr, err := p.pd.RegMR(8192, allAccess|rdma.AccessMWBind)
 	if err != nil {
@@ -97,6 +100,7 @@ func TestMemoryWindows(t *testing.T) {
 
 // TestSRQ shares one receive queue between two QPs and arms its limit.
 func TestSRQ(t *testing.T) {
+	labkit.Clean(t)
 	c := labDevice(t)
 	gid, gidIndex := labGID(t, c)
 	pd, _ := c.AllocPD()
@@ -188,6 +192,7 @@ func TestSRQ(t *testing.T) {
 // EINVAL, because it has no XRC domain (ibv_open_xrcd is not provided by
 // rxe's provider either).
 func TestXRCUnsupportedOnRxe(t *testing.T) {
+	labkit.Clean(t)
 	c := labDevice(t)
 	attr, err := c.QueryDevice()
 	if err != nil {

@@ -4,11 +4,13 @@ package verbs
 
 import (
 	"context"
-	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // Helpers shared by the data-path lab tests: two QPs on rxe0 connected to
@@ -17,7 +19,7 @@ import (
 // generous enough for TCG, where rxe's retry timers fire often.
 
 // wcTimeout bounds every wait for a completion or an event.
-const wcTimeout = 30 * time.Second
+const wcTimeout = labkit.Step
 
 // labGID returns the RoCE v2 IPv4 GID the lab set up and its index.
 func labGID(t testing.TB, c *Context) (GID, int) {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/verbscope/verbscope/rdma"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -18,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/oob"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // Interop with rdma-core's own ibv_rc_pingpong: a QP made by this package
@@ -220,6 +221,7 @@ func checkPingpong(t *testing.T, s *ppSide, out string, err error) {
 }
 
 func TestPingpongWithRcPingpongAsServer(t *testing.T) {
+	labkit.Clean(t)
 	s := newPPSide(t)
 	const port = "18601"
 	wait := startPingpong(t, "-p", port)
@@ -248,6 +250,7 @@ func TestPingpongWithRcPingpongAsServer(t *testing.T) {
 }
 
 func TestPingpongWithRcPingpongAsClient(t *testing.T) {
+	labkit.Clean(t)
 	s := newPPSide(t)
 	l, err := oob.Listen(":18602")
 	if err != nil {

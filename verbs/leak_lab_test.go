@@ -3,9 +3,11 @@
 package verbs
 
 import (
-	"github.com/verbscope/verbscope/rdma"
 	"strings"
 	"testing"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 //go:noinline
@@ -18,6 +20,7 @@ func dropPD(t *testing.T, c *Context) {
 // TestLeakTrackerReportsDroppedObjects drops a PD without Close and
 // expects the tracker to name it and where it was made.
 func TestLeakTrackerReportsDroppedObjects(t *testing.T) {
+	labkit.Clean(t)
 	c := labDevice(t)
 	if err := CheckLeaks(); err != nil {
 		t.Fatalf("leaks before the test: %v", err)
@@ -64,6 +67,7 @@ func dropDataObjects(t *testing.T, c *Context) {
 // context's Close at the end of the test destroys them (the wrappers
 // are gone, the graph is not).
 func TestLeakTrackerCoversDataObjects(t *testing.T) {
+	labkit.Clean(t)
 	c := labDevice(t)
 	if err := CheckLeaks(); err != nil {
 		t.Fatalf("leaks before the test: %v", err)

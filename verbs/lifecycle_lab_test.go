@@ -4,13 +4,15 @@ package verbs
 
 import (
 	"errors"
-	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // labDevice opens the lab's device ($LAB_DEV, rxe0) and closes it at the
@@ -60,6 +62,7 @@ func ownObjects(t *testing.T, kind string) int {
 }
 
 func TestLifecycleTeardownOrder(t *testing.T) {
+	labkit.Clean(t)
 	c := labDevice(t)
 	pd, err := c.AllocPD()
 	if err != nil {
@@ -120,6 +123,7 @@ func TestLifecycleTeardownOrder(t *testing.T) {
 }
 
 func TestContextCloseDestroysEverything(t *testing.T) {
+	labkit.Clean(t)
 	c, err := Open(os.Getenv("LAB_DEV"))
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +159,7 @@ func TestContextCloseDestroysEverything(t *testing.T) {
 // TestModifyToRTSLoopback walks two RC QPs to RTS against each other on
 // rxe0 and reads the attributes back.
 func TestModifyToRTSLoopback(t *testing.T) {
+	labkit.Clean(t)
 	c := labDevice(t)
 	pd, _ := c.AllocPD()
 	cq, err := c.CreateCQ(16, nil, 0)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/netpath"
 	"github.com/verbscope/verbscope/rdma"
 )
@@ -142,7 +143,7 @@ func (l *diffLab) walk(qp *QP, target QPState, peerQPN uint32) {
 // waitDrained polls until rxe has finished draining (sq_draining=0), so
 // the rxe.sqd-draining rule does not fire by chance.
 func (l *diffLab) waitDrained(qp *QP) {
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(labkit.Step)
 	for {
 		a, err := qp.Query(rdma.AttrState)
 		if err != nil {
@@ -152,7 +153,7 @@ func (l *diffLab) waitDrained(qp *QP) {
 			return
 		}
 		if time.Now().After(deadline) {
-			l.t.Fatalf("QP %d still draining after 5 s", qp.Num())
+			l.t.Fatalf("QP %d still draining after %v", qp.Num(), labkit.Step)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -425,6 +426,7 @@ func (l *diffLab) peerNum(typ QPType) uint32 {
 
 // TestCheckMatchesKernel is the differential test of issue 3.
 func TestCheckMatchesKernel(t *testing.T) {
+	labkit.Clean(t)
 	l := newDiffLab(t)
 	rng, seed := diffRand(t)
 	t.Logf("random cases: seed %d (VERBSCOPE_DIFF_SEED=%d repeats them)", seed, seed)

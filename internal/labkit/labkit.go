@@ -113,15 +113,27 @@ func (p *Proc) Wait(t testing.TB, timeout time.Duration) {
 }
 
 // WaitFor polls cond every 20 ms until it holds, or fails the test after
-// timeout.
+// timeout (one of the limits in limits.go). A wait that took more than a
+// third of its limit is logged, for the runner's list of slow waits.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %v waiting for %s", timeout, what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	NoteWait(t, what, time.Since(start), timeout)
+}
+
+// NoteWait logs a wait that used more than a third of its limit: less
+// than the 3x headroom every limit needs.
+func NoteWait(t testing.TB, what string, took, limit time.Duration) {
+	t.Helper()
+	if took > limit/3 {
+		t.Logf("labkit: slow wait: %s took %v of its %v limit", what, took.Round(time.Millisecond), limit)
 	}
 }
 

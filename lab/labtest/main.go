@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -35,7 +36,7 @@ func main() {
 	run := flag.String("run", "", "run only tests matching `regexp`")
 	bench := flag.String("bench", "", "run benchmarks matching `regexp` (and no tests)")
 	count := flag.Int("count", 1, "run each test `n` times")
-	timeout := flag.Duration("timeout", 10*time.Minute, "per package")
+	timeout := flag.Duration("timeout", packageLimit, "per package")
 	short := flag.Bool("short", false, "pass -test.short")
 	cache := flag.String("cache", "", "lab cache `folder` (default $VERBSCOPE_CACHE, else .cache/lab in the repository)")
 	verbose := flag.Bool("v", false, "print the guest boot log too")
@@ -78,10 +79,11 @@ type labPackage struct {
 }
 
 func runTests(ctx context.Context, c config) error {
-	root, err := goOutput(ctx, nil, "list", "-m", "-f", "{{.Dir}}")
+	mod, err := goOutput(ctx, nil, "list", "-m", "-f", "{{.Dir}}\t{{.Path}}")
 	if err != nil {
 		return err
 	}
+	root, module, _ := strings.Cut(mod, "\t")
 	if len(c.pkgs) == 0 {
 		c.pkgs = []string{"./..."}
 	}
@@ -127,6 +129,7 @@ func runTests(ctx context.Context, c config) error {
 	}
 
 	script := guestScript(c, root, out, pkgs)
+	rep := &report{module: module}
 	cacheDir := c.cache
 	if cacheDir == "" {
 		cacheDir = os.Getenv("VERBSCOPE_CACHE")
@@ -136,12 +139,14 @@ func runTests(ctx context.Context, c config) error {
 	}
 	l, err := lab.New(ctx, &lab.Cache{Dir: cacheDir}, lab.Options{
 		Share: root, Bin: []string{filepath.Join(out, "verbscope")},
-		Timeout: time.Duration(len(pkgs)+1) * c.timeout, Verbose: c.verbose,
+		Timeout: time.Duration(len(pkgs))*(c.timeout+releaseLimit) + bootLimit, Verbose: c.verbose,
+		Out: io.MultiWriter(os.Stdout, rep),
 	})
 	if err != nil {
 		return err
 	}
 	code, err := l.Run(ctx, script)
+	rep.summary(os.Stdout, 15, c.bench != "")
 	if err != nil {
 		return err
 	}
@@ -198,37 +203,6 @@ func funcNames(src []byte, prefix string) []string {
 		}
 	}
 	return out
-}
-
-// guestScript runs each test binary from its package folder in the guest
-// and prints go test's summary line for it.
-func guestScript(c config, root, out string, pkgs []labPackage) string {
-	common := []string{"-test.v", "-test.timeout=" + c.timeout.String(), fmt.Sprintf("-test.count=%d", c.count)}
-	if c.short {
-		common = append(common, "-test.short")
-	}
-	// argsFor selects the package's lab tests, narrowed by -run; with
-	// -bench, its lab benchmarks instead.
-	argsFor := func(p labPackage) []string {
-		args := append([]string(nil), common...)
-		if c.bench != "" {
-			return append(args, "-test.run=^$", "-test.benchmem", "-test.bench="+shellQuote(selectPattern(p.benchmarks, c.bench)))
-		}
-		return append(args, "-test.run="+shellQuote(selectPattern(p.tests, c.run)))
-	}
-	guest := func(p string) string {
-		rel, _ := filepath.Rel(root, p)
-		return "/mnt/host/" + filepath.ToSlash(rel)
-	}
-	var b strings.Builder
-	b.WriteString("fail=0\nnow() { cut -d' ' -f1 /proc/uptime; }\n")
-	for _, p := range pkgs {
-		fmt.Fprintf(&b, "cd %s\nt0=$(now)\n%s/%s.test %s\nrc=$?\n", guest(p.dir), guest(out), p.name, strings.Join(argsFor(p), " "))
-		fmt.Fprintf(&b, "dt=$(awk -v a=$t0 -v b=$(now) 'BEGIN{printf \"%%.3fs\", b-a}')\n")
-		fmt.Fprintf(&b, "if [ $rc = 0 ]; then printf 'ok  \\t%%s\\t%%s\\n' %s $dt; else printf 'FAIL\\t%%s\\t%%s\\n' %s $dt; fail=1; fi\n", p.importPath, p.importPath)
-	}
-	b.WriteString("exit $fail\n")
-	return b.String()
 }
 
 func shellQuote(s string) string {

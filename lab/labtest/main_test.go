@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,5 +29,31 @@ func TestSelectPattern(t *testing.T) {
 		if got := selectPattern(names, tc.user); got != tc.want {
 			t.Errorf("selectPattern(%q) = %q, want %q", tc.user, got, tc.want)
 		}
+	}
+}
+
+func TestReport(t *testing.T) {
+	r := &report{module: "example.com/m"}
+	out := "=== PACKAGE example.com/m/cli\n=== RUN   TestA\n--- PASS: TestA (12.50s)\n--- FAIL: TestB (3.00s)\n    x_test.go:1: boom\n" +
+		"    --- PASS: TestB/sub (1.00s)\nFAIL\tgithub\n=== PACKAGE example.com/m/inspect\n--- PASS: TestC (0.10s)\n" +
+		"panic: test timed out after 10m0s\n\trunning tests:\n\t\tTestD (9m58s)\n\ngoroutine 1 [running]:\n"
+	// Lines arrive in pieces, as the console gives them.
+	for len(out) > 0 {
+		n := min(7, len(out))
+		r.Write([]byte(out[:n]))
+		out = out[n:]
+	}
+	var b strings.Builder
+	r.summary(&b, 3, false)
+	want := `labtest: the 3 slowest:
+     598.0s  ./inspect    TestD  FAIL
+      12.5s  ./cli        TestA
+       3.0s  ./cli        TestB  FAIL
+labtest: to run a failed test again, alone:
+  make lab-test PKGS=./cli RUN='^TestB$'
+  make lab-test PKGS=./inspect RUN='^TestD$'
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Error(diff)
 	}
 }

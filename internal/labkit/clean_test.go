@@ -1,0 +1,46 @@
+package labkit
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// TestEveryLabTestIsClean keeps the rule that every lab test calls Clean
+// first, so a leak fails the test that made it.
+func TestEveryLabTestIsClean(t *testing.T) {
+	fn := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\) \{\n(.*)`)
+	root := filepath.Join("..", "..")
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".cache" || d.Name() == ".git") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || filepath.Ext(path) != ".go" {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil || !bytes.HasPrefix(src, []byte("//go:build lab")) {
+			return err
+		}
+		for _, m := range fn.FindAllSubmatch(src, -1) {
+			n++
+			if string(bytes.TrimSpace(m[2])) != "labkit.Clean(t)" {
+				t.Errorf("%s: %s does not begin with labkit.Clean(t)", path, m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Errorf("found %d lab tests; the walk missed the tree", n)
+	}
+}
