@@ -66,13 +66,13 @@ func TestDashboardLive(t *testing.T) {
 
 	// The pair runs until the test ends it (a short run could be over
 	// before the screen is read).
-	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
+	srv := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000")
 	labkit.WaitFor(t, labkit.Step, "the server's QP in INIT", func() bool {
 		st := qpStates(t, srv.PID())
 		return len(st) == 1 && st[0] == "INIT"
 	})
 	s.waitLong("INIT")
-	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000", ip)
+	cli := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000", ip)
 	defer srv.Kill()
 	defer cli.Kill()
 	s.key("/")

@@ -36,7 +36,7 @@ func TestDashboardTracedDetail(t *testing.T) {
 	// The dashboard loads the 7 QP programs in the background; the pair
 	// starts once they are attached, so that every modify is seen.
 	labkit.WaitFor(t, labkit.Attach, "the dashboard's 7 trace programs", func() bool { return bpfLinks(pid) == 7 })
-	srv, cli := startPingpongPair(t, "-n", "100000000")
+	srv, cli := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-e", "-n", "100000000")
 	defer srv.Kill()
 	defer cli.Kill()
 	s.key("/")

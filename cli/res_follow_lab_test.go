@@ -6,27 +6,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 )
-
-// startPingpongPair starts an ibv_rc_pingpong server and client with the
-// lab's GID and extra arguments; the test's cleanup kills them.
-func startPingpongPair(t *testing.T, extra ...string) (server, client *labkit.Proc) {
-	t.Helper()
-	args := append([]string{"-g", labkit.Env(t, "LAB_GID_INDEX")}, extra...)
-	server = labkit.Start(t, "ibv_rc_pingpong", args...)
-	labkit.WaitFor(t, labkit.Step, "ibv_rc_pingpong listening", func() bool {
-		b, _ := os.ReadFile("/proc/net/tcp")
-		return strings.Contains(string(b), ":4853 00000000:0000 0A")
-	})
-	client = labkit.Start(t, "ibv_rc_pingpong", append(args, labkit.Env(t, "LAB_IP"))...)
-	return server, client
-}
 
 // rtsSetUp reports whether attrs (a traced modify's, as trace -j names
 // them) are rc_pingpong's RTR→RTS: timeout 14, retry_cnt 7, rnr_retry 7.
@@ -44,7 +29,7 @@ func TestResFollowTraced(t *testing.T) {
 	labkit.WaitFor(t, labkit.Attach, "res --follow tracing", func() bool {
 		return strings.Contains(f.Output(), "res: tracing every process's QP modifies")
 	})
-	server, client := startPingpongPair(t, "-n", "5")
+	server, client := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "5")
 	client.Exit(t, labkit.Run)
 	server.Exit(t, labkit.Run)
 	pids := map[float64]bool{float64(server.PID()): false, float64(client.PID()): false}
@@ -91,7 +76,7 @@ func TestExportQPsTraced(t *testing.T) {
 	labkit.WaitFor(t, labkit.Attach, "the exporter tracing", func() bool {
 		return strings.Contains(x.Output(), "QP modifies are traced")
 	})
-	server, client := startPingpongPair(t, "-n", "100000000")
+	server, client := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-e", "-n", "100000000")
 	want := map[float64]bool{float64(server.PID()): false, float64(client.PID()): false}
 	var body []byte
 	labkit.WaitFor(t, labkit.Step, "both QPs' traced RTS in /api/v1/qps", func() bool {

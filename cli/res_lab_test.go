@@ -89,7 +89,7 @@ func TestResMatchesRdma(t *testing.T) {
 		return len(parse(t, labkit.RdmaJSON(t, "ctx"))) == 0
 	})
 	kinds := [][]string{{}, {"qp"}, {"cq"}, {"mr"}, {"pd"}, {"ctx"}, {"srq"}, {"cm_id"}}
-	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
+	srv := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000")
 	labkit.WaitFor(t, labkit.Step, "the server's QP in INIT", func() bool {
 		s := qpStates(t, srv.PID())
 		return len(s) == 1 && s[0] == "INIT"
@@ -117,7 +117,7 @@ func TestResMatchesRdma(t *testing.T) {
 		}
 	}
 
-	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000", ip)
+	cli := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000", ip)
 	labkit.WaitFor(t, labkit.Step, "both QPs in RTS", func() bool {
 		s, c := qpStates(t, srv.PID()), qpStates(t, cli.PID())
 		return len(s) == 1 && s[0] == "RTS" && len(c) == 1 && c[0] == "RTS"

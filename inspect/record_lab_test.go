@@ -30,18 +30,18 @@ func labScenarios() []scenario {
 		{"idle", func(t *testing.T, c *Conn) {}},
 		{"rc-init", func(t *testing.T, c *Conn) {
 			gid := labkit.Env(t, "LAB_GID_INDEX")
-			srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
+			srv := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000")
 			labkit.WaitFor(t, labkit.Step, "the server QP in INIT", func() bool {
 				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateInit)
 			})
 		}},
 		{"rc-rts", func(t *testing.T, c *Conn) {
 			gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
-			srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
+			srv := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000")
 			labkit.WaitFor(t, labkit.Step, "the server QP in INIT", func() bool {
 				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateInit)
 			})
-			cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000", ip)
+			cli := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000", ip)
 			labkit.WaitFor(t, labkit.Step, "both QPs in RTS", func() bool {
 				return allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateRTS) &&
 					allInState(qpsOf(t, c, cli.PID()), 1, rdma.QPStateRTS)

@@ -178,7 +178,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	matchAllKinds(t, c, "idle")
 	p := startPoller(t)
 
-	srv := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000")
+	srv := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000")
 	var srvQP, cliQP QP
 	labkit.WaitFor(t, labkit.Step, "the server's QP in INIT", func() bool {
 		qps := qpsOf(t, c, srv.PID())
@@ -190,7 +190,7 @@ func TestMatchesIproute2DuringPingpong(t *testing.T) {
 	})
 	matchAllKinds(t, c, "server waiting (INIT)")
 
-	cli := labkit.Start(t, "ibv_rc_pingpong", "-g", gid, "-n", "100000000", ip)
+	cli := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000", ip)
 	labkit.WaitFor(t, labkit.Step, "both QPs in RTS", func() bool {
 		qps := qpsOf(t, c, cli.PID())
 		if allInState(qpsOf(t, c, srv.PID()), 1, rdma.QPStateRTS) && allInState(qps, 1, rdma.QPStateRTS) {

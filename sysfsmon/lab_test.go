@@ -212,7 +212,7 @@ func TestLabPoll(t *testing.T) {
 	defer cancel()
 	pingpong(t, ctx)
 	time.Sleep(time.Second)
-	pctx, pcancel := context.WithTimeout(ctx, time.Minute)
+	pctx, pcancel := context.WithTimeout(ctx, labkit.Run)
 	defer pcancel()
 	var ups []Update
 	for u := range f.Poll(pctx, 500*time.Millisecond) {
@@ -222,7 +222,7 @@ func TestLabPoll(t *testing.T) {
 		}
 	}
 	if len(ups) < 3 {
-		t.Fatalf("%d updates in a minute", len(ups))
+		t.Fatalf("%d updates in %v", len(ups), labkit.Run)
 	}
 	// A tick whose reading overran the interval (the GID tables, under
 	// emulation) is followed by one at the ticker's next beat, so one
@@ -230,9 +230,11 @@ func TestLabPoll(t *testing.T) {
 	if d := ups[2].Time.Sub(ups[0].Time); d < 900*time.Millisecond {
 		t.Errorf("three updates within %v, at a 500ms interval", d)
 	}
-	for _, u := range ups[1:3] {
-		if u.Err != nil || len(u.Devices) != 1 || u.Interval <= 0 || u.Interval > 10*time.Second {
-			t.Errorf("update %d: err %v, %d devices, interval %v", u.Seq, u.Err, len(u.Devices), u.Interval)
+	// Interval is the time between this update's counters and the
+	// previous one's, however long a loaded host made it.
+	for i, u := range ups[1:3] {
+		if u.Err != nil || len(u.Devices) != 1 || u.Interval <= 0 || u.Interval != u.Time.Sub(ups[i].Time) {
+			t.Errorf("update %d: err %v, %d devices, interval %v, %v after the previous", u.Seq, u.Err, len(u.Devices), u.Interval, u.Time.Sub(ups[i].Time))
 		}
 		var sent *CounterRate
 		for i := range u.CounterRates {

@@ -185,16 +185,7 @@ func parseAddrs(t *testing.T, out string) (local, remote pingpongAddr) {
 // device, with extra arguments for both, and returns them after they end.
 func runPingpong(t *testing.T, extra ...string) (server, client *labkit.Proc) {
 	t.Helper()
-	dev, ip := labkit.Env(t, "LAB_DEV"), labkit.Env(t, "LAB_IP")
-	args := append([]string{"-d", dev, "-n", "5"}, extra...)
-	server = labkit.Start(t, "ibv_rc_pingpong", args...)
-	// The client connects to TCP port 18515 (0x4853) once; wait until the
-	// server listens there.
-	labkit.WaitFor(t, labkit.Step, "ibv_rc_pingpong listening", func() bool {
-		b, _ := os.ReadFile("/proc/net/tcp")
-		return strings.Contains(string(b), ":4853 00000000:0000 0A")
-	})
-	client = labkit.Start(t, "ibv_rc_pingpong", append(args, ip)...)
+	server, client = labkit.PingpongPair(t, append([]string{"-d", labkit.Env(t, "LAB_DEV"), "-n", "5"}, extra...)...)
 	client.Exit(t, labkit.Run)
 	server.Exit(t, labkit.Run)
 	return server, client

@@ -151,3 +151,21 @@ func RdmaJSON(t testing.TB, kind string) []byte {
 	}
 	return bytes.TrimSpace(out)
 }
+
+// PingpongPair starts an ibv_rc_pingpong server with args (the lab's GID
+// index among them, "-g", Env(t, "LAB_GID_INDEX"), unless the test wants
+// the exchange to fail), waits until it listens on TCP port 18515 (0x4853:
+// the client connects once and gives up if nobody listens), then starts
+// its client; the test's cleanup kills both. Long runs should pass -e:
+// without it both sides busy-poll their CQs and take the guest's two
+// CPUs from everything the test measures.
+func PingpongPair(t testing.TB, args ...string) (server, client *Proc) {
+	t.Helper()
+	server = Start(t, "ibv_rc_pingpong", args...)
+	WaitFor(t, Step, "ibv_rc_pingpong listening", func() bool {
+		b, _ := os.ReadFile("/proc/net/tcp")
+		return strings.Contains(string(b), ":4853 00000000:0000 0A")
+	})
+	client = Start(t, "ibv_rc_pingpong", append(args, Env(t, "LAB_IP"))...)
+	return server, client
+}
