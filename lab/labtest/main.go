@@ -2,12 +2,17 @@
 // inside the lab VM, against the real kernel RDMA stack on rxe0.
 //
 // It builds one test binary per package with `go test -c -tags lab`, boots
-// one VM with the repository shared at /mnt/host, runs each binary from its
-// package folder (so testdata/ resolves), and passes go test's output
-// through, ending with the usual ok/FAIL lines. It exits non-zero when a
-// test fails or the VM cannot boot: a lab suite that cannot run has failed.
+// VMs (two at once by default, the packages dealt between them by their
+// last times) with the repository shared at /mnt/host, runs each binary
+// from its package folder (so testdata/ resolves) in a cgroup of its own,
+// and prints each package's go test output whole when it ends, with the
+// usual ok/FAIL line. After each package, whatever it started is killed
+// and its verbs objects must be gone (script.go). At the end it lists the
+// 15 slowest tests and the command that runs each failed test alone. It
+// exits non-zero when a test fails or a VM cannot boot: a lab suite that
+// cannot run has failed.
 //
-//	go run ./lab/labtest [-race] [-cgocheck2] [-run RE] [-bench RE] [PKG...]
+//	go run ./lab/labtest [-race] [-cgocheck2] [-run RE] [-bench RE] [-vms N] [PKG...]
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -24,6 +30,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -37,6 +44,7 @@ func main() {
 	bench := flag.String("bench", "", "run benchmarks matching `regexp` (and no tests)")
 	count := flag.Int("count", 1, "run each test `n` times")
 	timeout := flag.Duration("timeout", packageLimit, "per package")
+	vms := flag.Int("vms", 2, "run packages in up to `n` VMs at once (benchmarks always use one)")
 	short := flag.Bool("short", false, "pass -test.short")
 	cache := flag.String("cache", "", "lab cache `folder` (default $VERBSCOPE_CACHE, else .cache/lab in the repository)")
 	verbose := flag.Bool("v", false, "print the guest boot log too")
@@ -45,7 +53,7 @@ func main() {
 	defer stop()
 	err := runTests(ctx, config{
 		race: *race, cgocheck2: *cgocheck2, run: *run, bench: *bench, count: *count,
-		timeout: *timeout, short: *short, cache: *cache, verbose: *verbose, pkgs: flag.Args(),
+		timeout: *timeout, vms: *vms, short: *short, cache: *cache, verbose: *verbose, pkgs: flag.Args(),
 	})
 	var exit exitCode
 	switch {
@@ -64,7 +72,7 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 type config struct {
 	race, cgocheck2, short, verbose bool
 	run, bench, cache               string
-	count                           int
+	count, vms                      int
 	timeout                         time.Duration
 	pkgs                            []string
 }
@@ -128,7 +136,6 @@ func runTests(ctx context.Context, c config) error {
 		return fmt.Errorf("build verbscope for the guest: %w", err)
 	}
 
-	script := guestScript(c, root, out, pkgs)
 	rep := &report{module: module}
 	cacheDir := c.cache
 	if cacheDir == "" {
@@ -137,15 +144,45 @@ func runTests(ctx context.Context, c config) error {
 	if cacheDir == "" {
 		cacheDir = filepath.Join(root, ".cache", "lab")
 	}
-	l, err := lab.New(ctx, &lab.Cache{Dir: cacheDir}, lab.Options{
-		Share: root, Bin: []string{filepath.Join(out, "verbscope")},
-		Timeout: time.Duration(len(pkgs))*(c.timeout+releaseLimit) + bootLimit, Verbose: c.verbose,
-		Out: io.MultiWriter(os.Stdout, rep),
-	})
-	if err != nil {
-		return err
+	// Benchmarks measure: they never share the host with another VM.
+	vms := c.vms
+	if c.bench != "" {
+		vms = 1
 	}
-	code, err := l.Run(ctx, script)
+	groups := split(pkgs, vms, loadDurations(cacheDir))
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		codes = make([]int, len(groups))
+		errs  = make([]error, len(groups))
+	)
+	for i, g := range groups {
+		w := &packageWriter{mu: &mu, dst: io.MultiWriter(os.Stdout, rep)}
+		l, err := lab.New(ctx, &lab.Cache{Dir: cacheDir}, lab.Options{
+			Share: root, Bin: []string{filepath.Join(out, "verbscope")},
+			Timeout: time.Duration(len(g))*(c.timeout+releaseLimit) + bootLimit, Verbose: c.verbose,
+			Out: w,
+		})
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], errs[i] = l.Run(ctx, guestScript(c, root, out, g))
+			w.Flush()
+		}()
+	}
+	wg.Wait()
+	code, err := 0, errors.Join(errs...)
+	for _, c := range codes {
+		code = max(code, c)
+	}
+	if c.run == "" && c.bench == "" {
+		last := loadDurations(cacheDir)
+		maps.Copy(last, rep.took)
+		saveDurations(cacheDir, last)
+	}
 	rep.summary(os.Stdout, 15, c.bench != "")
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -54,6 +55,39 @@ labtest: to run a failed test again, alone:
   make lab-test PKGS=./inspect RUN='^TestD$'
 `
 	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Error(diff)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	pkgs := []labPackage{{importPath: "a", tests: []string{"T"}}, {importPath: "b"}, {importPath: "c"}, {importPath: "d"}}
+	got := split(pkgs, 2, map[string]float64{"a": 5, "b": 100, "c": 60, "d": 50})
+	names := func(g []labPackage) (s []string) {
+		for _, p := range g {
+			s = append(s, p.importPath)
+		}
+		return s
+	}
+	if diff := cmp.Diff([][]string{{"b", "a"}, {"c", "d"}}, [][]string{names(got[0]), names(got[1])}); diff != "" {
+		t.Error(diff)
+	}
+	if n := len(split(pkgs[:1], 2, nil)); n != 1 {
+		t.Errorf("one package in %d VMs", n)
+	}
+}
+
+func TestPackageWriter(t *testing.T) {
+	var mu sync.Mutex
+	var dst strings.Builder
+	a := &packageWriter{mu: &mu, dst: &dst}
+	b := &packageWriter{mu: &mu, dst: &dst}
+	a.Write([]byte("=== PACKAGE x\n--- PASS: TestA"))
+	b.Write([]byte("=== PACKAGE y\n--- PASS: TestB (1.00s)\n"))
+	a.Write([]byte(" (2.00s)\nok  \tx\t3.0s\n"))
+	b.Write([]byte("FAIL\ty\t1.5s\n=== PACKAGE z\npanic: died"))
+	b.Flush()
+	want := "=== PACKAGE x\n--- PASS: TestA (2.00s)\nok  \tx\t3.0s\n=== PACKAGE y\n--- PASS: TestB (1.00s)\nFAIL\ty\t1.5s\n=== PACKAGE z\npanic: died"
+	if diff := cmp.Diff(want, dst.String()); diff != "" {
 		t.Error(diff)
 	}
 }

@@ -20,8 +20,9 @@ type report struct {
 	module  string // the module path, to turn import paths into ./dirs
 	pkg     string // the package whose output is streaming
 	results []testResult
-	partial string // a line not yet ended
-	inPanic bool   // after "running tests:" of a test binary's timeout
+	partial string             // a line not yet ended
+	took    map[string]float64 // each package's seconds, from its result line
+	inPanic bool               // after "running tests:" of a test binary's timeout
 }
 
 type testResult struct {
@@ -35,6 +36,8 @@ var (
 	pkgStartRE = regexp.MustCompile(`^=== PACKAGE (\S+)$`)
 	// resultRE is a top-level test's (or benchmark's) result line.
 	resultRE = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)`)
+	// pkgDoneRE is the guest script's result line for a package.
+	pkgDoneRE = regexp.MustCompile(`^(?:ok  |FAIL)\t(\S+)\t([0-9.]+)s$`)
 	// runningRE is a test named under go test's "panic: test timed out".
 	runningRE = regexp.MustCompile(`^\s+(Test\w+) \(([0-9hms.]+)\)$`)
 )
@@ -55,6 +58,13 @@ func (r *report) Write(p []byte) (int, error) {
 func (r *report) line(l string) {
 	if m := pkgStartRE.FindStringSubmatch(l); m != nil {
 		r.pkg, r.inPanic = m[1], false
+		return
+	}
+	if m := pkgDoneRE.FindStringSubmatch(l); m != nil {
+		if r.took == nil {
+			r.took = map[string]float64{}
+		}
+		r.took[m[1]], _ = strconv.ParseFloat(m[2], 64)
 		return
 	}
 	if m := resultRE.FindStringSubmatch(l); m != nil {
