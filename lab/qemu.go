@@ -30,6 +30,12 @@ func (g Guest) Cmdline() string {
 		// A soft lockup shows every CPU's stack, not only the stuck one's:
 		// the CPU that holds what the stuck one spins on is the answer.
 		"softlockup_all_cpu_backtrace=1",
+		// A soft lockup is reported after 2 x watchdog_thresh seconds, an
+		// RCU stall after rcu_cpu_stall_timeout: a vCPU that a loaded host
+		// leaves unscheduled for a few seconds must not pass for a kernel
+		// bug (the console watch stops the run on either), while a real
+		// hang, which lasts, is still reported within a minute.
+		"watchdog_thresh=30", "rcupdate.rcu_cpu_stall_timeout=60",
 		// The IO-APIC timer check counts ticks over a busy wait at boot; on
 		// a loaded host TCG runs that wait too slowly, and the kernel
 		// panics "IO-APIC + timer doesn't work!" (seen here at load 20 on

@@ -12,12 +12,12 @@ func TestCmdline(t *testing.T) {
 		g    Guest
 		want string
 	}{
-		{Guest{Mode: "run", Role: "single"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 no_timer_check vs.mode=run vs.role=single"},
-		{Guest{Mode: "run", Role: "a", IP: "10.0.1.1/24", Peer: "10.0.1.2"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 no_timer_check vs.mode=run vs.role=a vs.ip=10.0.1.1/24 vs.peer=10.0.1.2"},
-		{Guest{Mode: "shell", Role: "single", Rows: 40, Cols: 120, Term: "xterm-256color"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 no_timer_check vs.mode=shell vs.role=single vs.rows=40 vs.cols=120 vs.term=xterm-256color"},
-		{Guest{Mode: "probe"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 no_timer_check vs.mode=probe"},
+		{Guest{Mode: "run", Role: "single"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 no_timer_check vs.mode=run vs.role=single"},
+		{Guest{Mode: "run", Role: "a", IP: "10.0.1.1/24", Peer: "10.0.1.2"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 no_timer_check vs.mode=run vs.role=a vs.ip=10.0.1.1/24 vs.peer=10.0.1.2"},
+		{Guest{Mode: "shell", Role: "single", Rows: 40, Cols: 120, Term: "xterm-256color"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 no_timer_check vs.mode=shell vs.role=single vs.rows=40 vs.cols=120 vs.term=xterm-256color"},
+		{Guest{Mode: "probe"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 no_timer_check vs.mode=probe"},
 		// A size with a zero side is not passed: stty would shrink the shell to nothing.
-		{Guest{Mode: "shell", Rows: 40}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 no_timer_check vs.mode=shell"},
+		{Guest{Mode: "shell", Rows: 40}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 no_timer_check vs.mode=shell"},
 	} {
 		if got := tc.g.Cmdline(); got != tc.want {
 			t.Errorf("Cmdline(%+v)\n got %q\nwant %q", tc.g, got, tc.want)
