@@ -71,9 +71,11 @@ bpf-check:
 	done && echo "bpf-check: trace's generated BPF object and loader match trace/bpf"
 
 # Host-side tests that boot VMs: exit codes, the two-VM wire, no qemu
-# left, two shells on two hosts.
+# left, a kernel's trouble report stopping a run, two shells on two
+# hosts, the exporters of two hosts scraped by Prometheus. The limit: cli's
+# took 5 minutes on a loaded 2-core machine; 3x, rounded up.
 vm-test:
-	$(GO) test -tags vm -count=1 ./lab/ ./cli/
+	$(GO) test -tags vm -count=1 -timeout 20m ./lab/ ./cli/
 
 # Every package's lab tests, inside one VM boot, on the real rxe0.
 # PKGS=./cli narrows to packages, RUN='^TestX$' to tests (go test's -run);
