@@ -12,8 +12,15 @@ const (
 	// before it was made faster): 3x is 15 minutes.
 	packageLimit = 15 * time.Minute
 
+	// benchLimit bounds one package's lab benchmarks: cli's dashboard
+	// benchmarks, with 10,000 QPs created by another process, took 6.5
+	// minutes on a loaded 2-core machine (the QPs alone 1m55s): 3x, rounded
+	// up.
+	benchLimit = 20 * time.Minute
+
 	// bootLimit is what the VM may take beyond its packages: booting
-	// (4-20 s under TCG on a loaded host), building nothing, powering off.
+	// (4 s under TCG on a quiet host, 84 s seen at load 24 on 2 cores),
+	// powering off.
 	bootLimit = 3 * time.Minute
 
 	// releaseLimit bounds the wait, after a package's processes ended, for

@@ -43,12 +43,18 @@ func main() {
 	run := flag.String("run", "", "run only tests matching `regexp`")
 	bench := flag.String("bench", "", "run benchmarks matching `regexp` (and no tests)")
 	count := flag.Int("count", 1, "run each test `n` times")
-	timeout := flag.Duration("timeout", packageLimit, "per package")
+	timeout := flag.Duration("timeout", 0, "per package's test binary (default 15m for tests, 20m for benchmarks: limits.go)")
 	vms := flag.Int("vms", 2, "run packages in up to `n` VMs at once (benchmarks always use one)")
 	short := flag.Bool("short", false, "pass -test.short")
 	cache := flag.String("cache", "", "lab cache `folder` (default $VERBSCOPE_CACHE, else .cache/lab in the repository)")
 	verbose := flag.Bool("v", false, "print the guest boot log too")
 	flag.Parse()
+	if *timeout == 0 {
+		*timeout = packageLimit
+		if *bench != "" {
+			*timeout = benchLimit
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := runTests(ctx, config{
