@@ -14,6 +14,7 @@ type Guest struct {
 	Peer       string // the other host's address, roles a and b
 	Rows, Cols int    // the host terminal, for the shell
 	Term       string // $TERM for the shell
+	TSCkHz     int    // the TSC's frequency, when known (tsc.go); 0 lets the guest measure it
 }
 
 // Cmdline returns the kernel command line for this guest. The console is
@@ -41,6 +42,9 @@ func (g Guest) Cmdline() string {
 		// panics "IO-APIC + timer doesn't work!" (seen here at load 20 on
 		// 2 cores). The emulated timer works; skip the check, as VM guests do.
 		"no_timer_check"}
+	if g.TSCkHz > 0 {
+		w = append(w, "tsc_early_khz="+strconv.Itoa(g.TSCkHz))
+	}
 	add := func(k, v string) {
 		if v != "" {
 			w = append(w, "vs."+k+"="+v)

@@ -17,6 +17,7 @@ func TestCmdline(t *testing.T) {
 		{Guest{Mode: "shell", Role: "single", Rows: 40, Cols: 120, Term: "xterm-256color"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 no_timer_check vs.mode=shell vs.role=single vs.rows=40 vs.cols=120 vs.term=xterm-256color"},
 		{Guest{Mode: "probe"}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 no_timer_check vs.mode=probe"},
 		// A size with a zero side is not passed: stty would shrink the shell to nothing.
+		{Guest{Mode: "run", Role: "single", TSCkHz: 2096027}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 no_timer_check tsc_early_khz=2096027 vs.mode=run vs.role=single"},
 		{Guest{Mode: "shell", Rows: 40}, "console=ttyS0 quiet loglevel=3 panic=-1 tsc=reliable clocksource=tsc softlockup_all_cpu_backtrace=1 watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60 no_timer_check vs.mode=shell"},
 	} {
 		if got := tc.g.Cmdline(); got != tc.want {

@@ -315,6 +315,9 @@ func (l *Lab) readConsole(r io.Reader, out io.Writer, what string, cpus int, sta
 
 // machine assembles the qemu machine for a guest.
 func (l *Lab) machine(g Guest, link *Link, ctl string) Machine {
+	if l.accel != "kvm" {
+		g.TSCkHz = hostTSCkHz()
+	}
 	m := Machine{
 		Kernel: l.assets.Kernel.Vmlinux, Initrd: l.assets.Initrd, Accel: l.accel,
 		MemMB: l.opts.MemMB, CPUs: l.opts.CPUs, Guest: g, Link: link,
