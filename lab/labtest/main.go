@@ -163,7 +163,9 @@ func runTests(ctx context.Context, c config) error {
 		errs  = make([]error, len(groups))
 	)
 	for i, g := range groups {
-		w := &packageWriter{mu: &mu, dst: io.MultiWriter(os.Stdout, rep)}
+		w := &packageWriter{mu: &mu, dst: io.MultiWriter(os.Stdout, rep), progress: func(pkg string) {
+			fmt.Fprintf(os.Stderr, "labtest: VM %d: %s started\n", i+1, pkg)
+		}}
 		l, err := lab.New(ctx, &lab.Cache{Dir: cacheDir}, lab.Options{
 			Share: root, Bin: []string{filepath.Join(out, "verbscope")},
 			Timeout: time.Duration(len(g))*(c.timeout+releaseLimit) + bootLimit, Verbose: c.verbose,

@@ -67,6 +67,9 @@ func saveDurations(dir string, m map[string]float64) {
 type packageWriter struct {
 	mu      *sync.Mutex // shared by every VM's writer
 	dst     io.Writer
+	// progress, if set, learns at once that a package started, since
+	// its output waits for its end.
+	progress func(pkg string)
 	block   []byte // whole lines of the package running
 	partial []byte // a line not yet ended
 }
@@ -81,6 +84,9 @@ func (w *packageWriter) Write(p []byte) (int, error) {
 		line := w.partial[:i+1]
 		w.block = append(w.block, line...)
 		w.partial = w.partial[i+1:]
+		if m := pkgStartRE.FindSubmatch(bytes.TrimRight(line, "\r\n")); m != nil && w.progress != nil {
+			w.progress(string(m[1]))
+		}
 		if bytes.HasPrefix(line, []byte("ok  \t")) || bytes.HasPrefix(line, []byte("FAIL\t")) {
 			if err := w.Flush(); err != nil {
 				return 0, err
