@@ -65,13 +65,13 @@ func saveDurations(dir string, m map[string]float64) {
 // then writes the whole package at once, as go test does for packages run
 // in parallel: two VMs' lines never interleave.
 type packageWriter struct {
-	mu      *sync.Mutex // shared by every VM's writer
-	dst     io.Writer
+	mu  *sync.Mutex // shared by every VM's writer
+	dst io.Writer
 	// progress, if set, learns at once that a package started, since
 	// its output waits for its end.
 	progress func(pkg string)
-	block   []byte // whole lines of the package running
-	partial []byte // a line not yet ended
+	block    []byte // whole lines of the package running
+	partial  []byte // a line not yet ended
 }
 
 func (w *packageWriter) Write(p []byte) (int, error) {
