@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/qpholder"
 )
 
@@ -27,7 +28,14 @@ func benchTmux(b *testing.B, w, h int, cmd string) {
 	if out, err := c.CombinedOutput(); err != nil {
 		b.Fatalf("tmux: %v\n%s", err, out)
 	}
-	b.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", "vsb").Run() })
+	// The next benchmark starts only once this dashboard has exited: its
+	// exit detaches trace's programs, which under TCG takes seconds, and a
+	// dashboard still tracing and reading beside the next benchmark's
+	// 10,000 QP creations would be measured in its place (dashProc).
+	b.Cleanup(func() {
+		exec.Command("tmux", "kill-session", "-t", "vsb").Run()
+		labkit.WaitFor(b, labkit.Release, "the dashboard to exit", func() bool { return findDash() == "" })
+	})
 }
 
 func capture(name string) string {
@@ -47,6 +55,15 @@ func waitScreen(b *testing.B, name, want string, d time.Duration) {
 
 // dashProc finds the dashboard process.
 func dashProc(b *testing.B) string {
+	p := findDash()
+	if p == "" {
+		b.Fatal("no dashboard process")
+	}
+	return p
+}
+
+// findDash is the /proc folder of a running dashboard, or "".
+func findDash() string {
 	stats, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, st := range stats {
 		c, _ := os.ReadFile(st)
@@ -54,7 +71,6 @@ func dashProc(b *testing.B) string {
 			return filepath.Dir(st)
 		}
 	}
-	b.Fatal("no dashboard process")
 	return ""
 }
 
