@@ -97,7 +97,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	if err != nil {
 		return err
 	}
-	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes})
+	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes, Interval: cfg.interval})
 	h, err := export.Handler(c)
 	if err != nil {
 		return err
@@ -108,17 +108,18 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The first readings come before the first scrape can.
-	c.ObserveSysfs(export.ReadSysfs(sys))
 	go c.PollSysfs(ctx, sys, cfg.interval)
-	first := make(chan struct{})
 	traceLog := log
 	if !cfg.trace {
 		traceLog = nil
 	}
-	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), traceLog, first)
+	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), traceLog)
+	// The first readings come before the first scrape can, unless one
+	// hangs: then the server starts anyway and reports it failed.
 	select {
-	case <-first:
+	case <-c.Ready():
+	case <-time.After(export.LateAfter * cfg.interval):
+		log.Warn("serving before the first readings: one is late, its collector reports failure until it comes")
 	case <-ctx.Done():
 		return nil
 	}
@@ -156,19 +157,11 @@ func deviceLimits(log *slog.Logger) map[string]inspect.Limits {
 	return limits
 }
 
-// followNetlink feeds c inspect's watch stream until ctx ends, and closes
-// first after the first frame. Without RDMA netlink (no ib_core yet) it
-// reports the failure as a frame and tries again every interval: a
-// driver loaded later shows up. With traceLog it also traces QP modifies
+// followNetlink feeds c inspect's watch stream until ctx ends. Without
+// RDMA netlink (no ib_core yet) it reports the failure as a frame and
+// tries again every interval: a driver loaded later shows up. With traceLog it also traces QP modifies
 // for the histories and logs there what trace has to say.
-func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, traceLog *slog.Logger, first chan<- struct{}) {
-	once := func() {
-		if first != nil {
-			close(first)
-			first = nil
-		}
-	}
-	defer once()
+func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, traceLog *slog.Logger) {
 	for {
 		conn, err := inspect.Dial()
 		if err == nil {
@@ -181,13 +174,11 @@ func followNetlink(ctx context.Context, c *export.Collector, interval time.Durat
 			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}, Modifies: mods})
 			for f := range w.Frames() {
 				c.Observe(f)
-				once()
 			}
 			conn.Close()
 			return
 		}
 		c.Observe(inspect.Frame{Err: err})
-		once()
 		select {
 		case <-ctx.Done():
 			return
