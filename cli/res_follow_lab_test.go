@@ -86,7 +86,9 @@ func TestResFollowTraced(t *testing.T) {
 // modify carries timeout 14, retry_cnt 7 and rnr_retry 7.
 func TestExportQPsTraced(t *testing.T) {
 	addr := "127.0.0.1:19879"
-	x := labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=500ms")
+	// --api.sensitive: the traced attributes go only to authenticated
+	// clients otherwise.
+	x := labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=500ms", "--api.sensitive")
 	labkit.WaitFor(t, 90*time.Second, "the exporter tracing", func() bool {
 		return strings.Contains(x.Output(), "QP modifies are traced")
 	})

@@ -61,6 +61,8 @@ type Collector struct {
 	// its stuck QPs by group, counted once per frame, not per scrape.
 	counts map[stateKey]int
 	stuck  map[group]int
+	// qps is the latest frame's /api/v1/qps, built on demand.
+	qps *qpDoc
 }
 
 type stateKey struct {
@@ -115,9 +117,11 @@ func (c *Collector) Observe(f inspect.Frame) {
 	if f.Err != nil || f.Snapshot == nil {
 		c.frame.Err = f.Err
 		c.frame.Snapshot = nil
+		c.qps = nil
 		return
 	}
 	c.frame = f
+	c.qps = newQPDoc(f.Snapshot, f.History)
 	idx := qpIndex(f.Snapshot)
 	c.counts, c.stuck = map[stateKey]int{}, map[group]int{}
 	for i := range f.Snapshot.QPs {
