@@ -3,9 +3,12 @@ package export
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -177,6 +180,11 @@ func TestLateNetlinkReadingFails(t *testing.T) {
 	}
 	if st.lastReading[collNetlink] == 0 {
 		t.Errorf("dump hangs: no timestamp of the last reading: %v", st.lastReading)
+	}
+	rec := httptest.NewRecorder()
+	sensitiveAPI(c).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/qps", nil))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "a reading hangs") {
+		t.Errorf("/api/v1/qps while the dump hangs: %d %q, want 503", rec.Code, rec.Body)
 	}
 }
 

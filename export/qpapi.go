@@ -26,8 +26,8 @@ type qpAPI struct {
 }
 
 // hiddenNote tells a client without authentication what it did not get.
-const hiddenNote = "rqpn, sq-psn, rq-psn, and of history entries sq-psn, rq-psn, modify.attrs and modify.check: " +
-	"authenticate (basic_auth_users in the exporter's web config) to get them"
+const hiddenNote = "rqpn, sq-psn, rq-psn and keys, and of history entries sq-psn, rq-psn, modify.attrs and modify.check: " +
+	"served to clients that authenticate (basic_auth_users in the exporter's web config), or to all with --api.sensitive"
 
 func (a *qpAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -15,33 +15,38 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
-// The server's limits, node_exporter's conventions plus the timeouts it
-// leaves unset. A goroutine and its buffers per connection are what a
-// slow or idle client holds, so each wait has an end:
-const (
-	// readHeaderTimeout bounds the TLS handshake and the request line
-	// and headers: a client that trickles them in (slowloris) is cut
-	// off after 10 s, far more than a scraper on any network needs.
-	readHeaderTimeout = 10 * time.Second
-	// readTimeout bounds the whole request; ours have no body, so it
-	// only adds a little room after the headers.
-	readTimeout = 15 * time.Second
-	// writeTimeout bounds the answer, from the end of the headers read
-	// to the last byte written: a client that never reads is dropped
-	// after a minute. A minute is Prometheus's longest usual
-	// scrape_timeout and lets a 10,000-QP /api/v1/qps (a few MB) cross
-	// a slow link.
-	writeTimeout = time.Minute
-	// idleTimeout closes a keep-alive connection after 2 minutes without
-	// a request: above the usual 1-minute scrape interval, so a
-	// Prometheus keeps its connection between scrapes, and an abandoned
-	// one does not stay forever.
-	idleTimeout = 2 * time.Minute
-	// maxInFlight is how many requests /metrics, and /api/v1/qps, serve
-	// at once (promhttp's MaxRequestsInFlight); the next get 503. An HA
-	// pair of Prometheus, a fleet view and a person fit many times over.
-	maxInFlight = 10
-)
+// serverLimits are the server's timeouts, node_exporter's conventions
+// plus the ones it leaves unset: a goroutine and its buffers per
+// connection are what a slow or idle client holds, so each wait has an
+// end.
+type serverLimits struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// limits are the values, and why (tests shorten them):
+var limits = serverLimits{
+	// The TLS handshake and the request line and headers: a client that
+	// trickles them in (slowloris) is cut off after 10 s, far more than
+	// a scraper on any network needs.
+	readHeader: 10 * time.Second,
+	// The whole request; ours have no body, so a little room after the
+	// headers.
+	read: 15 * time.Second,
+	// The answer, from the end of the headers to the last byte written:
+	// a client that never reads is dropped after a minute, Prometheus's
+	// longest usual scrape_timeout and time for a 10,000-QP /api/v1/qps
+	// (a few MB) to cross a slow link.
+	write: time.Minute,
+	// A keep-alive connection without a request: above the usual
+	// 1-minute scrape interval, so a Prometheus keeps its connection
+	// between scrapes, and an abandoned one closes.
+	idle: 2 * time.Minute,
+}
+
+// maxInFlight is how many requests /metrics, and /api/v1/qps, serve at
+// once (promhttp's MaxRequestsInFlight); the next get 503. An HA pair of
+// Prometheus, a fleet view and a person fit many times over.
+const maxInFlight = 10
 
 // Handler serves the exporter's pages: /metrics (c with the Go runtime's
 // and the process's own metrics), /api/v1/qps (the per-QP detail as JSON,
@@ -88,8 +93,8 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler, webConfig string
 			return fmt.Errorf("export: web config %s: %w", webConfig, err)
 		}
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
-		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: limits.readHeader, ReadTimeout: limits.read,
+		WriteTimeout: limits.write, IdleTimeout: limits.idle}
 	done := make(chan error, 1)
 	go func() {
 		done <- web.Serve(l, srv, &web.FlagConfig{

@@ -22,11 +22,11 @@ import (
 	"github.com/verbscope/verbscope/rdma"
 )
 
-// serve starts the exporter's handler on a loopback port with the web
+// serve starts the exporter's handler on a loopback port with api's web
 // config and returns its address; it stops when the test ends.
-func serve(t *testing.T, c *Collector, webConfig string) string {
+func serve(t *testing.T, c *Collector, api APIOptions) string {
 	t.Helper()
-	h, err := Handler(c, APIOptions{WebConfig: webConfig})
+	h, err := Handler(c, api)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func serve(t *testing.T, c *Collector, webConfig string) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, l, h, webConfig, slog.New(slog.DiscardHandler)) }()
+	go func() { done <- Serve(ctx, l, h, api.WebConfig, slog.New(slog.DiscardHandler)) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
@@ -49,7 +49,7 @@ func serve(t *testing.T, c *Collector, webConfig string) string {
 func TestTLSAndBasicAuth(t *testing.T) {
 	web := testcert.WebConfig(t, t.TempDir(), "prometheus", "s3cret", net.IPv4(127, 0, 0, 1))
 	c := feed(Options{Version: "test"}, recorded(t, "rc-rts"))
-	addr := serve(t, c, web.Config)
+	addr := serve(t, c, APIOptions{WebConfig: web.Config})
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: web.Pool}}}
 
 	for _, tc := range []struct {
