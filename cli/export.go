@@ -201,7 +201,7 @@ func followNetlink(ctx context.Context, c *export.Collector, interval time.Durat
 			var mods <-chan inspect.Modify
 			if traceLog != nil {
 				mods = traceModifies(ctx, func(msg string) { traceLog.Warn("trace: " + msg) }, func(n int) {
-					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry their attributes", "programs", n)
+					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry them (their attributes to authenticated clients)", "programs", n)
 				}, interval)
 			}
 			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}, Modifies: mods})
