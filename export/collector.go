@@ -142,7 +142,11 @@ func (c *Collector) Observe(f inspect.Frame) {
 		}
 		c.transitions[transition{qpGroupOf(q), sc.To.String()}]++
 	}
-	c.forgetGoneDevices(f.Snapshot)
+	if len(f.Snapshot.Warnings) == 0 {
+		// A snapshot that failed in part may lack a device that is
+		// still there.
+		c.forgetGoneDevices(f.Snapshot)
+	}
 }
 
 // forgetGoneDevices drops the QP groups and transition counts of devices

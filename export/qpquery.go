@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -122,18 +123,15 @@ func cutLast(s, sep string) (before, after string, found bool) {
 
 // page returns the entries of one answer: those after the cursor that
 // pass the filters, at most limit, and the cursor of the next page when
-// more remain.
-func (q *qpQuery) page(entries []qpEntry) (out []qpEntry, next *qpCursor) {
+// more remain. It hands out pointers: copying an entry would read the
+// JSON of the other shape, which another request may be building.
+func (q *qpQuery) page(entries []qpEntry) (out []*qpEntry, next *qpCursor) {
 	i := 0
 	if a := q.after; a != nil {
-		var found bool
-		i, found = slices.BinarySearchFunc(entries, *a, func(e qpEntry, c qpCursor) int { return compareCursors(e.cursor, c) })
-		if found {
-			i++
-		}
+		i = sort.Search(len(entries), func(j int) bool { return compareCursors(entries[j].cursor, *a) > 0 })
 	}
 	for ; i < len(entries); i++ {
-		e := entries[i]
+		e := &entries[i]
 		if !q.filters.Match(e.row) {
 			continue
 		}
