@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -64,10 +65,7 @@ func (a *qpAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	page, next := q.page(entries)
 	if next != nil {
-		nv := url.Values{}
-		for k, v := range values {
-			nv[k] = v
-		}
+		nv := maps.Clone(values)
 		nv.Set("after", next.String())
 		h.Set("Link", "<"+r.URL.Path+"?"+nv.Encode()+`>; rel="next"`)
 	}
