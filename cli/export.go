@@ -24,12 +24,18 @@ func exportCmd() *Command {
 	return &Command{
 		Name:    "export",
 		Summary: "serve this host's RDMA state as Prometheus metrics (QPs by state, transitions, counters)",
-		Usage:   "[--web.listen-address=:" + exportPort + "] [--web.config.file=FILE] [--interval=2s] [--no-trace]",
+		Usage:   "[--web.listen-address=:" + exportPort + "] [--web.config.file=FILE] [--api.sensitive] [--interval=2s] [--no-trace]",
 		Help: `Serves /metrics for Prometheus, /api/v1/qps (every QP as 'verbscope res
 qp -j' shows it, with its state history) and a landing page at /.
 
 It reads RDMA netlink and sysfs every --interval in the background, keeping
 each QP's state history between scrapes; a scrape reads the latest state.
+A reading that hangs (a sysfs file that blocks, a netlink dump that never
+ends) is not served as fresh: once the last one is more than 3 intervals
+old, its collector's verbscope_collector_success is 0 and its series go;
+verbscope_last_reading_timestamp_seconds{collector} says when each last
+read. A device that goes takes its series with it.
+
 Metrics: devices and ports (verbscope_device_info, verbscope_port_state,
 verbscope_port_*_total from counters/ and hw_counters/), object counts
 (verbscope_resources), QPs by state (verbscope_qps), the state changes seen
@@ -44,6 +50,25 @@ for QPs), so each /api/v1/qps history entry a modify made carries it as
 'verbscope trace -j' prints them), ret, and errno and check when it
 failed. Without the rights or BTF it says so once on stderr and serves the
 states alone; --no-trace turns tracing off.
+
+What goes to whom: nothing that RDMA netlink hides from an unprivileged
+local user, and nothing that lets a remote party join or spoof a
+connection, goes to a client that did not authenticate. Without a web
+config that authenticates (basic_auth_users, or verified client
+certificates), /api/v1/qps leaves out the PSNs (sq-psn, rq-psn), the
+peer's QP number (rqpn, dest_qp_num), any key, and of each history entry
+its PSNs and the traced modify's attrs (qkey, dgid, ...) and check; pid,
+comm, state, type and the modify's mask stay. Authenticated clients get
+everything, and so does anyone with --api.sensitive (for a port only
+trusted hosts reach). /metrics carries none of it and, as node_exporter's,
+listens on every interface by default. The log says at start what is
+served without authentication.
+
+/api/v1/qps answers in (device, lqpn) order and takes the filter words of
+'verbscope res qp' (a bad word is a 400 naming the valid ones) and pages:
+  /api/v1/qps?filter=state=ERR+type=RC
+  /api/v1/qps?limit=100&after=rxe0:17     (a Link header names the next page)
+It is serialised once per reading and shared by every request.
 
 TLS and basic auth come from a web config file, as node_exporter's
 (https://prometheus.io/docs/prometheus/latest/configuration/https/):
@@ -60,6 +85,7 @@ Examples:
   verbscope export
   verbscope export --web.listen-address=127.0.0.1:` + exportPort + ` --interval=1s
   verbscope export --web.config.file=/etc/verbscope/web.yml
+  verbscope export --web.listen-address=10.0.0.5:` + exportPort + ` --api.sensitive
   verbscope export --collector.processes=5
   verbscope export --no-trace`,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
@@ -68,6 +94,7 @@ Examples:
 			interval := fs.Duration("interval", 2*time.Second, "how often to read netlink and sysfs")
 			procs := fs.Int("collector.processes", 0, "also export the objects of the `N` processes with the most, by command name (0: off)")
 			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry states only)")
+			sensitive := fs.Bool("api.sensitive", false, "serve /api/v1/qps's PSNs, rqpn, keys and traced attributes to clients that did not authenticate too")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("export takes no arguments, only flags")
@@ -78,7 +105,7 @@ Examples:
 				if *procs < 0 {
 					return usageErrorf("--collector.processes %d: want 0 or more", *procs)
 				}
-				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *procs, !*noTrace})
+				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *procs, !*noTrace, *sensitive})
 			}
 		},
 	}
@@ -88,7 +115,7 @@ type exportConfig struct {
 	listen, webConfig string
 	interval          time.Duration
 	processes         int
-	trace             bool
+	trace, sensitive  bool
 }
 
 func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
@@ -97,8 +124,13 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	if err != nil {
 		return err
 	}
-	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes})
-	h, err := export.Handler(c)
+	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes, Interval: cfg.interval})
+	api := export.APIOptions{WebConfig: cfg.webConfig, Sensitive: cfg.sensitive}
+	level, exposure, err := api.Exposure()
+	if err != nil {
+		return fmt.Errorf("export: --web.config.file: %w", err)
+	}
+	h, err := export.Handler(c, api)
 	if err != nil {
 		return err
 	}
@@ -108,20 +140,22 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The first readings come before the first scrape can.
-	c.ObserveSysfs(export.ReadSysfs(sys))
 	go c.PollSysfs(ctx, sys, cfg.interval)
-	first := make(chan struct{})
 	traceLog := log
 	if !cfg.trace {
 		traceLog = nil
 	}
-	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), traceLog, first)
+	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), traceLog)
+	// The first readings come before the first scrape can, unless one
+	// hangs: then the server starts anyway and reports it failed.
 	select {
-	case <-first:
+	case <-c.Ready():
+	case <-time.After(export.LateAfter * cfg.interval):
+		log.Warn("serving before the first readings: one is late, its collector reports failure until it comes")
 	case <-ctx.Done():
 		return nil
 	}
+	log.Log(ctx, level, exposure)
 	err = export.Serve(ctx, l, h, cfg.webConfig, log)
 	if errors.Is(err, context.Canceled) {
 		return nil // SIGTERM or SIGINT: a server's normal end
@@ -156,38 +190,28 @@ func deviceLimits(log *slog.Logger) map[string]inspect.Limits {
 	return limits
 }
 
-// followNetlink feeds c inspect's watch stream until ctx ends, and closes
-// first after the first frame. Without RDMA netlink (no ib_core yet) it
-// reports the failure as a frame and tries again every interval: a
-// driver loaded later shows up. With traceLog it also traces QP modifies
+// followNetlink feeds c inspect's watch stream until ctx ends. Without
+// RDMA netlink (no ib_core yet) it reports the failure as a frame and
+// tries again every interval: a driver loaded later shows up. With traceLog it also traces QP modifies
 // for the histories and logs there what trace has to say.
-func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, traceLog *slog.Logger, first chan<- struct{}) {
-	once := func() {
-		if first != nil {
-			close(first)
-			first = nil
-		}
-	}
-	defer once()
+func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, traceLog *slog.Logger) {
 	for {
 		conn, err := inspect.Dial()
 		if err == nil {
 			var mods <-chan inspect.Modify
 			if traceLog != nil {
 				mods = traceModifies(ctx, func(msg string) { traceLog.Warn("trace: " + msg) }, func(n int) {
-					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry their attributes", "programs", n)
+					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry them (their attributes to authenticated clients)", "programs", n)
 				}, interval)
 			}
 			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}, Modifies: mods})
 			for f := range w.Frames() {
 				c.Observe(f)
-				once()
 			}
 			conn.Close()
 			return
 		}
 		c.Observe(inspect.Frame{Err: err})
-		once()
 		select {
 		case <-ctx.Done():
 			return

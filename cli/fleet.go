@@ -27,6 +27,10 @@ with alerts, failed QPs, stuck QPs, ports down and errors.
 
 With -j: a JSON array of hosts, for scripts.
 
+--prometheus may carry basic auth (http://USER:PASSWORD@HOST:9090); errors
+show it as USER:xxxxx@. The names of the error counters Prometheus answers
+go into further queries only if they are verbscope export's.
+
 Examples:
   verbscope fleet --prometheus http://prometheus:9090
   verbscope fleet --prometheus http://127.0.0.1:9090 --job rdma -j`,

@@ -72,7 +72,9 @@ func TestResFollowTraced(t *testing.T) {
 func TestExportQPsTraced(t *testing.T) {
 	labkit.Clean(t)
 	addr := "127.0.0.1:19879"
-	x := labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=500ms")
+	// --api.sensitive: the traced attributes go only to authenticated
+	// clients otherwise.
+	x := labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=500ms", "--api.sensitive")
 	labkit.WaitFor(t, labkit.Attach, "the exporter tracing", func() bool {
 		return strings.Contains(x.Output(), "QP modifies are traced")
 	})

@@ -3,6 +3,7 @@ package export
 import (
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verbscope/verbscope/inspect"
@@ -16,7 +17,19 @@ type Options struct {
 	// that many processes with the most objects per device (by command
 	// name); the rest are folded into one series.
 	TopProcesses int
+	// Interval is how often the poll loops read; a source whose last
+	// reading ended more than LateAfter intervals ago is reported failed
+	// (zero: never, for callers that feed readings by hand).
+	Interval time.Duration
 }
+
+// LateAfter is how many intervals a reading may be late before its
+// collectors report failure: one slow reading (a busy host, a dump of
+// 10,000 QPs) is not a fault, three in a row missed is one that hangs (a
+// sysfs file that blocks, a netlink dump that never ends), and an alert
+// on verbscope_collector_success must see it rather than the last
+// reading served as fresh.
+const LateAfter = 3
 
 // Collector is a prometheus.Collector of the host's RDMA state. It keeps
 // the latest netlink frame and sysfs reading and what must outlive them
@@ -24,21 +37,32 @@ type Options struct {
 // the poll loops feed it while scrapes read it.
 type Collector struct {
 	opts Options
+	// now is the clock the lateness is judged by (tests use a fake);
+	// start stands for the last reading before the first one.
+	now   func() time.Time
+	start time.Time
+	// ready is closed once both sources have delivered a reading.
+	ready chan struct{}
 
 	mu    sync.Mutex
 	frame inspect.Frame
-	// seenFrame and seenSysfs say whether a reading arrived at all.
+	// seenFrame and seenSysfs say whether a reading arrived at all;
+	// frameAt and sysAt when the last one did.
 	seenFrame, seenSysfs bool
+	frameAt, sysAt       time.Time
 	sys                  SysfsReading
-	// groups are the (device, port, type) groups of QPs ever seen, so
-	// that their series go back to 0 rather than vanish when the last
-	// QP of a group is destroyed.
+	// groups are the (device, port, type) groups of QPs seen on the
+	// devices that still exist, so that their series go back to 0
+	// rather than vanish when the last QP of a group is destroyed; a
+	// device that goes takes its groups and their counts with it.
 	groups      map[group]bool
 	transitions map[transition]uint64
 	// counts and stuck are the latest frame's QPs by group and state and
 	// its stuck QPs by group, counted once per frame, not per scrape.
 	counts map[stateKey]int
 	stuck  map[group]int
+	// qps is the latest frame's /api/v1/qps, built on demand.
+	qps *qpDoc
 }
 
 type stateKey struct {
@@ -60,7 +84,25 @@ type transition struct {
 
 // NewCollector returns a Collector with nothing read yet.
 func NewCollector(o Options) *Collector {
-	return &Collector{opts: o, groups: map[group]bool{}, transitions: map[transition]uint64{}}
+	return &Collector{opts: o, now: time.Now, start: time.Now(), ready: make(chan struct{}),
+		groups: map[group]bool{}, transitions: map[transition]uint64{}}
+}
+
+// Ready is closed once a netlink frame and a sysfs reading have both
+// arrived, failed or not: a server that waits for it serves no empty
+// first scrape.
+func (c *Collector) Ready() <-chan struct{} { return c.ready }
+
+// markReady closes ready after the first reading of both sources; c.mu
+// is held.
+func (c *Collector) markReady() {
+	select {
+	case <-c.ready:
+	default:
+		if c.seenFrame && c.seenSysfs {
+			close(c.ready)
+		}
+	}
 }
 
 // Observe takes the next frame of inspect's watch stream (Watch); frames
@@ -70,13 +112,16 @@ func NewCollector(o Options) *Collector {
 func (c *Collector) Observe(f inspect.Frame) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.seenFrame = true
+	c.seenFrame, c.frameAt = true, c.now()
+	defer c.markReady()
 	if f.Err != nil || f.Snapshot == nil {
 		c.frame.Err = f.Err
 		c.frame.Snapshot = nil
+		c.qps = nil
 		return
 	}
 	c.frame = f
+	c.qps = newQPDoc(f.Snapshot, f.History)
 	idx := qpIndex(f.Snapshot)
 	c.counts, c.stuck = map[stateKey]int{}, map[group]int{}
 	for i := range f.Snapshot.QPs {
@@ -97,14 +142,45 @@ func (c *Collector) Observe(f inspect.Frame) {
 		}
 		c.transitions[transition{qpGroupOf(q), sc.To.String()}]++
 	}
+	if len(f.Snapshot.Warnings) == 0 {
+		// A snapshot that failed in part may lack a device that is
+		// still there.
+		c.forgetGoneDevices(f.Snapshot)
+	}
+}
+
+// forgetGoneDevices drops the QP groups and transition counts of devices
+// the snapshot no longer has (rdma link delete, a driver unloaded): an
+// rxe device added and removed a hundred times must leave no series. A
+// device that comes back starts its counters from 0, which Prometheus
+// reads as a reset.
+func (c *Collector) forgetGoneDevices(s *inspect.Snapshot) {
+	live := map[string]bool{}
+	for _, d := range s.Devices {
+		live[d.Name] = true
+	}
+	for i := range s.QPs {
+		live[s.QPs[i].DevName] = true
+	}
+	for g := range c.groups {
+		if !live[g.dev] {
+			delete(c.groups, g)
+		}
+	}
+	for t := range c.transitions {
+		if !live[t.dev] {
+			delete(c.transitions, t)
+		}
+	}
 }
 
 // ObserveSysfs takes the next sysfs reading.
 func (c *Collector) ObserveSysfs(r SysfsReading) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.seenSysfs = true
+	c.seenSysfs, c.sysAt = true, c.now()
 	c.sys = r
+	c.markReady()
 }
 
 // Describe sends no descriptions: the Collector is unchecked, since which
@@ -116,24 +192,58 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch <- gauge(descBuild, 1, c.opts.Version, runtime.Version())
-	if c.seenSysfs {
+	now := c.now()
+	switch {
+	case c.late(c.seenSysfs, c.sysAt, now):
+		reportLate(ch, collDevices, c.sysAt)
+		reportLate(ch, collCounters, c.sysAt)
+	case c.seenSysfs:
 		c.collectDevices(ch)
 		c.collectCounters(ch)
 	}
-	if c.seenFrame {
+	switch {
+	case c.late(c.seenFrame, c.frameAt, now):
+		reportLate(ch, collNetlink, c.frameAt)
+	case c.seenFrame:
 		c.collectNetlink(ch)
 	}
 }
 
-// report sends a collector's success and duration.
-func report(ch chan<- prometheus.Metric, name string, err error, seconds float64) {
+// late reports whether a source's last reading (at; the collector's
+// start before the first one) ended more than LateAfter intervals ago.
+func (c *Collector) late(seen bool, at, now time.Time) bool {
+	if c.opts.Interval <= 0 {
+		return false
+	}
+	if !seen {
+		at = c.start
+	}
+	return now.Sub(at) > LateAfter*c.opts.Interval
+}
+
+// report sends a collector's success, duration and when its reading
+// ended.
+func report(ch chan<- prometheus.Metric, name string, err error, took time.Duration, at time.Time) {
 	ok := 1.0
 	if err != nil {
 		ok = 0
 	}
 	ch <- gauge(descSuccess, ok, name)
-	ch <- gauge(descDuration, seconds, name)
+	ch <- gauge(descDuration, took.Seconds(), name)
+	ch <- gauge(descLastReading, unixSeconds(at), name)
 }
+
+// reportLate sends the failure of a collector whose reading is late, and
+// none of its series: stale values are not served as fresh ones. at is
+// zero when no reading ever came.
+func reportLate(ch chan<- prometheus.Metric, name string, at time.Time) {
+	ch <- gauge(descSuccess, 0, name)
+	if !at.IsZero() {
+		ch <- gauge(descLastReading, unixSeconds(at), name)
+	}
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
 func gauge(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
 	return constMetric(d, prometheus.GaugeValue, v, labels)

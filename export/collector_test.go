@@ -60,7 +60,7 @@ func TestExpositionGolden(t *testing.T) {
 		{"rxe0-after", "rxe0", func() *Collector {
 			return feed(Options{}, recorded(t, "rc-init"), withState(recorded(t, "rc-init"), 17, 3), recorded(t, "idle"))
 		}},
-		{"mlx5-sysfs", "mlx5", func() *Collector { return NewCollector(Options{}) }},
+		{"mlx5-sysfs", "mlx5", func() *Collector { c, _ := newTestCollector(Options{}); return c }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c()

@@ -7,7 +7,13 @@
 // A Collector keeps the latest reading of each source, fed by the caller's
 // poll loops (Observe, ObserveSysfs), and turns it into const metrics on
 // every scrape: a scrape reads the latest state, it never takes a snapshot
-// itself, and the Tracker's history lives between scrapes. No label ever
-// carries a QP number, a pid, a GID or a key. The package is pure Go:
-// device limits come from the caller (the cli asks libibverbs).
+// itself, and the Tracker's history lives between scrapes. A source whose
+// last reading is more than LateAfter intervals old fails its collectors
+// and serves none of their series; a device that goes takes its series
+// with it. No label ever carries a QP number, a pid, a GID or a key.
+//
+// /api/v1/qps serves the per-QP detail, built once per reading; what it
+// gives a client that did not authenticate is auth.go's rule. The
+// package is pure Go: device limits come from the caller (the cli asks
+// libibverbs).
 package export

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,10 +100,38 @@ func sysfsFixture(t testing.TB, name string) SysfsReading {
 	return r
 }
 
-// feed runs snapshots through a Tracker into a new Collector, as the
-// watch stream does.
-func feed(o Options, snaps ...*inspect.Snapshot) *Collector {
+// fakeClock is a clock tests move by hand; it starts at a fixed time, so
+// the reading timestamps of golden files never change.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (f *fakeClock) now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t
+}
+
+func (f *fakeClock) add(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.t = f.t.Add(d)
+}
+
+// newTestCollector is NewCollector on a fakeClock at 2026-01-02 03:04:05
+// UTC.
+func newTestCollector(o Options) (*Collector, *fakeClock) {
+	clk := &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	c := NewCollector(o)
+	c.now, c.start = clk.now, clk.now()
+	return c, clk
+}
+
+// feed runs snapshots through a Tracker into a new Collector (on a
+// fakeClock), as the watch stream does.
+func feed(o Options, snaps ...*inspect.Snapshot) *Collector {
+	c, _ := newTestCollector(o)
 	tr := inspect.NewTracker(inspect.TrackerConfig{Limits: map[string]inspect.Limits{"rxe0": {MaxQP: 1024, MaxCQ: 16384, MaxMR: 262144, MaxPD: 32768}}})
 	for _, s := range snaps {
 		c.Observe(inspect.Frame{Snapshot: s, Update: tr.Update(s)})

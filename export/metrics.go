@@ -36,9 +36,11 @@ var (
 	descProcesses = desc("process_objects", "Objects of the processes with the most of them, by command name; the rest are folded into process=\"other\".",
 		"device", "process", "kind")
 
-	descSuccess  = desc("collector_success", "Whether the collector's last reading succeeded (1) or failed (0): one odd device or file fails its collector, not the scrape.", "collector")
-	descDuration = desc("collector_duration_seconds", "How long the collector's last reading took.", "collector")
-	descBuild    = desc("build_info", "The verbscope build serving the metrics; always 1.", "version", "goversion")
+	descSuccess     = desc("collector_success", "Whether the collector's last reading succeeded (1) or failed (0): one odd device or file fails its collector, not the scrape.", "collector")
+	descDuration    = desc("collector_duration_seconds", "How long the collector's last reading took.", "collector")
+	descLastReading = desc("last_reading_timestamp_seconds", "When the collector's last reading ended (Unix time), failed or not; "+
+		"a reading more than 3 intervals old makes collector_success 0 and hides the collector's series.", "collector")
+	descBuild = desc("build_info", "The verbscope build serving the metrics; always 1.", "version", "goversion")
 )
 
 // Collector names, the values of the collector label.

@@ -3,6 +3,7 @@ package export
 import (
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verbscope/verbscope/inspect"
@@ -34,15 +35,15 @@ func qpIndex(s *inspect.Snapshot) map[inspect.Key]*inspect.QP {
 // and usage against the limits.
 func (c *Collector) collectNetlink(ch chan<- prometheus.Metric) {
 	f := &c.frame
-	var took float64
+	var took time.Duration
 	if f.Snapshot != nil {
-		took = f.Snapshot.Took.Seconds()
+		took = f.Snapshot.Took
 	}
 	err := f.Err
 	if err == nil && f.Snapshot != nil && len(f.Snapshot.Warnings) > 0 {
 		err = f.Snapshot.Warnings[0]
 	}
-	report(ch, collNetlink, err, took)
+	report(ch, collNetlink, err, took, c.frameAt)
 	if f.Snapshot == nil {
 		return
 	}

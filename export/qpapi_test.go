@@ -36,7 +36,7 @@ func TestQPsAPIModifies(t *testing.T) {
 	c := NewCollector(Options{})
 	c.Observe(inspect.Frame{Snapshot: s, History: map[inspect.Key][]inspect.StateEvent{k: tr.History(k)}})
 	rec := httptest.NewRecorder()
-	c.serveQPs(rec, httptest.NewRequest(http.MethodGet, "/api/v1/qps", nil))
+	sensitiveAPI(c).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/qps", nil))
 	var got []struct {
 		LQPN    uint32 `json:"lqpn"`
 		History []map[string]any
@@ -63,4 +63,10 @@ func TestQPsAPIModifies(t *testing.T) {
 	if d := cmp.Diff(want, mods); d != "" {
 		t.Errorf("history's modifies (-want +got):\n%s\n%s", d, rec.Body)
 	}
+}
+
+// sensitiveAPI is /api/v1/qps of c serving every field to everyone
+// (--api.sensitive).
+func sensitiveAPI(c *Collector) http.Handler {
+	return &qpAPI{c: c, auth: APIOptions{Sensitive: true}}
 }

@@ -36,7 +36,7 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
-	report(ch, collDevices, err, r.DevicesTook.Seconds())
+	report(ch, collDevices, err, r.DevicesTook, c.sysAt)
 }
 
 // collectCounters sends the port counters the devices have: counters/
@@ -49,7 +49,7 @@ func (c *Collector) collectCounters(ch chan<- prometheus.Metric) {
 	if err == nil && r.Counters != nil && len(r.Counters.Warnings) > 0 {
 		err = r.Counters.Warnings[0].Err
 	}
-	report(ch, collCounters, err, r.CountersTook.Seconds())
+	report(ch, collCounters, err, r.CountersTook, c.sysAt)
 	if r.Counters == nil {
 		return
 	}

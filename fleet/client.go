@@ -52,13 +52,15 @@ type envelope struct {
 }
 
 func (c *Client) get(ctx context.Context, path string, q url.Values) (json.RawMessage, error) {
-	u := strings.TrimRight(c.URL, "/") + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	base, err := url.Parse(strings.TrimRight(c.URL, "/"))
 	if err != nil {
-		return nil, fmt.Errorf("fleet: %s: %w", path, err)
+		return nil, badURL(c.URL, err)
+	}
+	u := base.JoinPath(path)
+	u.RawQuery = q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %s: %w", path, unwrapURL(err))
 	}
 	hc := c.HTTP
 	if hc == nil {
@@ -66,7 +68,7 @@ func (c *Client) get(ctx context.Context, path string, q url.Values) (json.RawMe
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fleet: ask Prometheus at %s: %w (is --prometheus right, and is it up?)", c.URL, err)
+		return nil, fmt.Errorf("fleet: ask Prometheus at %s: %w (is --prometheus right, and is it up?)", base.Redacted(), unwrapURL(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
@@ -78,7 +80,7 @@ func (c *Client) get(ctx context.Context, path string, q url.Values) (json.RawMe
 	}
 	var env envelope
 	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, fmt.Errorf("fleet: %s answered HTTP %d, not the Prometheus API (%.80q): %w", u, resp.StatusCode, body, err)
+		return nil, fmt.Errorf("fleet: %s answered HTTP %d, not the Prometheus API (%.80q): %w", u.Redacted(), resp.StatusCode, body, err)
 	}
 	if env.Status != "success" {
 		return nil, fmt.Errorf("fleet: %s %s: %s: %s: %w", path, q.Get("query"), env.ErrorType, env.Error, ErrAPI)

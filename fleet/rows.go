@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
+
+	"github.com/prometheus/common/model"
 )
 
 // States are the QP states in the order a row shows them.
@@ -38,6 +41,22 @@ type Host struct {
 
 // errorCounters matches the names of verbscope export's error counters.
 const errorCounters = `verbscope_port_(symbol_errors|link_downed|link_error_recovery|receive_errors|receive_remote_physical_errors|receive_switch_relay_errors|receive_constraint_errors|transmit_discards|transmit_constraint_errors|local_link_integrity_errors|excessive_buffer_overrun_errors|vl15_dropped|retry_exceeded_errors|rnr_retry_exceeded_errors|local_ack_timeouts|out_of_sequence|sequence_error_naks_received|implied_nak_sequence_errors)_total`
+
+// errorCounterName matches one whole name errorCounters matches.
+var errorCounterName = regexp.MustCompile(`^(?:` + errorCounters + `)$`)
+
+// checkErrorCounter refuses a name an answer gave before it goes into a
+// query: only a valid metric name (the classic rule, which PromQL takes
+// bare: model.LegacyValidation) that is one of the error counters asked
+// for. Anything else, from a broken or hostile server, could rewrite the
+// query it lands in.
+func checkErrorCounter(name string) error {
+	if !model.LegacyValidation.IsValidMetricName(name) || !errorCounterName.MatchString(name) {
+		return fmt.Errorf("fleet: Prometheus answered %q as the name of an error counter, which is not one of verbscope export's: "+
+			"refusing to put it into a query (is --prometheus a Prometheus server?)", name)
+	}
+	return nil
+}
 
 // Queries are the PromQL expressions a fleet view asks, by what they fill;
 // the error rate then takes one query per error counter the job has
@@ -78,7 +97,11 @@ func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
 	}
 	var names []string
 	for _, s := range res["errorNames"] {
-		names = append(names, s.Labels["__name__"])
+		name := s.Labels["__name__"]
+		if err := checkErrorCounter(name); err != nil {
+			return nil, err
+		}
+		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {

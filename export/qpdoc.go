@@ -1,0 +1,169 @@
+package export
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/view"
+)
+
+// hiddenFields are the keys of a QP's line that /api/v1/qps serves only
+// to authenticated clients: what RDMA netlink hides from an unprivileged
+// user (the keys; a QP line has none today, named so one added later
+// stays hidden) and what lets a remote party join or spoof a connection
+// (the PSNs and the peer's QP number, dest_qp_num).
+var hiddenFields = map[string]bool{
+	"rqpn": true, "sq-psn": true, "rq-psn": true,
+	"qkey": true, "lkey": true, "rkey": true, "local_dma_lkey": true,
+}
+
+// qpDoc is one netlink reading's /api/v1/qps: every QP's JSON object,
+// serialised once per reading and shape (with or without the hidden
+// fields) on the first request that asks, then shared by every request
+// until the next reading; built outside the Collector's lock, so a slow
+// build never holds up a scrape or the poll loop.
+type qpDoc struct {
+	s    *inspect.Snapshot
+	hist map[inspect.Key][]inspect.StateEvent
+
+	rowsOnce sync.Once
+	entries  []qpEntry
+	// bodies are the whole answers, public [0] and sensitive [1].
+	once   [2]sync.Once
+	bodies [2][]byte
+}
+
+// qpEntry is one QP of a qpDoc, in (device, lqpn) order: its line for
+// the filters and its JSON object in each shape.
+type qpEntry struct {
+	cursor qpCursor
+	row    view.Row
+	json   [2][]byte
+}
+
+func newQPDoc(s *inspect.Snapshot, hist map[inspect.Key][]inspect.StateEvent) *qpDoc {
+	return &qpDoc{s: s, hist: hist}
+}
+
+// rows returns the entries with their lines, sorted, without JSON yet.
+func (d *qpDoc) rows() []qpEntry {
+	d.rowsOnce.Do(func() {
+		d.entries = make([]qpEntry, len(d.s.QPs))
+		for i := range d.s.QPs {
+			q := &d.s.QPs[i]
+			d.entries[i] = qpEntry{cursor: qpCursor{q.DevName, q.LQPN}, row: q.Row(false)}
+		}
+		slices.SortFunc(d.entries, func(a, b qpEntry) int { return compareCursors(a.cursor, b.cursor) })
+	})
+	return d.entries
+}
+
+// body returns the entries with their JSON in one shape, and the whole
+// answer: the JSON array of every QP.
+func (d *qpDoc) body(sensitive bool) ([]qpEntry, []byte) {
+	v := boolIndex(sensitive)
+	entries := d.rows()
+	d.once[v].Do(func() {
+		b := []byte{'['}
+		ends := make([]int, len(entries)+1)
+		ends[0] = len(b)
+		for i := range entries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			e := &entries[i]
+			b = appendQP(b, e.row, d.hist[inspect.Key{Kind: rdma.KindQP, Dev: e.cursor.dev, ID: e.cursor.lqpn}], sensitive)
+			ends[i+1] = len(b)
+		}
+		b = append(b, "]\n"...)
+		// The entries share the body's array; each starts after the
+		// comma that ends the previous one.
+		for i := range entries {
+			start := ends[i]
+			if i > 0 {
+				start++
+			}
+			entries[i].json[v] = b[start:ends[i+1]:ends[i+1]]
+		}
+		d.bodies[v] = b
+	})
+	return entries, d.bodies[v]
+}
+
+// appendQP writes one QP: the keys and values of `verbscope res qp -j`
+// plus its "history", the hidden fields left out unless sensitive.
+func appendQP(b []byte, row view.Row, hist []inspect.StateEvent, sensitive bool) []byte {
+	if !sensitive {
+		row = slices.Clone(row)
+		for i := range row {
+			if hiddenFields[row[i].Key] {
+				row[i].NoJSON = true
+			}
+		}
+	}
+	obj := row.AppendJSON(b)
+	b = obj[:len(obj)-1] // reopen the object for "history"
+	b = append(b, `,"history":[`...)
+	for j, e := range hist {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = appendEvent(b, e, sensitive)
+	}
+	return append(b, "]}"...)
+}
+
+// appendEvent writes one history entry. Without sensitive it leaves out
+// the PSNs and, of a traced modify, the attributes and rdma.Check's
+// finding (which quotes them: a qkey, a DGID): the mask still names
+// what the modify set.
+func appendEvent(b []byte, e inspect.StateEvent, sensitive bool) []byte {
+	b = append(b, `{"time":`...)
+	b = view.AppendJSONString(b, e.Time.UTC().Format(time.RFC3339Nano))
+	b = append(b, `,"state":`...)
+	b = view.AppendJSONString(b, e.State.String())
+	if sensitive {
+		b = append(b, `,"sq-psn":`...)
+		b = strconv.AppendUint(b, uint64(e.SQPSN), 10)
+		b = append(b, `,"rq-psn":`...)
+		b = strconv.AppendUint(b, uint64(e.RQPSN), 10)
+	}
+	b = append(b, `,"gone":`...)
+	b = strconv.AppendBool(b, e.Gone)
+	if m := e.Modify; m != nil {
+		b = append(b, `,"modify":`...)
+		if sensitive {
+			b = m.AppendJSON(b)
+		} else {
+			b = appendPublicModify(b, m)
+		}
+	}
+	return append(b, '}')
+}
+
+// appendPublicModify writes who made a traced modify, what its mask set
+// and how it ended, without the values.
+func appendPublicModify(b []byte, m *inspect.Modify) []byte {
+	b = append(b, `{"pid":`...)
+	b = strconv.AppendInt(b, int64(m.PID), 10)
+	b = append(b, `,"comm":`...)
+	b = view.AppendJSONString(b, m.Comm)
+	b = append(b, `,"mask":[`...)
+	for i, n := range m.Mask {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = view.AppendJSONString(b, n)
+	}
+	b = append(b, `],"ret":`...)
+	b = strconv.AppendInt(b, int64(m.Ret), 10)
+	if m.Ret < 0 {
+		b = append(b, `,"errno":`...)
+		b = view.AppendJSONString(b, m.Errno)
+	}
+	return append(b, '}')
+}
