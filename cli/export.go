@@ -172,7 +172,7 @@ func followNetlink(ctx context.Context, c *export.Collector, interval time.Durat
 	for {
 		conn, err := inspect.Dial()
 		if err == nil {
-			var mods <-chan inspect.Modify
+			var mods *inspect.ModifyQueue
 			if traceLog != nil {
 				mods = traceModifies(ctx, func(msg string) { traceLog.Warn("trace: " + msg) }, func(n int) {
 					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry their attributes", "programs", n)

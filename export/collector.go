@@ -39,6 +39,8 @@ type Collector struct {
 	// its stuck QPs by group, counted once per frame, not per scrape.
 	counts map[stateKey]int
 	stuck  map[group]int
+	// trace is the latest frame's trace status; nil when not traced.
+	trace *inspect.TraceStatus
 }
 
 type stateKey struct {
@@ -71,6 +73,7 @@ func (c *Collector) Observe(f inspect.Frame) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seenFrame = true
+	c.trace = f.Trace
 	if f.Err != nil || f.Snapshot == nil {
 		c.frame.Err = f.Err
 		c.frame.Snapshot = nil
@@ -122,6 +125,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.seenFrame {
 		c.collectNetlink(ch)
+		c.collectTrace(ch)
 	}
 }
 

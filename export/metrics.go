@@ -36,6 +36,9 @@ var (
 	descProcesses = desc("process_objects", "Objects of the processes with the most of them, by command name; the rest are folded into process=\"other\".",
 		"device", "process", "kind")
 
+	descTraceUp   = desc("trace_up", "Whether trace's programs attached (1), so that every QP modify reaches the histories and transitions between readings are counted, or not yet or not at all (0: transitions two readings do not straddle are missed). Present when the exporter traces.")
+	descTraceLost = desc("trace_events_lost_total", "Trace events lost since the exporter started: dropped by the kernel because trace's ring buffer was full, or skipped because they did not decode. Present when the exporter traces.")
+
 	descSuccess  = desc("collector_success", "Whether the collector's last reading succeeded (1) or failed (0): one odd device or file fails its collector, not the scrape.", "collector")
 	descDuration = desc("collector_duration_seconds", "How long the collector's last reading took.", "collector")
 	descBuild    = desc("build_info", "The verbscope build serving the metrics; always 1.", "version", "goversion")

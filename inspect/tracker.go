@@ -78,6 +78,9 @@ type TrackerConfig struct {
 	GoneRetention int
 }
 
+// defaultHistoryLen is TrackerConfig.HistoryLen's default.
+const defaultHistoryLen = 64
+
 // StateEvent is one entry of a QP's history: the state seen at Time (the
 // first sighting, then every change), or Gone when the QP disappeared.
 type StateEvent struct {
@@ -227,7 +230,7 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 		cfg.RetryCounters = DefaultRetryCounters
 	}
 	if cfg.HistoryLen <= 0 {
-		cfg.HistoryLen = 64
+		cfg.HistoryLen = defaultHistoryLen
 	}
 	if cfg.GoneRetention <= 0 {
 		cfg.GoneRetention = 1024
