@@ -30,7 +30,7 @@ var (
 		"device", "port", "type", "state")
 	descTransitions = desc("qp_transitions_total", "QP state changes the Tracker saw between two readings, by the state entered (intermediate states between readings are not seen).",
 		"device", "port", "type", "to_state")
-	descStuck     = desc("qps_stuck", "Reliable QPs in RTS or SQD whose PSNs stood still for several readings while retry counters rose.", qpGroup...)
+	descStuck     = desc("qps_stuck", "Reliable QPs in RTS or SQD whose PSNs stood still for several readings with work outstanding, on their own evidence: PSNs their peer on this host never accepted, or their own per-QP retry counters rising.", qpGroup...)
 	descDead      = desc("objects_of_dead_processes", "Objects whose owning process no longer exists (held by the kernel or leaked).", devKind...)
 	descUsage     = desc("resource_usage_ratio", "Objects of a kind against the device limit (ibv_query_device: max_qp, max_cq, max_mr, max_pd, max_srq).", devKind...)
 	descProcesses = desc("process_objects", "Objects of the processes with the most of them, by command name; the rest are folded into process=\"other\".",
