@@ -181,15 +181,7 @@ func traceModifies(ctx context.Context, warn func(string), ready func(programs i
 		go watchLost(ctx, t, func(dropped, undecoded uint64) {
 			q.SetStatus(inspect.TraceStatus{Up: true, Lost: dropped + undecoded})
 		})
-		for {
-			e, err := t.Read()
-			if err != nil {
-				return // closed: Read ends no other way
-			}
-			if m, ok := e.Modify(); ok {
-				q.Put(m)
-			}
-		}
+		t.Feed(q)
 	}()
 	return q
 }
