@@ -42,8 +42,11 @@ process's QP modifies from the kernel (the programs of 'verbscope trace'
 for QPs), so each /api/v1/qps history entry a modify made carries it as
 "modify": pid, comm, mask, attrs (what the mask set, named and valued as
 'verbscope trace -j' prints them), ret, and errno and check when it
-failed. Without the rights or BTF it says so once on stderr and serves the
-states alone; --no-trace turns tracing off.
+failed. verbscope_trace_up is 1 once its programs attached (before, and
+without trace, transitions two readings do not straddle are missed), and
+verbscope_trace_events_lost_total counts the events it lost. Without the
+rights or BTF it says so once on stderr and serves the states alone;
+--no-trace turns tracing off (and the two trace metrics with it).
 
 TLS and basic auth come from a web config file, as node_exporter's
 (https://prometheus.io/docs/prometheus/latest/configuration/https/):
