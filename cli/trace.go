@@ -104,7 +104,7 @@ Examples:
 				// Losses are told as they happen, not only at the end.
 				lostCtx, endLost := context.WithCancel(ctx)
 				defer endLost()
-				go watchLost(lostCtx, t, func(dropped, undecoded uint64) { say(lostText(dropped, undecoded, " so far")) })
+				go watchLost(lostCtx, t, lostEvery, func(dropped, undecoded uint64) { say(lostText(dropped, undecoded, " so far")) })
 				enc := json.NewEncoder(env.Stdout)
 				for n := 0; *count == 0 || n < *count; n++ {
 					e, err := t.Read()
@@ -178,7 +178,7 @@ func traceModifies(ctx context.Context, warn func(string), ready func(programs i
 		stop := context.AfterFunc(ctx, func() { t.Close() })
 		defer stop()
 		defer t.Close()
-		go watchLost(ctx, t, func(dropped, undecoded uint64) {
+		go watchLost(ctx, t, lostEvery, func(dropped, undecoded uint64) {
 			q.SetStatus(inspect.TraceStatus{Up: true, Lost: dropped + undecoded})
 		})
 		t.Feed(q)
@@ -190,11 +190,17 @@ func traceModifies(ctx context.Context, warn func(string), ready func(programs i
 // (a system call) a second, so a loss shows within a refresh or two.
 const lostEvery = time.Second
 
+// lossCounter is what watchLost asks: a *trace.Tracer.
+type lossCounter interface {
+	Lost() (uint64, error)
+	Undecoded() uint64
+}
+
 // watchLost tells report the events t lost so far, those the kernel
 // dropped and the records that failed to decode, whenever either grows,
-// until ctx ends.
-func watchLost(ctx context.Context, t *trace.Tracer, report func(dropped, undecoded uint64)) {
-	tick := time.NewTicker(lostEvery)
+// looking every interval until ctx ends.
+func watchLost(ctx context.Context, t lossCounter, every time.Duration, report func(dropped, undecoded uint64)) {
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var last [2]uint64
 	for {
