@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
@@ -160,18 +161,29 @@ func deviceEnv(dev string, port int) *rdma.CheckEnv {
 //
 // The reader puts each modify on the returned queue, which never makes
 // it wait (inspect.ModifyQueue says why a queue, not a channel), and
-// keeps the queue's status: loading, up, or off, and the events lost
-// so far, looked at every lostEvery. Reading ends when ctx does.
+// keeps the queue's status: loading, up (once a program attached: with
+// ib_core not yet loaded, Open succeeds with none, and they attach when
+// it loads, which Notify tells), or off, and the events lost so far,
+// looked at every lostEvery. Reading ends when ctx does.
 func traceModifies(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue {
 	q := inspect.NewModifyQueue(0)
+	var tp atomic.Pointer[trace.Tracer]
+	var lost atomic.Uint64
+	status := func() {
+		if t := tp.Load(); t != nil {
+			q.SetStatus(inspect.TraceStatus{Up: len(t.Hooks()) > 0, Lost: lost.Load()})
+		}
+	}
+	notify := func(msg string) { warn(msg); status() }
 	go func() {
-		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv), Groups: trace.GroupQP, Notify: warn, Latency: latency})
+		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv), Groups: trace.GroupQP, Notify: notify, Latency: latency})
 		if err != nil {
 			q.SetStatus(inspect.TraceStatus{Off: err.Error()})
 			warn(fmt.Sprintf("QP histories show states only, not the attributes each modify set: %v", err))
 			return
 		}
-		q.SetStatus(inspect.TraceStatus{Up: true})
+		tp.Store(t)
+		status() // after Store: a Notify before it is covered here
 		if ready != nil {
 			ready(len(t.Hooks()))
 		}
@@ -179,7 +191,8 @@ func traceModifies(ctx context.Context, warn func(string), ready func(programs i
 		defer stop()
 		defer t.Close()
 		go watchLost(ctx, t, lostEvery, func(dropped, undecoded uint64) {
-			q.SetStatus(inspect.TraceStatus{Up: true, Lost: dropped + undecoded})
+			lost.Store(dropped + undecoded)
+			status()
 		})
 		t.Feed(q)
 	}()
