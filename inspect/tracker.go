@@ -214,6 +214,13 @@ type Tracker struct {
 	goneSeq map[Key]uint64
 	seq     uint64
 	history map[Key][]StateEvent
+	// unseen are the QPs with traced modifies that no snapshot has
+	// shown yet, with the generation of the last Update before the
+	// modify. One created while a dump ran shows in the next; one that
+	// two Updates did not show was created and destroyed between
+	// snapshots, and its history is retained like a vanished QP's, so
+	// that churn cannot grow the histories without bound.
+	unseen map[Key]uint64
 }
 
 type goneEntry struct {
@@ -262,7 +269,7 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.GoneRetention <= 0 {
 		cfg.GoneRetention = 1024
 	}
-	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}}
+	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}, unseen: map[Key]uint64{}}
 }
 
 // History returns a QP's state history, oldest first: live QPs and the
@@ -321,6 +328,18 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	for _, k := range gone {
 		t.vanish(&u, k, t.objs[k])
 	}
+	for _, k := range slices.SortedFunc(maps.Keys(t.unseen), compareKey) {
+		_, live := t.objs[k]
+		switch {
+		case live:
+			delete(t.unseen, k)
+		case t.gen >= t.unseen[k]+2:
+			delete(t.unseen, k)
+			if _, kept := t.goneSeq[k]; !kept {
+				t.retain(k)
+			}
+		}
+	}
 	sortChanges(u.Appeared)
 	sortChanges(u.Disappeared)
 	sort.Slice(u.StateChanges, func(i, j int) bool { return keyLess(u.StateChanges[i].Key, u.StateChanges[j].Key) })
@@ -371,6 +390,12 @@ func (t *Tracker) vanish(u *Update, k Key, tr *tracked) {
 		return
 	}
 	t.record(k, StateEvent{Time: u.Time, State: tr.state, Gone: true, SQPSN: tr.sqpsn, RQPSN: tr.rqpsn})
+	t.retain(k)
+}
+
+// retain counts k's history among the GoneRetention most recent of QPs
+// that are not live, dropping the oldest beyond.
+func (t *Tracker) retain(k Key) {
 	t.seq++
 	t.gone = append(t.gone, goneEntry{k, t.seq})
 	t.goneSeq[k] = t.seq
@@ -655,6 +680,16 @@ func total(m map[Kind]int) int {
 
 func sortChanges(cs []Change) {
 	sort.Slice(cs, func(i, j int) bool { return keyLess(cs[i].Key, cs[j].Key) })
+}
+
+func compareKey(a, b Key) int {
+	switch {
+	case keyLess(a, b):
+		return -1
+	case keyLess(b, a):
+		return 1
+	}
+	return 0
 }
 
 func keyLess(a, b Key) bool {
