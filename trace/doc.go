@@ -63,7 +63,13 @@
 // done). Events the ring buffer cannot hold are counted (Tracer.Lost).
 // BenchmarkCreate10kQPs: 10,000 QPs created and moved to INIT by another
 // process took 7.3 s untraced and 7.9 s traced, all 30,000 QP events
-// arrived, none lost.
+// arrived, none lost. BenchmarkBurst10kRTS: 10,000 QPs created and moved
+// to RTS by another process (30,000 modifies) while read as the
+// dashboard and the exporter read (GroupQP, a look a second, an
+// inspect.ModifyQueue emptied by a Watcher dumping all the QPs every
+// second): all 40,000 events read, none lost with the 1 MiB ring, and
+// all 10,000 QPs' histories held their traced RTS, in two runs (the
+// burst took 179 and 214 s under TCG on a loaded host).
 //
 // The data path is left alone: post, poll and notify handlers are not
 // hooked (rxe makes every post a system call, and hardware never enters
