@@ -29,13 +29,17 @@ func bpfLinks(pid int) int {
 // pair, running until the test kills it) opened in the dashboard's QP
 // detail shows what its modifies set, traced from the kernel: the RTS
 // entry carries timeout 14, retry_cnt 7 and rnr_retry 7, as rc_pingpong
-// sets them.
+// sets them; once trace's programs attached, the first line says so.
 func TestDashboardTracedDetail(t *testing.T) {
 	labkit.Clean(t)
 	s, pid := startDash(t, "verbscope dash --interval 500ms; echo status=$?")
 	// The dashboard loads the 7 QP programs in the background; the pair
 	// starts once they are attached, so that every modify is seen.
 	labkit.WaitFor(t, labkit.Attach, "the dashboard's 7 trace programs", func() bool { return bpfLinks(pid) == 7 })
+	// Then its first line says the counts are exact (before, it said
+	// "trace loading: counts not yet exact", which a quiet host may
+	// replace before the first frame is drawn).
+	s.waitLong("every 500ms · traced")
 	srv, cli := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-e", "-n", "100000000")
 	defer srv.Kill()
 	defer cli.Kill()

@@ -48,8 +48,11 @@ process's QP modifies from the kernel (the programs of 'verbscope trace'
 for QPs), so each /api/v1/qps history entry a modify made carries it as
 "modify": pid, comm, mask, attrs (what the mask set, named and valued as
 'verbscope trace -j' prints them), ret, and errno and check when it
-failed. Without the rights or BTF it says so once on stderr and serves the
-states alone; --no-trace turns tracing off.
+failed. verbscope_trace_up is 1 once its programs attached (before, and
+without trace, transitions two readings do not straddle are missed), and
+verbscope_trace_events_lost_total counts the events it lost. Without the
+rights or BTF it says so once on stderr and serves the states alone;
+--no-trace turns tracing off (and the two trace metrics with it).
 
 What goes to whom: nothing that RDMA netlink hides from an unprivileged
 local user, and nothing that lets a remote party join or spoof a
@@ -198,7 +201,7 @@ func followNetlink(ctx context.Context, c *export.Collector, interval time.Durat
 	for {
 		conn, err := inspect.Dial()
 		if err == nil {
-			var mods <-chan inspect.Modify
+			var mods *inspect.ModifyQueue
 			if traceLog != nil {
 				mods = traceModifies(ctx, func(msg string) { traceLog.Warn("trace: " + msg) }, func(n int) {
 					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry them (their attributes to authenticated clients)", "programs", n)

@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
@@ -39,6 +41,10 @@ traced: they are the data path.
 verb, qpn and qp_type (QP verbs), ret (0 or -errno), errno and stage
 (failures), and for modify_qp from, mask (IB_QP_* names), attrs (only what
 the mask set; ah_attr and cap are objects), sgid and check.
+
+Nothing lost goes untold: events the kernel dropped because its ring buffer
+was full, and records that did not decode (they are skipped; tracing goes
+on), are counted on stderr as they happen and again at the end.
 
 Needs root (CAP_BPF and CAP_PERFMON) and a kernel with BTF
 (CONFIG_DEBUG_INFO_BTF_MODULES for ib_core). A program whose kernel function
@@ -96,6 +102,10 @@ Examples:
 				}
 				stop := context.AfterFunc(ctx, func() { t.Close() })
 				defer stop()
+				// Losses are told as they happen, not only at the end.
+				lostCtx, endLost := context.WithCancel(ctx)
+				defer endLost()
+				go watchLost(lostCtx, t, lostEvery, func(dropped, undecoded uint64) { say(lostText(dropped, undecoded, " so far")) })
 				enc := json.NewEncoder(env.Stdout)
 				for n := 0; *count == 0 || n < *count; n++ {
 					e, err := t.Read()
@@ -114,9 +124,10 @@ Examples:
 						return fmt.Errorf("trace: write: %w", err)
 					}
 				}
+				endLost()
 				t.Close()
-				if lost, err := t.Lost(); err == nil && lost > 0 {
-					fmt.Fprintf(env.Stderr, "trace: %d events lost: the kernel's ring buffer was full (the output could not keep up); filter in the kernel's favour with fewer processes, or -j to a file\n", lost)
+				if lost, err := t.Lost(); err == nil && lost+t.Undecoded() > 0 {
+					say(lostText(lost, t.Undecoded(), " in all"))
 				}
 				return nil
 			}
@@ -146,41 +157,90 @@ func deviceEnv(dev string, port int) *rdma.CheckEnv {
 // (CAP_BPF and CAP_PERFMON) or BTF it says so through warn, and the
 // inspector works as before, with states only. latency is how late a
 // modify may arrive (trace.Options.Latency): a reader that shows them
-// once every refresh passes its interval. The channel closes when ctx
-// ends.
-func traceModifies(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) <-chan inspect.Modify {
-	out := make(chan inspect.Modify, 256)
+// once every refresh passes its interval.
+//
+// The reader puts each modify on the returned queue, which never makes
+// it wait (inspect.ModifyQueue says why a queue, not a channel), and
+// keeps the queue's status: loading, up (once a program attached: with
+// ib_core not yet loaded, Open succeeds with none, and they attach when
+// it loads, which Notify tells), or off, and the events lost so far,
+// looked at every lostEvery. Reading ends when ctx does.
+func traceModifies(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue {
+	q := inspect.NewModifyQueue(0)
+	var tp atomic.Pointer[trace.Tracer]
+	var lost atomic.Uint64
+	status := func() {
+		if t := tp.Load(); t != nil {
+			q.SetStatus(inspect.TraceStatus{Up: len(t.Hooks()) > 0, Lost: lost.Load()})
+		}
+	}
+	notify := func(msg string) { warn(msg); status() }
 	go func() {
-		defer close(out)
-		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv), Groups: trace.GroupQP, Notify: warn, Latency: latency})
+		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv), Groups: trace.GroupQP, Notify: notify, Latency: latency})
 		if err != nil {
+			q.SetStatus(inspect.TraceStatus{Off: err.Error()})
 			warn(fmt.Sprintf("QP histories show states only, not the attributes each modify set: %v", err))
 			return
 		}
+		tp.Store(t)
+		status() // after Store: a Notify before it is covered here
 		if ready != nil {
 			ready(len(t.Hooks()))
 		}
 		stop := context.AfterFunc(ctx, func() { t.Close() })
 		defer stop()
 		defer t.Close()
-		for {
-			e, err := t.Read()
-			if err != nil {
-				if !errors.Is(err, trace.ErrClosed) {
-					warn(err.Error())
-				}
-				return
-			}
-			m, ok := e.Modify()
-			if !ok {
-				continue
-			}
-			select {
-			case out <- m:
-			case <-ctx.Done():
-				return
-			}
-		}
+		go watchLost(ctx, t, lostEvery, func(dropped, undecoded uint64) {
+			lost.Store(dropped + undecoded)
+			status()
+		})
+		t.Feed(q)
 	}()
-	return out
+	return q
+}
+
+// lostEvery is how often the events lost are looked at: one map lookup
+// (a system call) a second, so a loss shows within a refresh or two.
+const lostEvery = time.Second
+
+// lossCounter is what watchLost asks: a *trace.Tracer.
+type lossCounter interface {
+	Lost() (uint64, error)
+	Undecoded() uint64
+}
+
+// watchLost tells report the events t lost so far, those the kernel
+// dropped and the records that failed to decode, whenever either grows,
+// looking every interval until ctx ends.
+func watchLost(ctx context.Context, t lossCounter, every time.Duration, report func(dropped, undecoded uint64)) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var last [2]uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		dropped, err := t.Lost()
+		if err != nil {
+			continue // one failed lookup; the next tick tries again
+		}
+		if now := [2]uint64{dropped, t.Undecoded()}; now != last {
+			last = now
+			report(now[0], now[1])
+		}
+	}
+}
+
+// lostText is what verbscope trace says of the events it lost.
+func lostText(dropped, undecoded uint64, sofar string) string {
+	var parts []string
+	if dropped > 0 {
+		parts = append(parts, fmt.Sprintf("%d events lost%s: the kernel's ring buffer was full (the output could not keep up); filter in the kernel's favour with fewer processes, or -j to a file", dropped, sofar))
+	}
+	if undecoded > 0 {
+		parts = append(parts, fmt.Sprintf("%d records skipped%s: they did not decode (a BPF object this binary does not match; rebuild, or report it with --record)", undecoded, sofar))
+	}
+	return "trace: " + strings.Join(parts, "; ")
 }

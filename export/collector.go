@@ -63,6 +63,8 @@ type Collector struct {
 	stuck  map[group]int
 	// qps is the latest frame's /api/v1/qps, built on demand.
 	qps *qpDoc
+	// trace is the latest frame's trace status; nil when not traced.
+	trace *inspect.TraceStatus
 }
 
 type stateKey struct {
@@ -113,6 +115,7 @@ func (c *Collector) Observe(f inspect.Frame) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seenFrame, c.frameAt = true, c.now()
+	c.trace = f.Trace
 	defer c.markReady()
 	if f.Err != nil || f.Snapshot == nil {
 		c.frame.Err = f.Err
@@ -206,6 +209,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		reportLate(ch, collNetlink, c.frameAt)
 	case c.seenFrame:
 		c.collectNetlink(ch)
+		c.collectTrace(ch)
 	}
 }
 

@@ -30,11 +30,14 @@ var (
 		"device", "port", "type", "state")
 	descTransitions = desc("qp_transitions_total", "QP state changes the Tracker saw between two readings, by the state entered (intermediate states between readings are not seen).",
 		"device", "port", "type", "to_state")
-	descStuck     = desc("qps_stuck", "Reliable QPs in RTS or SQD whose PSNs stood still for several readings while retry counters rose.", qpGroup...)
+	descStuck     = desc("qps_stuck", "Reliable QPs in RTS or SQD whose PSNs stood still for several readings with work outstanding, on their own evidence: PSNs their peer on this host never accepted, or their own per-QP retry counters rising.", qpGroup...)
 	descDead      = desc("objects_of_dead_processes", "Objects whose owning process no longer exists (held by the kernel or leaked).", devKind...)
 	descUsage     = desc("resource_usage_ratio", "Objects of a kind against the device limit (ibv_query_device: max_qp, max_cq, max_mr, max_pd, max_srq).", devKind...)
 	descProcesses = desc("process_objects", "Objects of the processes with the most of them, by command name; the rest are folded into process=\"other\".",
 		"device", "process", "kind")
+
+	descTraceUp   = desc("trace_up", "Whether trace's programs attached (1), so that every QP modify reaches the histories and transitions between readings are counted, or not yet or not at all (0: transitions two readings do not straddle are missed). Present when the exporter traces.")
+	descTraceLost = desc("trace_events_lost_total", "Trace events lost since the exporter started: dropped by the kernel because trace's ring buffer was full, or skipped because they did not decode. Present when the exporter traces.")
 
 	descSuccess     = desc("collector_success", "Whether the collector's last reading succeeded (1) or failed (0): one odd device or file fails its collector, not the scrape.", "collector")
 	descDuration    = desc("collector_duration_seconds", "How long the collector's last reading took.", "collector")

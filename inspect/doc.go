@@ -13,8 +13,10 @@
 //
 // A Tracker (tracker.go) is fed successive snapshots and notices what
 // changed: objects that appeared or went away, each QP's state history
-// with timestamps, QPs in ERR or SQE, QPs whose PSNs stopped moving while
-// the port's retry counters rose, and per-process object counts against
+// with timestamps, QPs in ERR or SQE, QPs stuck on their own evidence
+// (their PSNs stopped with PSNs sent that their peer on this host never
+// accepted, or their own per-QP retry counters rose; never the port's
+// shared counters), and per-process object counts against
 // device limits (Usage computes the latter from a snapshot alone), and
 // the objects whose creating process has exited (Owner, Update.Dead).
 //

@@ -29,8 +29,8 @@ type Snapshot struct {
 	SRQs     []SRQ
 	CMIDs    []CMID
 
-	// PortCounters are the ports' hardware counters; Tracker uses the
-	// retry counters among them to tell a stuck QP from an idle one.
+	// PortCounters are the ports' hardware counters (shared by every QP
+	// of the port, so no evidence that one QP is stuck).
 	PortCounters []PortCounters
 	// CounterModes and QPCounters are the per-QP counter setup and
 	// values (none on soft devices).

@@ -53,6 +53,8 @@ func (t *Tracker) Observe(m Modify) {
 	e := StateEvent{Time: m.Time, State: m.From, Modify: &m}
 	if tr := t.objs[k]; tr != nil {
 		e.State, e.SQPSN, e.RQPSN = tr.state, tr.sqpsn, tr.rqpsn
+	} else if _, ok := t.unseen[k]; !ok {
+		t.unseen[k] = t.gen
 	}
 	if m.Ret == 0 && m.HasState {
 		e.State = m.To

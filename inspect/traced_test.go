@@ -55,3 +55,37 @@ func TestTrackerObserve(t *testing.T) {
 		t.Errorf("last entry after ERR: %+v", h[len(h)-1])
 	}
 }
+
+// TestTrackerObserveUnseen: modifies of QPs that no snapshot shows
+// (created and destroyed between two, as under churn) keep no more
+// histories than GoneRetention once two Updates missed them; a QP whose
+// modifies come before the snapshot that first shows it keeps them.
+func TestTrackerObserveUnseen(t *testing.T) {
+	init := recorded(t, "rc-init", at(1))
+	tr := NewTracker(TrackerConfig{GoneRetention: 10})
+	tr.Update(recorded(t, "idle", at(1))) // no QP 17 yet
+	for n := range uint32(500) {
+		tr.Observe(Modify{Time: at(2), Dev: "rxe0", QPN: 1000 + n, To: rdma.QPStateInit, HasState: true})
+	}
+	// The pingpong server's QP 17 was created while the dump ran: its
+	// modify comes first, the snapshot that shows it next.
+	rtr := Modify{Time: at(2), Dev: "rxe0", QPN: 17, From: rdma.QPStateInit, To: rdma.QPStateRTR, HasState: true}
+	tr.Observe(rtr)
+	tr.Update(clone(init, at(3)))
+	if n := len(tr.Histories()); n < 500 {
+		t.Errorf("after one Update, %d histories: the unseen QPs' went too soon", n)
+	}
+	tr.Update(clone(init, at(4)))
+	live := len(init.QPs)
+	if n := len(tr.Histories()); n > live+10 {
+		t.Errorf("after two Updates, %d histories; want at most the %d live QPs' and 10 retained", n, live)
+	}
+	h := tr.History(Key{rdma.KindQP, "rxe0", 17})
+	found := false
+	for _, e := range h {
+		found = found || (e.Modify != nil && e.Modify.To == rdma.QPStateRTR)
+	}
+	if !found {
+		t.Errorf("QP 17 lost its traced RTR: %+v", h)
+	}
+}

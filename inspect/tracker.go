@@ -1,12 +1,15 @@
 package inspect
 
 import (
-	"github.com/verbscope/verbscope/rdma"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // Key identifies an object across snapshots: its kind, device and
@@ -46,8 +49,11 @@ func (l Limits) of(k Kind) uint64 {
 }
 
 // DefaultRetryCounters are hardware counters that count retransmissions
-// and retry exhaustion (rxe's hw_counters, mlx5's hw_counters): when they
-// rise while a QP's PSNs stand still, the QP is retrying, not idle.
+// and retry exhaustion (rxe's hw_counters, mlx5's hw_counters). Only a
+// QP's own, a per-QP counter it is bound to (rdma statistic qp bind,
+// rdma_counter.c), says it retries: its port's are shared by every QP of
+// the port, and rise as much for a busy neighbour's retries as for its
+// own.
 var DefaultRetryCounters = []string{
 	// rxe (drivers/infiniband/sw/rxe/rxe_hw_counters.c)
 	"completer_retry_err", "retry_exceeded_err", "retry_rnr_exceeded_err", "rcvd_rnr_err", "rcvd_seq_err",
@@ -64,8 +70,8 @@ type TrackerConfig struct {
 	// (default 0.9).
 	LimitFraction float64
 	// StallPolls is how many consecutive snapshots a QP's PSNs must stand
-	// still, with retry counters rising, before it is reported stuck
-	// (default 3).
+	// still, with its own evidence of outstanding work, before it is
+	// reported stuck (default 3; see Update.Stuck).
 	StallPolls int
 	// RetryCounters names the counters that count retries (default
 	// DefaultRetryCounters).
@@ -77,6 +83,9 @@ type TrackerConfig struct {
 	// 1024).
 	GoneRetention int
 }
+
+// defaultHistoryLen is TrackerConfig.HistoryLen's default.
+const defaultHistoryLen = 64
 
 // StateEvent is one entry of a QP's history: the state seen at Time (the
 // first sighting, then every change), or Gone when the QP disappeared.
@@ -122,11 +131,18 @@ type QPAlert struct {
 	Since time.Time
 	// Polls is how many snapshots the PSNs have stood still (stuck QPs).
 	Polls int
-	// Retries is how much each retry counter rose while the PSNs stood
-	// still; PerQP tells whether they are the QP's own counters (a bound
-	// per-QP counter) or its port's, which all QPs of the port share.
+	// Evidence says, in a line, why the QP is judged stuck (stuck QPs):
+	// the packets its peer never accepted, or its own retry counters.
+	Evidence string
+	// Peer is the QP on this host it is connected to (stuck QPs judged
+	// by it; zero otherwise), PeerState the peer's state, and Unacked
+	// how many PSNs the QP sent past what the peer accepted.
+	Peer      Key
+	PeerState QPState
+	Unacked   uint32
+	// Retries is how much each retry counter of the QP's own (a per-QP
+	// counter it is bound to) rose while the PSNs stood still.
 	Retries map[string]uint64
-	PerQP   bool
 }
 
 // ProcessUsage counts one process's objects on one device. PID is the
@@ -160,8 +176,17 @@ type Update struct {
 	StateChanges []StateChange
 	// Failed are the QPs in ERR or SQE now.
 	Failed []QPAlert
-	// Stuck are QPs whose PSNs stood still for StallPolls snapshots while
-	// retry counters rose.
+	// Stuck are reliable QPs in RTS or SQD whose PSNs stood still for
+	// StallPolls snapshots with outstanding work, judged on the QP's own
+	// evidence only (QPAlert.Evidence says which): a peer on this host
+	// (RC, connected both ways) that has not accepted PSNs the QP sent,
+	// after the QP's PSNs had moved in RTS; or its own per-QP retry
+	// counters rising. RDMA netlink does not show a QP's outstanding
+	// work requests, so the peer's rq_psn stands for them. A QP whose
+	// PSNs stand still because it has nothing to send has neither, and
+	// its port's shared counters do not count: a QP whose peer is on
+	// another host, on a driver without per-QP counters, is never
+	// judged.
 	Stuck []QPAlert
 	// Processes counts each process's objects per device, most first.
 	Processes []ProcessUsage
@@ -189,6 +214,13 @@ type Tracker struct {
 	goneSeq map[Key]uint64
 	seq     uint64
 	history map[Key][]StateEvent
+	// unseen are the QPs with traced modifies that no snapshot has
+	// shown yet, with the generation of the last Update before the
+	// modify. One created while a dump ran shows in the next; one that
+	// two Updates did not show was created and destroyed between
+	// snapshots, and its history is retained like a vanished QP's, so
+	// that churn cannot grow the histories without bound.
+	unseen map[Key]uint64
 }
 
 type goneEntry struct {
@@ -207,12 +239,17 @@ type tracked struct {
 	typ        QPType
 	state      QPState
 	stateSince time.Time
-	sqpsn      uint32
-	rqpsn      uint32
-	moved      time.Time // when the PSNs last changed
-	still      int       // snapshots since then
-	retryBase  map[string]uint64
-	perQP      bool
+	// sqpsn is the highest sq_psn seen since the state last changed:
+	// a retrying QP's sq_psn goes back (go-back-N) and forward again,
+	// which is no progress.
+	sqpsn uint32
+	rqpsn uint32
+	moved time.Time // when the PSNs last moved forward
+	still int       // snapshots since then
+	// sent is set once the PSNs moved forward in the current state.
+	sent      bool
+	retryBase map[string]uint64
+	perQP     bool
 }
 
 // NewTracker returns a Tracker with cfg's settings.
@@ -227,12 +264,12 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 		cfg.RetryCounters = DefaultRetryCounters
 	}
 	if cfg.HistoryLen <= 0 {
-		cfg.HistoryLen = 64
+		cfg.HistoryLen = defaultHistoryLen
 	}
 	if cfg.GoneRetention <= 0 {
 		cfg.GoneRetention = 1024
 	}
-	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}}
+	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}, unseen: map[Key]uint64{}}
 }
 
 // History returns a QP's state history, oldest first: live QPs and the
@@ -256,8 +293,12 @@ func (t *Tracker) Histories() map[Key][]StateEvent {
 func (t *Tracker) Update(s *Snapshot) Update {
 	t.gen++
 	u := Update{Time: s.Time}
-	portRetries := t.portRetries(s)
 	qpRetries := t.qpRetries(s)
+	peers := make(map[Key]*QP, len(s.QPs))
+	for i := range s.QPs {
+		q := &s.QPs[i]
+		peers[Key{rdma.KindQP, q.DevName, q.LQPN}] = q
+	}
 	for i := range s.QPs {
 		q := &s.QPs[i]
 		k := Key{rdma.KindQP, q.DevName, q.LQPN}
@@ -267,7 +308,7 @@ func (t *Tracker) Update(s *Snapshot) Update {
 			t.vanish(&u, k, tr)
 			tr, isNew = t.add(&u, k, &q.Object), true
 		}
-		t.trackQP(&u, k, tr, isNew, q, portRetries, qpRetries)
+		t.trackQP(&u, k, tr, isNew, q, peers, qpRetries)
 	}
 	// QPs were seen above, with their state tracking.
 	s.Each(func(k Kind, o *Object, id uint32) {
@@ -286,6 +327,18 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	sort.Slice(gone, func(i, j int) bool { return keyLess(gone[i], gone[j]) })
 	for _, k := range gone {
 		t.vanish(&u, k, t.objs[k])
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(t.unseen), compareKey) {
+		_, live := t.objs[k]
+		switch {
+		case live:
+			delete(t.unseen, k)
+		case t.gen >= t.unseen[k]+2:
+			delete(t.unseen, k)
+			if _, kept := t.goneSeq[k]; !kept {
+				t.retain(k)
+			}
+		}
 	}
 	sortChanges(u.Appeared)
 	sortChanges(u.Disappeared)
@@ -337,6 +390,12 @@ func (t *Tracker) vanish(u *Update, k Key, tr *tracked) {
 		return
 	}
 	t.record(k, StateEvent{Time: u.Time, State: tr.state, Gone: true, SQPSN: tr.sqpsn, RQPSN: tr.rqpsn})
+	t.retain(k)
+}
+
+// retain counts k's history among the GoneRetention most recent of QPs
+// that are not live, dropping the oldest beyond.
+func (t *Tracker) retain(k Key) {
 	t.seq++
 	t.gone = append(t.gone, goneEntry{k, t.seq})
 	t.goneSeq[k] = t.seq
@@ -376,21 +435,18 @@ func (t *Tracker) record(k Key, e StateEvent) {
 }
 
 // trackQP updates a QP's history, failure and stall state.
-func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, portRetries map[portKey]map[string]uint64, qpRetries map[Key]map[string]uint64) {
+func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peers map[Key]*QP, qpRetries map[Key]map[string]uint64) {
 	now := u.Time
-	retries, perQP := qpRetries[k], true
-	if retries == nil {
-		retries, perQP = portRetries[portKey{q.DevName, q.Port}], false
-	}
-	// moved restarts the stall watch: the PSNs moved (or the QP is new,
-	// or changed state), so the retry counters are measured from here.
-	moved := func() {
-		tr.sqpsn, tr.rqpsn, tr.moved, tr.still, tr.retryBase, tr.perQP = q.SQPSN, q.RQPSN, now, 0, retries, perQP
+	retries, perQP := qpRetries[k]
+	// restart begins the stall watch again: the QP is new or changed
+	// state, so its PSNs and counters are measured from here.
+	restart := func() {
+		tr.sqpsn, tr.rqpsn, tr.moved, tr.still, tr.sent, tr.retryBase, tr.perQP = q.SQPSN, q.RQPSN, now, 0, false, retries, perQP
 	}
 	switch {
 	case isNew:
 		tr.typ, tr.state, tr.stateSince = q.Type, q.State, now
-		moved()
+		restart()
 		if !t.traced(k, q.State) {
 			t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
 		}
@@ -400,13 +456,14 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, port
 			t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
 		}
 		tr.state, tr.stateSince = q.State, now
-		moved()
-	case tr.sqpsn != q.SQPSN || tr.rqpsn != q.RQPSN:
-		moved()
+		restart()
+	case psnAfter(q.SQPSN, tr.sqpsn) || tr.rqpsn != q.RQPSN:
+		tr.sqpsn, tr.rqpsn, tr.moved, tr.still, tr.sent, tr.retryBase, tr.perQP = max24(q.SQPSN, tr.sqpsn), q.RQPSN, now, 0, true, retries, perQP
 	case tr.perQP != perQP:
 		// The QP was bound to (or released from) a per-QP counter:
 		// the old baseline counts something else.
 		tr.retryBase, tr.perQP = retries, perQP
+		tr.still++
 	default:
 		tr.still++
 	}
@@ -417,11 +474,62 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, port
 	// in RTS or SQD (UD and UC never retransmit).
 	if tr.still >= t.cfg.StallPolls && (q.State == rdma.QPStateRTS || q.State == rdma.QPStateSQD) &&
 		(q.Type == rdma.QPTypeRC || q.Type == rdma.QPTypeXRCSend) {
-		if rose := risen(tr.retryBase, retries); len(rose) > 0 {
-			u.Stuck = append(u.Stuck, QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State,
-				Since: tr.moved, Polls: tr.still, Retries: rose, PerQP: perQP})
+		a := QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State, Since: tr.moved, Polls: tr.still}
+		if stuckEvidence(&a, q, tr, peers, retries) {
+			u.Stuck = append(u.Stuck, a)
 		}
 	}
+}
+
+// stuckEvidence fills a with the QP's own evidence of work it cannot
+// finish, and reports whether there is any: its own retry counters
+// rose, or (once its PSNs had moved in this state) its peer on this
+// host has not accepted every PSN it sent.
+func stuckEvidence(a *QPAlert, q *QP, tr *tracked, peers map[Key]*QP, retries map[string]uint64) bool {
+	still := fmt.Sprintf("PSNs still for %d readings since %s", tr.still, tr.moved.Format("15:04:05"))
+	if tr.perQP {
+		if rose := risen(tr.retryBase, retries); len(rose) > 0 {
+			a.Retries = rose
+			names := slices.Sorted(maps.Keys(rose))
+			for i, n := range names {
+				names[i] = fmt.Sprintf("%s +%d", n, rose[n])
+			}
+			a.Evidence = fmt.Sprintf("its own retry counters rose (%s) while its %s", strings.Join(names, ", "), still)
+			return true
+		}
+	}
+	if !tr.sent || !q.Attrs.Has(AttrResRQPN) {
+		return false
+	}
+	pk := Key{rdma.KindQP, q.DevName, q.RQPN}
+	p := peers[pk]
+	if p == nil || p.RQPN != q.LQPN || !p.Attrs.Has(AttrResRQPN) || !p.Attrs.Has(AttrResRQPSN) || p.Type != q.Type {
+		return false // the peer is on another host, or not connected back
+	}
+	if !psnAfter(q.SQPSN, p.RQPSN) {
+		return false
+	}
+	a.Peer, a.PeerState, a.Unacked = pk, p.State, (q.SQPSN-p.RQPSN)&psnMask
+	a.Evidence = fmt.Sprintf("sent up to sq-psn %d, but its peer %s (%s) accepted only up to rq-psn %d: %d PSNs unacknowledged, %s",
+		q.SQPSN, pk, p.State, p.RQPSN, a.Unacked, still)
+	return true
+}
+
+// psnMask keeps a PSN's 24 bits (IBTA: PSNs are 24-bit and wrap).
+const psnMask = 1<<24 - 1
+
+// psnAfter reports whether PSN a comes after b, within half the PSN
+// space (the IBTA's rule for comparing wrapping PSNs).
+func psnAfter(a, b uint32) bool {
+	d := (a - b) & psnMask
+	return d != 0 && d < 1<<23
+}
+
+func max24(a, b uint32) uint32 {
+	if psnAfter(a, b) {
+		return a
+	}
+	return b
 }
 
 // risen returns the counters that grew from base to now.
@@ -434,20 +542,6 @@ func risen(base, now map[string]uint64) map[string]uint64 {
 			}
 			out[name] = v - b
 		}
-	}
-	return out
-}
-
-type portKey struct {
-	dev  string
-	port uint32
-}
-
-// portRetries picks the retry counters of every port.
-func (t *Tracker) portRetries(s *Snapshot) map[portKey]map[string]uint64 {
-	out := map[portKey]map[string]uint64{}
-	for _, pc := range s.PortCounters {
-		out[portKey{pc.DevName, pc.Port}] = t.pickRetries(pc.Counters)
 	}
 	return out
 }
@@ -586,6 +680,16 @@ func total(m map[Kind]int) int {
 
 func sortChanges(cs []Change) {
 	sort.Slice(cs, func(i, j int) bool { return keyLess(cs[i].Key, cs[j].Key) })
+}
+
+func compareKey(a, b Key) int {
+	switch {
+	case keyLess(a, b):
+		return -1
+	case keyLess(b, a):
+		return 1
+	}
+	return 0
 }
 
 func keyLess(a, b Key) bool {

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"fmt"
 	"github.com/verbscope/verbscope/rdma"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // recorded returns a recorded scenario's snapshot taken at time at.
@@ -147,52 +149,102 @@ func TestTrackerFailedAndReuse(t *testing.T) {
 	}
 }
 
-// TestTrackerStuck: a QP in RTS whose PSNs stand still while the port's
-// retry counters rise is stuck after StallPolls snapshots; one whose PSNs
-// move, or whose port counters stand still, is not.
+// TestTrackerStuck judges stuck QPs only on their own evidence, on the
+// rping recording: QPs 36 and 37 connected to each other in RTS, 36's
+// sq-psn equal to 37's rq-psn and the other way round, as rxe reports
+// an idle pair. Each case changes the readings 1 to 4 (StallPolls 3).
 func TestTrackerStuck(t *testing.T) {
 	base := recorded(t, "rping", at(0))
-	tr := NewTracker(TrackerConfig{StallPolls: 2})
-	tr.Update(base)
-	var stuck []QPAlert
-	for i := 1; i <= 3; i++ {
-		s := clone(base, at(i))
-		q := qpIndex(t, s, 37)
-		q.SQPSN += uint32(i) // 37 moves; 36 stands still
-		setCounter(s, "retry_exceeded_err", uint64(i*2))
-		setCounter(s, "completer_retry_err", 4+uint64(i))
-		stuck = tr.Update(s).Stuck
-		if i < 2 && len(stuck) != 0 {
-			t.Errorf("poll %d: stuck too early: %+v", i, stuck)
-		}
-	}
-	want := []QPAlert{{Key: Key{rdma.KindQP, "rxe0", 36}, PID: 204, Comm: "rping", State: rdma.QPStateRTS, Since: at(0), Polls: 3,
-		Retries: map[string]uint64{"retry_exceeded_err": 6, "completer_retry_err": 3}}}
-	if diff := cmp.Diff(want, stuck); diff != "" {
-		t.Errorf("stuck (-want +got):\n%s", diff)
-	}
-
-	// Counters that stand still: idle, not stuck.
-	tr = NewTracker(TrackerConfig{StallPolls: 1})
-	tr.Update(base)
-	for i := 1; i <= 3; i++ {
-		if st := tr.Update(clone(base, at(i))).Stuck; len(st) != 0 {
-			t.Errorf("idle QPs reported stuck: %+v", st)
-		}
-	}
-
-	// A per-QP counter is preferred to the port's and marked PerQP.
-	tr = NewTracker(TrackerConfig{StallPolls: 1})
-	withCounter := func(s *Snapshot, v uint64) *Snapshot {
-		s.QPCounters = []QPCounter{{Object: Object{DevName: "rxe0"}, Port: 1, ID: 3, LQPNs: []uint32{37},
-			Counters: []HWCounter{{"local_ack_timeout_err", v}}}}
-		return s
-	}
-	tr.Update(withCounter(clone(base, at(0)), 1))
-	tr.Update(withCounter(clone(base, at(1)), 1))
-	u := tr.Update(withCounter(clone(base, at(2)), 5))
-	if len(u.Stuck) != 1 || u.Stuck[0].Key.ID != 37 || !u.Stuck[0].PerQP || u.Stuck[0].Retries["local_ack_timeout_err"] != 4 {
-		t.Errorf("per-QP counter: %+v", u.Stuck)
+	q36 := qpIndex(t, base, 36)
+	sq36, rq37 := q36.SQPSN, qpIndex(t, base, 37).RQPSN
+	qp36, qp37 := Key{rdma.KindQP, "rxe0", 36}, Key{rdma.KindQP, "rxe0", 37}
+	// sends moves 36's sq-psn by n from reading 1 on; accepted moves
+	// 37's rq-psn as far.
+	sends := func(s *Snapshot, n uint32) { qpIndex(t, s, 36).SQPSN = (sq36 + n) & psnMask }
+	accepted := func(s *Snapshot, n uint32) { qpIndex(t, s, 37).RQPSN = (rq37 + n) & psnMask }
+	for _, tc := range []struct {
+		name string
+		// first changes reading 0; next reading i (1 to 4).
+		first func(s *Snapshot)
+		next  func(s *Snapshot, i int)
+		want  []QPAlert
+	}{
+		{name: "an idle pair while the port's retry counters rise (a busy neighbour retrying)",
+			next: func(s *Snapshot, i int) {
+				setCounter(s, "retry_exceeded_err", uint64(i*2))
+				setCounter(s, "completer_retry_err", uint64(4+i))
+			}},
+		{name: "sends its peer accepted",
+			next: func(s *Snapshot, i int) { sends(s, 3); accepted(s, 3) }},
+		{name: "sends its peer never accepted",
+			next: func(s *Snapshot, i int) { sends(s, 3) },
+			want: []QPAlert{{Key: qp36, PID: 204, Comm: "rping", State: rdma.QPStateRTS, Since: at(1), Polls: 3,
+				Peer: qp37, PeerState: rdma.QPStateRTS, Unacked: 3,
+				Evidence: fmt.Sprintf("sent up to sq-psn %d, but its peer rxe0 qp 37 (RTS) accepted only up to rq-psn %d: 3 PSNs unacknowledged, PSNs still for 3 readings since 12:00:01", sq36+3, rq37)}}},
+		{name: "retries that rewind its sq-psn (go-back-N) are no progress",
+			next: func(s *Snapshot, i int) {
+				sends(s, 3)
+				if i == 3 {
+					sends(s, 1)
+				}
+			},
+			want: []QPAlert{{Key: qp36, PID: 204, Comm: "rping", State: rdma.QPStateRTS, Since: at(1), Polls: 3,
+				Peer: qp37, PeerState: rdma.QPStateRTS, Unacked: 3}}},
+		{name: "the peer moved to ERR; sq-psn wraps",
+			first: func(s *Snapshot) {
+				qpIndex(t, s, 36).SQPSN, qpIndex(t, s, 37).RQPSN = psnMask-1, psnMask-1
+			},
+			next: func(s *Snapshot, i int) {
+				qpIndex(t, s, 36).SQPSN = 1
+				qpIndex(t, s, 37).RQPSN = psnMask - 1
+				qpIndex(t, s, 37).State = rdma.QPStateErr
+			},
+			want: []QPAlert{{Key: qp36, PID: 204, Comm: "rping", State: rdma.QPStateRTS, Since: at(1), Polls: 3,
+				Peer: qp37, PeerState: rdma.QPStateErr, Unacked: 3}}},
+		{name: "ahead of its peer from the first reading, never moving (PSNs set apart)",
+			first: func(s *Snapshot) { sends(s, 5) },
+			next:  func(s *Snapshot, i int) { sends(s, 5) }},
+		{name: "a peer on another host",
+			next: func(s *Snapshot, i int) { sends(s, 3); qpIndex(t, s, 36).RQPN = 99 }},
+		{name: "a QP number that points back elsewhere is no peer",
+			next: func(s *Snapshot, i int) { sends(s, 3); qpIndex(t, s, 37).RQPN = 40 }},
+		{name: "its own per-QP retry counter rises",
+			next: func(s *Snapshot, i int) {
+				s.QPCounters = []QPCounter{{Object: Object{DevName: "rxe0"}, Port: 1, ID: 3, LQPNs: []uint32{37},
+					Counters: []HWCounter{{"local_ack_timeout_err", uint64(1 + max(0, i-1)*2)}}}}
+			},
+			want: []QPAlert{{Key: qp37, PID: 202, Comm: "rping", State: rdma.QPStateRTS, Since: at(0), Polls: 4,
+				Retries: map[string]uint64{"local_ack_timeout_err": 6}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTracker(TrackerConfig{StallPolls: 3})
+			first := clone(base, at(0))
+			if tc.first != nil {
+				tc.first(first)
+			}
+			tr.Update(first)
+			var stuck []QPAlert
+			for i := 1; i <= 4; i++ {
+				s := clone(first, at(i))
+				tc.next(s, i)
+				stuck = tr.Update(s).Stuck
+				if i < 3 && len(stuck) != 0 {
+					t.Errorf("reading %d: stuck too early: %+v", i, stuck)
+				}
+			}
+			opts := []cmp.Option{cmpopts.EquateEmpty()}
+			if len(tc.want) == 0 || tc.want[0].Evidence == "" {
+				opts = append(opts, cmpopts.IgnoreFields(QPAlert{}, "Evidence"))
+			}
+			if d := cmp.Diff(tc.want, stuck, opts...); d != "" {
+				t.Errorf("stuck after 4 readings (-want +got):\n%s", d)
+			}
+			for _, a := range stuck {
+				if a.Evidence == "" {
+					t.Errorf("%v: no evidence given", a.Key)
+				}
+			}
+		})
 	}
 }
 

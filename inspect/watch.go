@@ -23,9 +23,10 @@ type WatchOptions struct {
 	// Tracker tunes the Tracker that follows the snapshots.
 	Tracker TrackerConfig
 	// Modifies, when set, are traced modifies (verbscope trace's eBPF
-	// events) for the Tracker's histories: each is observed before the
-	// next snapshot is tracked.
-	Modifies <-chan Modify
+	// events) for the Tracker's histories: the queue is emptied into the
+	// Tracker before each snapshot is tracked, and each Frame carries
+	// its status (Frame.Trace).
+	Modifies *ModifyQueue
 
 	// clock is the time source of the pauses (tests use a fake).
 	clock clock
@@ -50,6 +51,9 @@ type Frame struct {
 	// Err is why this snapshot failed (Snapshot is nil); watching goes
 	// on.
 	Err error
+	// Trace is what trace said of the traced modifies when the frame
+	// was made (WatchOptions.Modifies); nil when nothing is traced.
+	Trace *TraceStatus
 }
 
 // Watcher takes snapshots of a Conn at an interval, feeds them to a
@@ -148,6 +152,10 @@ func (w *Watcher) run(ctx context.Context, c *Conn, o WatchOptions, clk clock) {
 		if !w.paused.Load() {
 			seq++
 			f := Frame{Seq: seq}
+			if o.Modifies != nil {
+				st := o.Modifies.Status()
+				f.Trace = &st
+			}
 			s, err := c.Snapshot(ctx, o.Snapshot)
 			if ctx.Err() != nil {
 				return
@@ -155,7 +163,9 @@ func (w *Watcher) run(ctx context.Context, c *Conn, o WatchOptions, clk clock) {
 			if err != nil {
 				f.Err = err
 			} else {
-				observeAll(t, o.Modifies)
+				if o.Modifies != nil {
+					o.Modifies.take(t)
+				}
 				f.Snapshot, f.Update, f.History = s, t.Update(s), t.Histories()
 			}
 			if !w.paused.Load() {
@@ -234,19 +244,4 @@ type realClock struct{}
 func (realClock) timer(d time.Duration) (<-chan time.Time, func()) {
 	t := time.NewTimer(d)
 	return t.C, func() { t.Stop() }
-}
-
-// observeAll hands the Tracker every traced modify waiting on ch.
-func observeAll(t *Tracker, ch <-chan Modify) {
-	for {
-		select {
-		case m, ok := <-ch:
-			if !ok {
-				return
-			}
-			t.Observe(m)
-		default:
-			return
-		}
-	}
 }

@@ -3,12 +3,14 @@
 package trace
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/qpholder"
 	"github.com/verbscope/verbscope/rdma"
@@ -172,4 +174,128 @@ func readEach(tr *Tracer, each func(*Event)) <-chan struct{} {
 		}
 	}()
 	return done
+}
+
+// BenchmarkBurst10kRTS is trace under the burst: another process
+// creates 10,000 RC QPs and moves each to RTS (INIT, RTR, RTS: 30,000
+// modifies) while trace reads as the dashboard and the exporter do (the
+// QP programs only, a look every second, every modify put on an
+// inspect.ModifyQueue that a Watcher empties once a second, between
+// dumps of all the QPs). It reports the events read and lost, and
+// checks that the loss is exact (events read + lost = the burst's) and
+// that every modify not lost reached the QPs' histories.
+func BenchmarkBurst10kRTS(b *testing.B) {
+	const n = 10000
+	tr, err := Open(Options{Groups: GroupQP, Latency: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	conn, err := inspect.Dial()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	q := inspect.NewModifyQueue(0)
+	// Count what the reader hands over, by verb, beside the queue.
+	var mu sync.Mutex
+	seen := map[Verb]int{}
+	done := readEach(tr, func(e *Event) {
+		mu.Lock()
+		seen[e.Verb]++
+		mu.Unlock()
+		if m, ok := e.Modify(); ok {
+			q.Put(m)
+		}
+	})
+	defer func() { tr.Close(); <-done }()
+	w := inspect.Watch(context.Background(), conn, inspect.WatchOptions{Interval: time.Second, Modifies: q,
+		Snapshot: inspect.SnapshotOptions{NoCounters: true}})
+	defer w.Close()
+	frames := latestFrame(w)
+	for range b.N {
+		mu.Lock()
+		clear(seen)
+		mu.Unlock()
+		lost0 := lostNow(b, tr)
+		t0 := time.Now()
+		pid, stop := qpholder.StartRTS(b, n)
+		burst := time.Since(t0)
+		// Every event is in the ring buffer once the helper said ready;
+		// the reader looks at least once a second, and the Watcher takes
+		// the queue once a second after a dump of 10,000 QPs (seconds
+		// under TCG). 5 minutes is far over 3x what that takes.
+		var f inspect.Frame
+		var lost uint64
+		labkit.WaitFor(b, 5*time.Minute, "the burst's events read or lost, and in the histories", func() bool {
+			lost = lostNow(b, tr) - lost0
+			mu.Lock()
+			read := seen[VerbCreateQP] + seen[VerbModifyQP]
+			mu.Unlock()
+			if uint64(read)+lost < 4*n {
+				return false
+			}
+			f = frames()
+			return f.Snapshot != nil && rtsInHistories(f, pid) >= n-int(lost)
+		})
+		mu.Lock()
+		creates, modifies := seen[VerbCreateQP], seen[VerbModifyQP]
+		mu.Unlock()
+		hist := rtsInHistories(f, pid)
+		b.ReportMetric(burst.Seconds(), "s/burst")
+		b.ReportMetric(float64(lost), "lost")
+		b.ReportMetric(float64(modifies), "modifies-read")
+		b.ReportMetric(float64(hist), "QPs-with-traced-RTS")
+		b.Logf("10,000 QPs to RTS in %v: read %d create_qp and %d modify_qp of %d and %d, %d lost (kernel %d, undecoded %d); %d QPs' histories hold their traced RTS",
+			burst.Round(time.Millisecond), creates, modifies, n, 3*n, lost, lost-tr.Undecoded(), tr.Undecoded(), hist)
+		if uint64(creates+modifies)+lost != 4*n {
+			b.Errorf("events read (%d) + lost (%d) = %d, want the burst's %d exactly", creates+modifies, lost, uint64(creates+modifies)+lost, 4*n)
+		}
+		stop()
+	}
+}
+
+// lostNow is every event trace lost so far: the kernel's and the
+// undecodable records.
+func lostNow(b *testing.B, tr *Tracer) uint64 {
+	lost, err := tr.Lost()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return lost + tr.Undecoded()
+}
+
+// latestFrame keeps the newest frame of w; the function returns it.
+func latestFrame(w *inspect.Watcher) func() inspect.Frame {
+	var mu sync.Mutex
+	var last inspect.Frame
+	go func() {
+		for f := range w.Frames() {
+			if f.Snapshot != nil {
+				mu.Lock()
+				last = f
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() inspect.Frame {
+		mu.Lock()
+		defer mu.Unlock()
+		return last
+	}
+}
+
+// rtsInHistories counts the QPs of pid whose history holds a traced,
+// successful modify to RTS.
+func rtsInHistories(f inspect.Frame, pid uint32) int {
+	n := 0
+	for _, h := range f.History {
+		for _, e := range h {
+			if m := e.Modify; m != nil && m.PID == int(pid) && m.Ret == 0 && m.HasState && m.To == rdma.QPStateRTS {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }

@@ -53,3 +53,19 @@ func (e *Event) Modify() (inspect.Modify, bool) {
 	}
 	return m, true
 }
+
+// Feed puts every modify Read returns on q until the tracer is closed:
+// the reader behind the dashboard's and the exporter's QP histories.
+// Putting never waits (inspect.ModifyQueue), so the reader keeps up with
+// the kernel's ring buffer whatever the Watcher is doing.
+func (t *Tracer) Feed(q *inspect.ModifyQueue) {
+	for {
+		e, err := t.Read()
+		if err != nil {
+			return // closed: Read ends no other way
+		}
+		if m, ok := e.Modify(); ok {
+			q.Put(m)
+		}
+	}
+}

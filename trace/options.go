@@ -16,11 +16,12 @@ type Options struct {
 	// Loading is most of Open's time (seconds under emulation), so a
 	// reader of QP modifies alone asks for GroupQP.
 	Groups Group
-	// Notify hears, from a goroutine of the Tracer's, of programs that
-	// attached after Open because their module (ib_core, ib_uverbs)
-	// loaded then ("ib_uverbs loaded: 26 programs attached", without a
-	// "trace: " of its own). Nil: the
-	// programs still attach, silently.
+	// Notify hears what trace has to say while it runs, without a
+	// "trace: " of its own: programs that attached after Open because
+	// their module (ib_core, ib_uverbs) loaded then ("ib_uverbs loaded:
+	// 26 programs attached", from a goroutine of the Tracer's), the
+	// first record Read skipped, a Record writer that failed (from
+	// Read's goroutine). Nil: all of it still happens, silently.
 	Notify func(string)
 	// Targets moves programs to other kernel functions, by program name
 	// (modify_qp_udata: "ib_modify_qp_with_udata"). For tests of a

@@ -24,7 +24,7 @@ type Tracer struct {
 	opts   Options
 	spec   *ebpf.CollectionSpec
 	shared map[string]*ebpf.Map
-	rd     *ringbuf.Reader
+	rd     records
 	boot   time.Time
 	book   *book
 	self   int
@@ -43,6 +43,16 @@ type Tracer struct {
 	// closed and lostAtClose keep Lost's answer once the maps are gone.
 	closed      atomic.Bool
 	lostAtClose uint64
+	// undecoded counts the records Read skipped (Undecoded).
+	undecoded atomic.Uint64
+}
+
+// records is the ring buffer as Read uses it (*ringbuf.Reader); tests
+// give Read records of their own.
+type records interface {
+	SetDeadline(time.Time)
+	ReadInto(*ringbuf.Record) error
+	Close() error
 }
 
 // attempt is one program to attach: its name, its kernel function and
@@ -100,10 +110,12 @@ func Open(opts Options) (*Tracer, error) {
 		t.Close()
 		return nil, err
 	}
-	if t.rd, err = ringbuf.NewReader(t.shared["events"]); err != nil {
+	rd, err := ringbuf.NewReader(t.shared["events"])
+	if err != nil {
 		t.Close()
 		return nil, fmt.Errorf("trace: open: ring buffer: %w", err)
 	}
+	t.rd = rd
 	t.boot = bootTime()
 	if t.anyMissing() {
 		t.stopWatch, t.watchDone = make(chan struct{}), make(chan struct{})
@@ -254,8 +266,12 @@ func (t *Tracer) Warnings() []string {
 	return w
 }
 
-// Read blocks until the next event that passes the filter. After Close
-// it returns ErrClosed.
+// Read blocks until the next event that passes the filter. It ends only
+// when the tracer is closed, with ErrClosed: a record that fails to
+// decode (a BPF object and a binary that disagree) or a ring buffer that
+// fails to read is counted (Undecoded) and skipped, and a Record writer
+// that fails is dropped (Notify hears why), so that one bad record does
+// not end tracing for the life of the process.
 func (t *Tracer) Read() (Event, error) {
 	for {
 		// The BPF side wakes the reader only for a full batch
@@ -265,31 +281,61 @@ func (t *Tracer) Read() (Event, error) {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			continue
 		}
-		rec := &t.rec
-		if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) {
+		if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || t.closed.Load() {
 			return Event{}, ErrClosed
 		}
 		if err != nil {
-			return Event{}, fmt.Errorf("trace: read: %w", err)
-		}
-		if t.opts.Record != nil {
-			if _, err := fmt.Fprintf(t.opts.Record, "%x\n", rec.RawSample); err != nil {
-				return Event{}, fmt.Errorf("trace: record: %w", err)
-			}
-		}
-		e, err := decode(rec.RawSample, t.boot)
-		if err != nil {
-			return Event{}, err
-		}
-		if e.PID == t.self && !t.opts.Self {
+			// Not a record: pause for the look interval, so that a
+			// ring buffer that keeps failing cannot spin.
+			t.skip(fmt.Errorf("trace: read: %w", err))
+			time.Sleep(t.opts.latency())
 			continue
 		}
-		t.book.note(&e)
-		if t.opts.Filter.Match(&e) {
+		if e, ok := t.event(t.rec.RawSample); ok {
 			return e, nil
 		}
 	}
 }
+
+// event decodes one record, notes it in the book and filters it; false
+// for a record that is skipped (undecodable, ours, filtered out).
+func (t *Tracer) event(raw []byte) (Event, bool) {
+	if t.opts.Record != nil {
+		if _, err := fmt.Fprintf(t.opts.Record, "%x\n", raw); err != nil {
+			t.opts.Record = nil
+			t.notify(fmt.Sprintf("recording stopped: %v; tracing goes on", err))
+		}
+	}
+	e, err := decode(raw, t.boot)
+	if err != nil {
+		t.skip(err)
+		return Event{}, false
+	}
+	if e.PID == t.self && !t.opts.Self {
+		return Event{}, false
+	}
+	t.book.note(&e)
+	return e, t.opts.Filter.Match(&e)
+}
+
+// skip counts a record Read could not use; Notify hears the first such
+// error (the rest are counted: a mismatched object fails every record).
+func (t *Tracer) skip(err error) {
+	if t.undecoded.Add(1) == 1 {
+		t.notify(fmt.Sprintf("a record was skipped (%v); later ones that fail are counted, not told", err))
+	}
+}
+
+func (t *Tracer) notify(msg string) {
+	if t.opts.Notify != nil {
+		t.opts.Notify(msg)
+	}
+}
+
+// Undecoded is the number of ring buffer records Read skipped because
+// they did not decode (or the ring buffer failed to read): events lost
+// on this side, beside the kernel's (Lost).
+func (t *Tracer) Undecoded() uint64 { return t.undecoded.Load() }
 
 // readBatchWait is how late an event may be read unless Options.Latency
 // says: the most Read waits for the kernel's wake-up, which comes only

@@ -24,5 +24,8 @@ func (*Tracer) Read() (Event, error) { return Event{}, ErrUnavailable }
 // Lost is always 0 here.
 func (*Tracer) Lost() (uint64, error) { return 0, nil }
 
+// Undecoded is always 0 here.
+func (*Tracer) Undecoded() uint64 { return 0 }
+
 // Close does nothing here.
 func (*Tracer) Close() error { return nil }

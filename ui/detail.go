@@ -135,14 +135,7 @@ func (m *Model) qpDetail(row Row) []string {
 	}
 	for _, a := range m.res.frame.Update.Stuck {
 		if a.Key == ref.key {
-			kind := "the port's counters (shared by all its QPs)"
-			if a.PerQP {
-				kind = "its own counters"
-			}
-			out = append(out, th.Render(themes.SlotWarn, "stuck: PSNs still for "+plural(a.Polls, "poll")+" since "+a.Since.Format("15:04:05")+" while retries rose in "+kind))
-			for name, n := range a.Retries {
-				out = append(out, "  "+name+" +"+strconv.FormatUint(n, 10))
-			}
+			out = append(out, th.Render(themes.SlotWarn, "stuck: "+a.Evidence))
 		}
 	}
 	out = append(out, "", th.Render(themes.SlotHeader, "state history (as the watch saw it; steps between two polls can be missed)"))
@@ -177,7 +170,7 @@ func (m *Model) psnsMoving(k inspect.Key) string {
 	if len(h) >= 2 && (h[len(h)-1].SQPSN != h[0].SQPSN || h[len(h)-1].RQPSN != h[0].RQPSN) {
 		return m.theme.Render(themes.SlotOK, "moved since first seen")
 	}
-	return m.theme.Render(themes.SlotDim, "(the watch flags a QP whose PSNs stop while retries rise)")
+	return m.theme.Render(themes.SlotDim, "(the watch flags a QP whose PSNs stop with sends its peer never accepted)")
 }
 
 // retryCounters lists the port's retry and error counters the Tracker

@@ -31,6 +31,9 @@ func (m *Model) header() string {
 	if m.src.Demo != "" {
 		first += sep + th.Render(themes.SlotOurs, "demo: "+m.src.Demo)
 	}
+	if f := m.traceField(); f != "" {
+		first += sep + f
+	}
 	lines := []string{first, m.portsLine(), m.alertsLine(), m.tabs()}
 	for i, l := range lines {
 		lines[i] = pad(ansi.Truncate(l, m.w, "…"), m.w)

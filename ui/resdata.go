@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 
@@ -249,7 +248,7 @@ func (p *pump) record(f inspect.Frame, now time.Time) {
 		add("state", mark, c.Key, 0, "", c.From.String()+"→"+c.To.String())
 	}
 	for _, a := range u.Stuck {
-		add("stuck", MarkWarn, a.Key, a.PID, a.Comm, fmt.Sprintf("PSNs still for %d polls while retries rose", a.Polls))
+		add("stuck", MarkWarn, a.Key, a.PID, a.Comm, a.Evidence)
 	}
 	if len(p.events) > maxEvents {
 		p.events = append([]Row(nil), p.events[len(p.events)-maxEvents:]...)

@@ -1,7 +1,8 @@
 // Package qpholder makes a lab test binary double as the "other
 // process" of inspector tests and benchmarks: re-run with an environment
-// variable, it creates that many RC QPs on $LAB_DEV, moves them to INIT,
-// says "ready N" and holds them until its stdin closes.
+// variable, it creates that many RC QPs on $LAB_DEV, moves them to INIT
+// (or on to RTS, each connected to itself), says "ready N" and holds
+// them until its stdin closes.
 package qpholder
 
 import (
@@ -19,8 +20,11 @@ import (
 	"github.com/verbscope/verbscope/verbs"
 )
 
-// env carries the count to the re-run binary.
-const env = "VERBSCOPE_HOLD_QPS"
+// env carries the count to the re-run binary, envRTS the wish for RTS.
+const (
+	env    = "VERBSCOPE_HOLD_QPS"
+	envRTS = "VERBSCOPE_HOLD_RTS"
+)
 
 // Main is the first call of a TestMain: in the re-run binary it holds
 // the QPs and exits; otherwise it returns at once.
@@ -51,13 +55,24 @@ func hold(arg string) int {
 		return fail(err)
 	}
 	caps := verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}
+	steps := []step{{verbs.QPAttr{State: rdma.QPStateInit, Port: 1}, rdma.AttrState | rdma.AttrPKeyIndex | rdma.AttrPort | rdma.AttrAccessFlags}}
+	if os.Getenv(envRTS) != "" {
+		rts, err := toRTS(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		steps = append(steps, rts...)
+	}
 	for i := 0; i < n; i++ {
 		qp, err := pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: caps})
 		if err != nil {
 			return fail(fmt.Errorf("QP %d of %d: %w", i+1, n, err))
 		}
-		if err := qp.Modify(&verbs.QPAttr{State: rdma.QPStateInit, Port: 1}, rdma.AttrState|rdma.AttrPKeyIndex|rdma.AttrPort|rdma.AttrAccessFlags); err != nil {
-			return fail(fmt.Errorf("QP %d to INIT: %w", i+1, err))
+		for _, s := range steps {
+			s.attr.DestQPN = qp.Num() // RTR: connected to itself
+			if err := qp.Modify(&s.attr, s.mask); err != nil {
+				return fail(fmt.Errorf("QP %d to %s: %w", i+1, s.attr.State, err))
+			}
 		}
 	}
 	fmt.Printf("ready %d\n", n)
@@ -65,11 +80,45 @@ func hold(arg string) int {
 	return 0
 }
 
-// Start re-runs the test binary as the holder of n QPs and waits until
-// they exist; stop releases them.
-func Start(tb testing.TB, n int) (pid uint32, stop func()) {
+// step is one modify of each QP.
+type step struct {
+	attr verbs.QPAttr
+	mask rdma.QPAttrMask
+}
+
+// toRTS are the RTR and RTS steps, with rc_pingpong's values and the
+// lab's GID ($LAB_GID_INDEX); the RTR's DestQPN is filled per QP.
+func toRTS(ctx *verbs.Context) ([]step, error) {
+	idx, err := strconv.Atoi(os.Getenv("LAB_GID_INDEX"))
+	if err != nil {
+		return nil, fmt.Errorf("LAB_GID_INDEX: %w", err)
+	}
+	gid, err := ctx.QueryGID(1, idx)
+	if err != nil {
+		return nil, err
+	}
+	return []step{
+		{verbs.QPAttr{State: rdma.QPStateRTR, PathMTU: rdma.MTU1024, MaxDestRdAtomic: 1, MinRNRTimer: 12,
+			AH: verbs.AHAttr{IsGlobal: true, PortNum: 1, GRH: verbs.GlobalRoute{DGID: gid.GID, SGIDIndex: uint8(idx), HopLimit: 1}}},
+			rdma.AttrState | rdma.AttrAV | rdma.AttrPathMTU | rdma.AttrDestQPN | rdma.AttrRQPSN | rdma.AttrMaxDestRdAtomic | rdma.AttrMinRNRTimer},
+		{verbs.QPAttr{State: rdma.QPStateRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1},
+			rdma.AttrState | rdma.AttrSQPSN | rdma.AttrTimeout | rdma.AttrRetryCnt | rdma.AttrRNRRetry | rdma.AttrMaxQPRdAtomic},
+	}, nil
+}
+
+// Start re-runs the test binary as the holder of n QPs in INIT and
+// waits until they exist; stop releases them.
+func Start(tb testing.TB, n int) (pid uint32, stop func()) { return start(tb, n, nil) }
+
+// StartRTS is Start with the QPs moved on to RTS, each connected to
+// itself: three modifies per QP.
+func StartRTS(tb testing.TB, n int) (pid uint32, stop func()) {
+	return start(tb, n, []string{envRTS + "=1"})
+}
+
+func start(tb testing.TB, n int, extra []string) (pid uint32, stop func()) {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), env+"="+strconv.Itoa(n))
+	cmd.Env = append(append(os.Environ(), env+"="+strconv.Itoa(n)), extra...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -89,6 +138,10 @@ func Start(tb testing.TB, n int) (pid uint32, stop func()) {
 		stop()
 		tb.Fatalf("QP holder: %q %v", line, err)
 	}
-	tb.Logf("a helper process (pid %d) created %d RC QPs in INIT in %v", cmd.Process.Pid, n, time.Since(t0).Round(time.Millisecond))
+	state := "INIT"
+	if len(extra) > 0 {
+		state = "RTS"
+	}
+	tb.Logf("a helper process (pid %d) created %d RC QPs in %s in %v", cmd.Process.Pid, n, state, time.Since(t0).Round(time.Millisecond))
 	return uint32(cmd.Process.Pid), stop
 }

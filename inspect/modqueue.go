@@ -1,0 +1,106 @@
+package inspect
+
+import (
+	"sync"
+
+	"github.com/verbscope/verbscope/rdma"
+)
+
+// ModifyQueue carries traced modifies (verbscope trace's eBPF events)
+// from trace's reader to a Watcher's Tracker, and what the reader says
+// of itself (TraceStatus). Put never waits for the Watcher: a reader
+// that waited would leave the kernel's ring buffer to fill, and the
+// kernel drops what does not fit. The Watcher takes the whole queue
+// before each snapshot is tracked.
+//
+// It is unbounded but coalescing rather than a channel: a burst (10,000
+// QPs set up at once, 30,000 modifies) arrives while the Watcher is busy
+// in a dump that takes seconds, and a channel of any size either blocks
+// the reader or drops modifies at random. The queue keeps, per QP, the
+// newest modifies up to the history length (TrackerConfig.HistoryLen):
+// the older ones would be trimmed from the history the moment they were
+// added, so nothing the Tracker would show is dropped, and the queue
+// holds at most what the histories hold. (Applying each modify as it
+// comes, under a lock shared with the Tracker, was the other way: it
+// makes the reader wait for every dump.)
+//
+// It is safe for concurrent use.
+type ModifyQueue struct {
+	mu sync.Mutex
+	// byQP holds each QP's waiting modifies, oldest first; order the
+	// QPs in the order their first waiting modify came.
+	byQP   map[Key][]Modify
+	order  []Key
+	keep   int
+	status TraceStatus
+}
+
+// TraceStatus is what trace's reader says of the modifies it hands over:
+// whether the Tracker's transition counts are exact, and what was lost.
+type TraceStatus struct {
+	// Up is set once trace's programs attached: from then on every
+	// modify reaches the histories, or is counted in Lost. Before,
+	// transitions that two snapshots do not straddle are missed.
+	Up bool
+	// Off is why trace does not run (no privileges, no BTF); empty
+	// while it loads or runs.
+	Off string
+	// Lost counts the events lost since trace started: those the
+	// kernel dropped because its ring buffer was full
+	// (trace.Tracer.Lost) and the records that failed to decode
+	// (trace.Tracer.Undecoded).
+	Lost uint64
+}
+
+// NewModifyQueue returns an empty queue that keeps up to keep modifies
+// per QP (keep <= 0: the Tracker's default history length, 64).
+func NewModifyQueue(keep int) *ModifyQueue {
+	if keep <= 0 {
+		keep = defaultHistoryLen
+	}
+	return &ModifyQueue{byQP: map[Key][]Modify{}, keep: keep}
+}
+
+// Put adds a modify; it never blocks beyond a short lock.
+func (q *ModifyQueue) Put(m Modify) {
+	k := Key{Kind: rdma.KindQP, Dev: m.Dev, ID: m.QPN}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ms, ok := q.byQP[k]
+	if !ok {
+		q.order = append(q.order, k)
+	}
+	if len(ms) == q.keep {
+		// The oldest would fall out of the history at once.
+		ms = append(ms[:0], ms[1:]...)
+	}
+	q.byQP[k] = append(ms, m)
+}
+
+// take empties the queue into t.
+func (q *ModifyQueue) take(t *Tracker) {
+	q.mu.Lock()
+	byQP, order := q.byQP, q.order
+	q.byQP, q.order = map[Key][]Modify{}, nil
+	q.mu.Unlock()
+	for _, k := range order {
+		for _, m := range byQP[k] {
+			t.Observe(m)
+		}
+	}
+}
+
+// SetStatus records what the reader says of itself; each later Frame
+// carries it.
+func (q *ModifyQueue) SetStatus(s TraceStatus) {
+	q.mu.Lock()
+	q.status = s
+	q.mu.Unlock()
+}
+
+// Status is the status last set.
+func (q *ModifyQueue) Status() TraceStatus {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.status
+}

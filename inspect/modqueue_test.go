@@ -1,0 +1,102 @@
+package inspect
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/rdma"
+)
+
+// TestModifyQueueNeverBlocks: 30,000 modifies of 10,000 QPs (a burst
+// that set them all up) are put with nobody taking, as trace's reader
+// does while the Watcher is in a long dump; every Put returns, and the
+// one take hands every modify to the Tracker, each QP's in order.
+func TestModifyQueueNeverBlocks(t *testing.T) {
+	q := NewModifyQueue(0)
+	const qps = 10000
+	put := make(chan struct{})
+	go func() {
+		defer close(put)
+		for _, to := range []QPState{rdma.QPStateInit, rdma.QPStateRTR, rdma.QPStateRTS} {
+			for n := range uint32(qps) {
+				q.Put(Modify{Time: at(int(to)), Dev: "rxe0", QPN: n + 100, To: to, HasState: true})
+			}
+		}
+	}()
+	// Nobody takes until every Put returned: a queue that blocked its
+	// writer would never close put (the test's timeout ends it).
+	<-put
+	tr := NewTracker(TrackerConfig{})
+	q.take(tr)
+	h := tr.Histories()
+	if len(h) != qps {
+		t.Fatalf("%d QPs have a history, want %d", len(h), qps)
+	}
+	for n := range uint32(qps) {
+		k := Key{rdma.KindQP, "rxe0", n + 100}
+		var got []QPState
+		for _, e := range h[k] {
+			got = append(got, e.State)
+		}
+		if d := cmp.Diff([]QPState{rdma.QPStateInit, rdma.QPStateRTR, rdma.QPStateRTS}, got); d != "" {
+			t.Fatalf("%v's history (-want +got):\n%s", k, d)
+		}
+	}
+	q.take(tr) // empty now: nothing more
+	if n := len(tr.History(Key{rdma.KindQP, "rxe0", 100})); n != 3 {
+		t.Errorf("a second take added entries: %d", n)
+	}
+}
+
+// TestModifyQueueCoalesces: a QP modified more often than its history
+// keeps loses only its oldest modifies, the ones the history would have
+// trimmed anyway; other QPs keep all of theirs.
+func TestModifyQueueCoalesces(t *testing.T) {
+	q := NewModifyQueue(4)
+	for i := range 10 {
+		q.Put(Modify{Time: at(i), Dev: "rxe0", QPN: 17, Ret: -i})
+	}
+	q.Put(Modify{Time: at(20), Dev: "rxe0", QPN: 18})
+	tr := NewTracker(TrackerConfig{HistoryLen: 4})
+	q.take(tr)
+	var rets []int
+	for _, e := range tr.History(Key{rdma.KindQP, "rxe0", 17}) {
+		rets = append(rets, e.Modify.Ret)
+	}
+	if d := cmp.Diff([]int{-6, -7, -8, -9}, rets); d != "" {
+		t.Errorf("QP 17 keeps (-want +got):\n%s", d)
+	}
+	if n := len(tr.History(Key{rdma.KindQP, "rxe0", 18})); n != 1 {
+		t.Errorf("QP 18 has %d entries, want 1", n)
+	}
+}
+
+// TestWatchTraceStatus: frames carry the queue's status as it was set,
+// nil without a queue, and modifies put between two frames reach the
+// history of the second.
+func TestWatchTraceStatus(t *testing.T) {
+	q := NewModifyQueue(0)
+	w, clk := startWatch(t, replayConn(t, merged(t, "rc-init", "rc-init")), WatchOptions{Modifies: q})
+	f1 := nextFrame(t, w)
+	if f1.Trace == nil || f1.Trace.Up {
+		t.Errorf("frame 1: trace status %+v, want loading (not up)", f1.Trace)
+	}
+	q.SetStatus(TraceStatus{Up: true, Lost: 3})
+	rtr := Modify{Time: time.Now(), Dev: "rxe0", QPN: 17, From: rdma.QPStateInit, To: rdma.QPStateRTR, HasState: true}
+	q.Put(rtr)
+	clk.waitArmed(t)
+	clk.fire()
+	f2 := nextFrame(t, w)
+	if d := cmp.Diff(&TraceStatus{Up: true, Lost: 3}, f2.Trace); d != "" {
+		t.Errorf("frame 2: trace status (-want +got):\n%s", d)
+	}
+	h := f2.History[pingpongQP]
+	if len(h) == 0 || h[len(h)-1].Modify == nil || h[len(h)-1].Modify.To != rdma.QPStateRTR {
+		t.Errorf("frame 2: QP 17's history does not end with the traced RTR: %+v", h)
+	}
+	w2, _ := startWatch(t, replayConn(t, loadRecording(t, "idle")), WatchOptions{})
+	if f := nextFrame(t, w2); f.Trace != nil {
+		t.Errorf("a watch without a queue: trace status %+v", f.Trace)
+	}
+}
