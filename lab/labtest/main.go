@@ -105,8 +105,11 @@ func runTests(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
+	if c.bench == "" {
+		pkgs = selectTests(pkgs, c.run)
+	}
 	if len(pkgs) == 0 {
-		return fmt.Errorf("no lab tests (files with //go:build lab) in %s", strings.Join(c.pkgs, " "))
+		return fmt.Errorf("no lab tests (files with //go:build lab) in %s match %q", strings.Join(c.pkgs, " "), c.run)
 	}
 	out, err := os.MkdirTemp(filepath.Join(root, ".cache"), "labtest-")
 	if err != nil {
@@ -215,6 +218,30 @@ func flagNote(c config) string {
 	return " (" + strings.Join(f, ", ") + ")"
 }
 
+// selectTests keeps the tests the user's -run pattern (its top-level
+// part) selects, and the packages left with any.
+func selectTests(pkgs []labPackage, run string) []labPackage {
+	top, _, _ := strings.Cut(run, "/")
+	re, err := regexp.Compile(top)
+	if err != nil {
+		return nil
+	}
+	var out []labPackage
+	for _, p := range pkgs {
+		var keep []string
+		for _, t := range p.tests {
+			if re.MatchString(t) {
+				keep = append(keep, t)
+			}
+		}
+		if len(keep) > 0 {
+			p.tests = keep
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // selectPattern is a -test.run pattern for the names that the user's
 // pattern (go test syntax: top-level/subtest) selects among names. A
 // pattern that selects none of them gives one that matches nothing.
@@ -236,6 +263,9 @@ func selectPattern(names []string, user string) string {
 	}
 	return pat
 }
+
+// labBuildRE is the build constraint of a lab test file.
+var labBuildRE = regexp.MustCompile(`(?m)^//go:build lab$`)
 
 var funcRE = regexp.MustCompile(`(?m)^func ((?:Test|Benchmark)[A-Z0-9_]\w*)\(`)
 
@@ -279,7 +309,7 @@ func findLabPackages(ctx context.Context, patterns []string) ([]labPackage, erro
 			if err != nil {
 				return nil, err
 			}
-			if bytes.Contains(data, []byte("//go:build lab")) {
+			if labBuildRE.Match(data) {
 				p.tests = append(p.tests, funcNames(data, "Test")...)
 				p.benchmarks = append(p.benchmarks, funcNames(data, "Benchmark")...)
 			}

@@ -60,19 +60,38 @@ labtest: to run a failed test again, alone:
 }
 
 func TestSplit(t *testing.T) {
-	pkgs := []labPackage{{importPath: "a", tests: []string{"T"}}, {importPath: "b"}, {importPath: "c"}, {importPath: "d"}}
-	got := split(pkgs, 2, map[string]float64{"a": 5, "b": 100, "c": 60, "d": 50})
-	names := func(g []labPackage) (s []string) {
+	pkgs := []labPackage{
+		{importPath: "a", tests: []string{"TestA1", "TestA2"}},
+		{importPath: "b", tests: []string{"TestB1", "TestB2", "TestB3"}, benchmarks: []string{"BenchmarkB"}},
+	}
+	last := map[string]float64{"a.TestA1": 100, "a.TestA2": 5, "b.TestB1": 60, "b.TestB2": 50}
+	got := split(pkgs, 2, last)
+	show := func(g []labPackage) (s []string) {
 		for _, p := range g {
-			s = append(s, p.importPath)
+			s = append(s, p.importPath+":"+strings.Join(p.tests, ","))
 		}
 		return s
 	}
-	if diff := cmp.Diff([][]string{{"b", "a"}, {"c", "d"}}, [][]string{names(got[0]), names(got[1])}); diff != "" {
+	// Longest first to the least loaded VM: A1 (100) to 1, B1 (60) to 2,
+	// B2 (50) to 2, B3 (never timed: 10) to 1, A2 (5) to 1; each VM's
+	// tests in their files' order, the benchmarks with the first VM.
+	want := [][]string{{"a:TestA1,TestA2", "b:TestB3"}, {"b:TestB1,TestB2"}}
+	if diff := cmp.Diff(want, [][]string{show(got[0]), show(got[1])}); diff != "" {
 		t.Error(diff)
 	}
-	if n := len(split(pkgs[:1], 2, nil)); n != 1 {
-		t.Errorf("one package in %d VMs", n)
+	if n := len(split(pkgs[:1], 5, nil)); n != 2 {
+		t.Errorf("two tests in %d VMs", n)
+	}
+}
+
+func TestSelectTests(t *testing.T) {
+	pkgs := []labPackage{{importPath: "a", tests: []string{"TestX", "TestY"}}, {importPath: "b", tests: []string{"TestZ"}}}
+	got := selectTests(pkgs, "X|Z/sub")
+	if len(got) != 2 || len(got[0].tests) != 1 || got[0].tests[0] != "TestX" || got[1].tests[0] != "TestZ" {
+		t.Errorf("got %+v", got)
+	}
+	if len(selectTests(pkgs, "(")) != 0 || len(selectTests(pkgs, "Nothing")) != 0 {
+		t.Error("a pattern that selects nothing kept packages")
 	}
 }
 

@@ -10,39 +10,72 @@ import (
 	"sync"
 )
 
-// Packages run in up to -vms VMs at once. Most lab tests spend their time
+// Tests run in up to -vms VMs at once. Most lab tests spend their time
 // waiting (for a process to listen, a refresh, a screen), so a second VM
 // overlaps those waits; the two share the host's cores like any other
-// load, which the tests' limits allow for.
+// load, which the tests' limits allow for. The unit dealt is a test, not
+// a package: cli alone holds a third of the suite. Each VM runs a
+// package's share of tests in one binary, in one cgroup, so a package
+// split between VMs is checked for leftovers in both.
 
-// durationsFile keeps each package's last time in the lab cache, so the
-// next run can balance the VMs.
+// durationsFile keeps each test's last time in the lab cache, keyed
+// "importpath.TestName", so the next run can balance the VMs.
 const durationsFile = "labtest-durations.json"
 
-// split deals packages to n VMs, longest first, each to the VM with the
-// least work so far (known times from the last run; a package never seen
-// counts 10 s a test).
+// unknownTest is what a test never timed counts for.
+const unknownTest = 10.0
+
+// split deals the tests of pkgs to n VMs, longest first, each to the VM
+// with the least work so far, and returns each VM's packages holding only
+// its tests (in their files' order). Benchmarks stay whole: they run in
+// one VM.
 func split(pkgs []labPackage, n int, last map[string]float64) [][]labPackage {
-	weight := func(p labPackage) float64 {
-		if s, ok := last[p.importPath]; ok {
-			return s
-		}
-		return 10 * float64(len(p.tests)+len(p.benchmarks))
+	type item struct {
+		pkg  int
+		test string
+		w    float64
 	}
-	order := append([]labPackage(nil), pkgs...)
-	sort.SliceStable(order, func(i, j int) bool { return weight(order[i]) > weight(order[j]) })
-	n = max(1, min(n, len(pkgs)))
-	groups := make([][]labPackage, n)
+	var items []item
+	for i, p := range pkgs {
+		for _, t := range p.tests {
+			w, ok := last[p.importPath+"."+t]
+			if !ok {
+				w = unknownTest
+			}
+			items = append(items, item{i, t, w})
+		}
+	}
+	sort.SliceStable(items, func(a, b int) bool { return items[a].w > items[b].w })
+	n = max(1, min(n, len(items)))
 	load := make([]float64, n)
-	for _, p := range order {
+	mine := make([]map[string]bool, n) // "pkg/test" each VM runs
+	for k := range mine {
+		mine[k] = map[string]bool{}
+	}
+	for _, it := range items {
 		k := 0
-		for i := range load {
-			if load[i] < load[k] {
-				k = i
+		for v := range load {
+			if load[v] < load[k] {
+				k = v
 			}
 		}
-		groups[k] = append(groups[k], p)
-		load[k] += weight(p)
+		mine[k][pkgs[it.pkg].importPath+"."+it.test] = true
+		load[k] += it.w
+	}
+	groups := make([][]labPackage, n)
+	for k := range groups {
+		for _, p := range pkgs {
+			q := p
+			q.tests = nil
+			for _, t := range p.tests {
+				if mine[k][p.importPath+"."+t] {
+					q.tests = append(q.tests, t)
+				}
+			}
+			if len(q.tests) > 0 || (k == 0 && len(p.benchmarks) > 0) {
+				groups[k] = append(groups[k], q)
+			}
+		}
 	}
 	return groups
 }

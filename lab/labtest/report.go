@@ -21,7 +21,7 @@ type report struct {
 	pkg     string // the package whose output is streaming
 	results []testResult
 	partial string             // a line not yet ended
-	took    map[string]float64 // each package's seconds, from its result line
+	took    map[string]float64 // each test's seconds, keyed importpath.TestName
 	inPanic bool               // after "running tests:" of a test binary's timeout
 }
 
@@ -36,8 +36,6 @@ var (
 	pkgStartRE = regexp.MustCompile(`^=== PACKAGE (\S+)$`)
 	// resultRE is a top-level test's (or benchmark's) result line.
 	resultRE = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)`)
-	// pkgDoneRE is the guest script's result line for a package.
-	pkgDoneRE = regexp.MustCompile(`^(?:ok  |FAIL)\t(\S+)\t([0-9.]+)s$`)
 	// runningRE is a test named under go test's "panic: test timed out".
 	runningRE = regexp.MustCompile(`^\s+(Test\w+) \(([0-9hms.]+)\)$`)
 )
@@ -60,15 +58,12 @@ func (r *report) line(l string) {
 		r.pkg, r.inPanic = m[1], false
 		return
 	}
-	if m := pkgDoneRE.FindStringSubmatch(l); m != nil {
+	if m := resultRE.FindStringSubmatch(l); m != nil {
+		secs, _ := strconv.ParseFloat(m[3], 64)
 		if r.took == nil {
 			r.took = map[string]float64{}
 		}
-		r.took[m[1]], _ = strconv.ParseFloat(m[2], 64)
-		return
-	}
-	if m := resultRE.FindStringSubmatch(l); m != nil {
-		secs, _ := strconv.ParseFloat(m[3], 64)
+		r.took[r.pkg+"."+m[2]] = secs
 		r.results = append(r.results, testResult{pkg: r.pkg, name: m[2], took: time.Duration(secs * float64(time.Second)), failed: m[1] == "FAIL"})
 		return
 	}
@@ -80,6 +75,10 @@ func (r *report) line(l string) {
 		if m := runningRE.FindStringSubmatch(l); m != nil {
 			d, _ := time.ParseDuration(m[2])
 			r.results = append(r.results, testResult{pkg: r.pkg, name: m[1], took: d, failed: true})
+			if r.took == nil {
+				r.took = map[string]float64{}
+			}
+			r.took[r.pkg+"."+m[1]] = d.Seconds()
 		} else {
 			r.inPanic = false
 		}
