@@ -2,7 +2,7 @@
 // inside the lab VM, against the real kernel RDMA stack on rxe0.
 //
 // It builds one test binary per package with `go test -c -tags lab`, boots
-// VMs (two at once by default, the packages dealt between them by their
+// VMs (two at once by default, the tests dealt between them by their
 // last times) with the repository shared at /mnt/host, runs each binary
 // from its package folder (so testdata/ resolves) in a cgroup of its own,
 // and prints each package's go test output whole when it ends, with the
