@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"io"
 	"os"
@@ -80,8 +81,15 @@ func split(pkgs []labPackage, n int, last map[string]float64) [][]labPackage {
 	return groups
 }
 
+// shippedDurations are the times of a whole run on a loaded 2-core
+// machine, for a first run whose cache has none.
+//
+//go:embed durations.json
+var shippedDurations []byte
+
 func loadDurations(dir string) map[string]float64 {
 	m := map[string]float64{}
+	json.Unmarshal(shippedDurations, &m)
 	if b, err := os.ReadFile(filepath.Join(dir, durationsFile)); err == nil {
 		json.Unmarshal(b, &m) // a bad file only loses the balance
 	}
