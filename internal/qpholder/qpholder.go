@@ -1,7 +1,9 @@
 // Package qpholder makes a lab test binary double as the "other
 // process" of inspector tests and benchmarks: re-run with an environment
 // variable, it creates that many RC QPs on $LAB_DEV, moves them to INIT,
-// says "ready N" and holds them until its stdin closes.
+// says "ready N" and holds them until its stdin closes. StartAs also
+// gives it a comm of the test's choosing (any bytes but NUL, as a process
+// may choose its own), to see what the views make of it.
 package qpholder
 
 import (
@@ -10,6 +12,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,8 +23,11 @@ import (
 	"github.com/verbscope/verbscope/verbs"
 )
 
-// env carries the count to the re-run binary.
-const env = "VERBSCOPE_HOLD_QPS"
+// env carries the count to the re-run binary, commEnv its comm.
+const (
+	env     = "VERBSCOPE_HOLD_QPS"
+	commEnv = "VERBSCOPE_HOLD_COMM"
+)
 
 // Main is the first call of a TestMain: in the re-run binary it holds
 // the QPs and exits; otherwise it returns at once.
@@ -37,6 +44,15 @@ func hold(arg string) int {
 		return 2
 	}
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "holder:", err); return 1 }
+	if comm := os.Getenv(commEnv); comm != "" {
+		// The kernel records the thread that creates each object:
+		// keep to one thread, and rename every thread, so whichever
+		// task a view reads the comm of, it reads this one.
+		runtime.LockOSThread()
+		if err := setComm(comm); err != nil {
+			return fail(err)
+		}
+	}
 	ctx, err := verbs.Open(os.Getenv("LAB_DEV"))
 	if err != nil {
 		return fail(err)
@@ -65,11 +81,33 @@ func hold(arg string) int {
 	return 0
 }
 
+// setComm writes comm to every thread's /proc/self/task/TID/comm
+// (proc(5)); the kernel keeps its first 15 bytes.
+func setComm(comm string) error {
+	tasks, err := filepath.Glob("/proc/self/task/*/comm")
+	if err != nil || len(tasks) == 0 {
+		return fmt.Errorf("set comm: no threads under /proc/self/task: %v", err)
+	}
+	for _, f := range tasks {
+		if err := os.WriteFile(f, []byte(comm), 0); err != nil {
+			return fmt.Errorf("set comm: %w", err)
+		}
+	}
+	return nil
+}
+
 // Start re-runs the test binary as the holder of n QPs and waits until
 // they exist; stop releases them.
-func Start(tb testing.TB, n int) (pid uint32, stop func()) {
+func Start(tb testing.TB, n int) (pid uint32, stop func()) { return StartAs(tb, n, "") }
+
+// StartAs is Start with the holder named comm ("" keeps the test
+// binary's name).
+func StartAs(tb testing.TB, n int, comm string) (pid uint32, stop func()) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), env+"="+strconv.Itoa(n))
+	if comm != "" {
+		cmd.Env = append(cmd.Env, commEnv+"="+comm)
+	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
