@@ -62,7 +62,7 @@ func (*ctxHandle) createCompChannel() (*chanHandle, error) {
 }
 func (*chanHandle) destroy() error             { return unsupported("ibv_destroy_comp_channel") }
 func (*chanHandle) fd() int                    { return -1 }
-func (*chanHandle) getEvent() (uintptr, error) { return 0, unsupported("ibv_get_cq_event") }
+func (*chanHandle) getEvent(*registry) (*CQ, error) { return nil, unsupported("ibv_get_cq_event") }
 func (*ctxHandle) createCQ(int, *chanHandle, int) (*cqHandle, int, error) {
 	return nil, 0, unsupported("ibv_create_cq")
 }
