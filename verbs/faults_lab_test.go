@@ -5,6 +5,7 @@ package verbs
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,6 +46,10 @@ func TestCQCloseRacesWait(t *testing.T) {
 		testHookCQEvent = nil // once
 		go func() {
 			defer close(done)
+			// One thread frees and allocates, so malloc's per-thread
+			// cache hands the freed CQ's memory to the new one.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			closeErr = p.cqA.Close()
 			newCQ, createErr = c.CreateCQ(64, ch, 0) // the same size: malloc likely hands back the old address
 		}()
