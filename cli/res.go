@@ -189,10 +189,18 @@ func checkResDevices(c *inspect.Conn, flt inspect.Filters) error {
 		return err
 	}
 	names := make([]string, len(devs))
+	ports := map[string][]uint32{}
 	for i, d := range devs {
 		names[i] = d.Name
+		ports[d.Name] = []uint32{}
+		for p := uint32(1); p <= d.Ports; p++ {
+			ports[d.Name] = append(ports[d.Name], p)
+		}
 	}
-	return checkDevices(flt, names)
+	if err := checkDevices(flt, names); err != nil {
+		return err
+	}
+	return checkPorts(flt, ports)
 }
 
 // resRequest is a parsed `verbscope res` command line.
