@@ -67,11 +67,11 @@ func startDemo(ctx context.Context, dev string) (*demo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
+	if !plainWord(dev) {
+		return nil, usageErrorf("--dev %q: a device name is letters, digits, '_', '-' and '.'", dev)
+	}
 	d := &demo{label: "pingpong pair in a loop + a QP held in ERR"}
-	// The pair talks through one rxe device to itself: the client
-	// connects to this host's own address.
-	loop := fmt.Sprintf(`while :; do ibv_rc_pingpong -d %[1]s -g %[2]s -n 3000 >/dev/null 2>&1 & sleep 0.5; ibv_rc_pingpong -d %[1]s -g %[2]s -n 3000 %[3]s >/dev/null 2>&1; wait; sleep 2; done`, dev, gid, ip)
-	pair := exec.CommandContext(ctx, "sh", "-c", loop)
+	pair := pairLoop(ctx, dev, gid, ip)
 	errQP := exec.CommandContext(ctx, self, "shell", "--dev", dev)
 	w, err := errQP.StdinPipe()
 	if err != nil {
@@ -90,6 +90,28 @@ func startDemo(ctx context.Context, dev string) (*demo, error) {
 	// the QP stays in ERR until the pipe closes.
 	fmt.Fprintf(w, "open %s; pd; cq; qp type=rc cq=cq1; next qp1; modify qp1 err\n", dev)
 	return d, nil
+}
+
+// pairScript runs an ibv_rc_pingpong pair in a loop through one device
+// to itself (the client connects to this host's own address). The device
+// ($1), GID index ($2) and address ($3) are its arguments, never part of
+// its text: they come from --dev and the environment, and sh would run
+// whatever they held.
+const pairScript = `while :; do ibv_rc_pingpong -d "$1" -g "$2" -n 3000 >/dev/null 2>&1 & sleep 0.5; ibv_rc_pingpong -d "$1" -g "$2" -n 3000 "$3" >/dev/null 2>&1; wait; sleep 2; done`
+
+func pairLoop(ctx context.Context, dev, gid, ip string) *exec.Cmd {
+	return exec.CommandContext(ctx, "sh", "-c", pairScript, "demo-pair", dev, gid, ip)
+}
+
+// plainWord: the device name goes into the verbs shell's script too,
+// where a ';' would start another command.
+func plainWord(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // stop ends the demo's processes and their children.

@@ -13,6 +13,7 @@ import (
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/ui"
+	"github.com/verbscope/verbscope/view"
 )
 
 // dashSources starts the pollers the dashboard reads: inspect's watch
@@ -132,14 +133,14 @@ func runDoctorChecks(fsys *sysfsmon.FS) ([]ui.DoctorCheck, error) {
 	rep := doctor.Run(doctor.Gather(fsys, fsys.IsLive(), doctor.Options{Needs: doctor.NeedsOf(doctor.Checks), MRSize: doctor.DefaultMRSize}), doctor.Checks)
 	out := make([]ui.DoctorCheck, 0, len(rep.Checks))
 	for _, c := range rep.Checks {
-		dc := ui.DoctorCheck{ID: c.ID, Title: c.Title, Verdict: string(c.Verdict), Summary: c.Summary, Fix: c.Fix}
+		dc := ui.DoctorCheck{ID: c.ID, Title: c.Title, Verdict: string(c.Verdict), Summary: view.Printable(c.Summary), Fix: c.Fix}
 		for _, e := range c.Evidence {
-			line := e.What + ": " + e.Value
+			line := view.Printable(e.What + ": " + e.Value) // a leak's evidence names its process
 			if e.Verdict != "" {
 				line = "[" + string(e.Verdict) + "] " + line
 			}
 			if e.Source != "" {
-				line += "  (" + e.Source + ")"
+				line += "  (" + view.Printable(e.Source) + ")"
 			}
 			dc.Evidence = append(dc.Evidence, line)
 		}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,7 +91,8 @@ Examples:
 		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addOutFlags(fs)
-			record := fs.String("record", "", "also save the raw netlink replies to `file` (JSON, for bug reports and tests)")
+			record := fs.String("record", "", "also save the raw netlink replies to `file` (JSON, for bug reports and tests; a new file, mode 0600)")
+			force := fs.Bool("force", false, "with --record: replace the file if it exists")
 			follow := fs.Bool("follow", false, "with qp: print the QPs, then one line per change (appeared, vanished, state, traced modify) until Ctrl-C")
 			count := fs.Int("n", 0, "with --follow: stop after `count` changes (0: until interrupted)")
 			return func(ctx context.Context, args []string) error {
@@ -118,7 +120,14 @@ Examples:
 				}
 				defer conn.Close()
 				var rec *inspect.Recording
+				var recFile *os.File
 				if *record != "" {
+					// Created first, so a name that cannot be written
+					// fails before the dump, not after it.
+					if recFile, err = createPrivate(*record, *force); err != nil {
+						return fmt.Errorf("res: record: %w", err)
+					}
+					defer recFile.Close()
 					rec = &inspect.Recording{Note: "verbscope res " + strings.Join(args, " ")}
 					conn.Record(rec)
 				}
@@ -127,8 +136,11 @@ Examples:
 					return err
 				}
 				if rec != nil {
-					if err := rec.WriteFile(*record); err != nil {
+					if err := rec.Encode(recFile); err != nil {
 						return err
+					}
+					if err := recFile.Close(); err != nil {
+						return fmt.Errorf("res: record: %w", err)
 					}
 				}
 				what := req.object
@@ -177,10 +189,18 @@ func checkResDevices(c *inspect.Conn, flt inspect.Filters) error {
 		return err
 	}
 	names := make([]string, len(devs))
+	ports := map[string][]uint32{}
 	for i, d := range devs {
 		names[i] = d.Name
+		ports[d.Name] = []uint32{}
+		for p := uint32(1); p <= d.Ports; p++ {
+			ports[d.Name] = append(ports[d.Name], p)
+		}
 	}
-	return checkDevices(flt, names)
+	if err := checkDevices(flt, names); err != nil {
+		return err
+	}
+	return checkPorts(flt, ports)
 }
 
 // resRequest is a parsed `verbscope res` command line.

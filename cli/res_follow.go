@@ -319,7 +319,7 @@ func (f *qpFollower) stateLine(k inspect.Key, prev inspect.QPState, e inspect.St
 		if m.Ret < 0 {
 			fmt.Fprintf(&s, " = %d %s", m.Ret, m.Errno)
 		}
-		fmt.Fprintf(&s, " by %s[%d]", m.Comm, m.PID)
+		fmt.Fprintf(&s, " by %s[%d]", view.Printable(m.Comm), m.PID)
 		if m.Check != "" {
 			s.WriteString(": " + m.Check)
 		}

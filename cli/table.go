@@ -10,7 +10,7 @@ import (
 
 // writeTable prints rows as aligned columns separated by two spaces, like
 // `ip -br`: the columns are the fields with text (NoText fields left
-// out), titled by their TextKey, in the first row's order. Widths count
+// out, values Printable), titled by their TextKey, in the first row's order. Widths count
 // display cells, so a wide character (a CJK comm) keeps the columns
 // straight. Every line starts with indent.
 func writeTable(w io.Writer, indent string, rows []view.Row) error {
@@ -29,7 +29,7 @@ func writeTable(w io.Writer, indent string, rows []view.Row) error {
 		var line []string
 		for _, f := range r {
 			if !f.NoText {
-				line = append(line, f.Text)
+				line = append(line, f.Display())
 			}
 		}
 		cells = append(cells, line)

@@ -32,3 +32,22 @@ func TestWriteTableCells(t *testing.T) {
 		t.Errorf("no rows: %q, %v", b.String(), err)
 	}
 }
+
+// A comm of escape sequences is quoted and its columns measured quoted.
+func TestWriteTableEscapes(t *testing.T) {
+	rows := []view.Row{
+		{{Key: "pid", TextKey: "PID", Text: "42"}, {Key: "comm", TextKey: "COMM", Text: "\x1b[2J\x1b]0;x\x07"}, {Key: "n", TextKey: "N", Text: "1"}},
+		{{Key: "pid", TextKey: "PID", Text: "43"}, {Key: "comm", TextKey: "COMM", Text: "ok"}, {Key: "n", TextKey: "N", Text: "2"}},
+	}
+	var b bytes.Buffer
+	if err := writeTable(&b, "", rows); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"PID  COMM                 N\n" +
+		`42   \x1b[2J\x1b]0;x\x07  1` + "\n" +
+		"43   ok                   2\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

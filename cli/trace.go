@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,7 +61,8 @@ Examples:
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			jsonOut := fs.Bool("j", false, "print one JSON object per event")
 			count := fs.Int("n", 0, "stop after `count` events (0: until interrupted)")
-			record := fs.String("record", "", "also save every raw event to `file` (hex lines, for bug reports and tests)")
+			record := fs.String("record", "", "also save every raw event to `file` (hex lines, for bug reports and tests; a new file, mode 0600)")
+			force := fs.Bool("force", false, "with --record: replace the file if it exists")
 			return func(ctx context.Context, args []string) error {
 				args, err := parseInterspersed(fs, args)
 				if err != nil {
@@ -80,7 +80,7 @@ Examples:
 				}
 				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(deviceEnv), Notify: func(msg string) { say("trace: " + msg) }}
 				if *record != "" {
-					f, err := os.Create(*record)
+					f, err := createPrivate(*record, *force)
 					if err != nil {
 						return fmt.Errorf("trace: record: %w", err)
 					}

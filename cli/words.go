@@ -152,6 +152,28 @@ func checkDevices(flt view.Filters, names []string) error {
 	return nil
 }
 
+// checkPorts refuses a DEV/PORT the filters name whose device (which
+// exists: checkDevices said so) has no such port, listing its ports:
+// `gids rxe0/999` is a usage error, not an empty table. ports maps each
+// device to its port numbers.
+func checkPorts(flt view.Filters, ports map[string][]uint32) error {
+	for _, p := range flt.Ports() {
+		have, ok := ports[p.Dev]
+		if !ok || slices.Contains(have, p.Port) {
+			continue
+		}
+		names := make([]string, len(have))
+		for i, n := range have {
+			names[i] = strconv.FormatUint(uint64(n), 10)
+		}
+		if len(have) == 0 {
+			return usageErrorf("%s has no port %d: it has no ports", p.Dev, p.Port)
+		}
+		return usageErrorf("%s has no port %d; its ports are: %s", p.Dev, p.Port, strings.Join(names, ", "))
+	}
+	return nil
+}
+
 // sayNoMatch tells on stderr that valid filters (and the flags that
 // select, like --errors) left nothing, so an empty output does not look
 // like a failure to read; the exit status stays 0.

@@ -120,6 +120,8 @@ func TestLabGrammar(t *testing.T) {
 		{[]string{"res", "qp", "rxe9"}, 2, `no RDMA device "rxe9"; there are: ` + dev},
 		{[]string{"res", "qp", "link", "rxe9/1", "-j"}, 2, `no RDMA device "rxe9"; there are: ` + dev},
 		{[]string{"ports", "rxe9/1"}, 2, `no RDMA device "rxe9"; there are: ` + dev},
+		{[]string{"gids", dev + "/999"}, 2, dev + " has no port 999; its ports are: 1"},
+		{[]string{"res", "qp", "link", dev + "/2"}, 2, dev + " has no port 2; its ports are: 1"},
 		{[]string{"counters", dev, "--interval=xyz"}, 2, `invalid value "xyz" for flag -interval: not a duration`},
 		{[]string{"res", "qp", "state", "SQD"}, 0, "verbscope res: no qp matches state=SQD"},
 		{[]string{"ports", dev, "state", "DOWN"}, 0, "verbscope ports: no port matches link=" + dev + " state=DOWN"},

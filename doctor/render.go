@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/verbscope/verbscope/view"
 )
 
 // verdictLabel is how the text view prints a verdict.
@@ -35,13 +37,13 @@ func RenderText(w io.Writer, r *Report) error {
 		width = max(width, len(c.ID))
 	}
 	for _, c := range r.Checks {
-		fmt.Fprintf(&b, "\n%s  %-*s  %s: %s\n", verdictLabel[c.Verdict], width, c.ID, c.Title, c.Summary)
+		fmt.Fprintf(&b, "\n%s  %-*s  %s: %s\n", verdictLabel[c.Verdict], width, c.ID, c.Title, view.Printable(c.Summary))
 		for _, e := range c.Evidence {
 			mark := evidenceMark[e.Verdict]
 			if mark == "" {
 				mark = "-"
 			}
-			fmt.Fprintf(&b, "      %s %s: %s  [%s]\n", mark, e.What, e.Value, e.Source)
+			fmt.Fprintf(&b, "      %s %s: %s  [%s]\n", mark, view.Printable(e.What), view.Printable(e.Value), view.Printable(e.Source))
 		}
 		for _, f := range c.Fix {
 			fmt.Fprintf(&b, "      fix: %s\n", f)

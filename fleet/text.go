@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/verbscope/verbscope/view"
 )
 
 // WriteText prints the rows as a table, one host a line.
@@ -46,8 +48,8 @@ func WriteText(w io.Writer, hosts []Host) error {
 		if alerts == "" {
 			alerts = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%d\t%d\t%d\t%.3g\t%s\n", h.Instance, up, h.Devices, h.PortsUp, h.PortsDown,
-			strings.Join(qps, " "), h.Failed, h.Stuck, h.ToErr, h.ErrorRate, alerts)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%d\t%d\t%d\t%.3g\t%s\n", view.Printable(h.Instance), up, h.Devices, h.PortsUp, h.PortsDown,
+			strings.Join(qps, " "), h.Failed, h.Stuck, h.ToErr, h.ErrorRate, view.Printable(alerts))
 	}
 	return tw.Flush()
 }

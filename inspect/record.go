@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 
@@ -108,19 +109,20 @@ func (r *Recording) AddComm(objs ...*Object) {
 	}
 }
 
-// WriteFile saves the recording as indented JSON.
-func (r *Recording) WriteFile(path string) error {
+// Encode writes the recording as indented JSON; the caller creates the
+// file (privately: a recording holds comm names and keys).
+func (r *Recording) Encode(w io.Writer) error {
 	b, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
 		return opError("record", nil, err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if _, err := w.Write(append(b, '\n')); err != nil {
 		return opError("record", nil, err)
 	}
 	return nil
 }
 
-// ReadRecording loads a recording written by WriteFile.
+// ReadRecording loads a recording written by Encode.
 func ReadRecording(path string) (*Recording, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

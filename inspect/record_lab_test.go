@@ -3,6 +3,7 @@
 package inspect
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/netip"
@@ -133,11 +134,15 @@ func TestRecordRoundTrip(t *testing.T) {
 				t.Errorf("snapshot without devices, QPs or summary: %+v", live)
 			}
 			if save {
-				if err := rec.WriteFile(filepath.Join("testdata", sc.name+".json")); err != nil {
+				var b bytes.Buffer
+				if err := rec.Encode(&b); err != nil {
 					t.Fatal(err)
 				}
-				b, _ := json.MarshalIndent(oracle, "", " ")
-				if err := os.WriteFile(filepath.Join("testdata", sc.name+".rdma.json"), append(b, '\n'), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join("testdata", sc.name+".json"), b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				o, _ := json.MarshalIndent(oracle, "", " ")
+				if err := os.WriteFile(filepath.Join("testdata", sc.name+".rdma.json"), append(o, '\n'), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				t.Logf("saved testdata/%s.json", sc.name)

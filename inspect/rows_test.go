@@ -262,7 +262,8 @@ func TestRowText(t *testing.T) {
 func hexOf(v uint32) string { return strings.TrimPrefix(keyField("", uint64(v)).Text, "0x") }
 
 // TestRowDriverAndEscapes covers what rxe never sends: driver attributes
-// (print_driver_table) and comm names that need JSON escapes.
+// (print_driver_table) and comm names that need JSON escapes (and, in the
+// text, view.Printable's quoting).
 func TestRowDriverAndEscapes(t *testing.T) {
 	q := QP{Object: Object{DevName: "mlx5_0", DevIndex: 3, Comm: "a\"b\\c\x01", PID: 7,
 		Driver: []DriverAttr{{Key: "sq_wqe_cnt", Value: uint32(255)}, {Key: "flags", Value: uint64(0x1_0000_00ff), Hex: true},
@@ -273,7 +274,7 @@ func TestRowDriverAndEscapes(t *testing.T) {
 	}
 	q.Port = 1
 	r := q.Row(true)
-	wantText := "link mlx5_0/1 lqpn 9 type DRIVER subtype DCT state ERR sq-psn 0 pid 7 comm a\"b\\c\x01 drv_sq_wqe_cnt 255 drv_flags 0x1000000ff drv_delta -2 drv_name x"
+	wantText := "link mlx5_0/1 lqpn 9 type DRIVER subtype DCT state ERR sq-psn 0 pid 7 comm a\"b\\c\\x01 drv_sq_wqe_cnt 255 drv_flags 0x1000000ff drv_delta -2 drv_name x"
 	if got := r.Text(); got != wantText {
 		t.Errorf("text:\n got %q\nwant %q", got, wantText)
 	}

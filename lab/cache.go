@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,7 +22,10 @@ type Cache struct {
 	Log io.Writer
 }
 
-// DefaultCacheDir is $VERBSCOPE_CACHE, else the user cache folder.
+// DefaultCacheDir is $VERBSCOPE_CACHE, else the user cache folder, else
+// "" (which Prepare refuses). Never a fixed folder under /tmp: anyone
+// could create that first and hand a root user a kernel and initramfs
+// of their own to boot, or a symlink to write through.
 func DefaultCacheDir() string {
 	if d := os.Getenv("VERBSCOPE_CACHE"); d != "" {
 		return d
@@ -29,7 +33,7 @@ func DefaultCacheDir() string {
 	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, "verbscope", "lab")
 	}
-	return filepath.Join(os.TempDir(), "verbscope-lab")
+	return ""
 }
 
 func (c *Cache) progress(format string, args ...any) {
@@ -41,6 +45,9 @@ func (c *Cache) progress(format string, args ...any) {
 // lock takes an exclusive lock on the cache so that two runs starting at
 // once do not build the same image or unpack the same kernel together.
 func (c *Cache) lock() (unlock func(), err error) {
+	if c.Dir == "" {
+		return nil, errors.New("lab: no cache folder: neither $VERBSCOPE_CACHE, $XDG_CACHE_HOME nor $HOME is set; set one, or pass --cache DIR")
+	}
 	// An absolute folder keeps image keys (which name source files) the
 	// same from whatever folder the lab is started.
 	if c.Dir, err = filepath.Abs(c.Dir); err != nil {

@@ -163,7 +163,7 @@ func (s *Shell) parsePeerSpan(w string, n uint64) (addr uint64, rkey uint32, err
 			return 0, 0, &Error{What: fmt.Sprintf("%q: a remote buffer is written %s[OFFSET]", w, name)}
 		}
 	}
-	if off+n > m.size {
+	if off > m.size || n > m.size-off { // not off+n > size: a huge off would wrap
 		return 0, 0, &Error{What: fmt.Sprintf("%d bytes at offset %d do not fit in %s (%d bytes)", n, off, name, m.size),
 			Why: "the peer would answer REM_ACCESS_ERR"}
 	}

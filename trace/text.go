@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/view"
 )
 
 // Text is the event as one strace-like line (and, for a failed modify,
@@ -14,9 +15,9 @@ import (
 //	12:00:01.234567 ibv_rc_pingpong[812] modify_qp rxe0 qpn 17 INIT→RTR path_mtu=1024 dest_qp_num=18 rq_psn=0x5a3f12 … = 0
 func (e *Event) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s[%d] %s", e.Time.Format("15:04:05.000000"), e.Comm, e.PID, e.Verb)
+	fmt.Fprintf(&b, "%s %s[%d] %s", e.Time.Format("15:04:05.000000"), view.Printable(e.Comm), e.PID, e.Verb)
 	if e.Dev != "" {
-		b.WriteString(" " + e.Dev)
+		b.WriteString(" " + view.Printable(e.Dev))
 	}
 	if e.HasQPN {
 		fmt.Fprintf(&b, " qpn %d", e.QPN)

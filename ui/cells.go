@@ -25,7 +25,7 @@ func fromFields(cols []Column, index map[string]int, r view.Row) Row {
 		if !ok || set[i] && f.NoText {
 			continue
 		}
-		text := f.Text
+		text := f.Display()
 		if f.NoText && text == "" && f.Value != nil {
 			text = fmt.Sprint(f.Value)
 		}

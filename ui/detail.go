@@ -11,6 +11,7 @@ import (
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/themes"
+	"github.com/verbscope/verbscope/view"
 )
 
 // detailState is the object opened with enter: which view and key, and
@@ -220,9 +221,9 @@ func (m *Model) ownerLines(row Row) []string {
 		if name == "" {
 			name = o.Comm
 		}
-		return []string{th.Render(themes.SlotHeader, padTo("owner", 12)) + "the kernel (" + name + ")"}
+		return []string{th.Render(themes.SlotHeader, padTo("owner", 12)) + "the kernel (" + view.Printable(name) + ")"}
 	}
-	s := o.Comm + " pid " + itoa(int(o.PID))
+	s := view.Printable(o.Comm) + " pid " + itoa(int(o.PID))
 	if o.TGID != 0 && o.TGID != o.PID {
 		s += " (a thread of process " + itoa(int(o.TGID)) + ")"
 	}

@@ -5,13 +5,14 @@ import (
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/themes"
+	"github.com/verbscope/verbscope/view"
 )
 
 // modifyLines show a traced modify (verbscope trace's eBPF events) under
 // its history entry: who made it, what it set, and for a failed one the
 // errno and why.
 func modifyLines(th *themes.Theme, md *inspect.Modify) []string {
-	who := "    " + md.Comm + "[" + itoa(md.PID) + "] modify"
+	who := "    " + view.Printable(md.Comm) + "[" + itoa(md.PID) + "] modify"
 	if md.HasState {
 		who += " → " + md.To.String()
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/verbscope/verbscope/fleet"
 	"github.com/verbscope/verbscope/themes"
+	"github.com/verbscope/verbscope/view"
 )
 
 // fleetEvery is how often the fleet view asks Prometheus again while it
@@ -81,7 +82,8 @@ func (m *Model) gotFleet(msg fleetMsg) {
 		if len(h.Pending) > 0 {
 			alerts += " (pending " + strings.Join(h.Pending, ",") + ")"
 		}
-		cells := []string{h.Instance, up, strconv.Itoa(h.Devices), strconv.Itoa(h.PortsUp) + "/" + strconv.Itoa(h.PortsDown),
+		alerts = view.Printable(alerts)
+		cells := []string{view.Printable(h.Instance), up, strconv.Itoa(h.Devices), strconv.Itoa(h.PortsUp) + "/" + strconv.Itoa(h.PortsDown),
 			strings.Join(qps, " "), strconv.Itoa(h.Failed), strconv.Itoa(h.Stuck), strconv.Itoa(h.ToErr),
 			strconv.FormatFloat(h.ErrorRate, 'g', 3, 64), strings.TrimSpace(alerts)}
 		nums := nanRow(len(cells))

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -307,5 +308,26 @@ func TestFilterFollowsChangedObject(t *testing.T) {
 	m.Update(resMsg{m.pump.prepare(f, front.State{})})
 	if shown, _ := m.cur.table.Counts(); shown != 1 {
 		t.Errorf("state=ERR shows %d QPs after one moved to ERR, want 1", shown)
+	}
+}
+
+// A failed save of the shell history is said on the status line.
+func TestHistorySaveFailureShown(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, true)
+	m.src.SaveHistory = func(*front.History) error { return errors.New("front: save history /x: permission denied") }
+	msg := m.afterShell()()
+	batch, ok := msg.(tea.BatchMsg)
+	if !ok {
+		batch = tea.BatchMsg{func() tea.Msg { return msg }}
+	}
+	for _, c := range batch {
+		if c != nil {
+			if r := c(); r != nil {
+				m.Update(r)
+			}
+		}
+	}
+	if !strings.Contains(screen(m), "shell history not saved: front: save history /x: permission denied") {
+		t.Errorf("the failed save is not on the status line:\n%s", screen(m))
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/themes"
+	"github.com/verbscope/verbscope/view"
 )
 
 // header is the lines above the main area: who and where, the ports,
@@ -117,7 +118,7 @@ func (m *Model) alerts() []string {
 			a := u.Failed[0]
 			s := plural(n, "QP") + " in ERR/SQE: " + a.Key.String()
 			if a.Comm != "" {
-				s += " (" + a.Comm + ")"
+				s += " (" + view.Printable(a.Comm) + ")"
 			}
 			out = append(out, s)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/themes"
+	"github.com/verbscope/verbscope/view"
 )
 
 // maxScrollback bounds the pane's output.
@@ -91,7 +92,7 @@ func inputStyles(th *themes.Theme) textinput.Styles {
 
 func (p *shellPane) say(slot themes.Slot, text string) {
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		p.lines = append(p.lines, paneLine{slot, l})
+		p.lines = append(p.lines, paneLine{slot, view.Printable(l)})
 	}
 	if len(p.lines) > maxScrollback {
 		p.lines = append([]paneLine(nil), p.lines[len(p.lines)-maxScrollback:]...)

@@ -60,6 +60,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		cmd := m.pane.done(msg)
 		return m, tea.Batch(cmd, m.afterShell())
+	case historyErrMsg:
+		m.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
+		return m, nil
 	case shellEventMsg:
 		if m.pane == nil || !msg.ok {
 			return m, nil
@@ -159,13 +162,17 @@ func (m *Model) afterShell() tea.Cmd {
 	if save, h := m.src.SaveHistory, m.pane.hist; save != nil {
 		cmds = append(cmds, func() tea.Msg {
 			if err := save(h); err != nil {
-				return shellEventMsg{ok: false}
+				return historyErrMsg{err}
 			}
 			return nil
 		})
 	}
 	return tea.Batch(cmds...)
 }
+
+// historyErrMsg is a failed save of the shell history, for the status
+// line: the user should learn their history is not being kept.
+type historyErrMsg struct{ err error }
 
 func (m *Model) note(slot themes.Slot, text string) {
 	m.status, m.statusSlot = text, slot

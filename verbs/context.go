@@ -60,12 +60,19 @@ func Open(name string) (*Context, error) {
 
 // Close destroys every object created from the context, QPs first and
 // completion channels last, then closes the device (ibv_close_device(3)).
-// It is idempotent.
+// It is idempotent. If an object cannot be destroyed, the device stays
+// open and Close says so: closing it would free the provider memory the
+// survivors point into, and a later call on one would use it; open, they
+// stay valid, and a later Close tries again.
 func (c *Context) Close() error {
 	if c == nil {
 		return nil
 	}
 	err := c.closeAll()
+	if n := c.survivors(); n > 0 {
+		return &Error{Op: "ibv_close_device", Err: err,
+			Hint: fmt.Sprintf("not closed: %d objects of the device could not be destroyed, and closing it would free what they use; the device stays open, so fix what failed and Close again", n)}
+	}
 	c.stopEvents()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -81,7 +88,14 @@ func (c *Context) Close() error {
 		c.self.closed = true
 		c.self.mu.Unlock()
 	}
-	return err
+	return err // an object gone with an error after it (goneError)
+}
+
+// survivors counts the objects of the context not destroyed.
+func (c *Context) survivors() int {
+	c.graphMu.Lock()
+	defer c.graphMu.Unlock()
+	return len(c.objects)
 }
 
 // Closed reports whether the context was closed.

@@ -53,8 +53,11 @@ func (h *mrHandle) destroy() error {
 	if err := rcErr("ibv_dereg_mr", C.ibv_dereg_mr(h.mr)); err != nil {
 		return err
 	}
+	// ibv_dereg_mr freed h.mr: whatever happens to the mapping, the
+	// region is gone and must never be deregistered again.
 	if err := unix.Munmap(h.mem); err != nil {
-		return &Error{Op: "munmap", Err: err}
+		return &goneError{&Error{Op: "munmap", Err: err,
+			Hint: "the region was deregistered, but its memory stays mapped (leaked, so slices of it stay valid)"}}
 	}
 	h.mem = nil
 	return nil

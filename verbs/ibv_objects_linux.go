@@ -101,22 +101,38 @@ func (h *chanHandle) destroy() error {
 	return nil
 }
 
+// testHookCQEvent, when a test sets it, runs between reading a
+// completion event and resolving its CQ: where a racing CQ.Close used to
+// free the CQ and let a new one take its address.
+var testHookCQEvent func()
+
 // getEvent reads one completion event without blocking (EAGAIN: none)
-// and returns the address of the CQ it names.
-func (h *chanHandle) getEvent() (uintptr, error) {
+// and returns the CQ it names: nil when that CQ is being destroyed or
+// its wrapper is gone.
+func (h *chanHandle) getEvent(reg *registry) (*CQ, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return 0, &Error{Op: "ibv_get_cq_event", Err: ErrClosed, Hint: "the completion channel was destroyed"}
+		return nil, &Error{Op: "ibv_get_cq_event", Err: ErrClosed, Hint: "the completion channel was destroyed"}
 	}
 	var cq *C.struct_ibv_cq
 	if rc, errno := C.vs_get_cq_event(h.ch, &cq); rc != 0 {
 		if errno == syscall.EAGAIN {
-			return 0, syscall.EAGAIN
+			return nil, syscall.EAGAIN
 		}
-		return 0, createErr("ibv_get_cq_event", errno)
+		return nil, createErr("ibv_get_cq_event", errno)
 	}
-	return uintptr(unsafe.Pointer(cq)), nil
+	if testHookCQEvent != nil {
+		testHookCQEvent()
+	}
+	// The event is not acknowledged yet, so ibv_destroy_cq(3) cannot
+	// return and cq's address names this CQ, not one created after it
+	// (ABA): resolve it now, then acknowledge.
+	w := lookup[CQ](reg, uintptr(unsafe.Pointer(cq)))
+	if C.vs_ack_cq_event(cq) != 0 {
+		return nil, nil // a CQ.Close is destroying it: the event goes with it
+	}
+	return w, nil
 }
 
 func (h *ctxHandle) createCQ(cqe int, ch *chanHandle, vector int) (*cqHandle, int, error) {

@@ -134,7 +134,9 @@ func (c *Context) destroyLocked(o *object) error {
 	if o.closed {
 		return nil
 	}
-	if err := o.destroy(); err != nil {
+	err := o.destroy()
+	var gone *goneError
+	if err != nil && !errors.As(err, &gone) {
 		return err
 	}
 	o.closed = true
@@ -142,8 +144,20 @@ func (c *Context) destroyLocked(o *object) error {
 		delete(d.users, o)
 	}
 	delete(c.objects, o)
+	if gone != nil {
+		return gone.err
+	}
 	return nil
 }
+
+// goneError is a destroy whose libibverbs call succeeded but whose
+// clean-up after it failed (an MR deregistered, its munmap refused): the
+// object is gone, so it is marked closed and never destroyed twice, and
+// the error is still reported.
+type goneError struct{ err error }
+
+func (e *goneError) Error() string { return e.err.Error() }
+func (e *goneError) Unwrap() error { return e.err }
 
 // link records that user depends on dep after both exist (a memory
 // window bound to an MR), so closing dep closes user first.

@@ -128,10 +128,10 @@ func (cc *CompChannel) Wait(ctx context.Context) (*CQ, error) {
 		}
 	}()
 	for {
-		var addr uintptr
+		var cq *CQ
 		var getErr error
 		err := rc.Read(func(uintptr) bool {
-			addr, getErr = cc.h.getEvent()
+			cq, getErr = cc.h.getEvent(&cc.ctx.reg)
 			return !errors.Is(getErr, syscall.EAGAIN)
 		})
 		switch {
@@ -146,10 +146,10 @@ func (cc *CompChannel) Wait(ctx context.Context) (*CQ, error) {
 		case getErr != nil:
 			return nil, getErr
 		}
-		if cq := lookup[CQ](&cc.ctx.reg, addr); cq != nil {
+		if cq != nil {
 			return cq, nil
 		}
-		// The event names a CQ whose wrapper is gone; it was acknowledged
-		// anyway, so wait for the next one.
+		// The event names a CQ being destroyed or whose wrapper is gone;
+		// it was acknowledged anyway, so wait for the next one.
 	}
 }

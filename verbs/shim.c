@@ -243,19 +243,29 @@ int vs_destroy_cq(struct ibv_cq *cq) {
 
 int vs_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq) {
 	void *cq_ctx;
-	struct vs_cq_state *st;
-	if (ibv_get_cq_event(ch, cq, &cq_ctx))
-		return -1;
-	st = cq_ctx;
+	return ibv_get_cq_event(ch, cq, &cq_ctx) ? -1 : 0;
+}
+
+int vs_ack_cq_event(struct ibv_cq *cq) {
+	struct vs_cq_state *st = cq->cq_context;
+	unsigned int ack = 0;
+	int dying;
 	pthread_mutex_lock(&st->mu);
-	if (st->dying) {
-		ibv_ack_cq_events(*cq, 1);
+	dying = st->dying;
+	if (dying) {
+		ack = 1; // vs_destroy_cq waits in ibv_destroy_cq for this one
 	} else if (++st->unacked >= VS_ACK_BATCH) {
-		ibv_ack_cq_events(*cq, st->unacked);
+		ack = st->unacked;
 		st->unacked = 0;
 	}
 	pthread_mutex_unlock(&st->mu);
-	return 0;
+	// From here st (and cq, once dying) may be freed by vs_destroy_cq as
+	// soon as the acknowledgement lets ibv_destroy_cq return; cq itself
+	// stays valid for the call, which libibverbs makes under its own lock
+	// before it signals the destroyer.
+	if (ack)
+		ibv_ack_cq_events(cq, ack);
+	return dying;
 }
 
 int vs_get_async_event(struct ibv_context *ctx, struct vs_async_event *out) {

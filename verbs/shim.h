@@ -112,10 +112,19 @@ struct ibv_cq *vs_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_ch
 int vs_destroy_cq(struct ibv_cq *cq);
 
 // vs_get_cq_event reads one completion event from a channel whose fd is
-// non-blocking and counts it for acknowledgement (acknowledging in
-// batches, ibv_ack_cq_events(3) being a lock round trip); it returns 0,
-// or -1 with errno (EAGAIN: none yet).
+// non-blocking; it returns 0, or -1 with errno (EAGAIN: none yet). The
+// event is the caller's until it calls vs_ack_cq_event: until then
+// ibv_destroy_cq(3) waits, so *cq stays allocated (its address cannot
+// be freed and reused by another CQ) while the caller resolves it.
 int vs_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq);
+
+// vs_ack_cq_event counts the event for acknowledgement, in batches
+// (ibv_ack_cq_events(3) is a lock round trip), or acknowledges it at
+// once when the CQ is being destroyed; it returns 1 then (the event is
+// for a CQ that is going: drop it), else 0. It decides under the CQ's
+// state mutex and acknowledges after unlocking: an acknowledgement may
+// let vs_destroy_cq finish and free that mutex.
+int vs_ack_cq_event(struct ibv_cq *cq);
 
 // vs_async_event is an async event's fields, copied out before the event
 // is acknowledged.

@@ -60,9 +60,9 @@ func (*pdHandle) dealloc() error               { return unsupported("ibv_dealloc
 func (*ctxHandle) createCompChannel() (*chanHandle, error) {
 	return nil, unsupported("ibv_create_comp_channel")
 }
-func (*chanHandle) destroy() error             { return unsupported("ibv_destroy_comp_channel") }
-func (*chanHandle) fd() int                    { return -1 }
-func (*chanHandle) getEvent() (uintptr, error) { return 0, unsupported("ibv_get_cq_event") }
+func (*chanHandle) destroy() error                  { return unsupported("ibv_destroy_comp_channel") }
+func (*chanHandle) fd() int                         { return -1 }
+func (*chanHandle) getEvent(*registry) (*CQ, error) { return nil, unsupported("ibv_get_cq_event") }
 func (*ctxHandle) createCQ(int, *chanHandle, int) (*cqHandle, int, error) {
 	return nil, 0, unsupported("ibv_create_cq")
 }

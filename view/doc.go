@@ -14,6 +14,12 @@
 // (Register), so a value that can never match is refused with the valid
 // ones listed.
 //
+// printable.go is the one escaper of outside text (Printable,
+// Field.Display): a comm, a Prometheus label, anything a process or a
+// peer chose, is shown with its control bytes and broken UTF-8 quoted as
+// \xHH (\uHHHH for other unprintable runes), so no text view lets it
+// command the terminal; the JSON views keep the exact bytes.
+//
 // The package is pure Go and reads nothing: the packages that read the
 // system build the rows and register their kinds (inspect: res, qp, cq,
 // mr, pd, ctx, srq, cm_id; sysfsmon: devices, ports, gids, irqs,

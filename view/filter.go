@@ -274,6 +274,31 @@ func (fs Filters) Devices() []string {
 	return out
 }
 
+// PortRef is a port a link filter names: DEV/PORT.
+type PortRef struct {
+	Dev  string
+	Port uint32
+}
+
+// Ports returns the ports the link filters name (DEV/PORT; not DEV or
+// DEV/-), so a front end can refuse a port that does not exist, as it
+// does a device (Devices).
+func (fs Filters) Ports() []PortRef {
+	var out []PortRef
+	for _, f := range fs {
+		if f.key == nil || f.key.Match != MatchLink {
+			continue
+		}
+		for _, w := range f.words {
+			dev, port, _ := strings.Cut(w, "/")
+			if n, err := strconv.ParseUint(port, 10, 32); err == nil && !slices.Contains(out, PortRef{dev, uint32(n)}) {
+				out = append(out, PortRef{dev, uint32(n)})
+			}
+		}
+	}
+	return out
+}
+
 // Get returns the first filter with the given key.
 func (fs Filters) Get(key string) (Filter, bool) {
 	for _, f := range fs {

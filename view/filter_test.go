@@ -143,3 +143,15 @@ func TestFiltersHelpers(t *testing.T) {
 		t.Errorf("ID() = %q", r.ID())
 	}
 }
+
+func TestFiltersPorts(t *testing.T) {
+	Register(Schema{Kind: "test-ports", Keys: []Key{{Name: "link", Field: "dev", Match: MatchLink}, {Name: "dev", Match: MatchDevice}}, Bare: "link"})
+	fs, err := ParseCommandWords("test-ports", []string{"link", "rxe0/1,rxe0/999,rxe1,rxe1/-,rxe0/1", "dev", "rxe2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PortRef{{"rxe0", 1}, {"rxe0", 999}}
+	if diff := cmp.Diff(want, fs.Ports()); diff != "" {
+		t.Errorf("Ports (-want +got):\n%s", diff)
+	}
+}

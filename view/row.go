@@ -57,7 +57,7 @@ func (r Row) Get(key string) (Field, bool) {
 
 // Text renders the row as `rdma resource show` prints a line ("key value"
 // pairs, Bare fields without their key), without the trailing blank
-// iproute2 leaves.
+// iproute2 leaves. Values are Printable: a comm cannot reach the terminal.
 func (r Row) Text() string {
 	var b strings.Builder
 	for _, f := range r {
@@ -75,7 +75,7 @@ func (r Row) Text() string {
 			b.WriteString(k)
 			b.WriteByte(' ')
 		}
-		b.WriteString(f.Text)
+		b.WriteString(f.Display())
 	}
 	return b.String()
 }

@@ -2,7 +2,9 @@
 // process" of inspector tests and benchmarks: re-run with an environment
 // variable, it creates that many RC QPs on $LAB_DEV, moves them to INIT
 // (or on to RTS, each connected to itself), says "ready N" and holds
-// them until its stdin closes.
+// them until its stdin closes. StartAs also gives it a comm of the test's
+// choosing (any bytes but NUL, as a process may choose its own), to see
+// what the views make of it.
 package qpholder
 
 import (
@@ -11,6 +13,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,10 +24,12 @@ import (
 	"github.com/verbscope/verbscope/verbs"
 )
 
-// env carries the count to the re-run binary, envRTS the wish for RTS.
+// env carries the count to the re-run binary, envRTS the wish for RTS,
+// commEnv its comm.
 const (
-	env    = "VERBSCOPE_HOLD_QPS"
-	envRTS = "VERBSCOPE_HOLD_RTS"
+	env     = "VERBSCOPE_HOLD_QPS"
+	envRTS  = "VERBSCOPE_HOLD_RTS"
+	commEnv = "VERBSCOPE_HOLD_COMM"
 )
 
 // Main is the first call of a TestMain: in the re-run binary it holds
@@ -41,6 +47,15 @@ func hold(arg string) int {
 		return 2
 	}
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "holder:", err); return 1 }
+	if comm := os.Getenv(commEnv); comm != "" {
+		// The kernel records the thread that creates each object:
+		// keep to one thread, and rename every thread, so whichever
+		// task a view reads the comm of, it reads this one.
+		runtime.LockOSThread()
+		if err := setComm(comm); err != nil {
+			return fail(err)
+		}
+	}
 	ctx, err := verbs.Open(os.Getenv("LAB_DEV"))
 	if err != nil {
 		return fail(err)
@@ -106,6 +121,21 @@ func toRTS(ctx *verbs.Context) ([]step, error) {
 	}, nil
 }
 
+// setComm writes comm to every thread's /proc/self/task/TID/comm
+// (proc(5)); the kernel keeps its first 15 bytes.
+func setComm(comm string) error {
+	tasks, err := filepath.Glob("/proc/self/task/*/comm")
+	if err != nil || len(tasks) == 0 {
+		return fmt.Errorf("set comm: no threads under /proc/self/task: %v", err)
+	}
+	for _, f := range tasks {
+		if err := os.WriteFile(f, []byte(comm), 0); err != nil {
+			return fmt.Errorf("set comm: %w", err)
+		}
+	}
+	return nil
+}
+
 // Start re-runs the test binary as the holder of n QPs in INIT and
 // waits until they exist; stop releases them.
 func Start(tb testing.TB, n int) (pid uint32, stop func()) { return start(tb, n, nil) }
@@ -114,6 +144,11 @@ func Start(tb testing.TB, n int) (pid uint32, stop func()) { return start(tb, n,
 // itself: three modifies per QP.
 func StartRTS(tb testing.TB, n int) (pid uint32, stop func()) {
 	return start(tb, n, []string{envRTS + "=1"})
+}
+
+// StartAs is Start with the holder named comm.
+func StartAs(tb testing.TB, n int, comm string) (pid uint32, stop func()) {
+	return start(tb, n, []string{commEnv + "=" + comm})
 }
 
 func start(tb testing.TB, n int, extra []string) (pid uint32, stop func()) {

@@ -4,20 +4,30 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // DefaultHistory is how many lines a History keeps when not told.
 const DefaultHistory = 1000
 
+// maxHistoryLine is the longest line LoadHistory keeps: far more than
+// anyone types or pastes at a prompt, little enough that a corrupt or
+// hostile file cannot fill memory. Longer lines are skipped, and the
+// lines after them kept.
+const maxHistoryLine = 1 << 20
+
 // History is the lines a prompt ran, oldest first, bounded, without
 // consecutive duplicates, with ↑/↓ navigation that keeps the line being
-// typed (the draft) to come back to. It is not safe for concurrent use:
-// a front end owns one.
+// typed (the draft) to come back to. It is safe for concurrent use: the
+// dashboard saves it from a command's goroutine while its update loop
+// adds to it.
 type History struct {
+	mu      sync.Mutex
 	max     int
 	entries []string
 	pos     int // navigation: index into entries; len(entries) = not navigating
@@ -34,7 +44,8 @@ func NewHistory(max int) *History {
 }
 
 // LoadHistory reads a history saved by Save, keeping its last max lines.
-// A missing file is an empty history, not an error.
+// A missing file is an empty history, not an error; a line longer than
+// maxHistoryLine is skipped, so the lines after it survive the next Save.
 func LoadHistory(path string, max int) (*History, error) {
 	h := NewHistory(max)
 	f, err := os.Open(path)
@@ -45,15 +56,36 @@ func LoadHistory(path string, max int) (*History, error) {
 		return h, fmt.Errorf("front: load history: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		h.Add(sc.Text())
+	r := bufio.NewReader(f)
+	for {
+		line, ok, err := readLine(r, maxHistoryLine)
+		if ok {
+			h.Add(string(line))
+		}
+		if errors.Is(err, io.EOF) {
+			return h, nil
+		}
+		if err != nil {
+			return h, fmt.Errorf("front: load history %s: %w", path, err)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return h, fmt.Errorf("front: load history %s: %w", path, err)
+}
+
+// readLine reads up to and including the next newline; ok is false for
+// a line longer than max, which is read past but not kept.
+func readLine(r *bufio.Reader, max int) (line []byte, ok bool, err error) {
+	ok = true
+	for {
+		frag, err := r.ReadSlice('\n')
+		if ok && len(line)+len(frag) <= max {
+			line = append(line, frag...)
+		} else {
+			ok, line = false, nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, ok && len(line) > 0, err
+		}
 	}
-	return h, nil
 }
 
 // Save writes the history to path, one line each, creating the parent
@@ -74,7 +106,7 @@ func (h *History) Save(path string) error {
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
 	w := bufio.NewWriter(tmp)
-	for _, e := range h.entries {
+	for _, e := range h.Entries() {
 		w.WriteString(e)
 		w.WriteByte('\n')
 	}
@@ -98,6 +130,8 @@ func (h *History) Save(path string) error {
 // lines adds each; blank lines and a repeat of the newest entry are
 // dropped; the oldest entries go when the bound is reached.
 func (h *History) Add(line string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, l := range strings.Split(line, "\n") {
 		l = strings.TrimSpace(strings.TrimSuffix(l, "\r"))
 		if l == "" || (len(h.entries) > 0 && h.entries[len(h.entries)-1] == l) {
@@ -108,16 +142,22 @@ func (h *History) Add(line string) {
 	if over := len(h.entries) - h.max; over > 0 {
 		h.entries = append([]string(nil), h.entries[over:]...)
 	}
-	h.Reset()
+	h.reset()
 }
 
 // Entries returns the lines, oldest first (a copy).
-func (h *History) Entries() []string { return append([]string(nil), h.entries...) }
+func (h *History) Entries() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.entries...)
+}
 
 // Prev is ↑: the next older entry. On the first step it remembers current
 // (the line being typed) as the draft Next comes back to. false means
 // there is nothing older; leave the line as it is.
 func (h *History) Prev(current string) (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.pos == len(h.entries) {
 		h.draft = current
 	}
@@ -131,6 +171,8 @@ func (h *History) Prev(current string) (string, bool) {
 // Next is ↓: the next newer entry; past the newest, the draft, which ends
 // the navigation. false means there is no navigation to go down in.
 func (h *History) Next() (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.pos >= len(h.entries) {
 		return "", false
 	}
@@ -146,6 +188,12 @@ func (h *History) Next() (string, bool) {
 // Reset ends the navigation (after a line is run): the next Prev starts
 // again from the newest entry.
 func (h *History) Reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reset()
+}
+
+func (h *History) reset() {
 	h.pos = len(h.entries)
 	h.draft = ""
 }

@@ -1,8 +1,11 @@
 package front
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -192,5 +195,67 @@ func TestHistoryPath(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
 	if got, want := HistoryPath(), "/home/u/.local/state/verbscope/history"; got != want {
 		t.Errorf("with HOME: %q, want %q", got, want)
+	}
+}
+
+// A line too long to keep is skipped; the lines after it load, and so
+// survive the next save.
+func TestHistoryLongLineRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history")
+	long := strings.Repeat("x", maxHistoryLine+1)
+	if err := os.WriteFile(path, []byte("open rxe0\n"+long+"\npd\n"+strings.Repeat("y", 70000)+"\ncq"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := LoadHistory(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"open rxe0", "pd", strings.Repeat("y", 70000), "cq"}
+	if diff := cmp.Diff(want, h.Entries()); diff != "" {
+		t.Fatalf("loaded (-want +got):\n%s", diff)
+	}
+	if err := h.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadHistory(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, again.Entries()); diff != "" {
+		t.Errorf("after a save (-want +got):\n%s", diff)
+	}
+}
+
+// The dashboard saves from a command's goroutine while its update loop
+// adds and navigates; under -race this must be clean.
+func TestHistoryConcurrentSave(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history")
+	h := NewHistory(50)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 20; i++ {
+			if err := h.Save(path); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		h.Add(fmt.Sprintf("post qp%d", i))
+		h.Prev("")
+		h.Next()
+	}
+	wg.Wait()
+	if err := h.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadHistory(path, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(h.Entries(), got.Entries()); diff != "" {
+		t.Errorf("saved (-want +got):\n%s", diff)
 	}
 }
