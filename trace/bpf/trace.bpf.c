@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (GPL-2.0-only OR MIT)
 /*
  * verbscope trace: the RDMA control path of every process, from the
  * kernel. Each program is an fentry/fexit on a function ib_core or
@@ -12,7 +12,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* The verb of an event, Go's trace.Verb. */
 enum verb {
