@@ -40,7 +40,10 @@ type Tracer struct {
 	close                sync.Once
 	closeErr             error
 	rec                  ringbuf.Record // reused by Read
-	// closed and lostAtClose keep Lost's answer once the maps are gone.
+	// closed and lostAtClose keep Lost's answer once the maps are gone;
+	// lostMu keeps Close from freeing the maps under a Lost that read
+	// closed as false.
+	lostMu      sync.RWMutex
 	closed      atomic.Bool
 	lostAtClose uint64
 	// undecoded counts the records Read skipped (Undecoded).
@@ -353,6 +356,8 @@ func (o *Options) latency() time.Duration {
 // buffer was full: the reader fell behind (1 MiB holds about 3,000).
 // After Close it is the count at Close.
 func (t *Tracer) Lost() (uint64, error) {
+	t.lostMu.RLock()
+	defer t.lostMu.RUnlock()
 	if t.closed.Load() {
 		return t.lostAtClose, nil
 	}
@@ -379,8 +384,10 @@ func (t *Tracer) Close() error {
 			close(t.stopWatch)
 			<-t.watchDone
 		}
+		t.lostMu.Lock()
 		t.lostAtClose, _ = t.lostNow()
 		t.closed.Store(true)
+		t.lostMu.Unlock()
 		var errs []error
 		if t.rd != nil {
 			errs = append(errs, t.rd.Close())
