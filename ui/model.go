@@ -72,7 +72,10 @@ type Model struct {
 	cur   *viewState
 	mode  mode
 	prev  mode // the mode to return to from help
-	line  textinput.Model
+	// helpTop is the first line of the help shown (it scrolls when it
+	// does not fit).
+	helpTop int
+	line    textinput.Model
 
 	detail     detailState
 	pane       *shellPane
@@ -287,7 +290,8 @@ func (m *Model) render() string {
 // paneHeight gives the shell pane about 40% of the screen when it has
 // focus and a third otherwise.
 func (m *Model) paneHeight() int {
-	if m.pane == nil {
+	if m.pane == nil || m.mode == modeHelp {
+		// The help takes the pane's room too: it is read, not typed in.
 		return 0
 	}
 	if m.paneFocus {
