@@ -149,8 +149,11 @@ func startVT(t *testing.T, frame string, w, h int) *vtTerm {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
+	slave.Close()
+	done, drawn := make(chan struct{}), make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
+	go func() { io.Copy(v.em, master); close(drawn) }() // what the dashboard draws
+	go io.Copy(master, v.em)                            // the emulator's answers to its queries
 	t.Cleanup(func() {
 		select {
 		case <-done:
@@ -158,11 +161,12 @@ func startVT(t *testing.T, frame string, w, h int) *vtTerm {
 			cmd.Process.Kill()
 			<-done
 		}
+		// The emulator closes only once nothing writes to it: Close
+		// is not one of its locked methods.
+		master.Close()
+		<-drawn
 		v.em.Close()
 	})
-	slave.Close()
-	go io.Copy(v.em, master) // what the dashboard draws
-	go io.Copy(master, v.em) // the emulator's answers to its queries
 	return v
 }
 
