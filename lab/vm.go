@@ -149,6 +149,11 @@ func (l *Lab) Shell(ctx context.Context, command string) error {
 	if w, h, err := term.GetSize(fd); err == nil {
 		g.Cols, g.Rows = w, h
 	}
+	state, err := term.GetState(fd)
+	if err != nil {
+		return err
+	}
+	defer term.Restore(fd, state)
 	ctl, err := l.controlDir(command)
 	if err != nil {
 		return err
@@ -156,27 +161,10 @@ func (l *Lab) Shell(ctx context.Context, command string) error {
 	defer os.RemoveAll(ctl)
 	m := l.machine(g, nil, ctl)
 	fmt.Fprintf(l.opts.Log, "lab: booting Debian %s with rdma_rxe (%s); Ctrl-A x kills the VM\n", kernelRelease(l.assets), l.accel)
-	state, err := rawTerminal(fd)
-	if err != nil {
-		return err
-	}
-	defer term.Restore(fd, state)
 	cmd := exec.CommandContext(ctx, "qemu-system-x86_64", m.Args()...)
-	// qemu's stdio backend, given the terminal, sets it up its own way
-	// and leaves output processing on (OPOST, ONLCR): every "\n" a guest
-	// program writes reaches the screen as "\r\n". A full-screen program
-	// moves its cursor down with "\n" and expects the column to stay, so
-	// its next relative move (backspaces, a few cells overwritten) lands
-	// elsewhere and a frame's cells go to the wrong places. qemu reads a
-	// pipe instead, fed from this raw terminal, and writes the terminal,
-	// so the guest's bytes reach the screen unchanged.
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	go forwardKeys(in, os.Stdin)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	// Pdeathsig takes qemu down with us.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// qemu must stay in the terminal's foreground process group to read
+	// it, so no Setpgid here; Pdeathsig still takes it down with us.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("lab: qemu: %w", err)
