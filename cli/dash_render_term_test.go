@@ -1,4 +1,4 @@
-//go:build lab || vm
+//go:build lab
 
 package cli
 
