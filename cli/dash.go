@@ -179,7 +179,9 @@ func runDash(ctx context.Context, env *Env, o dashOptions) error {
 	if os.Getenv("GOMAXPROCS") == "" {
 		adaptProcs(ctx)
 	}
-	m := ui.New(src, ui.Options{Theme: o.theme, ThemeOpts: topts, View: o.view}, th)
+	// VERBSCOPE_DASH_FRAME names a file that gets each frame as text:
+	// the render tests compare it with what the terminal shows.
+	m := ui.New(src, ui.Options{Theme: o.theme, ThemeOpts: topts, View: o.view, FrameFile: os.Getenv("VERBSCOPE_DASH_FRAME")}, th)
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(dashFPS)}
 	if noColor {
 		// Attributes (bold, reverse) stay; colours go.

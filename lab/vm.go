@@ -163,6 +163,7 @@ func (l *Lab) Shell(ctx context.Context, command string) error {
 	fmt.Fprintf(l.opts.Log, "lab: booting Debian %s with rdma_rxe (%s); Ctrl-A x kills the VM\n", kernelRelease(l.assets), l.accel)
 	cmd := exec.CommandContext(ctx, "qemu-system-x86_64", m.Args()...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	defer keepRawOutput(fd)()
 	// qemu must stay in the terminal's foreground process group to read
 	// it, so no Setpgid here; Pdeathsig still takes it down with us.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -69,37 +68,6 @@ func (m *Model) emptyNote() string {
 		return "nothing happened yet: objects appearing, vanishing and changing state show here"
 	}
 	return ""
-}
-
-// helpScreen is generated from the key map.
-func (m *Model) helpScreen(h int) string {
-	th := m.theme
-	hm := help.New()
-	hm.Styles.FullKey = th.Style(themes.SlotKey)
-	hm.Styles.FullDesc = th.Style(themes.SlotDim)
-	hm.Styles.FullSeparator = th.Style(themes.SlotDim)
-	hm.SetWidth(m.w)
-	groups := m.keys.FullHelp()
-	if m.pane != nil {
-		groups = append(groups, m.pkeys.bindings())
-	}
-	lines := []string{th.Render(themes.SlotTitle, "keys") + th.Render(themes.SlotDim, "  (any key closes)"), ""}
-	lines = append(lines, strings.Split(hm.FullHelpView(groups), "\n")...)
-	lines = append(lines, "",
-		th.Render(themes.SlotHeader, "views")+"  :"+strings.Join(m.viewNames(), " :"),
-		th.Render(themes.SlotHeader, "filter")+" iproute2's words on object views (state=ERR pid=4242 type=RC lqpn=0-6) and plain words anywhere",
-		th.Render(themes.SlotHeader, "marks")+"  + new  ~ changed  - gone  ! error  ? needs a look  ◆ this dashboard's shell",
-		th.Render(themes.SlotHeader, "mouse")+"  the wheel scrolls, a click selects a row, a view or the shell pane")
-	if m.pane != nil {
-		lines = append(lines, th.Render(themes.SlotHeader, "shell")+"  tab focuses the pane; there every key goes to the shell until esc")
-	}
-	for len(lines) < h {
-		lines = append(lines, "")
-	}
-	for i := range lines[:h] {
-		lines[i] = pad(lines[i], m.w)
-	}
-	return strings.Join(lines[:h], "\n")
 }
 
 var doctorCols = []Column{col("id", "check", 0, false), col("verdict", "verdict", 0, false), {Key: "summary", Title: "summary", Prio: 0}}
@@ -175,7 +143,7 @@ func wrap(s string, w int) []string {
 	var out []string
 	line := ""
 	for _, word := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(word) > w {
+		if line != "" && ansi.StringWidth(line)+1+ansi.StringWidth(word) > w {
 			out = append(out, line)
 			line = ""
 		}

@@ -24,6 +24,9 @@ type Options struct {
 	ThemeOpts themes.Options
 	// View is the view shown first ("qp" when empty).
 	View string
+	// FrameFile, when set, receives every new frame as text (see
+	// frameFile): the render tests' way to know what should be on screen.
+	FrameFile string
 }
 
 // mode is what the keyboard is doing in the main area.
@@ -69,7 +72,10 @@ type Model struct {
 	cur   *viewState
 	mode  mode
 	prev  mode // the mode to return to from help
-	line  textinput.Model
+	// helpTop is the first line of the help shown (it scrolls when it
+	// does not fit).
+	helpTop int
+	line    textinput.Model
 
 	detail     detailState
 	pane       *shellPane
@@ -95,6 +101,8 @@ type Model struct {
 	fleetSeq   int
 	// now is the clock (fixed in tests).
 	now func() time.Time
+	// frames is Options.FrameFile.
+	frames *frameFile
 }
 
 // New builds the dashboard. th is the starting theme (auto themes are
@@ -128,6 +136,9 @@ func New(src Sources, opts Options, th *themes.Theme) *Model {
 		&viewState{name: "events", title: "events", aliases: []string{"event"}, group: "events", table: NewTable("events", eventCols, nil)},
 		&viewState{name: "doctor", title: "doctor", group: "doctor", table: NewTable("doctor", doctorCols, nil)},
 		&viewState{name: "fleet", title: "fleet", aliases: []string{"hosts"}, group: "fleet", table: NewTable("fleet", fleetCols, nil)})
+	if opts.FrameFile != "" {
+		m.frames = &frameFile{path: opts.FrameFile}
+	}
 	m.cur = m.views[0]
 	if v := m.find(opts.View); v != nil {
 		m.cur = v
@@ -245,12 +256,16 @@ func (m *Model) waitSys() tea.Cmd {
 // View composes the screen: header, the main area, the shell pane and
 // the footer, exactly w×h.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
-	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "verbscope"
+	frame := m.render()
 	if m.quitting {
-		v = tea.NewView("")
+		frame = ""
+	}
+	m.frames.write(frame)
+	v := tea.NewView(frame)
+	if !m.quitting {
+		v.AltScreen = true
+		v.MouseMode = tea.MouseModeCellMotion
+		v.WindowTitle = "verbscope"
 	}
 	return v
 }
@@ -275,7 +290,8 @@ func (m *Model) render() string {
 // paneHeight gives the shell pane about 40% of the screen when it has
 // focus and a third otherwise.
 func (m *Model) paneHeight() int {
-	if m.pane == nil {
+	if m.pane == nil || m.mode == modeHelp {
+		// The help takes the pane's room too: it is read, not typed in.
 		return 0
 	}
 	if m.paneFocus {

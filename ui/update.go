@@ -192,10 +192,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case modeCommand, modeFilter:
 		return m.lineKey(msg)
 	case modeHelp:
-		if key.Matches(msg, m.keys.Quit) && false {
-			return nil
-		}
-		m.mode = m.prev
+		m.helpKey(msg)
 		return nil
 	}
 	k := m.keys
