@@ -112,6 +112,7 @@ Examples:
 					return followQPs(ctx, env, req, o, *count)
 				}
 				req.driver = o.details >= 2
+				defer noGC()()
 				conn, err := dialRes(req)
 				if err != nil {
 					return err
