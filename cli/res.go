@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -114,6 +113,7 @@ Examples:
 					return followQPs(ctx, env, req, o, *count)
 				}
 				req.driver = o.details >= 2
+				defer noGC()()
 				conn, err := dialRes(req)
 				if err != nil {
 					return err
@@ -131,8 +131,8 @@ Examples:
 					rec = &inspect.Recording{Note: "verbscope res " + strings.Join(args, " ")}
 					conn.Record(rec)
 				}
-				rows, err := req.rows(conn, rec)
-				if err != nil {
+				out := newRowStream(env.Stdout, o)
+				if err := req.each(conn, rec, out.add); err != nil {
 					return err
 				}
 				if rec != nil {
@@ -147,8 +147,10 @@ Examples:
 				if what == "" {
 					what = "device"
 				}
-				sayNoMatch(env, "res", what, len(rows), req.filters)
-				return writeRows(env.Stdout, rows, o)
+				// Nothing went out yet when nothing matched: the note
+				// still comes before the empty output.
+				sayNoMatch(env, "res", what, out.n, req.filters)
+				return out.close()
 			}
 		},
 	}
@@ -253,73 +255,73 @@ func narrow(flt inspect.Filters) inspect.Query {
 	return q
 }
 
-// rows dumps what r asks for and keeps the rows that pass the filters.
-func (r *resRequest) rows(c *inspect.Conn, rec *inspect.Recording) ([]inspect.Row, error) {
+// each dumps what r asks for and hands each row that passes the filters
+// to emit, in iproute2's order. The dump is complete before the first
+// row goes out, so a failed dump prints nothing. emit must not keep the
+// row: the next object's fields are written into it.
+func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, emit func(inspect.Row)) error {
 	q := r.query
 	q.DriverDetails = r.driver
-	var rows []inspect.Row
 	add := func(row inspect.Row) {
 		if r.filters.Match(row) {
-			rows = append(rows, row)
+			emit(row)
 		}
 	}
-	var owners []*inspect.Object
+	var owners *[]*inspect.Object
+	if rec != nil {
+		owners = new([]*inspect.Object)
+	}
 	var err error
 	switch r.object {
 	case "":
 		var sums []inspect.Summary
-		sums, err = c.Summary(q.Dev)
+		if sums, err = c.Summary(q.Dev); err != nil {
+			return err
+		}
 		for i := range sums {
 			add(sums[i].Row())
 		}
 	case "qp":
-		err = addRows(c.QPs, q, r.driver, add, &owners)
+		err = addRows(c.QPs, q, r.driver, add, owners)
 	case "cq":
-		err = addRows(c.CQs, q, r.driver, add, &owners)
+		err = addRows(c.CQs, q, r.driver, add, owners)
 	case "mr":
-		err = addRows(c.MRs, q, r.driver, add, &owners)
+		err = addRows(c.MRs, q, r.driver, add, owners)
 	case "pd":
-		err = addRows(c.PDs, q, r.driver, add, &owners)
+		err = addRows(c.PDs, q, r.driver, add, owners)
 	case "ctx":
-		err = addRows(c.Contexts, q, r.driver, add, &owners)
+		err = addRows(c.Contexts, q, r.driver, add, owners)
 	case "srq":
-		err = addRows(c.SRQs, q, r.driver, add, &owners)
+		err = addRows(c.SRQs, q, r.driver, add, owners)
 	case "cm_id":
-		err = addRows(c.CMIDs, q, r.driver, add, &owners)
+		err = addRows(c.CMIDs, q, r.driver, add, owners)
 	}
-	if rec != nil {
-		rec.AddComm(owners...)
+	if err == nil && rec != nil {
+		rec.AddComm(*owners...)
 	}
-	return rows, err
+	return err
 }
 
-// addRows dumps one kind of object and hands each one's row to add and
-// its shared fields to owners (for recordings).
+// addRows dumps one kind of object and hands each one's row to add, all
+// written into one reused Row, and, when owners is not nil, its shared
+// fields to owners (for recordings).
 func addRows[T any, P interface {
 	*T
-	Row(driver bool) inspect.Row
+	AppendRow(r inspect.Row, driver bool) inspect.Row
 	Base() *inspect.Object
 }](dump func(inspect.Query) ([]T, error), q inspect.Query, driver bool, add func(inspect.Row), owners *[]*inspect.Object) error {
 	objs, err := dump(q)
+	if err != nil {
+		return err
+	}
+	var row inspect.Row
 	for i := range objs {
 		p := P(&objs[i])
-		add(p.Row(driver))
-		*owners = append(*owners, p.Base())
+		row = p.AppendRow(row[:0], driver)
+		add(row)
+		if owners != nil {
+			*owners = append(*owners, p.Base())
+		}
 	}
-	return err
-}
-
-// writeRows prints rows as text lines or, with -j, as one JSON array on
-// one line, as rdma -j does (indented with -p).
-func writeRows(w io.Writer, rows []inspect.Row, o *outFlags) error {
-	if o.json {
-		return writeRowsJSON(w, rows, o.pretty, false)
-	}
-	var b []byte
-	for _, r := range rows {
-		b = append(b, r.Text()...)
-		b = append(b, '\n')
-	}
-	_, err := w.Write(b)
-	return err
+	return nil
 }

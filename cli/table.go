@@ -64,16 +64,12 @@ func writeTable(w io.Writer, indent string, rows []view.Row) error {
 // rows is null when emptyNull (as the sysfs views' JSON always was), else
 // [] (as rdma -j prints).
 func writeRowsJSON(w io.Writer, rows []view.Row, pretty, emptyNull bool) error {
-	b := []byte{'['}
-	for i, r := range rows {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = r.AppendJSON(b)
-	}
-	b = append(b, ']')
 	if rows == nil && emptyNull {
-		b = []byte("null")
+		return writeJSONBytes(w, []byte("null"), pretty)
 	}
-	return writeJSONBytes(w, b, pretty)
+	s := newRowStream(w, &outFlags{json: true, pretty: pretty})
+	for _, r := range rows {
+		s.add(r)
+	}
+	return s.close()
 }

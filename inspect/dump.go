@@ -147,6 +147,12 @@ func decodeKindMsg[T any](k *kind[T], data []byte, name string, out []T) ([]T, s
 			// fill_res_ctx_entry leaves kernel contexts empty.
 			return nil
 		}
+		if len(out) == cap(out) {
+			// Double: past 256 elements append grows by a quarter,
+			// and the slices of a 10,000-QP dump would add up to
+			// five times its size, each page touched once.
+			out = slices.Grow(out, max(len(out), 16))
+		}
 		out = append(out, zero)
 		x := &out[len(out)-1]
 		o := k.obj(x)

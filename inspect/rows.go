@@ -129,11 +129,12 @@ func truncHex(v any, n uint64) uint64 {
 	return n
 }
 
-// Row returns the QP as rdma/res-qp.c res_qp_line prints it; driver adds
+// AppendRow appends to r the QP as rdma/res-qp.c res_qp_line prints it; driver adds
 // the driver attributes (iproute2's -dd).
-func (q *QP) Row(driver bool) Row {
+// A caller that prints many objects reuses one r (r[:0]).
+func (q *QP) AppendRow(r Row, driver bool) Row {
 	a := &q.Attrs
-	r := linkFields(make(Row, 0, 16), &q.Object, q.Port, a.Has(AttrPortIndex))
+	r = linkFields(r, &q.Object, q.Port, a.Has(AttrPortIndex))
 	r = append(r, u32Field("lqpn", q.LQPN))
 	if a.Has(AttrResRQPN) {
 		r = append(r, u32Field("rqpn", q.RQPN))
@@ -156,10 +157,14 @@ func (q *QP) Row(driver bool) Row {
 	return ownerFields(r, &q.Object, driver)
 }
 
-// Row returns the CQ as rdma/res-cq.c res_cq_line prints it.
-func (q *CQ) Row(driver bool) Row {
+// Row returns the QP's fields in a new Row (AppendRow).
+func (q *QP) Row(driver bool) Row { return q.AppendRow(make(Row, 0, 16), driver) }
+
+// AppendRow appends to r the CQ as rdma/res-cq.c res_cq_line prints it.
+// A caller that prints many objects reuses one r (r[:0]).
+func (q *CQ) AppendRow(r Row, driver bool) Row {
 	a := &q.Attrs
-	r := devFields(make(Row, 0, 12), &q.Object)
+	r = devFields(r, &q.Object)
 	if a.Has(AttrResCQN) {
 		r = append(r, u32Field("cqn", q.CQN))
 	}
@@ -181,10 +186,14 @@ func (q *CQ) Row(driver bool) Row {
 	return ownerFields(r, &q.Object, driver)
 }
 
-// Row returns the MR as rdma/res-mr.c res_mr_line prints it.
-func (m *MR) Row(driver bool) Row {
+// Row returns the CQ's fields in a new Row (AppendRow).
+func (q *CQ) Row(driver bool) Row { return q.AppendRow(make(Row, 0, 12), driver) }
+
+// AppendRow appends to r the MR as rdma/res-mr.c res_mr_line prints it.
+// A caller that prints many objects reuses one r (r[:0]).
+func (m *MR) AppendRow(r Row, driver bool) Row {
 	a := &m.Attrs
-	r := devFields(make(Row, 0, 12), &m.Object)
+	r = devFields(r, &m.Object)
 	if a.Has(AttrResMRN) {
 		r = append(r, u32Field("mrn", m.MRN))
 	}
@@ -204,10 +213,14 @@ func (m *MR) Row(driver bool) Row {
 	return ownerFields(r, &m.Object, driver)
 }
 
-// Row returns the PD as rdma/res-pd.c res_pd_line prints it.
-func (p *PD) Row(driver bool) Row {
+// Row returns the MR's fields in a new Row (AppendRow).
+func (m *MR) Row(driver bool) Row { return m.AppendRow(make(Row, 0, 12), driver) }
+
+// AppendRow appends to r the PD as rdma/res-pd.c res_pd_line prints it.
+// A caller that prints many objects reuses one r (r[:0]).
+func (p *PD) AppendRow(r Row, driver bool) Row {
 	a := &p.Attrs
-	r := devFields(make(Row, 0, 12), &p.Object)
+	r = devFields(r, &p.Object)
 	if a.Has(AttrResPDN) {
 		r = append(r, u32Field("pdn", p.PDN))
 	}
@@ -224,18 +237,26 @@ func (p *PD) Row(driver bool) Row {
 	return ownerFields(r, &p.Object, driver)
 }
 
-// Row returns the context as rdma/res-ctx.c res_ctx_line prints it.
-func (x *Context) Row(driver bool) Row {
-	r := devFields(make(Row, 0, 8), &x.Object)
+// Row returns the PD's fields in a new Row (AppendRow).
+func (p *PD) Row(driver bool) Row { return p.AppendRow(make(Row, 0, 12), driver) }
+
+// AppendRow appends to r the context as rdma/res-ctx.c res_ctx_line prints it.
+// A caller that prints many objects reuses one r (r[:0]).
+func (x *Context) AppendRow(r Row, driver bool) Row {
+	r = devFields(r, &x.Object)
 	r = append(r, u32Field("ctxn", x.CtxN))
 	return ownerFields(r, &x.Object, driver)
 }
 
-// Row returns the SRQ as rdma/res-srq.c res_srq_line prints it: the
+// Row returns the context's fields in a new Row (AppendRow).
+func (x *Context) Row(driver bool) Row { return x.AppendRow(make(Row, 0, 8), driver) }
+
+// AppendRow appends to r the SRQ as rdma/res-srq.c res_srq_line prints it: the
 // attached QPs as "lqpn 17,20-22", a JSON array of strings.
-func (s *SRQ) Row(driver bool) Row {
+// A caller that prints many objects reuses one r (r[:0]).
+func (s *SRQ) AppendRow(r Row, driver bool) Row {
 	a := &s.Attrs
-	r := devFields(make(Row, 0, 12), &s.Object)
+	r = devFields(r, &s.Object)
 	r = append(r, u32Field("srqn", s.SRQN), strField("type", s.Type.String()))
 	if len(s.QPs) > 0 {
 		list := make([]string, len(s.QPs))
@@ -256,12 +277,16 @@ func (s *SRQ) Row(driver bool) Row {
 	return ownerFields(r, &s.Object, driver)
 }
 
-// Row returns the cm_id as rdma/res-cmid.c res_cm_id_line prints it,
+// Row returns the SRQ's fields in a new Row (AppendRow).
+func (s *SRQ) Row(driver bool) Row { return s.AppendRow(make(Row, 0, 12), driver) }
+
+// AppendRow appends to r the cm_id as rdma/res-cmid.c res_cm_id_line prints it,
 // addresses as "src-addr 10.0.0.1:7174". Addresses of families other than
 // IPv4 and IPv6 print as "AF_n" (iproute2 drops the whole line).
-func (x *CMID) Row(driver bool) Row {
+// A caller that prints many objects reuses one r (r[:0]).
+func (x *CMID) AppendRow(r Row, driver bool) Row {
 	a := &x.Attrs
-	r := linkFields(make(Row, 0, 16), &x.Object, x.Port, a.Has(AttrPortIndex))
+	r = linkFields(r, &x.Object, x.Port, a.Has(AttrPortIndex))
 	if a.Has(AttrResCMIDN) {
 		r = append(r, u32Field("cm-idn", x.CMIDN))
 	}
@@ -295,6 +320,9 @@ func (x *CMID) Row(driver bool) Row {
 	}
 	return r
 }
+
+// Row returns the cm_id's fields in a new Row (AppendRow).
+func (x *CMID) Row(driver bool) Row { return x.AppendRow(make(Row, 0, 16), driver) }
 
 // Row returns the summary as `rdma resource show` prints it:
 // "0: rxe0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0".
