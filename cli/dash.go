@@ -182,7 +182,10 @@ func runDash(ctx context.Context, env *Env, o dashOptions) error {
 	// VERBSCOPE_DASH_FRAME names a file that gets each frame as text:
 	// the render tests compare it with what the terminal shows.
 	m := ui.New(src, ui.Options{Theme: o.theme, ThemeOpts: topts, View: o.view, FrameFile: os.Getenv("VERBSCOPE_DASH_FRAME")}, th)
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(dashFPS)}
+	// SIGINT and SIGTERM cancel ctx (cli.Main), which ends the program
+	// with status 130. Bubble Tea's own handler would race it, turning a
+	// SIGTERM into a plain quit (status 0) when it wins.
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(dashFPS), tea.WithoutSignalHandler()}
 	if noColor {
 		// Attributes (bold, reverse) stay; colours go.
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
