@@ -81,10 +81,10 @@ vm-test:
 # PKGS=./cli narrows to packages, RUN='^TestX$' to tests (go test's -run);
 # a failed run prints the command that runs each failed test alone.
 lab-test:
-	$(GO) run ./lab/labtest -race -cgocheck2 $(if $(RUN),-run '$(RUN)') $(PKGS)
+	$(GO) run ./lab/labtest -race -cgocheck2 $(if $(value RUN),-run '$(value RUN)') $(PKGS)
 
 bench:
-	$(GO) run ./lab/labtest -bench '$(or $(RUN),.)' $(PKGS)
+	$(GO) run ./lab/labtest -bench '$(or $(value RUN),.)' $(PKGS)
 
 FUZZTIME ?= 30s
 fuzz:
