@@ -73,7 +73,8 @@ bpf-check:
 # Host-side tests that boot VMs: exit codes, the two-VM wire, no qemu
 # left, a kernel's trouble report stopping a run, two shells on two
 # hosts, the exporters of two hosts scraped by Prometheus. The limit: cli's
-# took 5 minutes on a loaded 2-core machine; 3x, rounded up.
+# took 185 s on an idle 2-core machine; 3x on a machine twice as slow,
+# rounded up.
 vm-test:
 	$(GO) test -tags vm -count=1 -timeout 20m ./lab/ ./cli/
 
