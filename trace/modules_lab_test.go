@@ -97,12 +97,14 @@ func TestModuleLoadedLater(t *testing.T) {
 	loadRDMA(t, mods)
 	labkit.WaitFor(t, labkit.Attach, "the QP programs attached", func() bool { return len(c.t.Hooks()) == 7 })
 	t.Logf("7 programs attached %v after the modules began to load", time.Since(begin).Round(time.Millisecond))
-	mu.Lock()
-	got := strings.Join(notices, "\n")
-	mu.Unlock()
-	if !strings.Contains(got, "ib_core") || !strings.Contains(got, "loaded: 7 programs attached") {
-		t.Errorf("notices do not say that ib_core loaded and 7 programs attached:\n%s", got)
-	}
+	// The notice follows the attach: wait for it, do not race it.
+	var got string
+	labkit.WaitFor(t, labkit.Step, "the notice that ib_core loaded and 7 programs attached", func() bool {
+		mu.Lock()
+		got = strings.Join(notices, "\n")
+		mu.Unlock()
+		return strings.Contains(got, "ib_core") && strings.Contains(got, "loaded: 7 programs attached")
+	})
 	if w := c.t.Warnings(); len(w) != 0 {
 		t.Errorf("warnings remain after the programs attached:\n%s", strings.Join(w, "\n"))
 	}
