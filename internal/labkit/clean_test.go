@@ -44,3 +44,29 @@ func TestEveryLabTestIsClean(t *testing.T) {
 		t.Errorf("found %d lab tests; the walk missed the tree", n)
 	}
 }
+
+// TestNoFileExcludedByLabTags keeps make vet's single pass whole: it
+// vets with -tags lab,vm, which covers the plain build only while no
+// file is built only without those tags.
+func TestNoFileExcludedByLabTags(t *testing.T) {
+	neg := regexp.MustCompile(`(?m)^//go:build .*!(lab|vm)\b`)
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".cache" || d.Name() == ".git") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || filepath.Ext(path) != ".go" {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err == nil && neg.Match(src) {
+			t.Errorf("%s is built only without the lab or vm tag: make vet's -tags lab,vm pass skips it", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
