@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,7 +91,7 @@ func TestExchange(t *testing.T) {
 	res := make(chan result, 1)
 	go func() {
 		var r result
-		r.d, r.err = Accept(ctx, l, server, func(remote Dest) error { r.connected = remote == labDest; return nil })
+		r.d, r.err = Accept(ctx, l, server, func(remote Dest) error { r.connected = remote == labDest; return nil }, nil)
 		res <- r
 	}()
 	got, err := Dial(ctx, l.Addr().String(), labDest)
@@ -116,7 +117,7 @@ func TestExchangeFailures(t *testing.T) {
 	defer l.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	go Accept(ctx, l, labDest, func(Dest) error { return errors.New("modify QP to RTR: EINVAL") })
+	go Accept(ctx, l, labDest, func(Dest) error { return errors.New("modify QP to RTR: EINVAL") }, nil)
 	if _, err := Dial(ctx, l.Addr().String(), labDest); err == nil || !strings.Contains(err.Error(), "closed the connection early") {
 		t.Errorf("a server that fails to connect: %v", err)
 	}
@@ -143,11 +144,108 @@ func TestExchangeFailures(t *testing.T) {
 	// Nobody connects: cancelling ends Accept.
 	canceled, cancelNow := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancelNow)
-	if _, err := Accept(canceled, l, labDest, nil); !errors.Is(err, context.Canceled) {
+	if _, err := Accept(canceled, l, labDest, nil, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("Accept canceled: %v, want Canceled", err)
 	}
 	if _, err := Dial(ctx, "127.0.0.1:1", labDest); err == nil || !strings.Contains(err.Error(), "listening") {
 		t.Errorf("nobody listening: %v", err)
+	}
+}
+
+// TestAcceptIgnoresStrays: connections that send garbage, or nothing, or
+// hang up are not the peer: each is told to stray and closed, and the
+// real peer that comes after them (while the silent one is still open)
+// is served. With only strays, Accept waits until its context ends; and
+// the listener serves the next Accept afterwards.
+func TestAcceptIgnoresStrays(t *testing.T) {
+	l, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var strays []string
+	stray := func(from string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		strays = append(strays, err.Error())
+	}
+	type result struct {
+		d   Dest
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		d, err := Accept(ctx, l, labDest, nil, stray)
+		res <- result{d, err}
+	}()
+	send := func(b []byte) net.Conn {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b != nil {
+			c.Write(b)
+		}
+		return c
+	}
+	garbage := send([]byte(strings.Repeat("GET / HTTP/1.0\r\n", 4)))
+	defer garbage.Close()
+	silent := send(nil)
+	defer silent.Close()
+	send(nil).Close() // connects and hangs up at once
+	waitStrays := func(n int) {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			mu.Lock()
+			got := len(strays)
+			mu.Unlock()
+			if got >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d strays reported, want %d", got, n)
+			}
+		}
+	}
+	waitStrays(2)
+	peer := Dest{QPN: 0x33, PSN: 0x44, GID: labDest.GID}
+	got, err := Dial(ctx, l.Addr().String(), peer)
+	if err != nil {
+		t.Fatalf("the real peer, after the strays: %v", err)
+	}
+	if got != labDest {
+		t.Errorf("the peer got %v, want %v", got, labDest)
+	}
+	if r := <-res; r.err != nil || r.d != peer {
+		t.Errorf("Accept: %v %v, want %v", r.d, r.err, peer)
+	}
+	mu.Lock()
+	for _, s := range strays {
+		if !strings.Contains(s, "address") {
+			t.Errorf("a stray's report should say what was wrong with its address: %q", s)
+		}
+	}
+	mu.Unlock()
+
+	// Only a stray: Accept waits for a real peer until its deadline.
+	short, cancelShort := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancelShort()
+	go func() { c := send([]byte("nonsense")); time.Sleep(time.Second); c.Close() }()
+	if _, err := Accept(short, l, labDest, nil, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Accept with only a stray: %v, want DeadlineExceeded", err)
+	}
+	// The listener serves the next Accept.
+	go func() {
+		d, err := Accept(ctx, l, labDest, nil, nil)
+		res <- result{d, err}
+	}()
+	if _, err := Dial(ctx, l.Addr().String(), peer); err != nil {
+		t.Fatalf("the listener after an Accept that timed out: %v", err)
+	}
+	if r := <-res; r.err != nil {
+		t.Errorf("the second Accept: %v", r.err)
 	}
 }
 

@@ -17,13 +17,16 @@ import (
 
 func init() {
 	register(&command{
-		name: "listen", usage: "listen QP [port=18515] [timeout=60s]",
+		name: "listen", usage: "listen QP [port=18515] [addr=IP] [timeout=60s]",
 		summary: "wait for a peer on another host and connect a QP to it (ibv_rc_pingpong's exchange, as its server)",
 		help: `Waits for one client over TCP, exchanges LID:QPN:PSN:GID the way
 ibv_rc_pingpong does, moves the QP to RTR and RTS toward the client before
 answering (the client sends as soon as it has the answer), and returns.
 The client may be ibv_rc_pingpong itself or another verbscope shell
-('dial'). Post receives before: the client may send at once.
+('dial'). Post receives before: the client may send at once. A
+connection that sends no well-formed address (a port scan, a health
+check) is dropped with a note, and the wait goes on; addr= listens on one
+of the host's addresses instead of all of them.
 
 examples:
   open; pd; cq; mr; qp
@@ -31,7 +34,8 @@ examples:
   qp; listen qp2 port=18516 timeout=5m`,
 		pos: []argKind{objArg(rdma.KindQP)},
 		keys: func(*Shell, []string) []keySpec {
-			return []keySpec{{name: "port", help: "TCP port; default 18515, rc_pingpong's"}, timeoutKey}
+			return []keySpec{{name: "port", help: "TCP port; default 18515, rc_pingpong's"},
+				{name: "addr", help: "the local IP address to listen on; default every address"}, timeoutKey}
 		},
 		run: runListen,
 	})
@@ -137,11 +141,16 @@ func runListen(ctx context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	host, _ := a.str("addr")
+	if host != "" && net.ParseIP(host) == nil {
+		return Result{}, &Error{What: fmt.Sprintf("addr=%s is not an IP address", host),
+			Fix: "give one of this host's addresses (ip -br addr shows them), or leave addr= out to listen on all"}
+	}
 	local, timeout, steps, err := s.exchangeSetup(e, a)
 	if err != nil {
 		return Result{}, err
 	}
-	l, err := oob.Listen(":" + strconv.Itoa(int(port)))
+	l, err := oob.Listen(net.JoinHostPort(host, strconv.Itoa(int(port))))
 	if err != nil {
 		return Result{}, &Error{Output: steps, What: "listen: " + strings.TrimPrefix(err.Error(), "oob: "), Err: err,
 			Fix: "another listener (ibv_rc_pingpong?) may hold the port: pick another with port="}
@@ -162,6 +171,8 @@ func runListen(ctx context.Context, s *Shell, a *args) (Result, error) {
 			fmt.Fprintf(&out, "  remote address: %s\n", remote)
 			s.progress(e.name, "%s: a peer came: %s; connecting", e.name, remote)
 			return s.connectTo(e, remote, &out)
+		}, func(from string, err error) {
+			s.progress(e.name, "%s: %s is not a peer (%s); still waiting", e.name, from, strings.TrimPrefix(err.Error(), "oob: "))
 		})
 	})
 	if err != nil {

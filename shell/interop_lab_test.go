@@ -4,6 +4,7 @@ package shell
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -36,17 +37,26 @@ func TestShellIsRCPingpongClient(t *testing.T) {
 	}
 }
 
-// TestShellIsRCPingpongServer: the shell listens, ibv_rc_pingpong dials.
+// TestShellIsRCPingpongServer: the shell listens on the lab's address
+// (addr=), ibv_rc_pingpong dials. Before it, two strays connect: one
+// sends garbage, one nothing and stays; the listen keeps waiting for the
+// real peer, and nothing listens on the loopback address.
 func TestShellIsRCPingpongServer(t *testing.T) {
 	labkit.Clean(t)
-	// The client retries until the shell listens; a refused connect has
-	// no side effect on the server.
-	pp := labkit.Start(t, "sh", "-c", fmt.Sprintf("for i in $(seq 100); do ibv_rc_pingpong -d %s -g %s -n 1 -p 18521 %s && exit 0; sleep 0.2; done; exit 1",
-		labkit.Env(t, "LAB_DEV"), labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")))
+	ip := labkit.Env(t, "LAB_IP")
+	strays := make(chan error, 1)
+	go func() { strays <- sendStrays(ip + ":18521") }()
+	// The client starts after the strays and retries until the shell
+	// listens; a refused connect has no side effect on the server.
+	pp := labkit.Start(t, "sh", "-c", fmt.Sprintf("sleep 2; for i in $(seq 100); do ibv_rc_pingpong -d %s -g %s -n 1 -p 18521 %s && exit 0; sleep 0.2; done; exit 1",
+		labkit.Env(t, "LAB_DEV"), labkit.Env(t, "LAB_GID_INDEX"), ip))
 	s := runSteps(t, []step{
 		{cmd: ppSetup + "; post recv qp1 mr1[4096:8192]"},
-		{cmd: "listen qp1 port=18521 timeout=60s", ok: []string{"remote address: LID 0x0000", "qp1 is now RTS", "qp1 is connected"}},
+		{cmd: "listen qp1 port=18521 addr=" + ip + " timeout=60s", ok: []string{"remote address: LID 0x0000", "qp1 is now RTS", "qp1 is connected"}},
 	})
+	if err := <-strays; err != nil {
+		t.Error(err)
+	}
 	pollUntil(t, s, "cq1", "RECV               success, 4096 bytes")
 	execOK(t, s, "post send qp1 mr1[0:4096]")
 	pollUntil(t, s, "cq1", "SEND               success")
@@ -54,6 +64,39 @@ func TestShellIsRCPingpongServer(t *testing.T) {
 	if out := pp.Output(); !strings.Contains(out, "1 iters in") {
 		t.Errorf("ibv_rc_pingpong did not complete its iteration:\n%s", out)
 	}
+}
+
+// sendStrays connects to addr as soon as it listens, sends garbage on
+// one connection and nothing on another, and keeps the silent one open
+// a while; meanwhile the loopback address must refuse (addr= binds one).
+func sendStrays(addr string) error {
+	var garbage net.Conn
+	deadline := time.Now().Add(labkit.Step)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			garbage = c
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the shell never listened on %s: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	defer garbage.Close()
+	garbage.Write([]byte("GET / HTTP/1.0\r\n\r\n" + strings.Repeat("x", 100)))
+	silent, err := net.Dial("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("a second connection: %v", err)
+	}
+	defer silent.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+		c.Close()
+		return fmt.Errorf("listen addr=%s also accepts on 127.0.0.1", addr)
+	}
+	time.Sleep(5 * time.Second)
+	return nil
 }
 
 // pollUntil polls a CQ until completions containing every want have

@@ -322,7 +322,7 @@ func latencyPeer(n int) error {
 	defer l.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := oob.Accept(ctx, l, s.local, s.connect); err != nil {
+	if _, err := oob.Accept(ctx, l, s.local, s.connect, nil); err != nil {
 		return err
 	}
 	return pingpong(s.qp, s.cq, s.mr, n, false, nil)

@@ -258,7 +258,7 @@ func TestPingpongWithRcPingpongAsClient(t *testing.T) {
 	}
 	defer l.Close()
 	wait := startPingpong(t, "-p", "18602", os.Getenv("LAB_IP"))
-	if _, err := oob.Accept(waitCtx(t), l, s.local, s.connect); err != nil {
+	if _, err := oob.Accept(waitCtx(t), l, s.local, s.connect, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.run(t, false)
