@@ -7,11 +7,21 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The README is what a newcomer reads first; these tests keep every
 // command and flag it names real, so renaming a command or removing a
 // flag fails here until the README says the same.
+
+var (
+	codeSpan = regexp.MustCompile("`([^`]+)`")
+	flagSpan = regexp.MustCompile("`(-[^`]*)`")
+	// A word after "verbscope" that stands where a command does; others
+	// ("verbscope · lab" in a title) are output, not a command line.
+	commandWord = regexp.MustCompile(`^(-{1,2}[a-z]+|[a-z][a-z_-]*)$`)
+)
 
 // readmeCommands are the commands the README's command table lists (the
 // first code span of each row of the table whose first column is
@@ -40,7 +50,7 @@ func readmeCommands(t *testing.T, readme string) (rows map[string]bool, rowFlags
 		if len(cells) < 3 || strings.TrimSpace(cells[1]) == "" || strings.TrimSpace(cells[2]) == "" {
 			t.Errorf("command table row %q: want the command, one line on it and its privilege", line)
 		}
-		span := regexp.MustCompile("`([^`]*)`").FindStringSubmatch(cells[0])
+		span := codeSpan.FindStringSubmatch(cells[0])
 		if span == nil {
 			t.Errorf("command table row %q names no command in a code span", line)
 			continue
@@ -52,7 +62,7 @@ func readmeCommands(t *testing.T, readme string) (rows map[string]bool, rowFlags
 		}
 		rows[words[0]] = true
 		// A flag the row names alone (`--follow`) is the row's command's.
-		for _, m := range regexp.MustCompile("`(-[^`]*)`").FindAllStringSubmatch(line, -1) {
+		for _, m := range flagSpan.FindAllStringSubmatch(line, -1) {
 			rowFlags = append(rowFlags, invocation{line: line, cmd: words[0], flags: []string{m[1]}})
 		}
 	}
@@ -60,12 +70,27 @@ func readmeCommands(t *testing.T, readme string) (rows map[string]bool, rowFlags
 }
 
 // codeLines are the README's code: fenced and indented blocks, and the
-// code spans of every other line. A block that is a transcript (it has
-// lines prompted with "$ ") gives only its prompted lines: the rest is
-// what the program printed.
+// code spans of every paragraph (a span may break across lines). A block
+// that is a transcript (it has lines prompted with "$ ") gives only its
+// prompted lines: the rest is what the program printed.
 func codeLines(readme string) []string {
-	var out, block []string
+	var out, block, para []string
+	spans := func() {
+		text := strings.Join(para, " ")
+		for _, m := range codeSpan.FindAllStringSubmatch(text, -1) {
+			out = append(out, m[1])
+		}
+		para = nil
+	}
 	flush := func() {
+		// A line ending in a backslash goes on in the next.
+		for i := 0; i+1 < len(block); i++ {
+			if strings.HasSuffix(block[i], "\\") {
+				block[i] = strings.TrimSuffix(block[i], "\\") + " " + strings.TrimSpace(block[i+1])
+				block = append(block[:i+1], block[i+2:]...)
+				i--
+			}
+		}
 		var prompted []string
 		for _, l := range block {
 			if p, ok := strings.CutPrefix(strings.TrimSpace(l), "$ "); ok {
@@ -88,15 +113,19 @@ func codeLines(readme string) []string {
 			continue
 		}
 		if fenced || strings.HasPrefix(line, "    ") {
+			spans()
 			block = append(block, line)
 			continue
 		}
 		flush()
-		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(line, -1) {
-			out = append(out, m[1])
+		if strings.TrimSpace(line) == "" {
+			spans()
+			continue
 		}
+		para = append(para, strings.TrimSpace(line))
 	}
 	flush()
+	spans()
 	return out
 }
 
@@ -156,8 +185,8 @@ func invocations(line string) []invocation {
 			continue
 		}
 		cmd := words[i+1]
-		if !regexp.MustCompile(`^(-{1,2}[a-z]+|[a-z][a-z_-]*)$`).MatchString(cmd) {
-			continue // not a command line: a title, a column of output
+		if !commandWord.MatchString(cmd) {
+			continue
 		}
 		inv := invocation{line: line, cmd: cmd}
 		for _, raw := range words[i+2:] {
@@ -271,13 +300,13 @@ func TestReadmeFlags(t *testing.T) {
 
 // TestReadmeCodeLines: blocks, spans and transcripts.
 func TestReadmeCodeLines(t *testing.T) {
-	readme := "Run `verbscope ports -j` or:\n\n    verbscope res\n\nA session:\n\n" +
+	readme := "Run `verbscope ports -j` or:\n\n    verbscope res\n\nA `verbscope\nshell --json` session:\n\n" +
 		"    $ verbscope shell\n    verbscope verbs shell. 'help' lists the commands\n    verbs> open\n\n" +
-		"```\nverbscope devices\n```\n"
+		"```\nverbscope devices \\\n  -j\n```\n"
 	got := codeLines(readme)
-	want := []string{"verbscope ports -j", "    verbscope res", "verbscope shell", "verbscope devices"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("code lines %q, want %q", got, want)
+	want := []string{"verbscope ports -j", "    verbscope res", "verbscope shell --json", "verbscope shell", "verbscope devices  -j"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("code lines (-want +got):\n%s", diff)
 	}
 }
 
@@ -300,8 +329,8 @@ func TestReadmeParser(t *testing.T) {
 		for _, inv := range invocations(tc.line) {
 			got = append(got, strings.Join(append([]string{inv.cmd}, inv.flags...), " "))
 		}
-		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-			t.Errorf("%q: got %q, want %q", tc.line, got, tc.want)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.line, diff)
 		}
 	}
 }
