@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/rdma"
@@ -71,6 +72,29 @@ func (t *Tracker) traced(k Key, s QPState) bool {
 	}
 	last := h[len(h)-1]
 	return last.Modify != nil && last.Modify.Ret == 0 && last.State == s
+}
+
+// SetText is what the modify set besides the state, as verbscope trace
+// prints it: "path_mtu=1024 dest_qp_num=18"; empty when nothing else.
+func (m *Modify) SetText() string {
+	var s strings.Builder
+	for _, a := range m.Attrs {
+		if a.Name == "qp_state" {
+			continue // the transition says it
+		}
+		if s.Len() > 0 {
+			s.WriteByte(' ')
+		}
+		s.WriteString(a.Name + "=" + a.Value)
+	}
+	return s.String()
+}
+
+// Process names who made the modify: "ibv_rc_pingpong[812]", the
+// command made safe to print (view.Printable: a comm is any 15 bytes
+// the process chose).
+func (m *Modify) Process() string {
+	return view.Printable(m.Comm) + "[" + strconv.Itoa(m.PID) + "]"
 }
 
 // AppendJSON appends the modify as one JSON object: pid, comm, mask
