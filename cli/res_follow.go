@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/trace"
 )
 
 // followQPs is `verbscope res qp --follow`: the current QPs, then one
@@ -20,9 +21,13 @@ func followQPs(ctx context.Context, env *Env, req *resRequest, o *outFlags, coun
 	defer conn.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	mods := traceModifies(ctx, func(msg string) { fmt.Fprintln(env.Stderr, "res: trace: "+msg) }, func(n int) {
-		fmt.Fprintf(env.Stderr, "res: tracing every process's QP modifies (%d programs attached): changes carry the attributes each modify set\n", n)
-	}, 0)
+	mods := trace.FeedModifies(ctx, trace.FeedOptions{
+		Env:  trace.CachedEnv(deviceEnv),
+		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "res: trace: "+msg) },
+		Ready: func(n int) {
+			fmt.Fprintf(env.Stderr, "res: tracing every process's QP modifies (%d programs attached): changes carry the attributes each modify set\n", n)
+		},
+	})
 	w := inspect.Watch(ctx, conn, inspect.WatchOptions{
 		Snapshot: inspect.SnapshotOptions{Query: req.query, NoCounters: true},
 		Modifies: mods,
