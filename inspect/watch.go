@@ -3,8 +3,9 @@ package inspect
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/verbscope/verbscope/internal/pace"
 )
 
 // DefaultWatchInterval is the pause between two snapshots of a Watcher
@@ -29,7 +30,7 @@ type WatchOptions struct {
 	Modifies *ModifyQueue
 
 	// clock is the time source of the pauses (tests use a fake).
-	clock clock
+	clock pace.Clock
 }
 
 // Frame is one delivery of a Watcher: a snapshot, what changed since the
@@ -59,14 +60,11 @@ type Frame struct {
 // Watcher takes snapshots of a Conn at an interval, feeds them to a
 // Tracker and delivers each as a Frame: the live stream of the inspector.
 type Watcher struct {
-	frames   chan Frame
-	refresh  chan struct{}
-	control  chan struct{}
-	paused   atomic.Bool
-	interval atomic.Int64
-	cancel   context.CancelFunc
-	done     chan struct{}
-	once     sync.Once
+	frames chan Frame
+	pace   *pace.Pacer
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
 }
 
 // Watch starts watching c: a snapshot now, then one after every
@@ -75,21 +73,12 @@ type Watcher struct {
 func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{
-		frames:  make(chan Frame, 1),
-		refresh: make(chan struct{}, 1),
-		control: make(chan struct{}, 1),
-		cancel:  cancel,
-		done:    make(chan struct{}),
+		frames: make(chan Frame, 1),
+		pace:   pace.New(o.Interval, DefaultWatchInterval, o.clock),
+		cancel: cancel,
+		done:   make(chan struct{}),
 	}
-	if o.Interval <= 0 {
-		o.Interval = DefaultWatchInterval
-	}
-	w.interval.Store(int64(o.Interval))
-	clk := o.clock
-	if clk == nil {
-		clk = realClock{}
-	}
-	go w.run(ctx, c, o, clk)
+	go w.run(ctx, c, o)
 	return w
 }
 
@@ -103,27 +92,16 @@ func (w *Watcher) Frames() <-chan Frame { return w.frames }
 // calls it after each shell command. Requests made while a snapshot is
 // being taken are coalesced into one more; while paused they are
 // dropped.
-func (w *Watcher) Refresh() { poke(w.refresh) }
+func (w *Watcher) Refresh() { w.pace.Refresh() }
 
 // SetPaused stops (true) or resumes (false) the snapshots. A snapshot in
 // progress when the watcher is paused is not delivered; resuming takes a
 // snapshot at once.
-func (w *Watcher) SetPaused(paused bool) {
-	if w.paused.Swap(paused) != paused {
-		poke(w.control)
-	}
-}
+func (w *Watcher) SetPaused(paused bool) { w.pace.SetPaused(paused) }
 
 // SetInterval changes the pause between snapshots (d <= 0: the default);
 // the pause under way restarts with it.
-func (w *Watcher) SetInterval(d time.Duration) {
-	if d <= 0 {
-		d = DefaultWatchInterval
-	}
-	if time.Duration(w.interval.Swap(int64(d))) != d {
-		poke(w.control)
-	}
-}
+func (w *Watcher) SetInterval(d time.Duration) { w.pace.SetInterval(d) }
 
 // Close stops watching: it interrupts a dump in progress (the snapshot's
 // context is cancelled, which wakes the socket's receive), waits for the
@@ -135,21 +113,13 @@ func (w *Watcher) Close() error {
 	return nil
 }
 
-// poke sends a coalescing signal.
-func poke(ch chan struct{}) {
-	select {
-	case ch <- struct{}{}:
-	default:
-	}
-}
-
-func (w *Watcher) run(ctx context.Context, c *Conn, o WatchOptions, clk clock) {
+func (w *Watcher) run(ctx context.Context, c *Conn, o WatchOptions) {
 	defer close(w.done)
 	defer close(w.frames)
 	t := NewTracker(o.Tracker)
 	var seq uint64
 	for {
-		if !w.paused.Load() {
+		if !w.pace.Paused() {
 			seq++
 			f := Frame{Seq: seq}
 			if o.Modifies != nil {
@@ -168,80 +138,12 @@ func (w *Watcher) run(ctx context.Context, c *Conn, o WatchOptions, clk clock) {
 				}
 				f.Snapshot, f.Update, f.History = s, t.Update(s), t.Histories()
 			}
-			if !w.paused.Load() {
-				w.deliver(f)
+			if !w.pace.Paused() {
+				pace.Deliver(w.frames, f)
 			}
 		}
-		if !w.wait(ctx, clk) {
+		if !w.pace.Wait(ctx) {
 			return
 		}
 	}
-}
-
-// deliver sends f, replacing a frame the reader has not taken. Only this
-// goroutine sends, so after the drain the send cannot block.
-func (w *Watcher) deliver(f Frame) {
-	select {
-	case w.frames <- f:
-		return
-	default:
-	}
-	select {
-	case <-w.frames:
-	default:
-	}
-	w.frames <- f
-}
-
-// wait pauses until the next snapshot is due: the interval passed, a
-// Refresh, or a resume. It returns false when ctx ended.
-func (w *Watcher) wait(ctx context.Context, clk clock) bool {
-	was := w.paused.Load()
-	for {
-		paused := w.paused.Load()
-		if was && !paused {
-			// Resumed: take a snapshot now, which covers a Refresh
-			// made while paused.
-			select {
-			case <-w.refresh:
-			default:
-			}
-			return true
-		}
-		was = paused
-		var tick <-chan time.Time
-		stop := func() {}
-		if !paused {
-			tick, stop = clk.timer(time.Duration(w.interval.Load()))
-		}
-		select {
-		case <-ctx.Done():
-			stop()
-			return false
-		case <-tick:
-			return true
-		case <-w.refresh:
-			stop()
-			if !paused && !w.paused.Load() {
-				return true
-			}
-		case <-w.control:
-			// Paused, resumed or a new interval: look again.
-			stop()
-		}
-	}
-}
-
-// clock makes the pauses of a Watcher; tests fake it.
-type clock interface {
-	// timer returns a channel that receives once after d, and a
-	// function that stops it.
-	timer(d time.Duration) (<-chan time.Time, func())
-}
-
-type realClock struct{}
-
-func (realClock) timer(d time.Duration) (<-chan time.Time, func()) {
-	t := time.NewTimer(d)
-	return t.C, func() { t.Stop() }
 }
