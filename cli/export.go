@@ -143,7 +143,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go c.PollSysfs(ctx, sys, cfg.interval)
+	go c.WatchSysfs(ctx, sys, cfg.interval)
 	nl := export.NetlinkOptions{Interval: cfg.interval, Limits: export.DeviceLimits(log)}
 	if cfg.trace {
 		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(deviceEnv)

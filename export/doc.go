@@ -17,6 +17,6 @@
 //
 // The poll loops are here too: FollowNetlink (inspect's Watcher, retried
 // until RDMA netlink answers, with trace.FeedModifies when tracing) and
-// the sysfs reading; DeviceLimits asks libibverbs for the limits the
+// WatchSysfs (sysfsmon's Watcher, every reading whole); DeviceLimits asks libibverbs for the limits the
 // Tracker compares usage with (the one cgo dependency, through verbs).
 package export
