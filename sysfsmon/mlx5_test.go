@@ -2,12 +2,14 @@ package sysfsmon
 
 import (
 	"errors"
-	"github.com/verbscope/verbscope/internal/testtree"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/verbscope/verbscope/internal/testtree"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // testdata/mlx5 is built by make-mlx5.sh: two mlx5 devices and an odd
@@ -18,7 +20,7 @@ func TestMlx5Devices(t *testing.T) {
 		t.Fatal(err)
 	}
 	pkeyFull := []string{"0xffff"}
-	ibPort := func(n, state int, stateName string, phys int, physName, rate string, r Rate, lid uint16, smLID uint16, gid string, pkeys []string, pkeyLen int, gidLen int) Port {
+	ibPort := func(n int, state rdma.PortState, stateName string, phys rdma.PhysState, physName, rate string, r Rate, lid uint16, smLID uint16, gid string, pkeys []string, pkeyLen int, gidLen int) Port {
 		a, _ := ParseGID(gid)
 		return Port{Device: "mlx5_0", Port: n, State: state, StateName: stateName, PhysState: phys, PhysStateName: physName,
 			RateText: rate, Rate: r, LID: lid, SMLID: smLID, CapMask: 0xa651e848, LinkLayer: "InfiniBand",
