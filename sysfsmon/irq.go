@@ -259,6 +259,18 @@ type IRQRate struct {
 	Delta  uint64    `json:"delta"`
 }
 
+// RatesOf picks the device's IRQs out of rates (IRQRates of the whole
+// host), in their order there.
+func (d *DeviceIRQs) RatesOf(rates []IRQRate) []IRQRate {
+	var out []IRQRate
+	for _, r := range rates {
+		if r.Device == d.Device {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // IRQRates compares two IRQ snapshots: for every IRQ of a device in both,
 // its interrupts per second on each CPU. A count that went down (an IRQ
 // number reused by another handler) counts as 0.

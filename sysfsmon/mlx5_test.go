@@ -260,6 +260,19 @@ func TestCounterRates(t *testing.T) {
 	if _, err := CounterRates(b, a); !errors.Is(err, ErrInterval) {
 		t.Errorf("rates backwards in time: %v, want ErrInterval", err)
 	}
+	// A first reading has values alone, as Update.CounterValues gives.
+	first, err := CounterRates(nil, b)
+	if err != nil || len(first) != len(b.Counters) || first[0].Counter != b.Counters[0] || first[0].Rate != 0 {
+		t.Errorf("CounterRates(nil, b): %d rates (%v), first %+v; want b's %d values", len(first), err, first[0], len(b.Counters))
+	}
+	u := Update{Counters: b}
+	if diff := cmp.Diff(first, u.CounterValues()); diff != "" {
+		t.Errorf("CounterValues of a first reading (-want +got):\n%s", diff)
+	}
+	u.CounterRates = rates
+	if diff := cmp.Diff(rates, u.CounterValues()); diff != "" {
+		t.Errorf("CounterValues with rates (-want +got):\n%s", diff)
+	}
 }
 
 func TestIRQRates(t *testing.T) {
@@ -298,6 +311,17 @@ func TestIRQRates(t *testing.T) {
 	}
 	if len(rates) != 7 {
 		t.Errorf("%d IRQ rates, want one per IRQ (7)", len(rates))
+	}
+	for i := range b.Devices {
+		d := &b.Devices[i]
+		for _, r := range d.RatesOf(rates) {
+			if r.Device != d.Device {
+				t.Errorf("%s's rates hold %s's IRQ %d", d.Device, r.Device, r.IRQ)
+			}
+		}
+		if d.Device == "mlx5_0" && len(d.RatesOf(rates)) != len(d.IRQs) {
+			t.Errorf("mlx5_0: %d rates for %d IRQs", len(d.RatesOf(rates)), len(d.IRQs))
+		}
 	}
 	if _, err := IRQRates(b, a); !errors.Is(err, ErrInterval) {
 		t.Errorf("IRQ rates backwards in time: %v, want ErrInterval", err)

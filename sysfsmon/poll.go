@@ -37,6 +37,17 @@ type Update struct {
 	CountersTook, DevicesTook time.Duration
 }
 
+// CounterValues are the reading's counters with their rates: its
+// CounterRates, or on the first reading, which has none, the values
+// alone.
+func (u *Update) CounterValues() []CounterRate {
+	if u.CounterRates != nil || u.Counters == nil {
+		return u.CounterRates
+	}
+	rates, _ := CounterRates(nil, u.Counters)
+	return rates
+}
+
 // MinPollInterval is the shortest interval a Watcher accepts; shorter
 // ones are raised to it (reading every GID file of every port is not
 // free).
