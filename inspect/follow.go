@@ -123,7 +123,7 @@ func (l FollowLine) AppendJSON(b []byte) []byte {
 		b = view.AppendJSONString(b, l.To.String())
 	}
 	if l.Modify != nil {
-		b = l.Modify.AppendJSON(append(b, `,"modify":`...))
+		b = l.Modify.AppendJSON(append(b, `,"modify":`...), true)
 	}
 	return append(b, '}')
 }
