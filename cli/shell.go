@@ -10,11 +10,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"golang.org/x/term"
 
+	"github.com/verbscope/verbscope/internal/syncio"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
 )
@@ -105,7 +105,7 @@ func runScript(ctx context.Context, sh front.Engine, r io.Reader, o scriptOption
 	lineNo := 0
 	var inCommand atomic.Bool
 	// Progress lines come from another goroutine: one lock for stderr.
-	o.errw = &lockedWriter{w: o.errw}
+	o.errw = syncio.NewWriter(o.errw)
 	go printProgress(sh.Events(), &inCommand, o.errw)
 	enc := json.NewEncoder(o.out)
 	if o.pretty {
@@ -187,18 +187,6 @@ func printProgress(events <-chan front.Event, inCommand *atomic.Bool, w io.Write
 			fmt.Fprintf(w, "… %s\n", ev.Text)
 		}
 	}
-}
-
-// lockedWriter serializes writes from the script and its progress lines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func exitStatus(failed bool) error {
