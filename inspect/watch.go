@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/verbscope/verbscope/internal/pace"
@@ -60,90 +59,62 @@ type Frame struct {
 // Watcher takes snapshots of a Conn at an interval, feeds them to a
 // Tracker and delivers each as a Frame: the live stream of the inspector.
 type Watcher struct {
-	frames chan Frame
-	pace   *pace.Pacer
-	cancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
+	loop *pace.Loop[Frame]
 }
 
 // Watch starts watching c: a snapshot now, then one after every
 // interval, until ctx ends or Close. Each snapshot is bounded by ctx, so
 // ending it interrupts a dump in progress. Watch does not close c.
 func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
-	ctx, cancel := context.WithCancel(ctx)
-	w := &Watcher{
-		frames: make(chan Frame, 1),
-		pace:   pace.New(o.Interval, DefaultWatchInterval, o.clock),
-		cancel: cancel,
-		done:   make(chan struct{}),
+	t := NewTracker(o.Tracker)
+	var seq uint64
+	read := func(ctx context.Context) Frame {
+		seq++
+		f := Frame{Seq: seq}
+		if o.Modifies != nil {
+			st := o.Modifies.Status()
+			f.Trace = &st
+		}
+		s, err := c.Snapshot(ctx, o.Snapshot)
+		if err != nil || ctx.Err() != nil {
+			f.Err = err
+			return f
+		}
+		if o.Modifies != nil {
+			o.Modifies.take(t)
+		}
+		f.Snapshot, f.Update, f.History = s, t.Update(s), t.Histories()
+		return f
 	}
-	go w.run(ctx, c, o)
-	return w
+	return &Watcher{loop: pace.Start(ctx, pace.New(o.Interval, DefaultWatchInterval, o.clock), read, nil)}
 }
 
 // Frames returns the channel frames arrive on. It holds at most one
 // frame: a newer frame replaces one not yet received, so a slow reader
 // sees the latest state, never a queue. It is closed when watching ends
 // (ctx ended, or Close).
-func (w *Watcher) Frames() <-chan Frame { return w.frames }
+func (w *Watcher) Frames() <-chan Frame { return w.loop.Out() }
 
 // Refresh asks for a snapshot now, without waiting for it: the dashboard
 // calls it after each shell command. Requests made while a snapshot is
 // being taken are coalesced into one more; while paused they are
 // dropped.
-func (w *Watcher) Refresh() { w.pace.Refresh() }
+func (w *Watcher) Refresh() { w.loop.Refresh() }
 
 // SetPaused stops (true) or resumes (false) the snapshots. A snapshot in
 // progress when the watcher is paused is not delivered; resuming takes a
 // snapshot at once.
-func (w *Watcher) SetPaused(paused bool) { w.pace.SetPaused(paused) }
+func (w *Watcher) SetPaused(paused bool) { w.loop.SetPaused(paused) }
 
 // SetInterval changes the pause between snapshots (d <= 0: the default);
 // the pause under way restarts with it.
-func (w *Watcher) SetInterval(d time.Duration) { w.pace.SetInterval(d) }
+func (w *Watcher) SetInterval(d time.Duration) { w.loop.SetInterval(d) }
 
 // Close stops watching: it interrupts a dump in progress (the snapshot's
 // context is cancelled, which wakes the socket's receive), waits for the
 // watching goroutine to end, and closes Frames. It is safe to call more
 // than once; it does not close the Conn.
 func (w *Watcher) Close() error {
-	w.once.Do(w.cancel)
-	<-w.done
+	w.loop.Close()
 	return nil
-}
-
-func (w *Watcher) run(ctx context.Context, c *Conn, o WatchOptions) {
-	defer close(w.done)
-	defer close(w.frames)
-	t := NewTracker(o.Tracker)
-	var seq uint64
-	for {
-		if !w.pace.Paused() {
-			seq++
-			f := Frame{Seq: seq}
-			if o.Modifies != nil {
-				st := o.Modifies.Status()
-				f.Trace = &st
-			}
-			s, err := c.Snapshot(ctx, o.Snapshot)
-			if ctx.Err() != nil {
-				return
-			}
-			if err != nil {
-				f.Err = err
-			} else {
-				if o.Modifies != nil {
-					o.Modifies.take(t)
-				}
-				f.Snapshot, f.Update, f.History = s, t.Update(s), t.Histories()
-			}
-			if !w.pace.Paused() {
-				pace.Deliver(w.frames, f)
-			}
-		}
-		if !w.pace.Wait(ctx) {
-			return
-		}
-	}
 }

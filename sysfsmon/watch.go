@@ -2,7 +2,6 @@ package sysfsmon
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/verbscope/verbscope/internal/pace"
@@ -42,25 +41,15 @@ type WatchOptions struct {
 // exporter. It has the controls of inspect's Watcher: SetInterval,
 // SetPaused, Refresh, Close.
 type Watcher struct {
-	updates chan Update
-	pace    *pace.Pacer
-	cancel  context.CancelFunc
-	done    chan struct{}
-	once    sync.Once
+	loop *pace.Loop[Update]
 }
 
 // Watch starts watching f: a reading now, then one after every
 // interval, until ctx ends or Close.
 func (f *FS) Watch(ctx context.Context, o WatchOptions) *Watcher {
-	ctx, cancel := context.WithCancel(ctx)
-	w := &Watcher{
-		updates: make(chan Update, 1),
-		pace:    pace.New(watchInterval(o.Interval), DefaultWatchInterval, o.clock),
-		cancel:  cancel,
-		done:    make(chan struct{}),
-	}
-	go w.run(ctx, f, o)
-	return w
+	r := newReader(f, o.FullEvery, o.NoIRQs)
+	p := pace.New(watchInterval(o.Interval), DefaultWatchInterval, o.clock)
+	return &Watcher{loop: pace.Start(ctx, p, func(context.Context) Update { return r.next() }, r.close)}
 }
 
 // watchInterval raises a short interval to MinPollInterval (reading every
@@ -77,46 +66,24 @@ func watchInterval(d time.Duration) time.Duration {
 // the latest, never a queue (the rates of an Update compare with the
 // reading before it, received or not). Nothing in an Update is written
 // after it is sent. The channel is closed when watching ends.
-func (w *Watcher) Updates() <-chan Update { return w.updates }
+func (w *Watcher) Updates() <-chan Update { return w.loop.Out() }
 
 // Refresh asks for a reading now (the next of the FullEvery cadence),
 // without waiting for it; while paused it is dropped.
-func (w *Watcher) Refresh() { w.pace.Refresh() }
+func (w *Watcher) Refresh() { w.loop.Refresh() }
 
 // SetPaused stops (true) or resumes (false) the readings. A reading
 // finished while paused is not delivered; resuming reads at once, its
 // rates over the whole pause.
-func (w *Watcher) SetPaused(paused bool) { w.pace.SetPaused(paused) }
+func (w *Watcher) SetPaused(paused bool) { w.loop.SetPaused(paused) }
 
 // SetInterval changes the pause between readings (d <= 0: the default);
 // the pause under way restarts with it.
-func (w *Watcher) SetInterval(d time.Duration) { w.pace.SetInterval(watchInterval(d)) }
+func (w *Watcher) SetInterval(d time.Duration) { w.loop.SetInterval(watchInterval(d)) }
 
 // Close stops watching, waits for a reading under way to end, and
 // closes Updates. It is safe to call more than once.
 func (w *Watcher) Close() error {
-	w.once.Do(w.cancel)
-	<-w.done
+	w.loop.Close()
 	return nil
-}
-
-func (w *Watcher) run(ctx context.Context, f *FS, o WatchOptions) {
-	defer close(w.done)
-	defer close(w.updates)
-	r := newReader(f, o.FullEvery, o.NoIRQs)
-	defer r.close()
-	for {
-		if !w.pace.Paused() {
-			u := r.next()
-			if ctx.Err() != nil {
-				return
-			}
-			if !w.pace.Paused() {
-				pace.Deliver(w.updates, u)
-			}
-		}
-		if !w.pace.Wait(ctx) {
-			return
-		}
-	}
 }
