@@ -169,7 +169,7 @@ func (f *FS) readDevice(name string, prev []Device) Device {
 	dir := f.sysPath(classIB, name)
 	d := Device{Name: name}
 	if s := f.optional(&ws, filepath.Join(dir, "node_type")); s != "" {
-		n, typ, err := ParseState(s)
+		n, typ, err := parseState(s)
 		if err != nil {
 			ws.add(f, filepath.Join(dir, "node_type"), err)
 		}
@@ -311,7 +311,7 @@ func (f *FS) readPortState(ws *warnings, dir string, p *Port) {
 		if s == "" {
 			return 0, ""
 		}
-		n, name, err := ParseState(s)
+		n, name, err := parseState(s)
 		if err != nil {
 			ws.add(f, filepath.Join(dir, file), err)
 		}
@@ -323,7 +323,7 @@ func (f *FS) readPortState(ws *warnings, dir string, p *Port) {
 	n, p.PhysStateName = state("phys_state")
 	p.PhysState = rdma.PhysState(n)
 	if p.RateText = f.optional(ws, filepath.Join(dir, "rate")); p.RateText != "" {
-		r, err := ParseRate(p.RateText)
+		r, err := parseRate(p.RateText)
 		if err != nil {
 			ws.add(f, filepath.Join(dir, "rate"), err)
 		}
@@ -373,7 +373,7 @@ func (f *FS) readGIDs(ws *warnings, dir string, p *Port) {
 			ws.add(f, path, err)
 			continue
 		}
-		a, err := ParseGID(s)
+		a, err := parseGID(s)
 		if err != nil {
 			ws.add(f, path, err)
 			continue

@@ -75,7 +75,7 @@ func TestLabHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := ParseLibibverbsName(filepath.Base(target)); h.RDMACore.Version != want || want == "" || h.RDMACore.Source != "file name" {
+	if want := parseLibibverbsName(filepath.Base(target)); h.RDMACore.Version != want || want == "" || h.RDMACore.Source != "file name" {
 		t.Errorf("rdma-core %+v; libibverbs.so.1 -> %s", h.RDMACore, target)
 	}
 	var uverbs *DevNode

@@ -21,7 +21,7 @@ func TestMlx5Devices(t *testing.T) {
 	}
 	pkeyFull := []string{"0xffff"}
 	ibPort := func(n int, state rdma.PortState, stateName string, phys rdma.PhysState, physName, rate string, r Rate, lid uint16, smLID uint16, gid string, pkeys []string, pkeyLen int, gidLen int) Port {
-		a, _ := ParseGID(gid)
+		a, _ := parseGID(gid)
 		return Port{Device: "mlx5_0", Port: n, State: state, StateName: stateName, PhysState: phys, PhysStateName: physName,
 			RateText: rate, Rate: r, LID: lid, SMLID: smLID, CapMask: 0xa651e848, LinkLayer: "InfiniBand",
 			GIDTableLen: gidLen, GIDs: []GID{{Index: 0, GID: gid, Addr: a.String(), IP: a.String()}},
