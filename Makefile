@@ -22,7 +22,8 @@ build: deps
 # The main job, the dashboard: on a host with RDMA devices it runs here;
 # without (the usual lab machine), inside the lab VM on a real Soft-RoCE
 # rxe0, with a small labelled demo workload beside it (DEMO=0 leaves it
-# out).
+# out). The lab's device and GID index (init.sh exports them in the
+# guest) reach the dashboard as flags, expanded by the guest's sh.
 DEMO ?= 1
 run: build
 	@if ls /sys/class/infiniband/* >/dev/null 2>&1; then \
@@ -30,7 +31,7 @@ run: build
 	  exec $(BIN) dash; \
 	fi; \
 	echo "run: no RDMA on this host: starting the dashboard in the lab VM (Debian's kernel with rdma_rxe under qemu)"; \
-	exec $(BIN) lab -i -- verbscope dash $(if $(filter 1,$(DEMO)),--demo)
+	exec $(BIN) lab -i -- 'verbscope dash --dev "$$LAB_DEV" --gid-index "$$LAB_GID_INDEX"' $(if $(filter 1,$(DEMO)),--demo)
 
 test: deps
 	@start=$$(date +%s); \

@@ -52,15 +52,9 @@ Examples:
 				if err != nil {
 					return err
 				}
-				var rates []sysfsmon.CounterRate
-				if first != nil {
-					if rates, err = sysfsmon.CounterRates(first, snap); err != nil {
-						return err
-					}
-				} else {
-					for _, c := range snap.Counters {
-						rates = append(rates, sysfsmon.CounterRate{Counter: c})
-					}
+				rates, err := sysfsmon.CounterRates(first, snap) // values alone without --interval
+				if err != nil {
+					return err
 				}
 				warn(env, "counters", snap.Warnings)
 				var rows []view.Row

@@ -15,6 +15,7 @@ import (
 
 	"github.com/verbscope/verbscope/fleet"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/lab"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -28,7 +29,7 @@ func dashCmd() *Command {
 	return &Command{
 		Name:    "dash",
 		Summary: "the dashboard: devices, ports, GIDs, IRQs, counters and every process's QPs live, with the verbs shell in a pane",
-		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--view NAME] [--no-shell] [--demo] [--prometheus URL]",
+		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--demo] [--prometheus URL]",
 		Help: `The inspector as a full-screen dashboard (also what 'verbscope' alone
 opens on a terminal). Views, one at a time: qp cq mr pd ctx srq cm_id
 (every process's objects, as 'rdma resource show' sees them), dev port
@@ -59,12 +60,13 @@ Examples:
   verbscope dash
   verbscope dash --interval 500ms --theme high-contrast --view dev
   NO_COLOR=1 verbscope dash --dev rxe0
-  verbscope lab -i -- verbscope dash --demo
+  verbscope lab -i -- 'verbscope dash --dev $LAB_DEV --gid-index $LAB_GID_INDEX --demo'
   verbscope dash --prometheus http://prometheus:9090 --view fleet`,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			interval := fs.Duration("interval", time.Second, "refresh every `duration` (+ and - change it live)")
 			theme := fs.String("theme", "auto", "colour `theme`: auto, dark, light, high-contrast, mono or a user theme")
-			dev := fs.String("dev", os.Getenv("LAB_DEV"), "show only this `device` (default $LAB_DEV, or all); also the shell's default")
+			dev := fs.String("dev", "", "show only this `device` (default all); also the shell's default")
+			gidIndex := fs.Int("gid-index", 0, "the shell's source GID `index` for RoCE (0: the RoCE v2 GID of an IPv4 address); also the demo's")
 			first := fs.String("view", "qp", "the `view` shown first")
 			noShell := fs.Bool("no-shell", false, "leave out the verbs shell pane")
 			demo := fs.Bool("demo", false, "run the demo workload beside the dashboard (lab)")
@@ -78,7 +80,10 @@ Examples:
 				if *interval < 100*time.Millisecond {
 					return usageErrorf("--interval %s: give at least 100ms", *interval)
 				}
-				return runDash(ctx, env, dashOptions{interval: *interval, theme: *theme, dev: *dev, view: *first,
+				if *gidIndex < 0 {
+					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
+				}
+				return runDash(ctx, env, dashOptions{interval: *interval, theme: *theme, dev: *dev, gidIndex: *gidIndex, view: *first,
 					shell: !*noShell, demo: *demo, ascii: *ascii, prometheus: *prom, job: *job})
 			}
 		},
@@ -88,6 +93,7 @@ Examples:
 type dashOptions struct {
 	interval    time.Duration
 	theme, dev  string
+	gidIndex    int
 	view        string
 	shell, demo bool
 	ascii       bool
@@ -149,23 +155,19 @@ func runDash(ctx context.Context, env *Env, o dashOptions) error {
 	defer stop()
 	var sh *shell.Shell
 	if o.shell {
-		gidIndex, err := envInt("LAB_GID_INDEX", 0)
-		if err != nil {
-			return err
-		}
-		sh = shell.New(shell.Options{Device: o.dev, GIDIndex: gidIndex})
+		sh = shell.New(shell.Options{Device: o.dev, GIDIndex: o.gidIndex})
 		defer sh.Close()
 		src.Shell = sh
 		src.History, _ = front.LoadHistory(front.HistoryPath(), front.DefaultHistory)
 		src.SaveHistory = func(h *front.History) error { return h.Save(front.HistoryPath()) }
 	}
 	if o.demo {
-		d, err := startDemo(ctx, o.dev)
+		label, stop, err := lab.StartDemo(ctx, lab.DemoOptions{Dev: o.dev, GIDIndex: o.gidIndex})
 		if err != nil {
 			return err
 		}
-		defer d.stop()
-		src.Demo = d.label
+		defer stop()
+		src.Demo = label
 	}
 	if o.prometheus != "" {
 		c := &fleet.Client{URL: strings.TrimRight(o.prometheus, "/")}

@@ -32,39 +32,51 @@ Examples:
   verbscope devices -d mlx5_0
   verbscope devices -j | jq -r '.[] | "\(.dev) \(.netdevs)"'`,
 		FlagsAnywhere: true,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
-			o := addViewFlags(fs)
-			return func(ctx context.Context, args []string) error {
-				flt, err := parseWords("devices", args)
-				if err != nil {
-					return err
+		Setup: deviceView("devices", func(env *Env, o *viewOpts, flt view.Filters, devs []sysfsmon.Device) error {
+			var rows, details []view.Row
+			for _, d := range devs {
+				if r := d.Row(); flt.Match(r) {
+					rows, details = append(rows, r), append(details, d.DetailRow())
 				}
-				devs, err := readDevices(o, flt)
-				if err != nil {
-					return err
-				}
-				var rows, details []view.Row
-				for _, d := range devs {
-					warn(env, "devices", d.Warnings)
-					if r := d.Row(); flt.Match(r) {
-						rows, details = append(rows, r), append(details, d.DetailRow())
-					}
-				}
-				sayNoMatch(env, "devices", "device", len(rows), flt)
-				if o.json {
-					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-				}
-				if err := writeTable(env.Stdout, "", rows); err != nil {
-					return err
-				}
-				if o.details > 0 {
-					for _, d := range details {
-						fmt.Fprintf(env.Stdout, "\n%s\n", d.Text())
-					}
-				}
-				return nil
 			}
-		},
+			sayNoMatch(env, "devices", "device", len(rows), flt)
+			if o.json {
+				return writeRowsJSON(env.Stdout, rows, o.pretty, true)
+			}
+			if err := writeTable(env.Stdout, "", rows); err != nil {
+				return err
+			}
+			if o.details > 0 {
+				for _, d := range details {
+					fmt.Fprintf(env.Stdout, "\n%s\n", d.Text())
+				}
+			}
+			return nil
+		}),
+	}
+}
+
+// deviceView is the Setup of a view of the devices' sysfs (devices,
+// ports, gids): the view flags, the filter words of the view named cmd,
+// the devices they name read with their warnings printed; show prints
+// the rest.
+func deviceView(cmd string, show func(env *Env, o *viewOpts, flt view.Filters, devs []sysfsmon.Device) error) func(*flag.FlagSet, *Env) func(context.Context, []string) error {
+	return func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+		o := addViewFlags(fs)
+		return func(ctx context.Context, args []string) error {
+			flt, err := parseWords(cmd, args)
+			if err != nil {
+				return err
+			}
+			devs, err := readDevices(o, flt)
+			if err != nil {
+				return err
+			}
+			for _, d := range devs {
+				warn(env, cmd, d.Warnings)
+			}
+			return show(env, o, flt, devs)
+		}
 	}
 }
 

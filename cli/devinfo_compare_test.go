@@ -69,7 +69,7 @@ func compareWithDevinfo(t *testing.T, devicesJSON, portsJSON string, di *oracle.
 			_, phys := oracle.Value(op.Fields["phys_state"])
 			gotPort := map[string]string{
 				"state":          fmt.Sprintf("PORT_%s (%d)", p.StateName, p.State),
-				"phys_state":     strconv.Itoa(p.PhysState),
+				"phys_state":     strconv.Itoa(int(p.PhysState)),
 				"sm_lid":         strconv.Itoa(int(p.SMLID)),
 				"port_lid":       strconv.Itoa(int(p.LID)),
 				"port_lmc":       fmt.Sprintf("0x%02x", p.LMC),

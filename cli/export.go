@@ -12,7 +12,7 @@ import (
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/sysfsmon"
-	"github.com/verbscope/verbscope/verbs"
+	"github.com/verbscope/verbscope/trace"
 )
 
 func init() { register(exportCmd) }
@@ -143,12 +143,12 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go c.PollSysfs(ctx, sys, cfg.interval)
-	traceLog := log
-	if !cfg.trace {
-		traceLog = nil
+	go c.WatchSysfs(ctx, sys, cfg.interval)
+	nl := export.NetlinkOptions{Interval: cfg.interval, Limits: export.DeviceLimits(log)}
+	if cfg.trace {
+		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(deviceEnv)
 	}
-	go followNetlink(ctx, c, cfg.interval, deviceLimits(log), traceLog)
+	go c.FollowNetlink(ctx, nl)
 	// The first readings come before the first scrape can, unless one
 	// hangs: then the server starts anyway and reports it failed.
 	select {
@@ -166,59 +166,6 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	return err
 }
 
-// deviceLimits asks libibverbs for each device's object limits
-// (ibv_query_device: max_qp, max_cq, max_mr, max_pd, max_srq); a device
-// that cannot be opened just has none.
-func deviceLimits(log *slog.Logger) map[string]inspect.Limits {
-	devs, err := verbs.Devices()
-	if err != nil {
-		log.Warn("no device limits: libibverbs lists no device", "err", err)
-		return nil
-	}
-	limits := map[string]inspect.Limits{}
-	for _, d := range devs {
-		ctx, err := verbs.Open(d.Name)
-		if err != nil {
-			log.Warn("no device limits", "device", d.Name, "err", err)
-			continue
-		}
-		a, err := ctx.QueryDevice()
-		ctx.Close()
-		if err != nil {
-			log.Warn("no device limits", "device", d.Name, "err", err)
-			continue
-		}
-		limits[d.Name] = inspect.Limits{MaxQP: uint64(a.MaxQP), MaxCQ: uint64(a.MaxCQ), MaxMR: uint64(a.MaxMR), MaxPD: uint64(a.MaxPD), MaxSRQ: uint64(a.MaxSRQ)}
-	}
-	return limits
-}
-
-// followNetlink feeds c inspect's watch stream until ctx ends. Without
-// RDMA netlink (no ib_core yet) it reports the failure as a frame and
-// tries again every interval: a driver loaded later shows up. With traceLog it also traces QP modifies
-// for the histories and logs there what trace has to say.
-func followNetlink(ctx context.Context, c *export.Collector, interval time.Duration, limits map[string]inspect.Limits, traceLog *slog.Logger) {
-	for {
-		conn, err := inspect.Dial()
-		if err == nil {
-			var mods *inspect.ModifyQueue
-			if traceLog != nil {
-				mods = traceModifies(ctx, func(msg string) { traceLog.Warn("trace: " + msg) }, func(n int) {
-					traceLog.Info("trace: QP modifies are traced; /api/v1/qps histories carry them (their attributes to authenticated clients)", "programs", n)
-				}, interval)
-			}
-			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval, Tracker: inspect.TrackerConfig{Limits: limits}, Modifies: mods})
-			for f := range w.Frames() {
-				c.Observe(f)
-			}
-			conn.Close()
-			return
-		}
-		c.Observe(inspect.Frame{Err: err})
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-	}
-}
+// deviceLimits is export.DeviceLimits, for the dashboard's wiring
+// (dash_sources.go).
+func deviceLimits(log *slog.Logger) map[string]inspect.Limits { return export.DeviceLimits(log) }

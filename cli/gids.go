@@ -1,11 +1,10 @@
 package cli
 
 import (
-	"context"
-	"flag"
 	"fmt"
 	"strings"
 
+	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
 )
 
@@ -32,46 +31,34 @@ Examples:
   verbscope gids dev rxe0 type=v2 -j
   ibv_rc_pingpong -g $(verbscope gids -j | jq '.[] | select(.recommended) | .index')`,
 		FlagsAnywhere: true,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
-			o := addViewFlags(fs)
-			return func(ctx context.Context, args []string) error {
-				flt, err := parseWords("gids", args)
-				if err != nil {
-					return err
-				}
-				devs, err := readDevices(o, flt)
-				if err != nil {
-					return err
-				}
-				var rows []view.Row
-				var recommended []string
-				for _, d := range devs {
-					warn(env, "gids", d.Warnings)
-					for _, p := range d.Ports {
-						for _, r := range p.GIDRows() {
-							if !flt.Match(r) {
-								continue
-							}
-							rows = append(rows, r)
-							if rec, _ := r.Get("recommended"); rec.Value == true {
-								idx, _ := r.Get("index")
-								recommended = append(recommended, fmt.Sprintf("%s port %d index %d", d.Name, p.Port, idx.Num))
-							}
+		Setup: deviceView("gids", func(env *Env, o *viewOpts, flt view.Filters, devs []sysfsmon.Device) error {
+			var rows []view.Row
+			var recommended []string
+			for _, d := range devs {
+				for _, p := range d.Ports {
+					for _, r := range p.GIDRows() {
+						if !flt.Match(r) {
+							continue
+						}
+						rows = append(rows, r)
+						if rec, _ := r.Get("recommended"); rec.Value == true {
+							idx, _ := r.Get("index")
+							recommended = append(recommended, fmt.Sprintf("%s port %d index %d", d.Name, p.Port, idx.Num))
 						}
 					}
 				}
-				sayNoMatch(env, "gids", "GID", len(rows), flt)
-				if o.json {
-					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-				}
-				if err := writeTable(env.Stdout, "", rows); err != nil {
-					return err
-				}
-				if len(recommended) > 0 {
-					fmt.Fprintf(env.Stdout, "\n* for RoCE v2 over IPv4 (or InfiniBand): %s\n", strings.Join(recommended, "; "))
-				}
-				return nil
 			}
-		},
+			sayNoMatch(env, "gids", "GID", len(rows), flt)
+			if o.json {
+				return writeRowsJSON(env.Stdout, rows, o.pretty, true)
+			}
+			if err := writeTable(env.Stdout, "", rows); err != nil {
+				return err
+			}
+			if len(recommended) > 0 {
+				fmt.Fprintf(env.Stdout, "\n* for RoCE v2 over IPv4 (or InfiniBand): %s\n", strings.Join(recommended, "; "))
+			}
+			return nil
+		}),
 	}
 }

@@ -69,12 +69,7 @@ Examples:
 				printed := 0
 				for i := range snap.Devices {
 					d := &snap.Devices[i]
-					var devRates []sysfsmon.IRQRate
-					for _, r := range rates {
-						if r.Device == d.Device {
-							devRates = append(devRates, r)
-						}
-					}
+					devRates := d.RatesOf(rates)
 					row := d.Row(snap.CPUs, nil, devRates)
 					if !flt.Match(row) {
 						continue

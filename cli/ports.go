@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"context"
-	"flag"
-
+	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
 )
 
@@ -32,32 +30,20 @@ Examples:
   verbscope ports dev rxe0 port 1 state ACTIVE
   verbscope ports -j | jq '.[] | select(.state != "ACTIVE")'`,
 		FlagsAnywhere: true,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
-			o := addViewFlags(fs)
-			return func(ctx context.Context, args []string) error {
-				flt, err := parseWords("ports", args)
-				if err != nil {
-					return err
-				}
-				devs, err := readDevices(o, flt)
-				if err != nil {
-					return err
-				}
-				var rows []view.Row
-				for _, d := range devs {
-					warn(env, "ports", d.Warnings)
-					for i := range d.Ports {
-						if r := d.Ports[i].Row(); flt.Match(r) {
-							rows = append(rows, r)
-						}
+		Setup: deviceView("ports", func(env *Env, o *viewOpts, flt view.Filters, devs []sysfsmon.Device) error {
+			var rows []view.Row
+			for _, d := range devs {
+				for i := range d.Ports {
+					if r := d.Ports[i].Row(); flt.Match(r) {
+						rows = append(rows, r)
 					}
 				}
-				sayNoMatch(env, "ports", "port", len(rows), flt)
-				if o.json {
-					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-				}
-				return writeTable(env.Stdout, "", rows)
 			}
-		},
+			sayNoMatch(env, "ports", "port", len(rows), flt)
+			if o.json {
+				return writeRowsJSON(env.Stdout, rows, o.pretty, true)
+			}
+			return writeTable(env.Stdout, "", rows)
+		}),
 	}
 }

@@ -50,7 +50,7 @@ func followScenario(t *testing.T) []inspect.Frame {
 		for _, m := range mods {
 			tr.Observe(m)
 		}
-		frames = append(frames, inspect.Frame{Snapshot: s, Update: tr.Update(s), History: tr.Histories()})
+		frames = append(frames, inspect.Frame{Seq: uint64(len(frames) + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()})
 	}
 	add(snap(0, qp(5, rdma.QPStateRTS, "other")))
 	add(snap(1, qp(5, rdma.QPStateRTS, "other"), qp(17, rdma.QPStateRTS, "ibv_rc_pingpong")),
@@ -64,32 +64,26 @@ func followScenario(t *testing.T) []inspect.Frame {
 	return frames
 }
 
-func followText(t *testing.T, json bool, words ...string) string {
+func followScenarioText(t *testing.T, json bool, words ...string) string {
 	t.Helper()
 	flt, err := parseWords("qp", words)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newQPFollower(flt, json)
+	f := inspect.NewQPFollower(flt)
 	var b strings.Builder
-	for i, fr := range followScenario(t) {
-		var lines []followLine
-		if i == 0 {
-			lines = f.start(fr)
-		} else {
-			lines = f.next(fr)
-		}
-		for _, l := range lines {
-			b.WriteString(l.text + "\n")
+	for _, fr := range followScenario(t) {
+		for _, l := range f.Next(fr) {
+			b.WriteString(followText(l, json))
 		}
 	}
 	return b.String()
 }
 
 func TestFollowQPs(t *testing.T) {
-	golden(t, "res-qp-follow", followText(t, false))
-	golden(t, "res-qp-follow-json", followText(t, true))
-	golden(t, "res-qp-follow-filtered", followText(t, false, "lqpn", "5"))
+	golden(t, "res-qp-follow", followScenarioText(t, false))
+	golden(t, "res-qp-follow-json", followScenarioText(t, true))
+	golden(t, "res-qp-follow-filtered", followScenarioText(t, false, "lqpn", "5"))
 }
 
 // TestFollowUnseenQP: a QP that lived between two snapshots shows only
@@ -101,19 +95,19 @@ func TestFollowUnseenQP(t *testing.T) {
 	}
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
-	f := newQPFollower(flt, false)
+	f := inspect.NewQPFollower(flt)
 	empty := func(s int) inspect.Frame {
 		sn := &inspect.Snapshot{Time: t0.Add(time.Duration(s) * time.Second)}
-		return inspect.Frame{Snapshot: sn, Update: tr.Update(sn), History: tr.Histories()}
+		return inspect.Frame{Seq: uint64(s + 1), Snapshot: sn, Update: tr.Update(sn), History: tr.Histories()}
 	}
-	f.start(empty(0))
+	f.Next(empty(0))
 	for _, c := range []string{"ibv_rc_pingpong", "other"} {
 		tr.Observe(inspect.Modify{Time: t0.Add(time.Second / 2), Dev: "rxe0", QPN: map[string]uint32{"ibv_rc_pingpong": 18, "other": 19}[c], PID: 9, Comm: c,
 			From: rdma.QPStateReset, To: rdma.QPStateInit, HasState: true, Mask: []string{"IB_QP_STATE"}, Attrs: []inspect.ModifyAttr{{Name: "qp_state", Value: "INIT"}}})
 	}
 	var got []string
-	for _, l := range f.next(empty(1)) {
-		got = append(got, l.text)
+	for _, l := range f.Next(empty(1)) {
+		got = append(got, l.Text())
 	}
 	want := []string{"12:00:00.500000 rxe0 lqpn 18 RESET→INIT by ibv_rc_pingpong[9]"}
 	if d := cmp.Diff(want, got); d != "" {

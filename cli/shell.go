@@ -9,13 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"golang.org/x/term"
 
+	"github.com/verbscope/verbscope/internal/syncio"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
 )
@@ -26,7 +25,7 @@ func shellCmd() *Command {
 	return &Command{
 		Name:    "shell",
 		Summary: "the verbs shell: create PDs, CQs, MRs and QPs, step QPs through their states, move data",
-		Usage:   "[-f FILE | -c 'CMD; CMD'] [-j|--json [-p|--pretty]] [--keep-going] [--dev DEVICE]",
+		Usage:   "[-f FILE | -c 'CMD; CMD'] [-j|--json [-p|--pretty]] [--keep-going] [--dev DEVICE] [--gid-index N]",
 		Help: `On a terminal, an interactive prompt with completion of commands,
 object names, states and attributes (Tab), and history kept across runs
 (in $XDG_STATE_HOME/verbscope/history). Type 'help' inside for the
@@ -54,7 +53,8 @@ Examples:
 			pretty := fs.Bool("pretty", false, "with --json: indent the JSON")
 			fs.BoolVar(pretty, "p", false, "short for --pretty")
 			keepGoing := fs.Bool("keep-going", false, "in a script, go on after a failed command")
-			dev := fs.String("dev", os.Getenv("LAB_DEV"), "default `device` for open (default $LAB_DEV or the first device)")
+			dev := fs.String("dev", "", "default `device` for open (default the first device)")
+			gidIndex := fs.Int("gid-index", 0, "source GID `index` of RoCE address vectors (0: the RoCE v2 GID of an IPv4 address on the port)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("unexpected argument %q (commands go in -c or -f)", args[0])
@@ -62,11 +62,10 @@ Examples:
 				if *file != "" && *cmds != "" {
 					return usageErrorf("give -f or -c, not both")
 				}
-				gidIndex, err := envInt("LAB_GID_INDEX", 0)
-				if err != nil {
-					return err
+				if *gidIndex < 0 {
+					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
 				}
-				sh := shell.New(shell.Options{Device: *dev, GIDIndex: gidIndex})
+				sh := shell.New(shell.Options{Device: *dev, GIDIndex: *gidIndex})
 				defer sh.Close()
 				script := scriptOptions{json: *asJSON, pretty: *pretty, keepGoing: *keepGoing, out: env.Stdout, errw: env.Stderr}
 				switch {
@@ -106,7 +105,7 @@ func runScript(ctx context.Context, sh front.Engine, r io.Reader, o scriptOption
 	lineNo := 0
 	var inCommand atomic.Bool
 	// Progress lines come from another goroutine: one lock for stderr.
-	o.errw = &lockedWriter{w: o.errw}
+	o.errw = syncio.NewWriter(o.errw)
 	go printProgress(sh.Events(), &inCommand, o.errw)
 	enc := json.NewEncoder(o.out)
 	if o.pretty {
@@ -190,35 +189,9 @@ func printProgress(events <-chan front.Event, inCommand *atomic.Bool, w io.Write
 	}
 }
 
-// lockedWriter serializes writes from the script and its progress lines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 func exitStatus(failed bool) error {
 	if failed {
 		return ExitError{Code: 1}
 	}
 	return nil
-}
-
-// envInt reads a number from the environment: def when unset, an error
-// when set to anything but a number (a typo must not pick GID index 0).
-func envInt(name string, def int) (int, error) {
-	v, ok := os.LookupEnv(name)
-	if !ok || v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, usageErrorf("$%s=%q is not a number", name, v)
-	}
-	return n, nil
 }

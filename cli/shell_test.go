@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,27 +12,17 @@ import (
 	"github.com/verbscope/verbscope/shell"
 )
 
-func TestEnvInt(t *testing.T) {
-	for _, tc := range []struct {
-		val     string
-		set     bool
-		want    int
-		wantErr bool
-	}{
-		{set: false, want: 7},
-		{val: "", set: true, want: 7},
-		{val: "3", set: true, want: 3},
-		{val: "3x", set: true, wantErr: true},
-		{val: " 3", set: true, wantErr: true},
-	} {
-		if tc.set {
-			t.Setenv("VS_TEST_INT", tc.val)
-		} else {
-			os.Unsetenv("VS_TEST_INT")
-		}
-		got, err := envInt("VS_TEST_INT", 7)
-		if (err != nil) != tc.wantErr || (!tc.wantErr && got != tc.want) {
-			t.Errorf("envInt with %q (set %v): %d, %v; want %d, error %v", tc.val, tc.set, got, err, tc.want, tc.wantErr)
+// TestGIDIndexFlag: the lab's LAB_GID_INDEX is no default outside it,
+// and a negative --gid-index is a usage error.
+func TestGIDIndexFlag(t *testing.T) {
+	t.Setenv("LAB_GID_INDEX", "x")
+	if code, _, stderr := runCLI("shell", "-c", "exit"); code != 0 {
+		t.Errorf("shell with LAB_GID_INDEX=x: exit %d, stderr %q; the variable is the lab's, not a default", code, stderr)
+	}
+	for _, cmd := range []string{"shell", "dash"} {
+		code, _, stderr := runCLI(cmd, "--gid-index", "-1")
+		if code != 2 || !strings.Contains(stderr, "--gid-index -1") {
+			t.Errorf("%s --gid-index -1: exit %d, stderr %q; want a usage error (2)", cmd, code, stderr)
 		}
 	}
 }

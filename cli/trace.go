@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
@@ -105,7 +104,7 @@ Examples:
 				// Losses are told as they happen, not only at the end.
 				lostCtx, endLost := context.WithCancel(ctx)
 				defer endLost()
-				go watchLost(lostCtx, t, lostEvery, func(dropped, undecoded uint64) { say(lostText(dropped, undecoded, " so far")) })
+				go t.WatchLost(lostCtx, trace.LostEvery, func(dropped, undecoded uint64) { say(lostText(dropped, undecoded, " so far")) })
 				enc := json.NewEncoder(env.Stdout)
 				for n := 0; *count == 0 || n < *count; n++ {
 					e, err := t.Read()
@@ -147,90 +146,10 @@ func deviceEnv(dev string, port int) *rdma.CheckEnv {
 	return ctx.CheckEnv(port)
 }
 
-// traceModifies feeds the inspector's Tracker with every process's QP
-// modifies, traced from the kernel, so that QP histories carry the
-// attributes each transition set and the modifies that failed. It loads
-// only the QP programs (trace.GroupQP), and loading still takes seconds
-// (tens under emulation), so it runs in the background and tells ready,
-// when not nil, how many programs attached. Programs that attach later,
-// when ib_core loads, are told through warn; without the privileges
-// (CAP_BPF and CAP_PERFMON) or BTF it says so through warn, and the
-// inspector works as before, with states only. latency is how late a
-// modify may arrive (trace.Options.Latency): a reader that shows them
-// once every refresh passes its interval.
-//
-// The reader puts each modify on the returned queue, which never makes
-// it wait (inspect.ModifyQueue says why a queue, not a channel), and
-// keeps the queue's status: loading, up (once a program attached: with
-// ib_core not yet loaded, Open succeeds with none, and they attach when
-// it loads, which Notify tells), or off, and the events lost so far,
-// looked at every lostEvery. Reading ends when ctx does.
+// traceModifies is trace.FeedModifies with rdma.Check's device facts,
+// for the dashboard's wiring (dash_sources.go).
 func traceModifies(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue {
-	q := inspect.NewModifyQueue(0)
-	var tp atomic.Pointer[trace.Tracer]
-	var lost atomic.Uint64
-	status := func() {
-		if t := tp.Load(); t != nil {
-			q.SetStatus(inspect.TraceStatus{Up: len(t.Hooks()) > 0, Lost: lost.Load()})
-		}
-	}
-	notify := func(msg string) { warn(msg); status() }
-	go func() {
-		t, err := trace.Open(trace.Options{Env: trace.CachedEnv(deviceEnv), Groups: trace.GroupQP, Notify: notify, Latency: latency})
-		if err != nil {
-			q.SetStatus(inspect.TraceStatus{Off: err.Error()})
-			warn(fmt.Sprintf("QP histories show states only, not the attributes each modify set: %v", err))
-			return
-		}
-		tp.Store(t)
-		status() // after Store: a Notify before it is covered here
-		if ready != nil {
-			ready(len(t.Hooks()))
-		}
-		stop := context.AfterFunc(ctx, func() { t.Close() })
-		defer stop()
-		defer t.Close()
-		go watchLost(ctx, t, lostEvery, func(dropped, undecoded uint64) {
-			lost.Store(dropped + undecoded)
-			status()
-		})
-		t.Feed(q)
-	}()
-	return q
-}
-
-// lostEvery is how often the events lost are looked at: one map lookup
-// (a system call) a second, so a loss shows within a refresh or two.
-const lostEvery = time.Second
-
-// lossCounter is what watchLost asks: a *trace.Tracer.
-type lossCounter interface {
-	Lost() (uint64, error)
-	Undecoded() uint64
-}
-
-// watchLost tells report the events t lost so far, those the kernel
-// dropped and the records that failed to decode, whenever either grows,
-// looking every interval until ctx ends.
-func watchLost(ctx context.Context, t lossCounter, every time.Duration, report func(dropped, undecoded uint64)) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	var last [2]uint64
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		dropped, err := t.Lost()
-		if err != nil {
-			continue // one failed lookup; the next tick tries again
-		}
-		if now := [2]uint64{dropped, t.Undecoded()}; now != last {
-			last = now
-			report(now[0], now[1])
-		}
-	}
+	return trace.FeedModifies(ctx, trace.FeedOptions{Env: trace.CachedEnv(deviceEnv), Latency: latency, Warn: warn, Ready: ready})
 }
 
 // lostText is what verbscope trace says of the events it lost.

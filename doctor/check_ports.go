@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -15,7 +16,7 @@ func portSrc(p sysfsmon.Port, file string) string {
 	return fmt.Sprintf("%s/%s/ports/%d/%s", srcClassIB, p.Device, p.Port, file)
 }
 
-func active(p sysfsmon.Port) bool { return p.StateName == "ACTIVE" }
+func active(p sysfsmon.Port) bool { return p.State == rdma.PortStateActive }
 
 // checkPorts wants every port ACTIVE with its link up. A device with no
 // active port fails; a down port next to an active one warns (a second

@@ -264,7 +264,7 @@ var checkCases = []checkCase{
 		}),
 		summary: []string{"rxe0 port 1 has an empty GID table"}},
 	{name: "no active port", id: "gids", verdict: NA,
-		facts:   with(rxe0, func(t *testing.T, f *Facts) { f.Devices[0].Ports[0].StateName = "DOWN" }),
+		facts:   with(rxe0, func(t *testing.T, f *Facts) { f.Devices[0].Ports[0].State, f.Devices[0].Ports[0].StateName = 1, "DOWN" }),
 		summary: []string{"no port is ACTIVE"}},
 
 	// memlock

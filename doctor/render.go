@@ -15,6 +15,23 @@ var verdictLabel = map[Verdict]string{Pass: "PASS", Warn: "WARN", Fail: "FAIL", 
 // evidenceMark flags the values that made a check warn or fail.
 var evidenceMark = map[Verdict]string{Warn: "!", Fail: "x"}
 
+// Line is the evidence as doctor and the dashboard's doctor view print
+// it: "x rxe0 port 1 state: 1: DOWN  [/sys/class/infiniband/rxe0/ports/
+// 1/state]", its mark first (x failed, ! warned, - context), the source
+// in brackets when known. Every part is made safe to print: a leak's
+// evidence names a process, whose name is its own choice.
+func (e Evidence) Line() string {
+	mark := evidenceMark[e.Verdict]
+	if mark == "" {
+		mark = "-"
+	}
+	line := mark + " " + view.Printable(e.What) + ": " + view.Printable(e.Value)
+	if e.Source != "" {
+		line += "  [" + view.Printable(e.Source) + "]"
+	}
+	return line
+}
+
 // RenderText prints the report for people: one line per check with its
 // verdict, id and summary; under it the evidence (value, then where it
 // came from, in brackets) and the fixes; a summary line at the end.
@@ -39,11 +56,7 @@ func RenderText(w io.Writer, r *Report) error {
 	for _, c := range r.Checks {
 		fmt.Fprintf(&b, "\n%s  %-*s  %s: %s\n", verdictLabel[c.Verdict], width, c.ID, c.Title, view.Printable(c.Summary))
 		for _, e := range c.Evidence {
-			mark := evidenceMark[e.Verdict]
-			if mark == "" {
-				mark = "-"
-			}
-			fmt.Fprintf(&b, "      %s %s: %s  [%s]\n", mark, view.Printable(e.What), view.Printable(e.Value), view.Printable(e.Source))
+			b.WriteString("      " + e.Line() + "\n")
 		}
 		for _, f := range c.Fix {
 			fmt.Fprintf(&b, "      fix: %s\n", f)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/sysfsmon"
 )
 
 // Options tune a Collector; the zero value works.
@@ -50,7 +51,7 @@ type Collector struct {
 	// frameAt and sysAt when the last one did.
 	seenFrame, seenSysfs bool
 	frameAt, sysAt       time.Time
-	sys                  SysfsReading
+	sys                  sysfsmon.Update
 	// groups are the (device, port, type) groups of QPs seen on the
 	// devices that still exist, so that their series go back to 0
 	// rather than vanish when the last QP of a group is destroyed; a
@@ -177,8 +178,9 @@ func (c *Collector) forgetGoneDevices(s *inspect.Snapshot) {
 	}
 }
 
-// ObserveSysfs takes the next sysfs reading.
-func (c *Collector) ObserveSysfs(r SysfsReading) {
+// ObserveSysfs takes the next sysfs reading: its devices and counters,
+// with their errors and durations.
+func (c *Collector) ObserveSysfs(r sysfsmon.Update) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seenSysfs, c.sysAt = true, c.now()

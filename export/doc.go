@@ -13,7 +13,10 @@
 // with it. No label ever carries a QP number, a pid, a GID or a key.
 //
 // /api/v1/qps serves the per-QP detail, built once per reading; what it
-// gives a client that did not authenticate is auth.go's rule. The
-// package is pure Go: device limits come from the caller (the cli asks
-// libibverbs).
+// gives a client that did not authenticate is auth.go's rule.
+//
+// The poll loops are here too: FollowNetlink (inspect's Watcher, retried
+// until RDMA netlink answers, with trace.FeedModifies when tracing) and
+// WatchSysfs (sysfsmon's Watcher, every reading whole); DeviceLimits asks libibverbs for the limits the
+// Tracker compares usage with (the one cgo dependency, through verbs).
 package export

@@ -88,14 +88,14 @@ func requestKey(t testing.TB, b []byte) string {
 
 // sysfsFixture reads sysfsmon/testdata/NAME (the lab's rxe0 or the
 // mlx5-like tree), with the durations fixed for golden files.
-func sysfsFixture(t testing.TB, name string) SysfsReading {
+func sysfsFixture(t testing.TB, name string) sysfsmon.Update {
 	t.Helper()
 	dir := filepath.Join("..", "sysfsmon", "testdata", name)
 	fs, err := sysfsmon.NewFS(filepath.Join(dir, "sys"), filepath.Join(dir, "proc"), sysfsmon.WithHostRoot(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ReadSysfs(fs)
+	r := readSysfs(fs)
 	r.DevicesTook, r.CountersTook = time.Millisecond, 2*time.Millisecond
 	return r
 }
@@ -152,4 +152,11 @@ func withState(s *inspect.Snapshot, lqpn uint32, st inspect.QPState) *inspect.Sn
 		}
 	}
 	return &c
+}
+
+// readSysfs is one reading of fs, as WatchSysfs takes them.
+func readSysfs(fs *sysfsmon.FS) sysfsmon.Update {
+	w := fs.Watch(context.Background(), sysfsmon.WatchOptions{NoIRQs: true})
+	defer w.Close()
+	return <-w.Updates()
 }

@@ -98,7 +98,7 @@ func TestLateSysfsReadingFails(t *testing.T) {
 	fs, release := blockingFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { c.PollSysfs(ctx, fs, interval); close(done) }()
+	go func() { c.WatchSysfs(ctx, fs, interval); close(done) }()
 	t.Cleanup(func() {
 		cancel()
 		for {

@@ -135,35 +135,7 @@ func appendEvent(b []byte, e inspect.StateEvent, sensitive bool) []byte {
 	b = append(b, `,"gone":`...)
 	b = strconv.AppendBool(b, e.Gone)
 	if m := e.Modify; m != nil {
-		b = append(b, `,"modify":`...)
-		if sensitive {
-			b = m.AppendJSON(b)
-		} else {
-			b = appendPublicModify(b, m)
-		}
-	}
-	return append(b, '}')
-}
-
-// appendPublicModify writes who made a traced modify, what its mask set
-// and how it ended, without the values.
-func appendPublicModify(b []byte, m *inspect.Modify) []byte {
-	b = append(b, `{"pid":`...)
-	b = strconv.AppendInt(b, int64(m.PID), 10)
-	b = append(b, `,"comm":`...)
-	b = view.AppendJSONString(b, m.Comm)
-	b = append(b, `,"mask":[`...)
-	for i, n := range m.Mask {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = view.AppendJSONString(b, n)
-	}
-	b = append(b, `],"ret":`...)
-	b = strconv.AppendInt(b, int64(m.Ret), 10)
-	if m.Ret < 0 {
-		b = append(b, `,"errno":`...)
-		b = view.AppendJSONString(b, m.Errno)
+		b = m.AppendJSON(append(b, `,"modify":`...), sensitive)
 	}
 	return append(b, '}')
 }

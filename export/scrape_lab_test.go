@@ -89,7 +89,7 @@ func liveCollector(dev string, n int) (*Collector, error) {
 	}
 	c := NewCollector(Options{})
 	c.Observe(inspect.Frame{Snapshot: s, Update: inspect.NewTracker(inspect.TrackerConfig{}).Update(s)})
-	c.ObserveSysfs(ReadSysfs(fs))
+	c.ObserveSysfs(readSysfs(fs))
 	return c, nil
 }
 

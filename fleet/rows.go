@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // States are the QP states in the order a row shows them.
@@ -67,8 +69,8 @@ func Queries(job string) map[string]string {
 	return map[string]string{
 		"up":         `up` + sel,
 		"devices":    `count by (instance) (verbscope_device_info` + sel + `)`,
-		"portsUp":    `count by (instance) (verbscope_port_state` + sel + ` == 4)`,
-		"portsDown":  `count by (instance) (verbscope_port_state` + sel + ` != 4)`,
+		"portsUp":    fmt.Sprintf(`count by (instance) (verbscope_port_state%s == %d)`, sel, rdma.PortStateActive),
+		"portsDown":  fmt.Sprintf(`count by (instance) (verbscope_port_state%s != %d)`, sel, rdma.PortStateActive),
 		"qps":        `sum by (instance, state) (verbscope_qps` + sel + `)`,
 		"stuck":      `sum by (instance) (verbscope_qps_stuck` + sel + `)`,
 		"toErr":      fmt.Sprintf(`sum by (instance) (verbscope_qp_transitions_total{job=%q,to_state="ERR"})`, job),

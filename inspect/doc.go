@@ -25,7 +25,10 @@
 // snapshot, changes, histories and errors as Frames on a channel where the
 // latest wins. Snapshot takes a context (its deadline is the socket's),
 // and cancelling it, or Close on the Conn or the Watcher, interrupts a
-// dump in progress instead of waiting behind it.
+// dump in progress instead of waiting behind it. A QPFollower (follow.go)
+// turns the Frames into the lines of `verbscope res qp --follow`: QPs
+// that appeared or vanished (the Update's), state changes and traced
+// modifies (the new history entries), as text or JSON.
 //
 // rows.go turns objects into the lines `rdma resource show` prints (as
 // view.Rows), with the same keys and values as `rdma -j resource show`,

@@ -85,8 +85,8 @@ func TestWatchTraceStatus(t *testing.T) {
 	q.SetStatus(TraceStatus{Up: true, Lost: 3})
 	rtr := Modify{Time: time.Now(), Dev: "rxe0", QPN: 17, From: rdma.QPStateInit, To: rdma.QPStateRTR, HasState: true}
 	q.Put(rtr)
-	clk.waitArmed(t)
-	clk.fire()
+	clk.WaitArmed(t)
+	clk.Fire()
 	f2 := nextFrame(t, w)
 	if d := cmp.Diff(&TraceStatus{Up: true, Lost: 3}, f2.Trace); d != "" {
 		t.Errorf("frame 2: trace status (-want +got):\n%s", d)

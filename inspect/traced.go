@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/rdma"
@@ -73,11 +74,37 @@ func (t *Tracker) traced(k Key, s QPState) bool {
 	return last.Modify != nil && last.Modify.Ret == 0 && last.State == s
 }
 
+// SetText is what the modify set besides the state, as verbscope trace
+// prints it: "path_mtu=1024 dest_qp_num=18"; empty when nothing else.
+func (m *Modify) SetText() string {
+	var s strings.Builder
+	for _, a := range m.Attrs {
+		if a.Name == "qp_state" {
+			continue // the transition says it
+		}
+		if s.Len() > 0 {
+			s.WriteByte(' ')
+		}
+		s.WriteString(a.Name + "=" + a.Value)
+	}
+	return s.String()
+}
+
+// Process names who made the modify: "ibv_rc_pingpong[812]", the
+// command made safe to print (view.Printable: a comm is any 15 bytes
+// the process chose).
+func (m *Modify) Process() string {
+	return view.Printable(m.Comm) + "[" + strconv.Itoa(m.PID) + "]"
+}
+
 // AppendJSON appends the modify as one JSON object: pid, comm, mask
 // (IB_QP_* names), attrs (AttrsJSON, as verbscope trace -j prints them),
 // ret, and errno and check when it failed. /api/v1/qps and res qp
-// --follow -j print it.
-func (m *Modify) AppendJSON(b []byte) []byte {
+// --follow -j print it. Without values it leaves out attrs and check
+// (which quotes them: a qkey, a DGID): who made the modify, what its
+// mask named and how it ended stay, for a client that did not
+// authenticate.
+func (m *Modify) AppendJSON(b []byte, values bool) []byte {
 	b = append(b, `{"pid":`...)
 	b = strconv.AppendInt(b, int64(m.PID), 10)
 	b = append(b, `,"comm":`...)
@@ -89,18 +116,21 @@ func (m *Modify) AppendJSON(b []byte) []byte {
 		}
 		b = view.AppendJSONString(b, n)
 	}
-	b = append(b, `],"attrs":`...)
-	if len(m.AttrsJSON) > 0 {
-		b = append(b, m.AttrsJSON...)
-	} else {
-		b = append(b, "{}"...)
+	b = append(b, ']')
+	if values {
+		b = append(b, `,"attrs":`...)
+		if len(m.AttrsJSON) > 0 {
+			b = append(b, m.AttrsJSON...)
+		} else {
+			b = append(b, "{}"...)
+		}
 	}
 	b = append(b, `,"ret":`...)
 	b = strconv.AppendInt(b, int64(m.Ret), 10)
 	if m.Ret < 0 {
 		b = append(b, `,"errno":`...)
 		b = view.AppendJSONString(b, m.Errno)
-		if m.Check != "" {
+		if values && m.Check != "" {
 			b = append(b, `,"check":`...)
 			b = view.AppendJSONString(b, m.Check)
 		}

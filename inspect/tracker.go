@@ -467,7 +467,7 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peer
 	default:
 		tr.still++
 	}
-	if q.State == rdma.QPStateErr || q.State == rdma.QPStateSQE {
+	if q.State.Failed() {
 		u.Failed = append(u.Failed, QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State, Since: tr.stateSince})
 	}
 	// Only a reliable QP that can send retries: RC and XRC initiators

@@ -2,9 +2,9 @@ package inspect
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/verbscope/verbscope/internal/pace"
 )
 
 // DefaultWatchInterval is the pause between two snapshots of a Watcher
@@ -29,7 +29,7 @@ type WatchOptions struct {
 	Modifies *ModifyQueue
 
 	// clock is the time source of the pauses (tests use a fake).
-	clock clock
+	clock pace.Clock
 }
 
 // Frame is one delivery of a Watcher: a snapshot, what changed since the
@@ -59,189 +59,62 @@ type Frame struct {
 // Watcher takes snapshots of a Conn at an interval, feeds them to a
 // Tracker and delivers each as a Frame: the live stream of the inspector.
 type Watcher struct {
-	frames   chan Frame
-	refresh  chan struct{}
-	control  chan struct{}
-	paused   atomic.Bool
-	interval atomic.Int64
-	cancel   context.CancelFunc
-	done     chan struct{}
-	once     sync.Once
+	loop *pace.Loop[Frame]
 }
 
 // Watch starts watching c: a snapshot now, then one after every
 // interval, until ctx ends or Close. Each snapshot is bounded by ctx, so
 // ending it interrupts a dump in progress. Watch does not close c.
 func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
-	ctx, cancel := context.WithCancel(ctx)
-	w := &Watcher{
-		frames:  make(chan Frame, 1),
-		refresh: make(chan struct{}, 1),
-		control: make(chan struct{}, 1),
-		cancel:  cancel,
-		done:    make(chan struct{}),
+	t := NewTracker(o.Tracker)
+	var seq uint64
+	read := func(ctx context.Context) Frame {
+		seq++
+		f := Frame{Seq: seq}
+		if o.Modifies != nil {
+			st := o.Modifies.Status()
+			f.Trace = &st
+		}
+		s, err := c.Snapshot(ctx, o.Snapshot)
+		if err != nil || ctx.Err() != nil {
+			f.Err = err
+			return f
+		}
+		if o.Modifies != nil {
+			o.Modifies.take(t)
+		}
+		f.Snapshot, f.Update, f.History = s, t.Update(s), t.Histories()
+		return f
 	}
-	if o.Interval <= 0 {
-		o.Interval = DefaultWatchInterval
-	}
-	w.interval.Store(int64(o.Interval))
-	clk := o.clock
-	if clk == nil {
-		clk = realClock{}
-	}
-	go w.run(ctx, c, o, clk)
-	return w
+	return &Watcher{loop: pace.Start(ctx, pace.New(o.Interval, DefaultWatchInterval, o.clock), read, nil)}
 }
 
 // Frames returns the channel frames arrive on. It holds at most one
 // frame: a newer frame replaces one not yet received, so a slow reader
 // sees the latest state, never a queue. It is closed when watching ends
 // (ctx ended, or Close).
-func (w *Watcher) Frames() <-chan Frame { return w.frames }
+func (w *Watcher) Frames() <-chan Frame { return w.loop.Out() }
 
 // Refresh asks for a snapshot now, without waiting for it: the dashboard
 // calls it after each shell command. Requests made while a snapshot is
 // being taken are coalesced into one more; while paused they are
 // dropped.
-func (w *Watcher) Refresh() { poke(w.refresh) }
+func (w *Watcher) Refresh() { w.loop.Refresh() }
 
 // SetPaused stops (true) or resumes (false) the snapshots. A snapshot in
 // progress when the watcher is paused is not delivered; resuming takes a
 // snapshot at once.
-func (w *Watcher) SetPaused(paused bool) {
-	if w.paused.Swap(paused) != paused {
-		poke(w.control)
-	}
-}
+func (w *Watcher) SetPaused(paused bool) { w.loop.SetPaused(paused) }
 
 // SetInterval changes the pause between snapshots (d <= 0: the default);
 // the pause under way restarts with it.
-func (w *Watcher) SetInterval(d time.Duration) {
-	if d <= 0 {
-		d = DefaultWatchInterval
-	}
-	if time.Duration(w.interval.Swap(int64(d))) != d {
-		poke(w.control)
-	}
-}
+func (w *Watcher) SetInterval(d time.Duration) { w.loop.SetInterval(d) }
 
 // Close stops watching: it interrupts a dump in progress (the snapshot's
 // context is cancelled, which wakes the socket's receive), waits for the
 // watching goroutine to end, and closes Frames. It is safe to call more
 // than once; it does not close the Conn.
 func (w *Watcher) Close() error {
-	w.once.Do(w.cancel)
-	<-w.done
+	w.loop.Close()
 	return nil
-}
-
-// poke sends a coalescing signal.
-func poke(ch chan struct{}) {
-	select {
-	case ch <- struct{}{}:
-	default:
-	}
-}
-
-func (w *Watcher) run(ctx context.Context, c *Conn, o WatchOptions, clk clock) {
-	defer close(w.done)
-	defer close(w.frames)
-	t := NewTracker(o.Tracker)
-	var seq uint64
-	for {
-		if !w.paused.Load() {
-			seq++
-			f := Frame{Seq: seq}
-			if o.Modifies != nil {
-				st := o.Modifies.Status()
-				f.Trace = &st
-			}
-			s, err := c.Snapshot(ctx, o.Snapshot)
-			if ctx.Err() != nil {
-				return
-			}
-			if err != nil {
-				f.Err = err
-			} else {
-				if o.Modifies != nil {
-					o.Modifies.take(t)
-				}
-				f.Snapshot, f.Update, f.History = s, t.Update(s), t.Histories()
-			}
-			if !w.paused.Load() {
-				w.deliver(f)
-			}
-		}
-		if !w.wait(ctx, clk) {
-			return
-		}
-	}
-}
-
-// deliver sends f, replacing a frame the reader has not taken. Only this
-// goroutine sends, so after the drain the send cannot block.
-func (w *Watcher) deliver(f Frame) {
-	select {
-	case w.frames <- f:
-		return
-	default:
-	}
-	select {
-	case <-w.frames:
-	default:
-	}
-	w.frames <- f
-}
-
-// wait pauses until the next snapshot is due: the interval passed, a
-// Refresh, or a resume. It returns false when ctx ended.
-func (w *Watcher) wait(ctx context.Context, clk clock) bool {
-	was := w.paused.Load()
-	for {
-		paused := w.paused.Load()
-		if was && !paused {
-			// Resumed: take a snapshot now, which covers a Refresh
-			// made while paused.
-			select {
-			case <-w.refresh:
-			default:
-			}
-			return true
-		}
-		was = paused
-		var tick <-chan time.Time
-		stop := func() {}
-		if !paused {
-			tick, stop = clk.timer(time.Duration(w.interval.Load()))
-		}
-		select {
-		case <-ctx.Done():
-			stop()
-			return false
-		case <-tick:
-			return true
-		case <-w.refresh:
-			stop()
-			if !paused && !w.paused.Load() {
-				return true
-			}
-		case <-w.control:
-			// Paused, resumed or a new interval: look again.
-			stop()
-		}
-	}
-}
-
-// clock makes the pauses of a Watcher; tests fake it.
-type clock interface {
-	// timer returns a channel that receives once after d, and a
-	// function that stops it.
-	timer(d time.Duration) (<-chan time.Time, func())
-}
-
-type realClock struct{}
-
-func (realClock) timer(d time.Duration) (<-chan time.Time, func()) {
-	t := time.NewTimer(d)
-	return t.C, func() { t.Stop() }
 }

@@ -3,7 +3,6 @@ package inspect
 import (
 	"context"
 	"errors"
-	"github.com/verbscope/verbscope/rdma"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,78 +11,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mdlayher/netlink"
 	"github.com/mdlayher/netlink/nltest"
+
+	"github.com/verbscope/verbscope/internal/pace/pacetest"
+	"github.com/verbscope/verbscope/rdma"
 )
 
-// fakeClock hands out timers that fire only when the test says so, and
-// tells the test when one is armed or stopped, so a test knows where the
-// watching goroutine is without sleeping.
-type fakeClock struct {
-	mu     sync.Mutex
-	timers []*fakeTimer
-	armed  chan time.Duration
-	stops  chan struct{}
-}
-
-type fakeTimer struct {
-	ch   chan time.Time
-	done bool
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{armed: make(chan time.Duration, 64), stops: make(chan struct{}, 64)}
-}
-
-func (c *fakeClock) timer(d time.Duration) (<-chan time.Time, func()) {
-	ft := &fakeTimer{ch: make(chan time.Time, 1)}
-	c.mu.Lock()
-	c.timers = append(c.timers, ft)
-	c.mu.Unlock()
-	c.armed <- d
-	return ft.ch, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if !ft.done {
-			ft.done = true
-			c.stops <- struct{}{}
-		}
-	}
-}
-
-// fire ends every pause under way.
-func (c *fakeClock) fire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, ft := range c.timers {
-		if !ft.done {
-			ft.done = true
-			ft.ch <- time.Now()
-		}
-	}
-	c.timers = nil
-}
-
-const waitLimit = 30 * time.Second
-
-// waitArmed waits for the watcher to start a pause and returns its length.
-func (c *fakeClock) waitArmed(t *testing.T) time.Duration {
-	t.Helper()
-	select {
-	case d := <-c.armed:
-		return d
-	case <-time.After(waitLimit):
-		t.Fatal("the watcher never started a pause")
-		return 0
-	}
-}
-
-func (c *fakeClock) waitStopped(t *testing.T) {
-	t.Helper()
-	select {
-	case <-c.stops:
-	case <-time.After(waitLimit):
-		t.Fatal("the watcher never stopped its pause")
-	}
-}
+const waitLimit = pacetest.WaitLimit
 
 func nextFrame(t *testing.T, w *Watcher) Frame {
 	t.Helper()
@@ -144,9 +77,9 @@ func countingFunc(fn nltest.Func, n *atomic.Int64) nltest.Func {
 	}
 }
 
-func startWatch(t *testing.T, c *Conn, o WatchOptions) (*Watcher, *fakeClock) {
+func startWatch(t *testing.T, c *Conn, o WatchOptions) (*Watcher, *pacetest.Clock) {
 	t.Helper()
-	clk := newFakeClock()
+	clk := pacetest.NewClock()
 	o.clock = clk
 	w := Watch(context.Background(), c, o)
 	t.Cleanup(func() { w.Close() })
@@ -169,7 +102,7 @@ func TestWatchFrames(t *testing.T) {
 	if h := f1.History[Key{rdma.KindQP, "rxe0", 1}]; len(h) != 1 || h[0].State != rdma.QPStateRTS {
 		t.Errorf("frame 1: GSI QP history %+v", h)
 	}
-	if d := clk.waitArmed(t); d != 5*time.Second {
+	if d := clk.WaitArmed(t); d != 5*time.Second {
 		t.Errorf("pause %v, want the 5s interval", d)
 	}
 
@@ -195,8 +128,8 @@ func TestWatchFrames(t *testing.T) {
 		t.Errorf("frame 2: QP 17 history (-want +got):\n%s", diff)
 	}
 
-	clk.waitArmed(t)
-	clk.fire()
+	clk.WaitArmed(t)
+	clk.Fire()
 	f3 := nextFrame(t, w)
 	if f3.Seq != 3 || f3.Err != nil {
 		t.Fatalf("frame 3: seq %d err %v", f3.Seq, f3.Err)
@@ -225,12 +158,12 @@ func TestWatchFrames(t *testing.T) {
 func TestWatchLatestWins(t *testing.T) {
 	w, clk := startWatch(t, replayConn(t, loadRecording(t, "idle")), WatchOptions{})
 	for range 2 {
-		if d := clk.waitArmed(t); d != DefaultWatchInterval {
+		if d := clk.WaitArmed(t); d != DefaultWatchInterval {
 			t.Errorf("pause %v, want the default %v", d, DefaultWatchInterval)
 		}
-		clk.fire()
+		clk.Fire()
 	}
-	clk.waitArmed(t) // the third frame was delivered
+	clk.WaitArmed(t) // the third frame was delivered
 	f := nextFrame(t, w)
 	if f.Seq != 3 || f.Err != nil {
 		t.Errorf("got frame %d (err %v), want the latest, 3", f.Seq, f.Err)
@@ -250,14 +183,14 @@ func TestWatchPause(t *testing.T) {
 	c := replayOn(t, rec, nltest.Dial(countingFunc(replayFunc(t, rec), &snaps)))
 	w, clk := startWatch(t, c, WatchOptions{})
 	nextFrame(t, w)
-	clk.waitArmed(t)
+	clk.WaitArmed(t)
 	w.SetPaused(true)
-	clk.waitStopped(t) // the watcher saw the pause
+	clk.WaitStopped(t) // the watcher saw the pause
 	w.Refresh()
-	clk.fire() // no pause is under way: nothing fires
+	clk.Fire() // no pause is under way: nothing fires
 	w.SetPaused(false)
 	f := nextFrame(t, w)
-	clk.waitArmed(t)
+	clk.WaitArmed(t)
 	if f.Seq != 2 || snaps.Load() != 2 {
 		t.Errorf("after resuming: frame %d, %d snapshots; want 2 and 2 (none while paused)", f.Seq, snaps.Load())
 	}
@@ -267,15 +200,15 @@ func TestWatchPause(t *testing.T) {
 func TestWatchSetInterval(t *testing.T) {
 	w, clk := startWatch(t, replayConn(t, loadRecording(t, "idle")), WatchOptions{Interval: 5 * time.Second})
 	nextFrame(t, w)
-	clk.waitArmed(t)
+	clk.WaitArmed(t)
 	w.SetInterval(250 * time.Millisecond)
-	clk.waitStopped(t)
-	if d := clk.waitArmed(t); d != 250*time.Millisecond {
+	clk.WaitStopped(t)
+	if d := clk.WaitArmed(t); d != 250*time.Millisecond {
 		t.Errorf("pause %v after SetInterval(250ms)", d)
 	}
 	w.SetInterval(0)
-	clk.waitStopped(t)
-	if d := clk.waitArmed(t); d != DefaultWatchInterval {
+	clk.WaitStopped(t)
+	if d := clk.WaitArmed(t); d != DefaultWatchInterval {
 		t.Errorf("pause %v after SetInterval(0), want the default", d)
 	}
 }
@@ -303,8 +236,8 @@ func TestWatchErrFrame(t *testing.T) {
 	if f.Err == nil || f.Snapshot != nil || !errors.Is(f.Err, ErrMalformed) {
 		t.Fatalf("frame 1: err %v, snapshot %v; want ErrMalformed and no snapshot", f.Err, f.Snapshot != nil)
 	}
-	clk.waitArmed(t)
-	clk.fire()
+	clk.WaitArmed(t)
+	clk.Fire()
 	if f := nextFrame(t, w); f.Seq != 2 || f.Err != nil || f.Snapshot == nil {
 		t.Errorf("frame 2: seq %d err %v", f.Seq, f.Err)
 	}
@@ -338,10 +271,10 @@ func TestWatchCloseDuringDump(t *testing.T) {
 // TestWatchContextEnds: cancelling Watch's context closes Frames.
 func TestWatchContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	clk := newFakeClock()
+	clk := pacetest.NewClock()
 	w := Watch(ctx, replayConn(t, loadRecording(t, "idle")), WatchOptions{clock: clk})
 	defer w.Close()
-	clk.waitArmed(t)
+	clk.WaitArmed(t)
 	cancel()
 	if got := waitClosed(t, w); len(got) > 1 {
 		t.Errorf("%d frames after one snapshot", len(got))

@@ -22,6 +22,9 @@
 //   - qemu.go, accel.go: the qemu command line and the KVM-or-TCG decision.
 //   - vm.go, console.go: one boot: stream the console, find the markers, kill
 //     qemu on every exit path.
+//   - demo.go: the workload `verbscope dash --demo` runs beside the
+//     dashboard in the guest (an ibv_rc_pingpong pair in a loop, a QP held
+//     in ERR); the dashboard only shows its label and stops it.
 //   - labtest/: the command that builds each package's lab tests and runs
 //     them in one boot (make lab-test, make test).
 //

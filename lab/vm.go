@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/verbscope/verbscope/internal/syncio"
 )
 
 // Options configure a lab run.
@@ -105,7 +107,7 @@ func (l *Lab) RunPair(ctx context.Context, scriptA, scriptB string) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	out := &lockedWriter{w: l.opts.Out}
+	out := syncio.NewWriter(l.opts.Out) // whole lines from the two VMs
 	specs := []vmSpec{
 		{guest: Guest{Mode: "run", Role: "a", IP: "10.0.1.1/24", Peer: "10.0.1.2"}, link: &Link{LocalPort: pa, RemotePort: pb, MAC: "52:54:00:12:34:01"}, script: scriptA, name: "a"},
 		{guest: Guest{Mode: "run", Role: "b", IP: "10.0.1.2/24", Peer: "10.0.1.1"}, link: &Link{LocalPort: pb, RemotePort: pa, MAC: "52:54:00:12:34:02"}, script: scriptB, name: "b"},
@@ -395,18 +397,6 @@ func freeUDPPorts() (int, int, error) {
 		defer c.Close()
 	}
 	return ports[0], ports[1], nil
-}
-
-// lockedWriter serializes whole-line writes from the two VMs of a pair.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
 }
 
 // prefixWriter puts a prefix before each line; callers write whole lines.

@@ -35,6 +35,12 @@ func (s QPState) String() string { return nameIn(qpStateNames, int(s)) }
 // "UNKNOWN".
 func (s QPState) IPRoute2() string { return nameOr(qpStateNames[:QPStateErr+1], int(s), "UNKNOWN") }
 
+// Failed reports whether the state is one a QP falls into on an error
+// (enum ib_qp_state, include/rdma/ib_verbs.h): SQE, a send work request
+// completed in error and the receive queue still works, or ERR, every
+// work request is flushed.
+func (s QPState) Failed() bool { return s == QPStateSQE || s == QPStateErr }
+
 // ParseQPState reads a state name ("rts", "RTS", "IBV_QPS_RTS"). The names
 // are those of enum ibv_qp_state.
 func ParseQPState(s string) (QPState, bool) {

@@ -1,6 +1,9 @@
 package rdma
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNamesRoundTrip(t *testing.T) {
 	for s := QPStateReset; s <= QPStateErr; s++ {
@@ -56,5 +59,17 @@ func TestFlagStrings(t *testing.T) {
 	}
 	if a, ok := ParseAccessFlag("remote_atomic"); !ok || a != AccessRemoteAtomic {
 		t.Errorf("ParseAccessFlag: %v %v", a, ok)
+	}
+}
+
+func TestQPStateFailed(t *testing.T) {
+	var failed []string
+	for _, s := range QPStates {
+		if s.Failed() {
+			failed = append(failed, s.String())
+		}
+	}
+	if got := strings.Join(failed, " "); got != "SQE ERR" {
+		t.Errorf("failed states: %s, want SQE ERR", got)
 	}
 }

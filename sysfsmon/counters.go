@@ -112,8 +112,16 @@ var ErrInterval = errors.New("the second snapshot is not later than the first")
 
 // CounterRates compares two snapshots of the same host: for every counter
 // in cur that prev also has, its delta and per-second rate, in cur's
-// order. Counters that appeared since prev are left out.
+// order. Counters that appeared since prev are left out. With prev nil
+// (a first reading) it returns cur's values alone, no delta or rate.
 func CounterRates(prev, cur *CounterSnapshot) ([]CounterRate, error) {
+	if prev == nil {
+		out := make([]CounterRate, len(cur.Counters))
+		for i, c := range cur.Counters {
+			out[i] = CounterRate{Counter: c}
+		}
+		return out, nil
+	}
 	dt := cur.Time.Sub(prev.Time).Seconds()
 	if dt <= 0 {
 		return nil, fmt.Errorf("sysfsmon: counter rates: %s .. %s: %w", prev.Time.Format(time.RFC3339Nano), cur.Time.Format(time.RFC3339Nano), ErrInterval)

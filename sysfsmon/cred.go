@@ -40,9 +40,9 @@ func (c Cred) HasCap(n int) bool { return n >= 0 && n < 64 && c.CapEff&(1<<n) !=
 // one.
 func (c Cred) InGroup(gid int) bool { return c.GID == gid || slices.Contains(c.Groups, gid) }
 
-// ParseStatusCred reads the credentials out of /proc/PID/status. Uid and
+// parseStatusCred reads the credentials out of /proc/PID/status. Uid and
 // Gid must be there; Groups and CapEff may be missing (CapEff is then 0).
-func ParseStatusCred(data string) (Cred, error) {
+func parseStatusCred(data string) (Cred, error) {
 	var c Cred
 	var haveUID, haveGID bool
 	for line := range strings.SplitSeq(data, "\n") {

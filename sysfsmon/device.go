@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // Device is one RDMA device, /sys/class/infiniband/<name>
@@ -53,13 +55,13 @@ type Device struct {
 // Port is one port of a device, /sys/class/infiniband/<dev>/ports/<N>
 // (Documentation/ABI/stable/sysfs-class-infiniband).
 type Port struct {
-	Device        string `json:"dev"`
-	Port          int    `json:"port"`
-	State         int    `json:"state_num"`      // state: 4 is ACTIVE (enum ib_port_state)
-	StateName     string `json:"state"`          // "ACTIVE"
-	PhysState     int    `json:"phys_state_num"` // phys_state: 5 is LinkUp
-	PhysStateName string `json:"phys_state"`     // "LinkUp"
-	RateText      string `json:"rate"`           // rate as printed: "10 Gb/sec (1X FDR10)"
+	Device        string         `json:"dev"`
+	Port          int            `json:"port"`
+	State         rdma.PortState `json:"state_num"`      // state: enum ib_port_state (include/rdma/ib_verbs.h)
+	StateName     string         `json:"state"`          // "ACTIVE", as the kernel names it
+	PhysState     rdma.PhysState `json:"phys_state_num"` // phys_state: enum ib_port_phys_state
+	PhysStateName string         `json:"phys_state"`     // "LinkUp", as the kernel names it
+	RateText      string         `json:"rate"`           // rate as printed: "10 Gb/sec (1X FDR10)"
 	Rate
 	LID       uint16 `json:"lid"`        // lid (hex in sysfs)
 	SMLID     uint16 `json:"sm_lid"`     // sm_lid
@@ -167,7 +169,7 @@ func (f *FS) readDevice(name string, prev []Device) Device {
 	dir := f.sysPath(classIB, name)
 	d := Device{Name: name}
 	if s := f.optional(&ws, filepath.Join(dir, "node_type")); s != "" {
-		n, typ, err := ParseState(s)
+		n, typ, err := parseState(s)
 		if err != nil {
 			ws.add(f, filepath.Join(dir, "node_type"), err)
 		}
@@ -309,16 +311,19 @@ func (f *FS) readPortState(ws *warnings, dir string, p *Port) {
 		if s == "" {
 			return 0, ""
 		}
-		n, name, err := ParseState(s)
+		n, name, err := parseState(s)
 		if err != nil {
 			ws.add(f, filepath.Join(dir, file), err)
 		}
 		return n, name
 	}
-	p.State, p.StateName = state("state")
-	p.PhysState, p.PhysStateName = state("phys_state")
+	var n int
+	n, p.StateName = state("state")
+	p.State = rdma.PortState(n)
+	n, p.PhysStateName = state("phys_state")
+	p.PhysState = rdma.PhysState(n)
 	if p.RateText = f.optional(ws, filepath.Join(dir, "rate")); p.RateText != "" {
-		r, err := ParseRate(p.RateText)
+		r, err := parseRate(p.RateText)
 		if err != nil {
 			ws.add(f, filepath.Join(dir, "rate"), err)
 		}
@@ -368,7 +373,7 @@ func (f *FS) readGIDs(ws *warnings, dir string, p *Port) {
 			ws.add(f, path, err)
 			continue
 		}
-		a, err := ParseGID(s)
+		a, err := parseGID(s)
 		if err != nil {
 			ws.add(f, path, err)
 			continue

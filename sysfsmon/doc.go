@@ -7,8 +7,31 @@
 // checklist asks for (loaded modules, kernel and rdma-core versions,
 // /dev/infiniband permissions, RLIMIT_MEMLOCK and the credentials it
 // applies to, libibverbs' provider configuration), and which processes
-// exist and hold /dev/infiniband open (process.go). Poll turns these
-// reads into a stream of snapshots with deltas for the dashboard.
+// exist and hold /dev/infiniband open (process.go).
+//
+// A Watcher (watch.go) is the one loop that reads them live, for the
+// dashboard's sysfs views and the exporter alike, with the controls of
+// inspect's Watcher:
+//
+//	w := fsys.Watch(ctx, sysfsmon.WatchOptions{Interval: time.Second, FullEvery: 10})
+//	defer w.Close()
+//	for u := range w.Updates() { ... } // Update: devices, counters, IRQs, rates
+//	w.SetInterval(500 * time.Millisecond) // restarts the pause under way
+//	w.SetPaused(true)                     // no reading until SetPaused(false), which reads at once
+//	w.Refresh()                           // a reading now
+//
+// Updates holds one reading; a newer one replaces one not yet received,
+// and nothing in an Update changes after it is sent (readings share the
+// GID tables they kept, never write them). Rates compare each reading
+// with the one before, over the real time between their counters, so a
+// pause or a missed reading only widens their window. FullEvery spaces
+// out what rarely changes: the readings between two full ones read the
+// port states and counters (through files kept open) and keep the GID
+// tables and IRQs; a full reading reads a GID table again only when the
+// port's state or the host's addresses changed. The pause runs from the
+// end of one reading to the start of the next (internal/pace times it,
+// as it does inspect's). PollWith is the same loop seen through its
+// channel alone.
 //
 // It is pure Go and needs no RDMA library: everything comes from files, so
 // it works wherever /sys and /proc do, and every read is rooted at a

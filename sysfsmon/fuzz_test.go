@@ -16,9 +16,9 @@ func FuzzParseState(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, name, err := ParseState(s)
+		n, name, err := parseState(s)
 		if err == nil && (n < 0 || name == "") {
-			t.Fatalf("ParseState(%q) = %d, %q without error", s, n, name)
+			t.Fatalf("parseState(%q) = %d, %q without error", s, n, name)
 		}
 	})
 }
@@ -28,9 +28,9 @@ func FuzzParseRate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r, err := ParseRate(s)
+		r, err := parseRate(s)
 		if err == nil && (r.Gbps < 0 || !strings.HasSuffix(r.Width, "X")) {
-			t.Fatalf("ParseRate(%q) = %+v without error", s, r)
+			t.Fatalf("parseRate(%q) = %+v without error", s, r)
 		}
 	})
 }
@@ -40,7 +40,7 @@ func FuzzParseGID(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		a, err := ParseGID(s)
+		a, err := parseGID(s)
 		if err != nil {
 			return
 		}
@@ -51,7 +51,7 @@ func FuzzParseGID(f *testing.F) {
 			groups = append(groups, fmt.Sprintf("%02x%02x", b[i], b[i+1]))
 		}
 		if got := strings.Join(groups, ":"); got != strings.ToLower(strings.TrimSpace(s)) {
-			t.Fatalf("ParseGID(%q) prints back as %q", s, got)
+			t.Fatalf("parseGID(%q) prints back as %q", s, got)
 		}
 	})
 }
@@ -61,17 +61,17 @@ func FuzzParseCPUList(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		cpus, err := ParseCPUList(s)
+		cpus, err := parseCPUList(s)
 		if err != nil {
 			return
 		}
 		if len(cpus) > maxCPUs {
-			t.Fatalf("ParseCPUList(%q): %d CPUs", s, len(cpus))
+			t.Fatalf("parseCPUList(%q): %d CPUs", s, len(cpus))
 		}
 		if slices.IsSorted(cpus) && len(slices.Compact(slices.Clone(cpus))) == len(cpus) {
-			again, err := ParseCPUList(FormatCPUList(cpus))
+			again, err := parseCPUList(FormatCPUList(cpus))
 			if err != nil || !slices.Equal(again, cpus) {
-				t.Fatalf("ParseCPUList(%q) does not round-trip: %v, %v", s, again, err)
+				t.Fatalf("parseCPUList(%q) does not round-trip: %v, %v", s, again, err)
 			}
 		}
 	})
@@ -82,9 +82,9 @@ func FuzzParseCPUMask(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		cpus, err := ParseCPUMask(s)
+		cpus, err := parseCPUMask(s)
 		if err == nil && !slices.IsSorted(cpus) {
-			t.Fatalf("ParseCPUMask(%q) = %v, not sorted", s, cpus)
+			t.Fatalf("parseCPUMask(%q) = %v, not sorted", s, cpus)
 		}
 	})
 }
@@ -100,7 +100,7 @@ func FuzzParseInterrupts(f *testing.F) {
 	f.Add("CPU0 CPU1 CPU2 CPU3\n  5:   1   2\n")
 	f.Add("CPU0\n:\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		in, err := ParseInterrupts(s)
+		in, err := parseInterrupts(s)
 		if len(in.CPUs) == 0 && err == nil {
 			t.Fatal("no CPUs and no error")
 		}
@@ -120,7 +120,7 @@ func FuzzParseModules(f *testing.F) {
 	f.Add(string(b))
 	f.Add("a 1 - - Live 0x0\nb")
 	f.Fuzz(func(t *testing.T, s string) {
-		mods, _ := ParseModules(s)
+		mods, _ := parseModules(s)
 		for _, m := range mods {
 			if m.Name == "" || m.Refs < -1 {
 				t.Fatalf("module %+v", m)
@@ -137,9 +137,9 @@ func FuzzParseMemlock(f *testing.F) {
 	f.Add(string(b))
 	f.Add("Max locked memory unlimited unlimited bytes")
 	f.Fuzz(func(t *testing.T, s string) {
-		soft, hard, err := ParseMemlock(s)
+		soft, hard, err := parseMemlock(s)
 		if err != nil && (soft != Limit{} || hard != Limit{}) {
-			t.Fatalf("ParseMemlock(%q) = %v, %v with error %v", s, soft, hard, err)
+			t.Fatalf("parseMemlock(%q) = %v, %v with error %v", s, soft, hard, err)
 		}
 	})
 }
@@ -147,9 +147,9 @@ func FuzzParseMemlock(f *testing.F) {
 func FuzzParseDpkgAndLibName(f *testing.F) {
 	f.Add("Package: rdma-core\nStatus: install ok installed\nVersion: 44.0-2\n", "libibverbs.so.1.14.44.0")
 	f.Fuzz(func(t *testing.T, status, name string) {
-		ParseDpkgVersion(status, "rdma-core")
-		if v := ParseLibibverbsName(name); v != "" && !strings.HasSuffix(name, v) {
-			t.Fatalf("ParseLibibverbsName(%q) = %q", name, v)
+		parseDpkgVersion(status, "rdma-core")
+		if v := parseLibibverbsName(name); v != "" && !strings.HasSuffix(name, v) {
+			t.Fatalf("parseLibibverbsName(%q) = %q", name, v)
 		}
 	})
 }
@@ -164,12 +164,12 @@ func FuzzParseStatusCred(f *testing.F) {
 	}
 	f.Add("Uid:\t1\t2\t3\t4\nGid:\t5\t6\t7\t8\nGroups:\t\nCapEff:\tz\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		c, err := ParseStatusCred(s)
+		c, err := parseStatusCred(s)
 		if err != nil && (c.UID != 0 || c.GID != 0 || c.Groups != nil || c.CapEff != 0) {
-			t.Fatalf("ParseStatusCred(%q) = %+v with error %v", s, c, err)
+			t.Fatalf("parseStatusCred(%q) = %+v with error %v", s, c, err)
 		}
 		if err == nil && (c.UID < 0 || c.GID < 0 || slices.ContainsFunc(c.Groups, func(g int) bool { return g < 0 })) {
-			t.Fatalf("ParseStatusCred(%q) = %+v", s, c)
+			t.Fatalf("parseStatusCred(%q) = %+v", s, c)
 		}
 	})
 }
@@ -178,14 +178,14 @@ func FuzzParseDriverConf(f *testing.F) {
 	f.Add("driver rxe\n", "librxe-rdmav34.so")
 	f.Add("# comment\n\ndriver  mlx5 \ndriverx\n", "libmlx5-rdmav.so")
 	f.Fuzz(func(t *testing.T, conf, lib string) {
-		drivers, _ := ParseDriverConf(conf)
+		drivers, _ := parseDriverConf(conf)
 		for _, d := range drivers {
 			if d == "" || strings.ContainsAny(d, "/ \t\n\x00") {
-				t.Fatalf("ParseDriverConf(%q): driver %q", conf, d)
+				t.Fatalf("parseDriverConf(%q): driver %q", conf, d)
 			}
 		}
-		if p := ParseProviderName(lib); p != "" && !strings.HasPrefix(lib, "lib"+p+"-rdmav") {
-			t.Fatalf("ParseProviderName(%q) = %q", lib, p)
+		if p := parseProviderName(lib); p != "" && !strings.HasPrefix(lib, "lib"+p+"-rdmav") {
+			t.Fatalf("parseProviderName(%q) = %q", lib, p)
 		}
 	})
 }

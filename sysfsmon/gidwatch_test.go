@@ -1,10 +1,8 @@
 package sysfsmon
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -45,9 +43,9 @@ func TestGIDWatchRecheck(t *testing.T) {
 	}
 }
 
-// TestPollWithKeepsGIDs: full ticks reuse the GID table while the
+// TestWatchKeepsGIDs: full readings reuse the GID table while the
 // host's addresses stay the same, and read it again once one changes.
-func TestPollWithKeepsGIDs(t *testing.T) {
+func TestWatchKeepsGIDs(t *testing.T) {
 	f := fixture(t, "rxe0")
 	addr := make(chan string, 1)
 	cur := "10.0.2.15/24"
@@ -58,18 +56,10 @@ func TestPollWithKeepsGIDs(t *testing.T) {
 		}
 		return cur, nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var ups []Update
-	for u := range f.PollWith(ctx, PollOptions{Interval: time.Millisecond, FullEvery: 2}) {
-		ups = append(ups, u)
-		if len(ups) == 8 {
-			addr <- "10.0.2.16/24" // read by full tick 8
-		}
-		if len(ups) == 11 {
-			break
-		}
-	}
+	w, clk := watchOn(t, f, WatchOptions{FullEvery: 2})
+	ups := readings(t, w, clk, 8)
+	addr <- "10.0.2.16/24" // read by full reading 8
+	ups = append(ups, more(t, w, clk, 3)...)
 	gids := func(i int) *GID { return &ups[i].Devices[0].Ports[0].GIDs[0] }
 	// Full ticks are 0, 2, 4, ...: 0 and 2 read (settling), 4 and 6 reuse,
 	// 8 sees the change and reads, 10 reads again (settling).

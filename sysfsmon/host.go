@@ -104,12 +104,12 @@ func (f *FS) Host() *Host {
 	h.UverbsABI, h.DriverABIs = f.uverbsABIs(&ws)
 	if s, err := f.read(f.procPath("self/limits")); err != nil {
 		ws.add(f, f.procPath("self/limits"), err)
-	} else if h.MemlockSoft, h.MemlockHard, err = ParseMemlock(s); err != nil {
+	} else if h.MemlockSoft, h.MemlockHard, err = parseMemlock(s); err != nil {
 		ws.add(f, f.procPath("self/limits"), err)
 	}
 	if s, err := f.read(f.procPath("self/status")); err != nil {
 		ws.add(f, f.procPath("self/status"), err)
-	} else if c, err := ParseStatusCred(s); err != nil {
+	} else if c, err := parseStatusCred(s); err != nil {
 		ws.add(f, f.procPath("self/status"), err)
 	} else {
 		h.Cred = &c
@@ -128,7 +128,7 @@ func (f *FS) rdmaModules(ws *warnings) []Module {
 		ws.add(f, path, err)
 		return nil
 	}
-	mods, err := ParseModules(s)
+	mods, err := parseModules(s)
 	if err != nil {
 		ws.add(f, path, err)
 	}
@@ -167,7 +167,7 @@ func (f *FS) rdmaCore(ws *warnings) RDMACore {
 	status := f.rootPath("var/lib/dpkg/status")
 	if s, err := f.read(status); err == nil {
 		for _, pkg := range []string{"rdma-core", "libibverbs1"} {
-			if v := ParseDpkgVersion(s, pkg); v != "" {
+			if v := parseDpkgVersion(s, pkg); v != "" {
 				return RDMACore{Version: v, Source: "dpkg", Detail: pkg}
 			}
 		}
@@ -177,7 +177,7 @@ func (f *FS) rdmaCore(ws *warnings) RDMACore {
 	for _, dir := range rdmaCoreLibDirs {
 		names, _ := f.listDir(f.rootPath(dir))
 		for _, n := range names {
-			if v := ParseLibibverbsName(n); v != "" {
+			if v := parseLibibverbsName(n); v != "" {
 				return RDMACore{Version: v, Source: "file name", Detail: "/" + filepath.ToSlash(filepath.Join(dir, n))}
 			}
 		}

@@ -70,7 +70,7 @@ func (f *FS) Interrupts() (Interrupts, []Warning, error) {
 	if err != nil {
 		return Interrupts{}, nil, fmt.Errorf("sysfsmon: interrupts: %w", err)
 	}
-	in, err := ParseInterrupts(s)
+	in, err := parseInterrupts(s)
 	if len(in.CPUs) == 0 {
 		return Interrupts{}, nil, fmt.Errorf("sysfsmon: interrupts: %s: %w", f.logical(path), err)
 	}
@@ -222,7 +222,7 @@ func (f *FS) readIRQ(ws *warnings, num int, mode, how string, rows map[int]Inter
 			}
 			return ""
 		}
-		cpus, err := ParseCPUList(s)
+		cpus, err := parseCPUList(s)
 		if err != nil {
 			ws.add(f, path, err)
 			return ""
@@ -232,7 +232,7 @@ func (f *FS) readIRQ(ws *warnings, num int, mode, how string, rows map[int]Inter
 	q.Affinity = list("smp_affinity_list")
 	q.Effective = list("effective_affinity_list")
 	if s := f.optional(ws, filepath.Join(dir, "affinity_hint")); s != "" {
-		cpus, err := ParseCPUMask(s)
+		cpus, err := parseCPUMask(s)
 		if err != nil {
 			ws.add(f, filepath.Join(dir, "affinity_hint"), err)
 		}
@@ -257,6 +257,18 @@ type IRQRate struct {
 	PerCPU []float64 `json:"per_cpu_rate"` // per CPU, in IRQSnapshot.CPUs order
 	Rate   float64   `json:"rate"`         // all CPUs together
 	Delta  uint64    `json:"delta"`
+}
+
+// RatesOf picks the device's IRQs out of rates (IRQRates of the whole
+// host), in their order there.
+func (d *DeviceIRQs) RatesOf(rates []IRQRate) []IRQRate {
+	var out []IRQRate
+	for _, r := range rates {
+		if r.Device == d.Device {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // IRQRates compares two IRQ snapshots: for every IRQ of a device in both,

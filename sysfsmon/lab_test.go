@@ -75,7 +75,7 @@ func TestLabHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := ParseLibibverbsName(filepath.Base(target)); h.RDMACore.Version != want || want == "" || h.RDMACore.Source != "file name" {
+	if want := parseLibibverbsName(filepath.Base(target)); h.RDMACore.Version != want || want == "" || h.RDMACore.Source != "file name" {
 		t.Errorf("rdma-core %+v; libibverbs.so.1 -> %s", h.RDMACore, target)
 	}
 	var uverbs *DevNode
@@ -215,7 +215,7 @@ func TestLabPoll(t *testing.T) {
 	pctx, pcancel := context.WithTimeout(ctx, labkit.Run)
 	defer pcancel()
 	var ups []Update
-	for u := range f.Poll(pctx, 500*time.Millisecond) {
+	for u := range f.Watch(pctx, WatchOptions{Interval: 500 * time.Millisecond}).Updates() {
 		ups = append(ups, u)
 		if len(ups) == 3 {
 			pcancel()
@@ -224,10 +224,9 @@ func TestLabPoll(t *testing.T) {
 	if len(ups) < 3 {
 		t.Fatalf("%d updates in %v", len(ups), labkit.Run)
 	}
-	// A tick whose reading overran the interval (the GID tables, under
-	// emulation) is followed by one at the ticker's next beat, so one
-	// interval can be short; two cannot be shorter than two beats.
-	if d := ups[2].Time.Sub(ups[0].Time); d < 900*time.Millisecond {
+	// The pause runs from the end of one reading to the start of the
+	// next: two cannot take less than two pauses.
+	if d := ups[2].Time.Sub(ups[0].Time); d < time.Second {
 		t.Errorf("three updates within %v, at a 500ms interval", d)
 	}
 	// Interval is the time between this update's counters and the
@@ -267,7 +266,7 @@ func TestLabPollWithKeepsFiles(t *testing.T) {
 	pctx, pcancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer pcancel()
 	var ups []Update
-	for u := range f.PollWith(pctx, PollOptions{Interval: 300 * time.Millisecond, FullEvery: 3}) {
+	for u := range f.Watch(pctx, WatchOptions{Interval: 300 * time.Millisecond, FullEvery: 3}).Updates() {
 		ups = append(ups, u)
 		if len(ups) == 8 {
 			break
@@ -316,9 +315,8 @@ func TestLabPollWithKeepsFiles(t *testing.T) {
 			}
 		}
 	}
-	// A tick can follow the one before by a few milliseconds (a ticker
-	// catching up after a slow full reading), so only the whole run must
-	// show the kept files being read afresh.
+	// Only the whole run must show the kept files being read afresh:
+	// two readings can fall between two sends of the pingpong.
 	if len(between) < 4 || between[len(between)-1] <= between[0] {
 		t.Errorf("sent_pkts on the ticks between full readings: %v, want it to grow", between)
 	}

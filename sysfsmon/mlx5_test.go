@@ -2,12 +2,14 @@ package sysfsmon
 
 import (
 	"errors"
-	"github.com/verbscope/verbscope/internal/testtree"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/verbscope/verbscope/internal/testtree"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // testdata/mlx5 is built by make-mlx5.sh: two mlx5 devices and an odd
@@ -18,8 +20,8 @@ func TestMlx5Devices(t *testing.T) {
 		t.Fatal(err)
 	}
 	pkeyFull := []string{"0xffff"}
-	ibPort := func(n, state int, stateName string, phys int, physName, rate string, r Rate, lid uint16, smLID uint16, gid string, pkeys []string, pkeyLen int, gidLen int) Port {
-		a, _ := ParseGID(gid)
+	ibPort := func(n int, state rdma.PortState, stateName string, phys rdma.PhysState, physName, rate string, r Rate, lid uint16, smLID uint16, gid string, pkeys []string, pkeyLen int, gidLen int) Port {
+		a, _ := parseGID(gid)
 		return Port{Device: "mlx5_0", Port: n, State: state, StateName: stateName, PhysState: phys, PhysStateName: physName,
 			RateText: rate, Rate: r, LID: lid, SMLID: smLID, CapMask: 0xa651e848, LinkLayer: "InfiniBand",
 			GIDTableLen: gidLen, GIDs: []GID{{Index: 0, GID: gid, Addr: a.String(), IP: a.String()}},
@@ -258,6 +260,19 @@ func TestCounterRates(t *testing.T) {
 	if _, err := CounterRates(b, a); !errors.Is(err, ErrInterval) {
 		t.Errorf("rates backwards in time: %v, want ErrInterval", err)
 	}
+	// A first reading has values alone, as Update.CounterValues gives.
+	first, err := CounterRates(nil, b)
+	if err != nil || len(first) != len(b.Counters) || first[0].Counter != b.Counters[0] || first[0].Rate != 0 {
+		t.Errorf("CounterRates(nil, b): %d rates (%v), first %+v; want b's %d values", len(first), err, first[0], len(b.Counters))
+	}
+	u := Update{Counters: b}
+	if diff := cmp.Diff(first, u.CounterValues()); diff != "" {
+		t.Errorf("CounterValues of a first reading (-want +got):\n%s", diff)
+	}
+	u.CounterRates = rates
+	if diff := cmp.Diff(rates, u.CounterValues()); diff != "" {
+		t.Errorf("CounterValues with rates (-want +got):\n%s", diff)
+	}
 }
 
 func TestIRQRates(t *testing.T) {
@@ -296,6 +311,17 @@ func TestIRQRates(t *testing.T) {
 	}
 	if len(rates) != 7 {
 		t.Errorf("%d IRQ rates, want one per IRQ (7)", len(rates))
+	}
+	for i := range b.Devices {
+		d := &b.Devices[i]
+		for _, r := range d.RatesOf(rates) {
+			if r.Device != d.Device {
+				t.Errorf("%s's rates hold %s's IRQ %d", d.Device, r.Device, r.IRQ)
+			}
+		}
+		if d.Device == "mlx5_0" && len(d.RatesOf(rates)) != len(d.IRQs) {
+			t.Errorf("mlx5_0: %d rates for %d IRQs", len(d.RatesOf(rates)), len(d.IRQs))
+		}
 	}
 	if _, err := IRQRates(b, a); !errors.Is(err, ErrInterval) {
 		t.Errorf("IRQ rates backwards in time: %v, want ErrInterval", err)

@@ -17,10 +17,10 @@ import (
 // most 8192 on every distribution kernel.
 const maxCPUs = 1 << 16
 
-// ParseState splits a numbered sysfs state such as ports/N/state
+// parseState splits a numbered sysfs state such as ports/N/state
 // ("4: ACTIVE"), ports/N/phys_state ("5: LinkUp") or node_type ("1: CA")
 // into its number and name (Documentation/ABI/stable/sysfs-class-infiniband).
-func ParseState(s string) (int, string, error) {
+func parseState(s string) (int, string, error) {
 	num, name, ok := strings.Cut(strings.TrimSpace(s), ":")
 	if !ok {
 		return 0, "", fmt.Errorf("state %q: want \"N: NAME\"", s)
@@ -46,8 +46,8 @@ type Rate struct {
 	Speed string  `json:"speed"`     // per-lane signalling: "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR"; "" when not printed
 }
 
-// ParseRate parses ports/N/rate ("10 Gb/sec (1X FDR10)", "2.5 Gb/sec (1X)").
-func ParseRate(s string) (Rate, error) {
+// parseRate parses ports/N/rate ("10 Gb/sec (1X FDR10)", "2.5 Gb/sec (1X)").
+func parseRate(s string) (Rate, error) {
 	s = strings.TrimSpace(s)
 	num, rest, ok := strings.Cut(s, " Gb/sec (")
 	if !ok || !strings.HasSuffix(rest, ")") {
@@ -72,9 +72,9 @@ func ParseRate(s string) (Rate, error) {
 	return r, nil
 }
 
-// ParseGID parses a GID as sysfs prints it in ports/N/gids/I: eight groups
+// parseGID parses a GID as sysfs prints it in ports/N/gids/I: eight groups
 // of four hex digits, "fe80:0000:0000:0000:bc8a:ccff:fe52:0a47".
-func ParseGID(s string) (netip.Addr, error) {
+func parseGID(s string) (netip.Addr, error) {
 	s = strings.TrimSpace(s)
 	groups := strings.Split(s, ":")
 	if len(groups) != 8 {
@@ -94,10 +94,10 @@ func ParseGID(s string) (netip.Addr, error) {
 	return netip.AddrFrom16(b), nil
 }
 
-// ParseCPUList parses a CPU list such as /proc/irq/N/smp_affinity_list or
+// parseCPUList parses a CPU list such as /proc/irq/N/smp_affinity_list or
 // effective_affinity_list ("0-3,8"; Documentation/core-api/irq/
 // irq-affinity.rst, the "%*pbl" format). An empty list is no CPUs.
-func ParseCPUList(s string) ([]int, error) {
+func parseCPUList(s string) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil
@@ -136,11 +136,11 @@ func cpuNumber(s string) (int, error) {
 	return n, nil
 }
 
-// ParseCPUMask parses a hex CPU mask such as /proc/irq/N/smp_affinity or
+// parseCPUMask parses a hex CPU mask such as /proc/irq/N/smp_affinity or
 // affinity_hint: comma-separated 32-bit words, most significant first
 // ("ff,00000001" is CPUs 0 and 32-39; Documentation/core-api/irq/
 // irq-affinity.rst). It returns the CPUs set, lowest first.
-func ParseCPUMask(s string) ([]int, error) {
+func parseCPUMask(s string) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, errors.New("cpu mask: empty")
@@ -170,7 +170,7 @@ func ParseCPUMask(s string) ([]int, error) {
 }
 
 // FormatCPUList prints CPUs as the kernel's lists do ("0-3,8"), the
-// inverse of ParseCPUList for sorted input.
+// inverse of parseCPUList for sorted input.
 func FormatCPUList(cpus []int) string {
 	var b strings.Builder
 	for i := 0; i < len(cpus); {

@@ -24,9 +24,9 @@ func TestParseState(t *testing.T) {
 		{"-1: DOWN", 0, "", false},
 		{"", 0, "", false},
 	} {
-		n, name, err := ParseState(tc.in)
+		n, name, err := parseState(tc.in)
 		if (err == nil) != tc.ok || n != tc.num || name != tc.name {
-			t.Errorf("ParseState(%q) = %d, %q, %v; want %d, %q, ok=%v", tc.in, n, name, err, tc.num, tc.name, tc.ok)
+			t.Errorf("parseState(%q) = %d, %q, %v; want %d, %q, ok=%v", tc.in, n, name, err, tc.num, tc.name, tc.ok)
 		}
 	}
 }
@@ -51,9 +51,9 @@ func TestParseRate(t *testing.T) {
 		{"NaN Gb/sec (1X)", Rate{}, false},
 		{"-1 Gb/sec (1X)", Rate{}, false},
 	} {
-		got, err := ParseRate(tc.in)
+		got, err := parseRate(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("ParseRate(%q) = %+v, %v; want %+v, ok=%v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("parseRate(%q) = %+v, %v; want %+v, ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }
@@ -69,13 +69,13 @@ func TestParseGID(t *testing.T) {
 		{"fe80:0000:0000:0000:bc8a:ccff:fe52:0a4g", ""},
 		{"+e80:0000:0000:0000:bc8a:ccff:fe52:0a47", ""},
 	} {
-		a, err := ParseGID(tc.in)
+		a, err := parseGID(tc.in)
 		got := ""
 		if err == nil {
 			got = a.String()
 		}
 		if got != tc.want {
-			t.Errorf("ParseGID(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			t.Errorf("parseGID(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
 }
@@ -97,9 +97,9 @@ func TestParseCPUListAndMask(t *testing.T) {
 		{"0-4294967295", nil, false},
 		{"-1", nil, false},
 	} {
-		got, err := ParseCPUList(tc.in)
+		got, err := parseCPUList(tc.in)
 		if (err == nil) != tc.ok || !cmp.Equal(got, tc.want) {
-			t.Errorf("ParseCPUList(%q) = %v, %v; want %v, ok=%v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("parseCPUList(%q) = %v, %v; want %v, ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
 		if tc.ok {
 			if s := FormatCPUList(got); s != strings.TrimSpace(tc.in) {
@@ -121,9 +121,9 @@ func TestParseCPUListAndMask(t *testing.T) {
 		{"123456789", nil, false},
 		{"1,,1", nil, false},
 	} {
-		got, err := ParseCPUMask(tc.in)
+		got, err := parseCPUMask(tc.in)
 		if (err == nil) != tc.ok || !cmp.Equal(got, tc.want) {
-			t.Errorf("ParseCPUMask(%q) = %v, %v; want %v, ok=%v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("parseCPUMask(%q) = %v, %v; want %v, ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }
@@ -154,7 +154,7 @@ NMI:          0          0   Non-maskable interrupts
 ERR:          0
 not a row
 `
-	got, err := ParseInterrupts(in)
+	got, err := parseInterrupts(in)
 	want := Interrupts{CPUs: []int{0, 1}, Lines: []InterruptLine{
 		{IRQ: "0", Num: 0, Counts: []uint64{105, 0}, Chip: "IO-APIC", HWIRQ: "2-edge", Name: "timer"},
 		{IRQ: "25", Num: 25, Counts: []uint64{47980, 1}, Chip: "PCI-MSI", HWIRQ: "49153-edge", Name: "virtio0-input.0"},
@@ -165,7 +165,7 @@ not a row
 		{IRQ: "ERR", Num: -1, Counts: []uint64{0}},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ParseInterrupts (-want +got):\n%s", diff)
+		t.Errorf("parseInterrupts (-want +got):\n%s", diff)
 	}
 	if err == nil || !strings.Contains(err.Error(), `line 9: "not a row"`) {
 		t.Errorf("error for the odd row: %v", err)
@@ -174,14 +174,14 @@ not a row
 		t.Errorf("Total = %d", got.Lines[1].Total())
 	}
 	for _, bad := range []string{"", "garbage", "CPU0 CPUx\n", "  \n 0: 1\n"} {
-		if _, err := ParseInterrupts(bad); err == nil {
-			t.Errorf("ParseInterrupts(%q): no error", bad)
+		if _, err := parseInterrupts(bad); err == nil {
+			t.Errorf("parseInterrupts(%q): no error", bad)
 		}
 	}
 }
 
 func TestParseModules(t *testing.T) {
-	got, err := ParseModules(`ib_core 442368 7 rdma_ucm,ib_uverbs, Live 0xffffffffc0206000
+	got, err := parseModules(`ib_core 442368 7 rdma_ucm,ib_uverbs, Live 0xffffffffc0206000
 mlx5_core 2113536 1 mlx5_ib, Live 0xffffffffc0800000 (OE)
 veth 36864 0 - Live 0xffffffffc0354000
 nounload 100 - - Unloading 0x0
@@ -195,7 +195,7 @@ bad x 1 - Live 0x0
 		{Name: "nounload", Size: 100, Refs: -1, State: "Unloading"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ParseModules (-want +got):\n%s", diff)
+		t.Errorf("parseModules (-want +got):\n%s", diff)
 	}
 	if err == nil || !strings.Contains(err.Error(), "line 5") || !strings.Contains(err.Error(), "line 6") {
 		t.Errorf("errors for the two bad lines: %v", err)
@@ -214,9 +214,9 @@ func TestParseMemlock(t *testing.T) {
 		{"Max locked memory         lots  lots bytes", Limit{}, Limit{}, false},
 		{"Max open files 1024 4096 files", Limit{}, Limit{}, false},
 	} {
-		soft, hard, err := ParseMemlock(tc.in)
+		soft, hard, err := parseMemlock(tc.in)
 		if (err == nil) != tc.ok || soft != tc.soft || hard != tc.hard {
-			t.Errorf("ParseMemlock(%q) = %v, %v, %v; want %v, %v, ok=%v", tc.in, soft, hard, err, tc.soft, tc.hard, tc.ok)
+			t.Errorf("parseMemlock(%q) = %v, %v, %v; want %v, %v, ok=%v", tc.in, soft, hard, err, tc.soft, tc.hard, tc.ok)
 		}
 	}
 	if s := (Limit{Unlimited: true}).String() + " " + (Limit{Value: 5}).String(); s != "unlimited 5" {
@@ -227,16 +227,16 @@ func TestParseMemlock(t *testing.T) {
 func TestParseDpkgAndLibName(t *testing.T) {
 	status := "Package: rdma-core\nStatus: install ok installed\nDescription: x\n more: y\nVersion: 44.0-2\n\nPackage: libibverbs1\nStatus: deinstall ok config-files\nVersion: 1\n"
 	for pkg, want := range map[string]string{"rdma-core": "44.0-2", "libibverbs1": "", "nope": ""} {
-		if got := ParseDpkgVersion(status, pkg); got != want {
-			t.Errorf("ParseDpkgVersion(%s) = %q, want %q", pkg, got, want)
+		if got := parseDpkgVersion(status, pkg); got != want {
+			t.Errorf("parseDpkgVersion(%s) = %q, want %q", pkg, got, want)
 		}
 	}
 	for name, want := range map[string]string{
 		"libibverbs.so.1.14.44.0": "44.0", "libibverbs.so.1.14.50.1": "50.1", "libibverbs.so.1": "",
 		"libibverbs.so.1.14": "", "libibverbs.so.1.x.44.0": "", "librdmacm.so.1.3.44.0": "",
 	} {
-		if got := ParseLibibverbsName(name); got != want {
-			t.Errorf("ParseLibibverbsName(%q) = %q, want %q", name, got, want)
+		if got := parseLibibverbsName(name); got != want {
+			t.Errorf("parseLibibverbsName(%q) = %q, want %q", name, got, want)
 		}
 	}
 }

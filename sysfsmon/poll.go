@@ -1,14 +1,15 @@
 package sysfsmon
 
 import (
+	"cmp"
 	"context"
 	"time"
 )
 
-// Update is one tick of Poll: a snapshot of the devices, their counters
-// and their IRQs (the files of Documentation/ABI/stable/
+// Update is one reading of a Watcher: a snapshot of the devices, their
+// counters and their IRQs (the files of Documentation/ABI/stable/
 // sysfs-class-infiniband and /proc/interrupts), and what changed since
-// the previous tick.
+// the previous reading.
 type Update struct {
 	Seq  int       // 0 for the first update, then 1, 2...
 	Time time.Time // when the counters were read
@@ -26,141 +27,137 @@ type Update struct {
 	// next full tick's rates compare with.
 	lastIRQs *IRQSnapshot
 	// Err is a failure of a whole read (no /sys/class/infiniband, no
-	// /proc/interrupts); the parts that could be read are still filled
-	// in, and polling goes on: a driver loaded later shows up.
-	Err error
+	// /proc/interrupts): the first of CountersErr, DevicesErr and
+	// IRQsErr. The parts that could be read are still filled in, and
+	// watching goes on: a driver loaded later shows up.
+	Err                              error
+	CountersErr, DevicesErr, IRQsErr error
+	// CountersTook and DevicesTook are how long this reading's counters
+	// and devices took to read (the exporter reports them).
+	CountersTook, DevicesTook time.Duration
 }
 
-// MinPollInterval is the shortest interval Poll accepts; shorter ones
-// are raised to it (reading every GID file of every port is not free).
+// CounterValues are the reading's counters with their rates: its
+// CounterRates, or on the first reading, which has none, the values
+// alone.
+func (u *Update) CounterValues() []CounterRate {
+	if u.CounterRates != nil || u.Counters == nil {
+		return u.CounterRates
+	}
+	rates, _ := CounterRates(nil, u.Counters)
+	return rates
+}
+
+// MinPollInterval is the shortest interval a Watcher accepts; shorter
+// ones are raised to it (reading every GID file of every port is not
+// free).
 const MinPollInterval = 10 * time.Millisecond
 
-// PollOptions tune PollWith.
+// PollOptions tune PollWith: WatchOptions' Interval and FullEvery.
 type PollOptions struct {
-	// Interval is the time between ticks (at least MinPollInterval).
-	Interval time.Duration
-	// FullEvery reads the whole tree (devices with their GID and P_Key
-	// tables, and the IRQs) every FullEvery ticks; the ticks between
-	// re-read the port states (RefreshPorts) and the counters, and keep
-	// the IRQ reading and its rates of the last full tick. A full tick
-	// reads a port's GID table only when the port's state or one of the
-	// host's interface addresses changed (for the two full ticks after),
-	// or every 30th full tick. 0 or 1 reads everything every tick, as
-	// Poll does.
+	Interval  time.Duration
 	FullEvery int
 }
 
-// Poll reads the devices, counters and IRQs now and then every interval,
-// and sends each reading with its deltas on the returned channel. The
-// channel is closed when ctx ends. A reader that falls behind makes Poll
-// skip ticks (time.Ticker drops them) rather than queue stale snapshots;
-// rates always use the real time between the two readings compared.
-func (f *FS) Poll(ctx context.Context, interval time.Duration) <-chan Update {
-	return f.PollWith(ctx, PollOptions{Interval: interval})
-}
-
-// PollWith is Poll with a cheaper cadence for what rarely changes: the
-// dashboard reads counters and port states every second and the GID
-// tables and IRQs every few seconds.
+// PollWith is Watch seen through its channel alone, for a reader that
+// needs none of the controls: it ends with ctx. (The dashboard's relay
+// calls it until it holds a Watcher.)
 func (f *FS) PollWith(ctx context.Context, o PollOptions) <-chan Update {
-	interval := max(o.Interval, MinPollInterval)
-	every := max(o.FullEvery, 1)
-	ch := make(chan Update)
-	go func() {
-		defer close(ch)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		var prev *Update
-		gw := gidWatch{addrs: f.addrs}
-		cf := newCounterFiles()
-		defer cf.close()
-		for seq := 0; ; seq++ {
-			full := prev == nil || seq%every == 0
-			var keep []Device
-			if full && every > 1 && !gw.fresh() {
-				keep = prev.Devices
-			}
-			cf.startTick(full)
-			u := f.pollOnce(seq, prev, full, keep, cf)
-			select {
-			case ch <- u:
-			case <-ctx.Done():
-				return
-			}
-			prev = &u
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return ch
+	return f.Watch(ctx, WatchOptions{Interval: max(o.Interval, MinPollInterval), FullEvery: o.FullEvery}).Updates()
 }
 
-// pollOnce takes one reading and compares it with prev; a full reading
-// keeps the GID tables of keep's ports whose state did not move; the
-// counters are read through cf's kept files.
-func (f *FS) pollOnce(seq int, prev *Update, full bool, keep []Device, cf *counterFiles) Update {
-	u := Update{Seq: seq}
-	var err error
-	if !full {
-		return f.pollStates(u, prev, cf)
+// reader takes a Watcher's readings: it keeps what one reading leaves
+// the next (the previous Update, the counter files, the GID watch).
+type reader struct {
+	f      *FS
+	every  int
+	noIRQs bool
+	cf     *counterFiles
+	gw     gidWatch
+	prev   *Update
+	seq    int
+}
+
+func newReader(f *FS, every int, noIRQs bool) *reader {
+	return &reader{f: f, every: max(every, 1), noIRQs: noIRQs, cf: newCounterFiles(), gw: gidWatch{addrs: f.addrs}}
+}
+
+// next takes the next reading and compares it with the one before.
+func (r *reader) next() Update {
+	full := r.prev == nil || r.seq%r.every == 0
+	var keep []Device
+	if full && r.every > 1 && !r.gw.fresh() {
+		keep = r.prev.Devices
 	}
+	r.cf.startTick(full)
+	u := Update{Seq: r.seq}
+	if full {
+		r.full(&u, keep)
+	} else {
+		r.states(&u)
+	}
+	u.Err = cmp.Or(u.CountersErr, u.DevicesErr, u.IRQsErr)
+	r.prev = &u
+	r.seq++
+	return u
+}
+
+func (r *reader) close() { r.cf.close() }
+
+// full reads everything; a port's GID table comes from keep's when its
+// state did not move (keep is nil when the tables must be read).
+func (r *reader) full(u *Update, keep []Device) {
 	// The counters and IRQs first, at the tick: the devices' reading
 	// (GID tables) can take most of a second under emulation, and
 	// reading the counters after it made the windows of their rates
 	// swing with it.
-	var cerr, ierr, derr error
-	u.Counters, cerr = f.counters(cf)
-	u.IRQs, ierr = f.IRQs()
-	u.Devices, derr = f.devices(keep)
-	switch {
-	case cerr != nil:
-		u.Err = cerr
-	case derr != nil:
-		u.Err = derr
-	case ierr != nil:
-		u.Err = ierr
+	r.counters(u)
+	if !r.noIRQs {
+		u.IRQs, u.IRQsErr = r.f.IRQs()
 	}
-	if cerr == nil {
-		u.Time = u.Counters.Time
-	}
-	if prev == nil {
-		u.lastIRQs = u.IRQs
-		return u
-	}
-	if prev.Counters != nil && u.Counters != nil {
-		u.Interval = u.Counters.Time.Sub(prev.Counters.Time)
-		if u.CounterRates, err = CounterRates(prev.Counters, u.Counters); err != nil && u.Err == nil {
-			u.Err = err
-		}
-	}
-	if last := prev.lastIRQs; last != nil && u.IRQs != nil {
-		if u.IRQRates, err = IRQRates(last, u.IRQs); err != nil && u.Err == nil {
-			u.Err = err
-		}
-	}
+	t0 := time.Now()
+	u.Devices, u.DevicesErr = r.f.devices(keep)
+	u.DevicesTook = time.Since(t0)
 	u.lastIRQs = u.IRQs
-	return u
+	if last := r.lastIRQs(); last != nil && u.IRQs != nil {
+		var err error
+		if u.IRQRates, err = IRQRates(last, u.IRQs); err != nil && u.IRQsErr == nil {
+			u.IRQsErr = err
+		}
+	}
 }
 
-// pollStates is a tick between two full readings: port states and
-// counters afresh, the rest as the last full tick read it.
-func (f *FS) pollStates(u Update, prev *Update, cf *counterFiles) Update {
-	u.Devices = f.RefreshPorts(prev.Devices)
-	u.IRQs, u.IRQRates, u.lastIRQs = prev.IRQs, prev.IRQRates, prev.lastIRQs
-	var err error
-	if u.Counters, err = f.counters(cf); err != nil {
-		u.Err = err
-	} else {
+// states is a reading between two full ones: port states and counters
+// afresh, the rest as the last full reading read it.
+func (r *reader) states(u *Update) {
+	t0 := time.Now()
+	u.Devices = r.f.RefreshPorts(r.prev.Devices)
+	u.DevicesTook = time.Since(t0)
+	u.IRQs, u.IRQRates, u.lastIRQs = r.prev.IRQs, r.prev.IRQRates, r.prev.lastIRQs
+	r.counters(u)
+}
+
+// counters reads the counters and their rates against the previous
+// reading's.
+func (r *reader) counters(u *Update) {
+	t0 := time.Now()
+	u.Counters, u.CountersErr = r.f.counters(r.cf)
+	u.CountersTook = time.Since(t0)
+	if u.CountersErr == nil {
 		u.Time = u.Counters.Time
 	}
-	if prev.Counters != nil && u.Counters != nil {
-		u.Interval = u.Counters.Time.Sub(prev.Counters.Time)
-		if u.CounterRates, err = CounterRates(prev.Counters, u.Counters); err != nil && u.Err == nil {
-			u.Err = err
+	if p := r.prev; p != nil && p.Counters != nil && u.Counters != nil {
+		u.Interval = u.Counters.Time.Sub(p.Counters.Time)
+		var err error
+		if u.CounterRates, err = CounterRates(p.Counters, u.Counters); err != nil && u.CountersErr == nil {
+			u.CountersErr = err
 		}
 	}
-	return u
+}
+
+func (r *reader) lastIRQs() *IRQSnapshot {
+	if r.prev == nil {
+		return nil
+	}
+	return r.prev.lastIRQs
 }

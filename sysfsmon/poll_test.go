@@ -1,7 +1,6 @@
 package sysfsmon
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -9,11 +8,11 @@ import (
 	"time"
 )
 
-// The poller sends a first reading without rates, then readings with
-// deltas against the one before, and closes its channel when ctx ends.
+// The watcher sends a first reading without rates, then readings with
+// deltas against the one before.
 // sent_pkts is played by a readFile that adds 200 per reading, and the
 // clock ticks 1 s per snapshot (2 s per update: counters and IRQs).
-func TestPoll(t *testing.T) {
+func TestWatchRates(t *testing.T) {
 	f := fixture(t, "rxe0")
 	read := f.readFile
 	n := 0
@@ -24,17 +23,8 @@ func TestPoll(t *testing.T) {
 		}
 		return read(name)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch := f.Poll(ctx, time.Millisecond) // raised to MinPollInterval
-	var ups []Update
-	for u := range ch {
-		ups = append(ups, u)
-		if len(ups) == 3 {
-			cancel()
-			break
-		}
-	}
+	w, clk := watchOn(t, f, WatchOptions{})
+	ups := readings(t, w, clk, 3)
 	for i, u := range ups {
 		if u.Seq != i || u.Err != nil || len(u.Devices) != 1 || u.Counters == nil || u.IRQs == nil {
 			t.Fatalf("update %d: seq %d err %v devices %d", i, u.Seq, u.Err, len(u.Devices))
@@ -59,22 +49,13 @@ func TestPoll(t *testing.T) {
 			t.Errorf("update %d: sent_pkts rate %+v, want delta 200 at 100/s", u.Seq, sent)
 		}
 	}
-	// The channel closes once ctx is done.
-	select {
-	case _, ok := <-ch:
-		for ok {
-			_, ok = <-ch
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Poll's channel still open 5 s after cancel")
-	}
 }
 
-// PollWith reads the GID tables and IRQs only on full ticks, and the
+// A Watcher reads the GID tables and IRQs only on full readings, and the
 // port states and counters on every one: the port goes down after the
 // first reading and shows DOWN at the next tick, while the GIDs between
 // full ticks are the last full reading's.
-func TestPollWithFullEvery(t *testing.T) {
+func TestWatchFullEvery(t *testing.T) {
 	f := fixture(t, "rxe0")
 	read := f.readFile
 	var stateReads atomic.Int32
@@ -84,16 +65,8 @@ func TestPollWithFullEvery(t *testing.T) {
 		}
 		return read(name)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var ups []Update
-	for u := range f.PollWith(ctx, PollOptions{Interval: time.Millisecond, FullEvery: 3}) {
-		ups = append(ups, u)
-		if len(ups) == 4 {
-			cancel()
-			break
-		}
-	}
+	w, clk := watchOn(t, f, WatchOptions{FullEvery: 3})
+	ups := readings(t, w, clk, 4)
 	gids := func(i int) *GID { return &ups[i].Devices[0].Ports[0].GIDs[0] }
 	if st := ups[0].Devices[0].Ports[0].StateName; st != "ACTIVE" {
 		t.Errorf("tick 0: port %s, want ACTIVE", st)

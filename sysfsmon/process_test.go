@@ -26,17 +26,17 @@ func TestParseStatusCred(t *testing.T) {
 		{in: "Uid:\t1\t2\t3\t4\nGid:\t0\t0\t0\t0\nCapEff:\tfoo\n", err: `status: CapEff: strconv.ParseUint: parsing "foo": invalid syntax`},
 		{in: "Uid:\t-1\t2\t3\t4\nGid:\t0\t0\t0\t0\n", err: `status: Uid: "-1" is not an id`},
 	} {
-		got, err := ParseStatusCred(c.in)
+		got, err := parseStatusCred(c.in)
 		if c.err != "" {
 			if err == nil || err.Error() != c.err {
-				t.Errorf("ParseStatusCred(%q): %v, want error %q", c.in, err, c.err)
+				t.Errorf("parseStatusCred(%q): %v, want error %q", c.in, err, c.err)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("ParseStatusCred(%q): %v", c.in, err)
+			t.Errorf("parseStatusCred(%q): %v", c.in, err)
 		} else if diff := cmp.Diff(c.want, got); diff != "" {
-			t.Errorf("ParseStatusCred(%q) (-want +got):\n%s", c.in, diff)
+			t.Errorf("parseStatusCred(%q) (-want +got):\n%s", c.in, diff)
 		}
 	}
 	c := Cred{UID: 1000, GID: 1000, Groups: []int{27}, CapEff: 1 << CapIPCLock}
@@ -46,7 +46,7 @@ func TestParseStatusCred(t *testing.T) {
 }
 
 func TestParseDriverConf(t *testing.T) {
-	got, err := ParseDriverConf("# rdma-core\ndriver rxe\n\n  driver\tmlx5  \ndriver a b\nprovider x\ndriver ../evil\n")
+	got, err := parseDriverConf("# rdma-core\ndriver rxe\n\n  driver\tmlx5  \ndriver a b\nprovider x\ndriver ../evil\n")
 	if want := []string{"rxe", "mlx5"}; !cmp.Equal(got, want) {
 		t.Errorf("drivers %q, want %q", got, want)
 	}
@@ -58,8 +58,8 @@ func TestParseDriverConf(t *testing.T) {
 		"librxe-rdmav34.so": "rxe", "libmlx5-rdmav34.so": "mlx5", "libbnxt_re-rdmav25.so": "bnxt_re",
 		"librxe-rdmav34.so.1": "", "librxe.so": "", "rxe-rdmav34.so": "", "lib-rdmav34.so": "", "librxe-rdmavX.so": "", "librxe-rdmav.so": "",
 	} {
-		if got := ParseProviderName(name); got != want {
-			t.Errorf("ParseProviderName(%q) = %q, want %q", name, got, want)
+		if got := parseProviderName(name); got != want {
+			t.Errorf("parseProviderName(%q) = %q, want %q", name, got, want)
 		}
 	}
 }

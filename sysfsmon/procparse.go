@@ -34,11 +34,11 @@ func (l InterruptLine) Total() uint64 {
 	return t
 }
 
-// ParseInterrupts parses /proc/interrupts. Rows it cannot read are left
+// parseInterrupts parses /proc/interrupts. Rows it cannot read are left
 // out and named in the returned error while the rest is returned, so one
 // odd row (architectures print a few) never hides the device's IRQs. A
 // file without the CPU header is an error with no result.
-func ParseInterrupts(data string) (Interrupts, error) {
+func parseInterrupts(data string) (Interrupts, error) {
 	lines := strings.Split(data, "\n")
 	var in Interrupts
 	for _, f := range strings.Fields(lines[0]) {
@@ -128,10 +128,10 @@ type Module struct {
 	State  string   `json:"state"`    // Live, Loading or Unloading
 }
 
-// ParseModules parses /proc/modules: "name size refcount used,by, state
+// parseModules parses /proc/modules: "name size refcount used,by, state
 // address [taints]". Lines it cannot read are named in the error, the rest
 // returned.
-func ParseModules(data string) ([]Module, error) {
+func parseModules(data string) ([]Module, error) {
 	var mods []Module
 	var bad []error
 	for i, line := range strings.Split(data, "\n") {
@@ -180,11 +180,11 @@ func (l Limit) String() string {
 	return strconv.FormatUint(l.Value, 10)
 }
 
-// ParseMemlock finds "Max locked memory" (RLIMIT_MEMLOCK, getrlimit(2)) in
+// parseMemlock finds "Max locked memory" (RLIMIT_MEMLOCK, getrlimit(2)) in
 // /proc/PID/limits and returns its soft and hard limits in bytes. It reads
 // both: procfs's Limits only keeps the soft one, and the fix for a too
 // small limit depends on the hard one.
-func ParseMemlock(data string) (soft, hard Limit, err error) {
+func parseMemlock(data string) (soft, hard Limit, err error) {
 	for _, line := range strings.Split(data, "\n") {
 		rest, ok := strings.CutPrefix(line, "Max locked memory")
 		if !ok {
@@ -216,10 +216,10 @@ func parseLimit(s string) (Limit, error) {
 	return Limit{Value: v}, nil
 }
 
-// ParseDpkgVersion returns the version of an installed package from dpkg's
+// parseDpkgVersion returns the version of an installed package from dpkg's
 // status database (/var/lib/dpkg/status, deb822 paragraphs; dpkg(1)), or
 // "" when pkg is not installed.
-func ParseDpkgVersion(data, pkg string) string {
+func parseDpkgVersion(data, pkg string) string {
 	for para := range strings.SplitSeq(data, "\n\n") {
 		var name, status, version string
 		for line := range strings.SplitSeq(para, "\n") {
@@ -243,10 +243,10 @@ func ParseDpkgVersion(data, pkg string) string {
 	return ""
 }
 
-// ParseLibibverbsName returns the rdma-core release a libibverbs file name
+// parseLibibverbsName returns the rdma-core release a libibverbs file name
 // carries: rdma-core installs libibverbs.so.1.<ABI minor>.<release>, so
 // "libibverbs.so.1.14.44.0" is rdma-core 44.0. Other names give "".
-func ParseLibibverbsName(name string) string {
+func parseLibibverbsName(name string) string {
 	rest, ok := strings.CutPrefix(name, "libibverbs.so.1.")
 	if !ok {
 		return ""

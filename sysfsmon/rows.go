@@ -258,7 +258,7 @@ func (d *DeviceIRQs) Row(cpus []int, compVectors *int, rates []IRQRate) view.Row
 // per second of rates (IRQRates). Each identity is the IRQ number.
 func (d *DeviceIRQs) IRQRows(cpus []int, rates []IRQRate, withRates bool) []view.Row {
 	byIRQ := map[int]IRQRate{}
-	for _, r := range rates {
+	for _, r := range d.RatesOf(rates) {
 		byIRQ[r.IRQ] = r
 	}
 	rows := make([]view.Row, 0, len(d.IRQs))

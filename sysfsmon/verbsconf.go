@@ -70,7 +70,7 @@ func (f *FS) verbsConf(ws *warnings) VerbsConf {
 			ws.add(f, path, err)
 			continue
 		}
-		drivers, err := ParseDriverConf(s)
+		drivers, err := parseDriverConf(s)
 		if err != nil {
 			ws.add(f, path, err)
 		}
@@ -82,7 +82,7 @@ func (f *FS) verbsConf(ws *warnings) VerbsConf {
 		pdir := f.rootPath(d, "libibverbs")
 		libs, _ := f.listDir(pdir)
 		for _, l := range libs {
-			if p := ParseProviderName(l); p != "" && !slices.Contains(c.Providers, p) {
+			if p := parseProviderName(l); p != "" && !slices.Contains(c.Providers, p) {
 				c.Providers = append(c.Providers, p)
 			}
 		}
@@ -95,10 +95,10 @@ func (f *FS) verbsConf(ws *warnings) VerbsConf {
 	return c
 }
 
-// ParseDriverConf reads one file of /etc/libibverbs.d: "driver NAME"
+// parseDriverConf reads one file of /etc/libibverbs.d: "driver NAME"
 // lines, blank lines and # comments. Other lines are named in the error;
 // the drivers found are returned either way.
-func ParseDriverConf(data string) ([]string, error) {
+func parseDriverConf(data string) ([]string, error) {
 	var out []string
 	var bad []error
 	for i, line := range strings.Split(data, "\n") {
@@ -116,10 +116,10 @@ func ParseDriverConf(data string) ([]string, error) {
 	return out, errors.Join(bad...)
 }
 
-// ParseProviderName returns the provider a library file name in
+// parseProviderName returns the provider a library file name in
 // libibverbs' provider folder carries: "librxe-rdmav34.so" is "rxe". Other
 // names give "".
-func ParseProviderName(file string) string {
+func parseProviderName(file string) string {
 	rest, ok := strings.CutPrefix(file, "lib")
 	if !ok {
 		return ""

@@ -116,7 +116,7 @@ func (m *Model) qpDetail(row Row) []string {
 	if q != nil {
 		state := q.State.String()
 		slot := themes.SlotOK
-		if q.State == rdma.QPStateErr || q.State == rdma.QPStateSQE {
+		if q.State.Failed() {
 			slot = themes.SlotError
 		}
 		field("state", th.Render(slot, state)+"  type "+q.Type.String()+"  link "+q.DevName+"/"+itoa(int(q.Port)))

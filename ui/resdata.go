@@ -155,7 +155,7 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 		row.Ours = st.PID != 0 && o.HasPID() && int(pid) == st.PID
 		if qp != nil {
 			d.qpStates[qp.State.String()]++
-			if qp.State == rdma.QPStateErr || qp.State == rdma.QPStateSQE {
+			if qp.State.Failed() {
 				row.Mark = MarkError
 			}
 			if name, ok := ourQPs[qp.LQPN]; ok && row.Ours {
@@ -242,7 +242,7 @@ func (p *pump) record(f inspect.Frame, now time.Time) {
 	}
 	for _, c := range u.StateChanges {
 		mark := MarkChanged
-		if c.To == rdma.QPStateErr || c.To == rdma.QPStateSQE {
+		if c.To.Failed() {
 			mark = MarkError
 		}
 		add("state", mark, c.Key, 0, "", c.From.String()+"→"+c.To.String())

@@ -9,9 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/internal/syncio"
 )
 
 // Env returns a variable the lab's /init sets (LAB_DEV, LAB_GID_INDEX,
@@ -28,35 +29,16 @@ func Env(t testing.TB, name string) string {
 // Proc is a program running in the background for a test.
 type Proc struct {
 	cmd  *exec.Cmd
-	out  *lockedBuffer
+	out  *syncio.Buffer // stdout and stderr share it
 	done chan struct{}
 	err  error
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends to the buffer; the program's stdout and stderr share it.
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// String returns what the program printed so far.
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // Start runs a program in the background; the test's cleanup kills it if
 // it is still running.
 func Start(t testing.TB, name string, args ...string) *Proc {
 	t.Helper()
-	p := &Proc{cmd: exec.Command(name, args...), out: &lockedBuffer{}, done: make(chan struct{})}
+	p := &Proc{cmd: exec.Command(name, args...), out: syncio.NewBuffer(), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)

@@ -1,4 +1,4 @@
-package cli
+package lab
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The demo's pair loop gets --dev and the environment's values as
+// The demo's pair loop gets the device, GID index and address as
 // arguments: shell syntax in them stays text. A stand-in ibv_rc_pingpong
 // records what it was given.
 func TestDemoPairLoopArguments(t *testing.T) {
@@ -56,7 +56,7 @@ func TestDemoPairLoopArguments(t *testing.T) {
 }
 
 func TestDemoRefusesDeviceWords(t *testing.T) {
-	if _, err := startDemo(context.Background(), "rxe0; modify qp1 rts"); err == nil || !strings.Contains(err.Error(), "a device name is") {
-		t.Errorf("startDemo with a ';' in --dev: %v", err)
+	if _, _, err := StartDemo(context.Background(), DemoOptions{Dev: "rxe0; modify qp1 rts"}); err == nil || !strings.Contains(err.Error(), "a device name is") {
+		t.Errorf("StartDemo with a ';' in the device: %v", err)
 	}
 }

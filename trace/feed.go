@@ -1,0 +1,81 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+)
+
+// FeedOptions configure FeedModifies; the zero value works.
+type FeedOptions struct {
+	// Env gives rdma.Check the device's facts for a failed modify
+	// (Options.Env).
+	Env EnvFunc
+	// Latency is how late a modify may arrive (Options.Latency): a
+	// reader that looks once every refresh passes its interval.
+	Latency time.Duration
+	// Warn hears what trace has to say, without a "trace: " of its own:
+	// programs that attached later, when ib_core loaded, and why
+	// nothing is traced (no CAP_BPF and CAP_PERFMON, no BTF). Nil:
+	// silence.
+	Warn func(string)
+	// Ready, when set, is told how many programs attached once loading
+	// is done.
+	Ready func(programs int)
+}
+
+// FeedModifies traces every process's QP modifies from the kernel for
+// the inspector's Tracker, so that QP histories carry the attributes
+// each transition set and the modifies that failed: the bridge behind
+// the dashboard's and the exporter's histories. It loads only the QP
+// programs (GroupQP), and loading still takes seconds (tens under
+// emulation), so it runs in the background; without the privileges or
+// BTF it says so through Warn, and the inspector works as before, with
+// states only.
+//
+// The reader puts each modify on the returned queue, which never makes
+// it wait (inspect.ModifyQueue says why a queue, not a channel), and
+// keeps the queue's status: loading, up (once a program attached: with
+// ib_core not yet loaded, Open succeeds with none, and they attach when
+// it loads), or off, and the events lost so far, looked at every
+// LostEvery. Reading ends when ctx does.
+func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
+	warn := o.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	q := inspect.NewModifyQueue(0)
+	var tp atomic.Pointer[Tracer]
+	var lost atomic.Uint64
+	status := func() {
+		if t := tp.Load(); t != nil {
+			q.SetStatus(inspect.TraceStatus{Up: len(t.Hooks()) > 0, Lost: lost.Load()})
+		}
+	}
+	notify := func(msg string) { warn(msg); status() }
+	go func() {
+		t, err := Open(Options{Env: o.Env, Groups: GroupQP, Notify: notify, Latency: o.Latency})
+		if err != nil {
+			q.SetStatus(inspect.TraceStatus{Off: err.Error()})
+			warn(fmt.Sprintf("QP histories show states only, not the attributes each modify set: %v", err))
+			return
+		}
+		tp.Store(t)
+		status() // after Store: a Notify before it is covered here
+		if o.Ready != nil {
+			o.Ready(len(t.Hooks()))
+		}
+		stop := context.AfterFunc(ctx, func() { t.Close() })
+		defer stop()
+		defer t.Close()
+		go t.WatchLost(ctx, LostEvery, func(dropped, undecoded uint64) {
+			lost.Store(dropped + undecoded)
+			status()
+		})
+		t.Feed(q)
+	}()
+	return q
+}
