@@ -89,7 +89,10 @@ func TestDashboardLive(t *testing.T) {
 	if len(hist) < 2 || hist[len(hist)-1] != "RTS" || !oneOf(hist[0], "RESET", "INIT", "RTR") {
 		t.Errorf("a pingpong QP's history should go from RESET/INIT/RTR to RTS, got %v:\n%s", hist, scr)
 	}
+	// Each Escape waits for the one before to show: two read together
+	// are one Alt+Escape.
 	s.key("Escape")
+	waitScreenLacks(t, s, "state history")
 	s.key("Escape") // clears the filter
 	cli.Kill()
 	srv.Kill()
@@ -127,6 +130,7 @@ func TestDashboardLive(t *testing.T) {
 		t.Errorf("%d objects of the dashboard in rdma resource show, want the pane's pd, cq and qp", n)
 	}
 	s.key("Escape")
+	s.waitLong("(tab to type)") // the pane let go of the keys
 	s.key("q")
 	s.waitLong("status=0")
 	if n := objectsOf(t, ids); n != 0 {
@@ -174,6 +178,14 @@ func (s *tmuxSession) waitLong(want string) string {
 		time.Sleep(250 * time.Millisecond)
 	}
 	return s.screen()
+}
+
+// waitScreenLacks waits until the dashboard's screen no longer shows text.
+func waitScreenLacks(t *testing.T, s *tmuxSession, text string) {
+	t.Helper()
+	labkit.WaitFor(t, labkit.Screen, "the dashboard to stop showing "+text, func() bool {
+		return !strings.Contains(s.screen(), text)
+	})
 }
 
 // waitRE waits until the screen matches re.

@@ -63,8 +63,12 @@ func TestDashboardTracedDetail(t *testing.T) {
 			t.Errorf("the QP detail lacks %q:\n%s", want, scr)
 		}
 	}
+	// Each key waits for the one before to show: an Escape read
+	// together with the next key is that key with Alt.
 	s.key("Escape")
+	waitScreenLacks(t, s, "state history")
 	s.key("Escape")
+	waitScreenLacks(t, s, "</type=RC")
 	s.key("q")
 	s.waitLong("status=0")
 }

@@ -3,8 +3,6 @@
 package cli
 
 import (
-	"io"
-	"net/http"
 	"regexp"
 	"testing"
 
@@ -18,22 +16,13 @@ func TestExportTraceMetrics(t *testing.T) {
 	labkit.Clean(t)
 	addr := "127.0.0.1:19880"
 	x := labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=500ms")
-	scrape := func() string {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			return ""
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
 	up := regexp.MustCompile(`(?m)^verbscope_trace_up 1$`)
 	lost := regexp.MustCompile(`(?m)^verbscope_trace_events_lost_total 0$`)
 	var body string
 	// Loading the 7 QP programs takes up to 40 s on a loaded TCG host;
 	// 3 minutes is over 3x that.
 	labkit.WaitFor(t, labkit.Attach, "verbscope_trace_up 1", func() bool {
-		body = scrape()
+		body = scrapeMetrics(addr)
 		return up.MatchString(body)
 	})
 	if !lost.MatchString(body) {

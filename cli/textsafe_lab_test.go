@@ -57,8 +57,12 @@ func TestTextHostileComm(t *testing.T) {
 	if strings.Contains(title(), "PWN") {
 		t.Errorf("the comm retitled the terminal: pane title %q", title())
 	}
+	// Each key waits for the one before to show: an Escape read
+	// together with the next key is that key with Alt.
 	s.key("Escape")
+	waitScreenLacks(t, s, hostileShown+" pid")
 	s.key("Escape")
+	waitScreenLacks(t, s, "</PWN>")
 	s.key("q")
 	s.waitLong("status=0")
 }

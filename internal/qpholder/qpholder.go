@@ -15,8 +15,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +32,7 @@ const (
 	env     = "VERBSCOPE_HOLD_QPS"
 	envRTS  = "VERBSCOPE_HOLD_RTS"
 	commEnv = "VERBSCOPE_HOLD_COMM"
+	keepEnv = "VERBSCOPE_HOLD_KEEPER"
 )
 
 // Main is the first call of a TestMain: in the re-run binary it holds
@@ -90,9 +93,45 @@ func hold(arg string) int {
 			}
 		}
 	}
+	if os.Getenv(keepEnv) != "" {
+		pid, err := startKeeper()
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Printf("keeper %d\n", pid)
+	}
 	fmt.Printf("ready %d\n", n)
 	io.Copy(io.Discard, os.Stdin)
 	return 0
+}
+
+// startKeeper starts a sleep that inherits this process's uverbs files:
+// the objects on them outlive this process (ib_uverbs frees a file's
+// objects when its last reference closes), so killed, it leaves them
+// as a dead process's until the keeper ends.
+func startKeeper() (int, error) {
+	fds, err := filepath.Glob("/proc/self/fd/*")
+	if err != nil {
+		return 0, err
+	}
+	var files []*os.File
+	for _, fd := range fds {
+		target, err := os.Readlink(fd)
+		if err != nil || !strings.HasPrefix(target, "/dev/infiniband/uverbs") {
+			continue
+		}
+		n, _ := strconv.Atoi(filepath.Base(fd))
+		files = append(files, os.NewFile(uintptr(n), target))
+	}
+	if len(files) == 0 {
+		return 0, fmt.Errorf("no /dev/infiniband/uverbs file open in /proc/self/fd")
+	}
+	keeper := exec.Command("sleep", "600")
+	keeper.ExtraFiles = files
+	if err := keeper.Start(); err != nil {
+		return 0, fmt.Errorf("start the keeper: %w", err)
+	}
+	return keeper.Process.Pid, nil
 }
 
 // step is one modify of each QP.
@@ -138,20 +177,47 @@ func setComm(comm string) error {
 
 // Start re-runs the test binary as the holder of n QPs in INIT and
 // waits until they exist; stop releases them.
-func Start(tb testing.TB, n int) (pid uint32, stop func()) { return start(tb, n, nil) }
+func Start(tb testing.TB, n int) (pid uint32, stop func()) {
+	h := start(tb, n, nil)
+	return h.pid, h.stop
+}
 
 // StartRTS is Start with the QPs moved on to RTS, each connected to
 // itself: three modifies per QP.
 func StartRTS(tb testing.TB, n int) (pid uint32, stop func()) {
-	return start(tb, n, []string{envRTS + "=1"})
+	h := start(tb, n, []string{envRTS + "=1"})
+	return h.pid, h.stop
 }
 
 // StartAs is Start with the holder named comm.
 func StartAs(tb testing.TB, n int, comm string) (pid uint32, stop func()) {
-	return start(tb, n, []string{commEnv + "=" + comm})
+	h := start(tb, n, []string{commEnv + "=" + comm})
+	return h.pid, h.stop
 }
 
-func start(tb testing.TB, n int, extra []string) (pid uint32, stop func()) {
+// StartKept is Start with a keeper: a child process that shares the
+// holder's uverbs files. Killing the holder (SIGKILL) leaves its objects
+// to a dead process until the keeper is killed too; stop does both.
+func StartKept(tb testing.TB, n int) (pid, keeper uint32, stop func()) {
+	h := start(tb, n, []string{keepEnv + "=1"})
+	if h.keeper == 0 {
+		h.stop()
+		tb.Fatal("QP holder: no keeper started")
+	}
+	return h.pid, h.keeper, func() {
+		syscall.Kill(int(h.keeper), syscall.SIGKILL)
+		h.stop()
+	}
+}
+
+// holder is a started holder: its pid, its keeper's (0 without one), and
+// stop, which closes its stdin and waits for it.
+type holder struct {
+	pid, keeper uint32
+	stop        func()
+}
+
+func start(tb testing.TB, n int, extra []string) holder {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(append(os.Environ(), env+"="+strconv.Itoa(n)), extra...)
 	in, err := cmd.StdinPipe()
@@ -167,16 +233,23 @@ func start(tb testing.TB, n int, extra []string) (pid uint32, stop func()) {
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	stop = func() { in.Close(); cmd.Wait() }
-	line, err := bufio.NewReader(out).ReadString('\n')
+	h := holder{pid: uint32(cmd.Process.Pid), stop: func() { in.Close(); cmd.Wait() }}
+	stop := h.stop
+	r := bufio.NewReader(out)
+	line, err := r.ReadString('\n')
+	if k, ok := strings.CutPrefix(strings.TrimSpace(line), "keeper "); ok && err == nil {
+		p, _ := strconv.Atoi(k)
+		h.keeper = uint32(p)
+		line, err = r.ReadString('\n')
+	}
 	if err != nil || strings.TrimSpace(line) != "ready "+strconv.Itoa(n) {
 		stop()
 		tb.Fatalf("QP holder: %q %v", line, err)
 	}
 	state := "INIT"
-	if len(extra) > 0 {
+	if slices.Contains(extra, envRTS+"=1") {
 		state = "RTS"
 	}
 	tb.Logf("a helper process (pid %d) created %d RC QPs in %s in %v", cmd.Process.Pid, n, state, time.Since(t0).Round(time.Millisecond))
-	return uint32(cmd.Process.Pid), stop
+	return h
 }
