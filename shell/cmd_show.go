@@ -51,8 +51,8 @@ func runShow(_ context.Context, s *Shell, a *args) (Result, error) {
 		data["history"] = hist
 	default:
 		var users []string
-		for _, o := range s.sorted() {
-			if o.parent == e || o.sendCQ == e || o.recvCQ == e {
+		for _, o := range s.objs.all() {
+			if o.uses(e) {
 				users = append(users, o.name)
 			}
 		}

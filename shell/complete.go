@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -18,11 +19,14 @@ func objArg(kinds ...kind) argKind {
 		ws = append(ws, string(k))
 	}
 	return argKind{name: strings.Join(ws, "|"), items: func(s *Shell, _ []string) []Suggestion {
-		var out []Suggestion
-		for _, e := range s.sorted() {
-			if contains(kinds, e.kind) {
-				out = append(out, Suggestion{Text: e.name, Description: s.describe(e)})
-			}
+		var of []*entry
+		for _, k := range kinds {
+			of = append(of, s.objs.sorted(k)...)
+		}
+		slices.SortFunc(of, byID)
+		out := make([]Suggestion, 0, len(of))
+		for _, e := range of {
+			out = append(out, Suggestion{Text: e.name, Description: s.describe(e)})
 		}
 		return out
 	}}
