@@ -97,4 +97,3 @@ func (s *Shell) allEvents() []eventRecord {
 	defer s.evMu.Unlock()
 	return append([]eventRecord(nil), s.events...)
 }
-
