@@ -183,26 +183,29 @@ func (o *objects) eventName(ev verbs.AsyncEvent) (name string, qp bool) {
 	return "", false
 }
 
-// add names a new object: qp1, qp2, … unless the user chose a name. A
-// new context's async events are watched from now on.
-func (s *Shell) add(e *entry, as string) (*entry, error) {
-	if as == "" {
-		for {
-			s.objs.counters[e.kind]++
-			as = fmt.Sprintf("%s%d", e.kind, s.objs.counters[e.kind])
-			if s.objs.byName[as] == nil {
-				break
-			}
-		}
-	} else if err := s.checkNewName(as); err != nil {
-		return nil, err
+// newName reads the name a command's as= gives its new object, checked
+// before the object is created: "" for the next default name.
+func (s *Shell) newName(a *args) (string, error) {
+	as, ok := a.str("as")
+	if !ok {
+		return "", nil
+	}
+	return as, s.checkNewName(as)
+}
+
+// add names a new object: as (checked by newName), or else qp1, qp2, …
+// A new context's async events are watched from now on.
+func (s *Shell) add(e *entry, as string) *entry {
+	for as == "" || s.objs.byName[as] != nil {
+		s.objs.counters[e.kind]++
+		as = fmt.Sprintf("%s%d", e.kind, s.objs.counters[e.kind])
 	}
 	e.name = as
 	s.objs.insert(e)
 	if e.kind == rdma.KindCtx {
 		s.watchEvents(e.ctx)
 	}
-	return e, nil
+	return e
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)

@@ -24,9 +24,7 @@ func fakePDs(t *testing.T, n int) (s *Shell, described *[]string) {
 	}
 	s.mu.Lock()
 	for range n {
-		if _, err := s.add(&entry{kind: rdma.KindPD}, ""); err != nil {
-			t.Fatal(err)
-		}
+		s.add(&entry{kind: rdma.KindPD}, "")
 	}
 	s.publish("")
 	s.mu.Unlock()
@@ -95,9 +93,7 @@ func TestRenameRedescribesUsers(t *testing.T) {
 	s.mu.Lock()
 	parent := s.objs.byName["pd3"]
 	for _, name := range []string{"kid1", "kid2"} {
-		if _, err := s.add(&entry{kind: rdma.KindPD, parent: parent}, name); err != nil {
-			t.Fatal(err)
-		}
+		s.add(&entry{kind: rdma.KindPD, parent: parent}, name)
 	}
 	s.publish("")
 	s.mu.Unlock()
