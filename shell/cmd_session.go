@@ -48,8 +48,8 @@ examples:
 	})
 }
 
-// describe is the one-line summary of an object used by ls and completion.
-func (s *Shell) describe(e *entry) string {
+// summary is an object in one line, for ls, show and completion.
+func (s *Shell) summary(e *entry) string {
 	switch e.kind {
 	case rdma.KindCtx:
 		return "device " + e.ctx.Device.Name
@@ -108,12 +108,12 @@ func runLs(_ context.Context, s *Shell, a *args) (Result, error) {
 		if top {
 			branch, next = "", ""
 		}
-		line := fmt.Sprintf("%s%s%-6s %s", indent, branch, e.name, s.describe(e))
+		line := fmt.Sprintf("%s%s%-6s %s", indent, branch, e.name, s.summary(e))
 		if e.kind == rdma.KindQP {
 			line += " → " + cqNames(e.sendCQ, e.recvCQ)
 		}
 		b.WriteString(line + "\n")
-		d := map[string]any{"name": e.name, "kind": string(e.kind), "what": s.describe(e)}
+		d := map[string]any{"name": e.name, "kind": string(e.kind), "what": s.summary(e)}
 		if e.parent != nil {
 			d["parent"] = e.parent.name
 		}

@@ -26,7 +26,7 @@ func objArg(kinds ...kind) argKind {
 		slices.SortFunc(of, byID)
 		out := make([]Suggestion, 0, len(of))
 		for _, e := range of {
-			out = append(out, Suggestion{Text: e.name, Description: s.describe(e)})
+			out = append(out, Suggestion{Text: e.name, Description: s.summary(e)})
 		}
 		return out
 	}}
@@ -99,7 +99,8 @@ func (s *Shell) Complete(line string, cursor int) Completion {
 		if len(pos) < len(cmd.pos) && cmd.pos[len(pos)].items != nil && locked {
 			comp.Items = append(comp.Items, cmd.pos[len(pos)].items(s, pos)...)
 		}
-		if len(pos) >= requiredPos(cmd) && cmd.keys != nil && locked {
+		// Attributes come after every positional word the command names.
+		if len(pos) >= len(cmd.pos) && cmd.keys != nil && locked {
 			given := map[string]bool{}
 			for _, t := range toks[1:] {
 				if k, _, ok := strings.Cut(t.text, "="); ok {
@@ -116,10 +117,6 @@ func (s *Shell) Complete(line string, cursor int) Completion {
 	comp.Items = filter(comp.Items, prefix)
 	return comp
 }
-
-// requiredPos is how many positional words come before attributes make
-// sense: all of those the command names.
-func requiredPos(c *command) int { return len(c.pos) }
 
 // filter keeps the suggestions that start with prefix (case-insensitive),
 // in their order, without duplicates.
