@@ -135,14 +135,8 @@ func (s *Shell) pick(a *args, i int, k kind) (*entry, error) {
 }
 
 func runOpen(_ context.Context, s *Shell, a *args) (Result, error) {
-	if err := a.posCount(0, 1); err != nil {
-		return Result{}, err
-	}
-	as, err := s.newName(a)
+	as, err := s.wordAndName(a)
 	if err != nil {
-		return Result{}, err
-	}
-	if err := a.unused([]string{"as"}); err != nil {
 		return Result{}, err
 	}
 	name := s.opts.Device
@@ -194,17 +188,24 @@ func created(e *entry, detail string, data map[string]any) Result {
 	return Result{Text: e.name + " = " + detail, Data: data}
 }
 
-// runInCtx is the shape of pd and channel: an optional context, an
-// optional as=, one create call.
-func runInCtx(s *Shell, a *args, what string, create func(ctx *entry) (*entry, error)) (Result, error) {
+// wordAndName reads the line of open, pd and channel: at most one word and
+// as=, the new object's name.
+func (s *Shell) wordAndName(a *args) (string, error) {
 	if err := a.posCount(0, 1); err != nil {
-		return Result{}, err
+		return "", err
 	}
 	as, err := s.newName(a)
 	if err != nil {
-		return Result{}, err
+		return "", err
 	}
-	if err := a.unused([]string{"as"}); err != nil {
+	return as, a.unused([]string{"as"})
+}
+
+// runInCtx is the shape of pd and channel: an optional context, an
+// optional as=, one create call.
+func runInCtx(s *Shell, a *args, what string, create func(ctx *entry) (*entry, error)) (Result, error) {
+	as, err := s.wordAndName(a)
+	if err != nil {
 		return Result{}, err
 	}
 	ctx, err := s.pick(a, 0, rdma.KindCtx)
