@@ -224,7 +224,7 @@ func (s *Shell) checkNewName(name string) error {
 }
 
 // prune forgets the objects among these that the library destroyed
-// (directly or by cascade), and returns their names in creation order.
+// (directly or by cascade), and returns their names, sorted.
 func (s *Shell) prune(among []*entry) []string {
 	var gone []string
 	for _, e := range among {
@@ -234,6 +234,7 @@ func (s *Shell) prune(among []*entry) []string {
 			delete(s.scratch, e)
 		}
 	}
+	slices.Sort(gone)
 	return gone
 }
 
