@@ -122,10 +122,11 @@ func (o *objects) drop(e *entry) {
 	delete(o.byName, e.name)
 	delete(o.byKind[e.kind], e)
 	o.libMu.Lock()
-	switch e.kind {
-	case rdma.KindQP:
+	// The kernel may give a destroyed QP's number to a new QP.
+	if e.kind == rdma.KindQP && o.qpns[e.qp.Num()] == e {
 		delete(o.qpns, e.qp.Num())
-	case rdma.KindCQ:
+	}
+	if e.kind == rdma.KindCQ {
 		delete(o.cqs, e.cq)
 	}
 	o.libMu.Unlock()
