@@ -14,25 +14,21 @@ import (
 	"github.com/verbscope/verbscope/verbs"
 )
 
-// scriptQPs is how many QPs the script benchmark creates: enough that a
-// session whose every command costs what it holds would show it (the
-// first 1,200 QPs of such a session took minutes in the lab).
-const scriptQPs = 5000
+// coreQPs is the verbs core's side of the comparison: a context, a PD
+// and a CQ on dev, and RC QPs with the shell's default caps, each moved
+// to INIT with the attributes `next` sends.
+type coreQPs struct {
+	ctx *verbs.Context
+	pd  *verbs.PD
+	cq  *verbs.CQ
+}
 
-// scriptWindow is how many QPs at the start and at the end of the script
-// are timed apart, to compare what the first and the last cost.
-const scriptWindow = 500
-
-// coreCreateInit creates n RC QPs on dev with the shell's default caps
-// and moves each to INIT with the attributes `next` sends, straight
-// through the verbs core, and returns the QPs per second. Closing the
-// context destroys them, untimed.
-func coreCreateInit(b *testing.B, dev string, n int) float64 {
+func newCoreQPs(b *testing.B, dev string) *coreQPs {
 	ctx, err := verbs.Open(dev)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ctx.Close()
+	b.Cleanup(func() { ctx.Close() }) // destroys the QPs, CQ and PD too
 	pd, err := ctx.AllocPD()
 	if err != nil {
 		b.Fatal(err)
@@ -41,11 +37,15 @@ func coreCreateInit(b *testing.B, dev string, n int) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return &coreQPs{ctx: ctx, pd: pd, cq: cq}
+}
+
+// create makes n more QPs and moves each to INIT.
+func (c *coreQPs) create(b *testing.B, n int) {
 	init := rdma.QPAttr{State: rdma.QPStateInit, Port: 1}
 	mask := rdma.AttrState | rdma.AttrPKeyIndex | rdma.AttrPort | rdma.AttrAccessFlags
-	start := time.Now()
 	for range n {
-		qp, err := pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, SigAll: true,
+		qp, err := c.pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: c.cq, RecvCQ: c.cq, SigAll: true,
 			Cap: verbs.QPCap{MaxSendWR: 16, MaxRecvWR: 16, MaxSendSGE: 1, MaxRecvSGE: 1}})
 		if err != nil {
 			b.Fatal(err)
@@ -54,75 +54,99 @@ func coreCreateInit(b *testing.B, dev string, n int) float64 {
 			b.Fatal(err)
 		}
 	}
-	return float64(n) / time.Since(start).Seconds()
 }
 
-// shellScript runs a script that opens dev, makes a PD and a CQ, then
-// creates n QPs, each moved to INIT (`qp`, then `next qpN`), as the
-// script mode runs it: line by line through front.Lines and Exec. It
-// returns how long each QP's two commands took.
-func shellScript(b *testing.B, dev string, n int) []time.Duration {
-	s := New(Options{Device: dev})
-	defer func() {
-		if err := s.Close(); err != nil {
+// scriptQPs is the shell's side: a session that opened dev and made a PD
+// and a CQ, and the QPs its script created so far.
+type scriptQPs struct {
+	s *Shell
+	n int
+}
+
+func newScriptQPs(b *testing.B, dev string) *scriptQPs {
+	q := &scriptQPs{s: New(Options{Device: dev})}
+	b.Cleanup(func() {
+		if err := q.s.Close(); err != nil {
 			b.Error(err)
 		}
-	}()
-	exec := func(line string) {
-		for _, l := range front.Lines(line) {
-			if _, err := s.Exec(context.Background(), l.Text); err != nil {
-				b.Fatalf("%s: %v", l.Text, err)
-			}
-		}
-	}
-	exec("open; pd; cq size=16")
-	each := make([]time.Duration, n)
-	for i := range n {
-		start := time.Now()
-		exec(fmt.Sprintf("qp; next qp%d", i+1))
-		each[i] = time.Since(start)
-	}
-	if st := s.State(); st.Len() != n+3 {
-		b.Fatalf("the session holds %d objects, want %d", st.Len(), n+3)
-	}
-	if qp, _ := s.State().Object(fmt.Sprintf("qp%d", n)); qp.State != "INIT" {
-		b.Fatalf("the last QP is %+v, want it in INIT", qp)
-	}
-	return each
+	})
+	q.run(b, "open; pd; cq size=16")
+	return q
 }
 
-func sum(ds []time.Duration) time.Duration {
-	var t time.Duration
-	for _, d := range ds {
-		t += d
+// run runs script lines as the script mode does: through front.Lines and
+// Exec, one command after the other.
+func (q *scriptQPs) run(b *testing.B, script string) {
+	for _, l := range front.Lines(script) {
+		if _, err := q.s.Exec(context.Background(), l.Text); err != nil {
+			b.Fatalf("%s: %v", l.Text, err)
+		}
 	}
-	return t
+}
+
+// create runs the script's next n QPs: `qp`, then `next qpN` (RESET→INIT).
+func (q *scriptQPs) create(b *testing.B, n int) {
+	for range n {
+		q.n++
+		q.run(b, fmt.Sprintf("qp; next qp%d", q.n))
+	}
+}
+
+// timed is how long fn took.
+func timed(fn func()) time.Duration {
+	start := time.Now()
+	fn()
+	return time.Since(start)
 }
 
 // BenchmarkScript5kQPs is the shell against the verbs core on rxe0 in the
 // same run: 5,000 QPs created and moved to INIT by a script (10,000
-// commands) and by the core's own calls. It reports the script's
-// commands and QPs per second, the core's QPs per second, how many times
-// slower the script is, and what a QP's two commands cost among the
-// first 500 and among the last 500 (the same, when a command costs what
-// it changes and not what the session holds).
+// commands, `qp` and `next qpN` for each) and by the core's own calls.
+// The two take turns, 500 QPs each, so a change in the machine's load
+// falls on both. It reports the script's commands and QPs per second,
+// the core's QPs per second, how many times slower the script is, and
+// what a QP costs the script (and the core) among the first 500 and among
+// the last 500: the same, when a command costs what it changes and not
+// what the session holds.
 func BenchmarkScript5kQPs(b *testing.B) {
 	labkit.Clean(b)
 	dev := labkit.Env(b, "LAB_DEV")
-	var core, shell, first, last float64
+	const total, window = 5000, 500
+	var core, script, first, last, coreFirst, coreLast time.Duration
 	for range b.N {
-		core += coreCreateInit(b, dev, scriptQPs)
-		each := shellScript(b, dev, scriptQPs)
-		shell += float64(scriptQPs) / sum(each).Seconds()
-		first += sum(each[:scriptWindow]).Seconds() * 1000 / scriptWindow
-		last += sum(each[scriptQPs-scriptWindow:]).Seconds() * 1000 / scriptWindow
+		c, q := newCoreQPs(b, dev), newScriptQPs(b, dev)
+		for w := range total / window {
+			dc := timed(func() { c.create(b, window) })
+			dq := timed(func() { q.create(b, window) })
+			core, script = core+dc, script+dq
+			switch w {
+			case 0:
+				first, coreFirst = first+dq, coreFirst+dc
+			case total/window - 1:
+				last, coreLast = last+dq, coreLast+dc
+			}
+		}
+		if st := q.s.State(); st.Len() != total+3 {
+			b.Fatalf("the session holds %d objects, want %d", st.Len(), total+3)
+		}
+		if qp, _ := q.s.State().Object(fmt.Sprintf("qp%d", total)); qp.State != "INIT" {
+			b.Fatalf("the last QP is %+v, want it in INIT", qp)
+		}
+		// Both are closed again by the cleanups (after a Fatal too);
+		// closing is idempotent.
+		c.ctx.Close()
+		if err := q.s.Close(); err != nil {
+			b.Error(err)
+		}
 	}
-	n := float64(b.N)
-	b.ReportMetric(core/n, "core-QPs/s")
-	b.ReportMetric(shell/n, "script-QPs/s")
-	b.ReportMetric(2*shell/n, "commands/s")
-	b.ReportMetric(core/shell, "core/script")
-	b.ReportMetric(first/n, "first500-ms/QP")
-	b.ReportMetric(last/n, "last500-ms/QP")
-	b.ReportMetric(last/first, "last/first")
+	qps := float64(total * b.N)
+	perQP := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(window*b.N) }
+	b.ReportMetric(qps/core.Seconds(), "core-QPs/s")
+	b.ReportMetric(qps/script.Seconds(), "script-QPs/s")
+	b.ReportMetric(2*qps/script.Seconds(), "commands/s")
+	b.ReportMetric(script.Seconds()/core.Seconds(), "script/core")
+	b.ReportMetric(perQP(first), "first500-ms/QP")
+	b.ReportMetric(perQP(last), "last500-ms/QP")
+	b.ReportMetric(last.Seconds()/first.Seconds(), "last/first")
+	b.ReportMetric(coreLast.Seconds()/coreFirst.Seconds(), "core-last/first")
 }
