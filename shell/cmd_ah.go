@@ -47,7 +47,10 @@ func runAH(_ context.Context, s *Shell, a *args) (Result, error) {
 	if _, err := s.applyAttrs(a, &attr, "as"); err != nil {
 		return Result{}, err
 	}
-	as, _ := a.str("as")
+	as, err := s.newName(a)
+	if err != nil {
+		return Result{}, err
+	}
 	if _, ok := a.str("dgid"); !ok {
 		return Result{}, usageErr(a.cmd, "an address handle needs dgid= (the peer's GID or IPv4 address)")
 	}
@@ -56,10 +59,6 @@ func runAH(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("ah", err)
 	}
-	e, err := s.add(&entry{kind: rdma.KindAH, ah: ah, parent: pd}, as)
-	if err != nil {
-		ah.Close()
-		return Result{}, err
-	}
+	e := s.add(&entry{kind: rdma.KindAH, ah: ah, parent: pd}, as)
 	return created(e, fmt.Sprintf("address handle to %s from GID index %d", attr.AH.GRH.DGID, attr.AH.GRH.SGIDIndex), nil), nil
 }

@@ -143,6 +143,7 @@ func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 	}
 	cur := verbs.QPState(-1)
 	who := ""
+	typ := rdma.QPTypeRC
 	if len(a.pos) == 1 {
 		e, err := s.get(a.pos[0], rdma.KindQP)
 		if err != nil {
@@ -151,11 +152,7 @@ func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 		if cur, err = qpState(e); err != nil {
 			return Result{}, err
 		}
-		who = e.name
-	}
-	typ := rdma.QPTypeRC
-	if who != "" {
-		typ = s.objs[who].qp.Type()
+		who, typ = e.name, e.qp.Type()
 	}
 	legal := map[verbs.QPState]bool{}
 	if cur >= 0 {

@@ -80,7 +80,10 @@ func runMR(_ context.Context, s *Shell, a *args) (Result, error) {
 				Fix: "access is a comma list of local_write, remote_write, remote_read, remote_atomic"}
 		}
 	}
-	as, _ := a.str("as")
+	as, err := s.newName(a)
+	if err != nil {
+		return Result{}, err
+	}
 	if err := a.unused([]string{"size", "access", "as"}); err != nil {
 		return Result{}, err
 	}
@@ -88,11 +91,7 @@ func runMR(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("mr", err)
 	}
-	e, err := s.add(&entry{kind: rdma.KindMR, mr: mr, parent: pd}, as)
-	if err != nil {
-		mr.Close()
-		return Result{}, err
-	}
+	e := s.add(&entry{kind: rdma.KindMR, mr: mr, parent: pd}, as)
 	return created(e, fmt.Sprintf("%d bytes at 0x%x, lkey 0x%x rkey 0x%x, access %s", mr.Len(), mr.Addr(), mr.LKey(), mr.RKey(), access),
 		map[string]any{"size": mr.Len(), "addr": mr.Addr(), "lkey": mr.LKey(), "rkey": mr.RKey(), "access": access.String()}), nil
 }

@@ -135,11 +135,8 @@ func (s *Shell) pick(a *args, i int, k kind) (*entry, error) {
 }
 
 func runOpen(_ context.Context, s *Shell, a *args) (Result, error) {
-	if err := a.posCount(0, 1); err != nil {
-		return Result{}, err
-	}
-	as, _ := a.str("as")
-	if err := a.unused([]string{"as"}); err != nil {
+	as, err := s.wordAndName(a)
+	if err != nil {
 		return Result{}, err
 	}
 	name := s.opts.Device
@@ -157,11 +154,7 @@ func runOpen(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("open "+name, err)
 	}
-	e, err := s.add(&entry{kind: rdma.KindCtx, ctx: c}, as)
-	if err != nil {
-		c.Close()
-		return Result{}, err
-	}
+	e := s.add(&entry{kind: rdma.KindCtx, ctx: c}, as)
 	attr, _ := c.QueryDevice()
 	return Result{
 		Text: fmt.Sprintf("%s = device %s (%s, fw %s, %d port(s), max_qp %d)", e.name, name, c.Device.Transport, attr.FWVer, attr.PhysPortCnt, attr.MaxQP),
@@ -195,48 +188,48 @@ func created(e *entry, detail string, data map[string]any) Result {
 	return Result{Text: e.name + " = " + detail, Data: data}
 }
 
+// wordAndName reads the line of open, pd and channel: at most one word and
+// as=, the new object's name.
+func (s *Shell) wordAndName(a *args) (string, error) {
+	if err := a.posCount(0, 1); err != nil {
+		return "", err
+	}
+	as, err := s.newName(a)
+	if err != nil {
+		return "", err
+	}
+	return as, a.unused([]string{"as"})
+}
+
 // runInCtx is the shape of pd and channel: an optional context, an
 // optional as=, one create call.
-func runInCtx(s *Shell, a *args, what string, create func(ctx *entry) (*entry, func() error, error)) (Result, error) {
-	if err := a.posCount(0, 1); err != nil {
-		return Result{}, err
-	}
-	as, _ := a.str("as")
-	if err := a.unused([]string{"as"}); err != nil {
+func runInCtx(s *Shell, a *args, what string, create func(ctx *entry) (*entry, error)) (Result, error) {
+	as, err := s.wordAndName(a)
+	if err != nil {
 		return Result{}, err
 	}
 	ctx, err := s.pick(a, 0, rdma.KindCtx)
 	if err != nil {
 		return Result{}, err
 	}
-	e, undo, err := create(ctx)
+	e, err := create(ctx)
 	if err != nil {
 		return Result{}, failed(a.cmd.name, err)
 	}
-	if e, err = s.add(e, as); err != nil {
-		undo()
-		return Result{}, err
-	}
-	return created(e, what+" in "+ctx.name, nil), nil
+	return created(s.add(e, as), what+" in "+ctx.name, nil), nil
 }
 
 func runPD(_ context.Context, s *Shell, a *args) (Result, error) {
-	return runInCtx(s, a, "protection domain", func(ctx *entry) (*entry, func() error, error) {
+	return runInCtx(s, a, "protection domain", func(ctx *entry) (*entry, error) {
 		pd, err := ctx.ctx.AllocPD()
-		if err != nil {
-			return nil, nil, err
-		}
-		return &entry{kind: rdma.KindPD, pd: pd, parent: ctx}, pd.Close, nil
+		return &entry{kind: rdma.KindPD, pd: pd, parent: ctx}, err
 	})
 }
 
 func runChannel(_ context.Context, s *Shell, a *args) (Result, error) {
-	return runInCtx(s, a, "completion channel", func(ctx *entry) (*entry, func() error, error) {
+	return runInCtx(s, a, "completion channel", func(ctx *entry) (*entry, error) {
 		ch, err := ctx.ctx.CreateCompChannel()
-		if err != nil {
-			return nil, nil, err
-		}
-		return &entry{kind: rdma.KindChannel, ch: ch, parent: ctx}, ch.Close, nil
+		return &entry{kind: rdma.KindChannel, ch: ch, parent: ctx}, err
 	})
 }
 
@@ -264,7 +257,10 @@ func runCQ(_ context.Context, s *Shell, a *args) (Result, error) {
 		}
 		ch = che.ch
 	}
-	as, _ := a.str("as")
+	as, err := s.newName(a)
+	if err != nil {
+		return Result{}, err
+	}
 	if err := a.unused([]string{"size", "vector", "channel", "as"}); err != nil {
 		return Result{}, err
 	}
@@ -272,11 +268,7 @@ func runCQ(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("cq", err)
 	}
-	e, err := s.add(&entry{kind: rdma.KindCQ, cq: cq, parent: ctx}, as)
-	if err != nil {
-		cq.Close()
-		return Result{}, err
-	}
+	e := s.add(&entry{kind: rdma.KindCQ, cq: cq, parent: ctx}, as)
 	note := ""
 	if cq.CQE() != int(size) {
 		note = fmt.Sprintf(" (asked for %d; the provider rounds up)", size)
@@ -336,7 +328,10 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	as, _ := a.str("as")
+	as, err := s.newName(a)
+	if err != nil {
+		return Result{}, err
+	}
 	if err := a.unused([]string{"type", "cq", "send_cq", "recv_cq", "send_wr", "recv_wr", "send_sge", "recv_sge", "inline", "sig_all", "as"}); err != nil {
 		return Result{}, err
 	}
@@ -349,11 +344,7 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 	}
 	// A random first PSN, as rc_pingpong draws one: a stale packet of an
 	// earlier connection is then unlikely to be taken for a new one.
-	e, err := s.add(&entry{kind: rdma.KindQP, qp: qp, parent: pd, sendCQ: send, recvCQ: recv, psn: rand.Uint32() & 0xffffff}, as)
-	if err != nil {
-		qp.Close()
-		return Result{}, err
-	}
+	e := s.add(&entry{kind: rdma.KindQP, qp: qp, parent: pd, sendCQ: send, recvCQ: recv, psn: rand.Uint32() & 0xffffff}, as)
 	c := qp.Cap()
 	return created(e, fmt.Sprintf("%s QP number %d in %s, completions to %s, state RESET (send_wr %d recv_wr %d)",
 		typ, qp.Num(), pd.name, cqNames(send, recv), c.MaxSendWR, c.MaxRecvWR),

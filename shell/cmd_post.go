@@ -352,16 +352,6 @@ func destQPN(e *entry) uint32 {
 	return a.DestQPN
 }
 
-// qpByNum finds the session's QP with a number (the loopback peer).
-func (s *Shell) qpByNum(n uint32) *entry {
-	for _, e := range s.objs {
-		if e.kind == rdma.KindQP && e.qp.Num() == n {
-			return e
-		}
-	}
-	return nil
-}
-
 func (p *postPlan) post() (Result, error) {
 	wrs := make([]verbs.SendWR, p.count)
 	for i := range wrs {

@@ -88,7 +88,7 @@ func stateSuggestions(s *Shell, pos []string) []Suggestion {
 	legal := map[verbs.QPState]bool{}
 	cur := verbs.QPState(-1)
 	if len(pos) > 0 {
-		if e := s.objs[pos[0]]; e != nil && e.kind == rdma.KindQP {
+		if e := s.objs.byName[pos[0]]; e != nil && e.kind == rdma.KindQP {
 			if st, err := e.qp.State(); err == nil {
 				cur = st
 				for _, n := range rdma.LegalNext(st, e.qp.Type()) {

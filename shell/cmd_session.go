@@ -48,8 +48,8 @@ examples:
 	})
 }
 
-// describe is the one-line summary of an object used by ls and completion.
-func (s *Shell) describe(e *entry) string {
+// summary is an object in one line, for ls, show and completion.
+func (s *Shell) summary(e *entry) string {
 	switch e.kind {
 	case rdma.KindCtx:
 		return "device " + e.ctx.Device.Name
@@ -64,8 +64,8 @@ func (s *Shell) describe(e *entry) string {
 	case rdma.KindCQ:
 		d := fmt.Sprintf("CQ, %d entries", e.cq.CQE())
 		if ch := e.cq.Channel(); ch != nil {
-			for _, o := range s.objs {
-				if o.kind == rdma.KindChannel && o.ch == ch {
+			for o := range s.objs.byKind[rdma.KindChannel] {
+				if o.ch == ch {
 					d += ", channel " + o.name
 				}
 			}
@@ -85,12 +85,12 @@ func runLs(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(0, 0); err != nil {
 		return Result{}, err
 	}
-	if len(s.objs) == 0 {
+	if len(s.objs.byName) == 0 {
 		return Result{Text: "no objects yet: start with `open`", Data: []any{}}, nil
 	}
 	children := map[*entry][]*entry{}
 	var roots []*entry
-	for _, e := range s.sorted() {
+	for _, e := range s.objs.all() {
 		if e.parent == nil {
 			roots = append(roots, e)
 		} else {
@@ -108,12 +108,12 @@ func runLs(_ context.Context, s *Shell, a *args) (Result, error) {
 		if top {
 			branch, next = "", ""
 		}
-		line := fmt.Sprintf("%s%s%-6s %s", indent, branch, e.name, s.describe(e))
+		line := fmt.Sprintf("%s%s%-6s %s", indent, branch, e.name, s.summary(e))
 		if e.kind == rdma.KindQP {
 			line += " → " + cqNames(e.sendCQ, e.recvCQ)
 		}
 		b.WriteString(line + "\n")
-		d := map[string]any{"name": e.name, "kind": string(e.kind), "what": s.describe(e)}
+		d := map[string]any{"name": e.name, "kind": string(e.kind), "what": s.summary(e)}
 		if e.parent != nil {
 			d["parent"] = e.parent.name
 		}
@@ -129,8 +129,10 @@ func runLs(_ context.Context, s *Shell, a *args) (Result, error) {
 	return Result{Text: strings.TrimRight(b.String(), "\n"), Data: data}, nil
 }
 
-// closer is what destroy needs of any object.
-func (e *entry) closeFn(cascade bool) func() error {
+// closeFn is how destroy ends an object: the bare libibverbs destroy, or
+// with cascade the library's Close, which destroys what uses it first.
+// cascades says which it is.
+func (e *entry) closeFn(cascade bool) (fn func() error, cascades bool) {
 	type both interface {
 		Close() error
 		Destroy() error
@@ -138,7 +140,7 @@ func (e *entry) closeFn(cascade bool) func() error {
 	var o both
 	switch e.kind {
 	case rdma.KindCtx:
-		return e.ctx.Close // a context has no bare destroy: closing it is the cascade
+		return e.ctx.Close, true // a context has no bare destroy: closing it is the cascade
 	case rdma.KindPD:
 		o = e.pd
 	case rdma.KindCQ:
@@ -150,12 +152,12 @@ func (e *entry) closeFn(cascade bool) func() error {
 	case rdma.KindAH:
 		o = e.ah
 	case rdma.KindChannel:
-		return e.ch.Close
+		return e.ch.Close, true
 	}
 	if cascade {
-		return o.Close
+		return o.Close, true
 	}
-	return o.Destroy
+	return o.Destroy, false
 }
 
 func runDestroy(_ context.Context, s *Shell, a *args) (Result, error) {
@@ -166,14 +168,22 @@ func runDestroy(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := e.closeFn(a.flag("cascade"))(); err != nil {
+	destroy, cascades := e.closeFn(a.flag("cascade"))
+	err = destroy()
+	// A bare destroy takes e alone; a cascade (even one that failed half
+	// way) may have taken anything that depends on it.
+	among := []*entry{e}
+	if cascades {
+		among = s.objs.all()
+	}
+	gone := s.prune(among)
+	if err != nil {
 		if errors.Is(err, syscall.EBUSY) {
 			return Result{}, &Error{What: "destroy " + e.name + " failed with EBUSY: it is still in use",
 				Why: err.Error(), Fix: "destroy the objects that use it first, or `destroy " + e.name + " --cascade`", Err: err}
 		}
 		return Result{}, failed("destroy "+e.name, err)
 	}
-	gone := s.prune()
 	return Result{Text: "destroyed " + strings.Join(gone, ", "), Data: map[string]any{"destroyed": gone}}, nil
 }
 
@@ -188,10 +198,8 @@ func runRename(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := s.checkNewName(a.pos[1]); err != nil {
 		return Result{}, err
 	}
-	delete(s.objs, e.name)
 	old := e.name
-	e.name = a.pos[1]
-	s.objs[e.name] = e
+	s.objs.rename(e, a.pos[1])
 	return Result{Text: old + " is now " + e.name, Data: map[string]any{"old": old, "new": e.name}}, nil
 }
 

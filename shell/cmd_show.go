@@ -32,7 +32,7 @@ func runShow(_ context.Context, s *Shell, a *args) (Result, error) {
 	}
 	var b strings.Builder
 	data := map[string]any{"name": e.name, "kind": string(e.kind)}
-	fmt.Fprintf(&b, "%s: %s\n", e.name, s.describe(e))
+	fmt.Fprintf(&b, "%s: %s\n", e.name, s.summary(e))
 	switch e.kind {
 	case rdma.KindCtx:
 		if err := showContext(&b, e.ctx, data); err != nil {
@@ -51,8 +51,8 @@ func runShow(_ context.Context, s *Shell, a *args) (Result, error) {
 		data["history"] = hist
 	default:
 		var users []string
-		for _, o := range s.sorted() {
-			if o.parent == e || o.sendCQ == e || o.recvCQ == e {
+		for _, o := range s.objs.all() {
+			if o.uses(e) {
 				users = append(users, o.name)
 			}
 		}

@@ -103,8 +103,8 @@ func (s *Shell) Exec(ctx context.Context, line string) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
-	s.run.Lock()
-	defer s.run.Unlock()
+	s.execMu.Lock()
+	defer s.execMu.Unlock()
 	if s.closed {
 		return Result{}, &Error{What: "the session is closed", Why: "Close destroyed its objects", Fix: "start a new session"}
 	}
@@ -127,15 +127,11 @@ func (s *Shell) Exec(ctx context.Context, line string) (res Result, err error) {
 // runLocked runs a parsed command under the session lock, adds the async
 // events that arrived meanwhile to its outcome (an access error or a CQ
 // overrun usually arrives with the command that caused it), and publishes
-// the new state, also when the command panics.
+// what it changed, also when the command panics.
 func (s *Shell) runLocked(ctx context.Context, cmd *command, a *args) (res Result, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer func() {
-		s.prune()
-		s.watchEvents()
-		s.publish("")
-	}()
+	defer s.publish("")
 	res, err = cmd.run(ctx, s, a)
 	if cmd.name == "events" {
 		s.takeUnseen()

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -18,11 +19,14 @@ func objArg(kinds ...kind) argKind {
 		ws = append(ws, string(k))
 	}
 	return argKind{name: strings.Join(ws, "|"), items: func(s *Shell, _ []string) []Suggestion {
-		var out []Suggestion
-		for _, e := range s.sorted() {
-			if contains(kinds, e.kind) {
-				out = append(out, Suggestion{Text: e.name, Description: s.describe(e)})
-			}
+		var of []*entry
+		for _, k := range kinds {
+			of = append(of, s.objs.sorted(k)...)
+		}
+		slices.SortFunc(of, byID)
+		out := make([]Suggestion, 0, len(of))
+		for _, e := range of {
+			out = append(out, Suggestion{Text: e.name, Description: s.summary(e)})
 		}
 		return out
 	}}
@@ -95,7 +99,8 @@ func (s *Shell) Complete(line string, cursor int) Completion {
 		if len(pos) < len(cmd.pos) && cmd.pos[len(pos)].items != nil && locked {
 			comp.Items = append(comp.Items, cmd.pos[len(pos)].items(s, pos)...)
 		}
-		if len(pos) >= requiredPos(cmd) && cmd.keys != nil && locked {
+		// Attributes come after every positional word the command names.
+		if len(pos) >= len(cmd.pos) && cmd.keys != nil && locked {
 			given := map[string]bool{}
 			for _, t := range toks[1:] {
 				if k, _, ok := strings.Cut(t.text, "="); ok {
@@ -112,10 +117,6 @@ func (s *Shell) Complete(line string, cursor int) Completion {
 	comp.Items = filter(comp.Items, prefix)
 	return comp
 }
-
-// requiredPos is how many positional words come before attributes make
-// sense: all of those the command names.
-func requiredPos(c *command) int { return len(c.pos) }
 
 // filter keeps the suggestions that start with prefix (case-insensitive),
 // in their order, without duplicates.

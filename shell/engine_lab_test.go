@@ -61,14 +61,15 @@ func TestStateAfterCommands(t *testing.T) {
 		t.Errorf("running %q pid %d", st.Running, st.PID)
 	}
 	var names []string
-	for _, o := range st.Objects {
+	objs := slices.Collect(st.Objects())
+	for _, o := range objs {
 		names = append(names, string(o.Kind)+":"+o.Name+"<"+o.Parent+"@"+o.Device)
 	}
 	want := []string{"ctx:ctx1<@" + dev, "pd:pd1<ctx1@" + dev, "cq:cq1<ctx1@" + dev, "qp:qp1<pd1@" + dev, "mr:mr1<pd1@" + dev}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("objects in creation order (-want +got):\n%s", diff)
 	}
-	cq, qp, mr := st.Objects[2], st.Objects[3], st.Objects[4]
+	cq, qp, mr := objs[2], objs[3], objs[4]
 	if cq.CQE < 10 {
 		t.Errorf("cq1 has %d entries, asked for 10", cq.CQE)
 	}
@@ -80,7 +81,8 @@ func TestStateAfterCommands(t *testing.T) {
 		t.Errorf("qp1 history %+v, want RESET→INIT", qp.History)
 	}
 	steps := map[string]front.Step{}
-	for _, n := range qp.Next {
+	next := qp.NextSteps()
+	for _, n := range next {
 		steps[n.To] = n
 	}
 	if rtr := steps["RTR"]; !rtr.Legal || !slices.Contains(rtr.Needs, "DEST_QPN") || !slices.Contains(rtr.Needs, "AV") {
@@ -89,8 +91,8 @@ func TestStateAfterCommands(t *testing.T) {
 	if rts := steps["RTS"]; rts.Legal || rts.Why == "" {
 		t.Errorf("INIT→RTS %+v, want illegal with a reason", rts)
 	}
-	if len(qp.Next) != 7 {
-		t.Errorf("%d steps judged, want one per state (7)", len(qp.Next))
+	if len(next) != 7 {
+		t.Errorf("%d steps judged, want one per state (7)", len(next))
 	}
 	md := mrRes.Data.(map[string]any)
 	if mr.Addr != md["addr"] || mr.Length != 4096 || mr.LKey != md["lkey"] || mr.RKey != md["rkey"] || mr.Access != md["access"] {
@@ -98,8 +100,8 @@ func TestStateAfterCommands(t *testing.T) {
 	}
 	// The snapshot is a copy: what the caller holds does not change.
 	mustExec(t, s, "destroy qp1")
-	if len(st.Objects) != 5 || len(s.State().Objects) != 4 {
-		t.Errorf("after destroy qp1: the old snapshot has %d objects, the new %d", len(st.Objects), len(s.State().Objects))
+	if _, ok := st.Object("qp1"); st.Len() != 5 || s.State().Len() != 4 || !ok {
+		t.Errorf("after destroy qp1: the old snapshot has %d objects, the new %d", st.Len(), s.State().Len())
 	}
 }
 
@@ -207,7 +209,7 @@ func TestListenCancelled(t *testing.T) {
 	case <-time.After(labkit.Step):
 		t.Fatalf("listen did not end within %v of its context being cancelled", labkit.Step)
 	}
-	if qp := s.State().Objects[3]; qp.Name != "qp1" || qp.State != "INIT" {
+	if qp, _ := s.State().Object("qp1"); qp.Name != "qp1" || qp.State != "INIT" {
 		t.Errorf("after the cancelled listen: %+v, want qp1 in INIT", qp)
 	}
 	// The session is usable again at once.
@@ -248,7 +250,7 @@ func TestPollWaitCancelledByClose(t *testing.T) {
 	case <-time.After(labkit.Step):
 		t.Fatal("poll did not end after Close")
 	}
-	if n := len(s.State().Objects); n != 0 {
+	if n := s.State().Len(); n != 0 {
 		t.Errorf("%d objects after Close", n)
 	}
 }
@@ -275,5 +277,45 @@ func TestCompletionEvents(t *testing.T) {
 	n := strings.Count(res.Text, "\n  wrid ")
 	if len(got) != n || n == 0 || !strings.Contains(strings.Join(got, "\n"), "RECV") {
 		t.Errorf("completion events %q for a poll that showed %d:\n%s", got, n, res.Text)
+	}
+}
+
+// TestCommandQueriesOnlyItsQPs: with twenty QPs on rxe0, a command that
+// moves one describes (and so queries) that QP alone; the others stay
+// exactly as the last snapshot had them. A poll describes the QPs its
+// completions name.
+func TestCommandQueriesOnlyItsQPs(t *testing.T) {
+	labkit.Clean(t)
+	s := labShell(t)
+	mustExec(t, s, "open", "pd", "cq", "mr")
+	for range 20 {
+		mustExec(t, s, "qp")
+	}
+	var described []string
+	s.objectOf = func(e *entry) front.Object {
+		described = append(described, e.name)
+		return s.object(e)
+	}
+	before := s.State()
+	mustExec(t, s, "next qp7")
+	if diff := cmp.Diff([]string{"qp7"}, described); diff != "" {
+		t.Errorf("next qp7 described (-want +got):\n%s", diff)
+	}
+	after := s.State()
+	if diff := cmp.Diff(without(before, "qp7"), without(after, "qp7")); diff != "" {
+		t.Errorf("the objects next qp7 did not touch changed (-before +after):\n%s", diff)
+	}
+	if qp, _ := after.Object("qp7"); qp.State != "INIT" || len(qp.History) != 1 {
+		t.Errorf("qp7 after next: %+v", qp)
+	}
+	mustExec(t, s, "connect qp1 qp2", "post recv qp2 mr1[0:64]", "post send qp1 mr1[0:4]")
+	described = nil
+	mustExec(t, s, "poll cq1 until=recv wait=30s")
+	// The receive's completion names qp2; the send's (qp1) may come
+	// after the poll has what it waits for.
+	slices.Sort(described)
+	described = slices.Compact(described)
+	if got := strings.Join(described, " "); got != "cq1 qp1 qp2" && got != "cq1 qp2" {
+		t.Errorf("poll described %q, want cq1 and the QPs of its completions", got)
 	}
 }

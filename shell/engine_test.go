@@ -18,7 +18,7 @@ func TestStateSnapshots(t *testing.T) {
 	s := New(Options{})
 	defer s.Close()
 	first := s.State()
-	if first.PID != os.Getpid() || first.Running != "" || len(first.Objects) != 0 || first.Seq == 0 {
+	if first.PID != os.Getpid() || first.Running != "" || first.Len() != 0 || first.Seq == 0 {
 		t.Fatalf("a new session's state: %+v", first)
 	}
 	if _, err := s.Exec(context.Background(), "help"); err != nil {

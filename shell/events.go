@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -50,38 +49,30 @@ func (s *Shell) progress(object, format string, args ...any) {
 	s.emit(front.Event{Kind: front.EventProgress, Object: object, Text: fmt.Sprintf(format, args...)})
 }
 
-// watchEvents starts a goroutine for each context that has none yet; it
-// reads the context's async events until the context closes. The caller
-// holds s.mu.
-func (s *Shell) watchEvents() {
-	for _, e := range s.objs {
-		if e.kind != rdma.KindCtx || s.watched[e.ctx] || e.ctx.Closed() {
-			continue
+// watchEvents starts a goroutine that reads a new context's async events
+// until the context closes.
+func (s *Shell) watchEvents(c *verbs.Context) {
+	ch := c.Events()
+	s.watchers.Add(1)
+	go func() {
+		defer s.watchers.Done()
+		for ev := range ch {
+			s.noteEvent(ev)
 		}
-		s.watched[e.ctx] = true
-		ch := e.ctx.Events()
-		s.watchers.Add(1)
-		go func() {
-			defer s.watchers.Done()
-			for ev := range ch {
-				s.noteEvent(ev)
-			}
-		}()
-	}
+	}()
 }
 
 // noteEvent records an async event under the session's names, for the
 // `events` command, for the result of the command running (if any), and
-// for front ends. It reads names from the last snapshot, so it never
-// waits for the session lock.
+// for front ends. It never waits for the session lock.
 func (s *Shell) noteEvent(ev verbs.AsyncEvent) {
-	text, object := ev.String(), ""
-	if n := s.names.Load(); n != nil {
-		if name, ok := n.qps[ev.QPNum]; ok && ev.QPNum != 0 {
-			text, object = fmt.Sprintf("%s on %s (QP %d)", ev.Type, name, ev.QPNum), name
-		} else if name, ok := n.cqs[ev.CQ]; ok && ev.CQ != nil {
-			text, object = fmt.Sprintf("%s on %s", ev.Type, name), name
-		}
+	text := ev.String()
+	object, qp := s.objs.eventName(ev)
+	switch {
+	case qp:
+		text = fmt.Sprintf("%s on %s (QP %d)", ev.Type, object, ev.QPNum)
+	case object != "":
+		text = fmt.Sprintf("%s on %s", ev.Type, object)
 	}
 	rec := eventRecord{at: time.Now(), ev: ev, text: text}
 	s.evMu.Lock()
@@ -105,11 +96,4 @@ func (s *Shell) allEvents() []eventRecord {
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
 	return append([]eventRecord(nil), s.events...)
-}
-
-// eventNames are the session's names for what async events point at, as
-// of the last snapshot.
-type eventNames struct {
-	qps map[uint32]string
-	cqs map[*verbs.CQ]string
 }

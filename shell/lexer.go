@@ -3,6 +3,8 @@ package shell
 import (
 	"fmt"
 	"strings"
+
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 // token is one word of a command line with where it starts and ends, so
@@ -22,7 +24,6 @@ func tokenize(line string, partial bool) ([]token, error) {
 	var toks []token
 	var cur strings.Builder
 	in := false // inside a word
-	var quote byte
 	start := 0
 	quoted := false
 	flush := func(end int) {
@@ -32,40 +33,24 @@ func tokenize(line string, partial bool) ([]token, error) {
 		cur.Reset()
 		in, quoted = false, false
 	}
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(line) {
-				i++
-				cur.WriteByte(line[i])
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			if !in {
-				in, start = true, i
-			}
-			quote, quoted = c, true
-		case c == '\\' && i+1 < len(line):
-			if !in {
-				in, start = true, i
-			}
-			i++
-			cur.WriteByte(line[i])
-		case c == ' ' || c == '\t':
-			flush(i)
-		default:
-			if !in {
-				in, start = true, i
-			}
-			cur.WriteByte(c)
+	open := front.Scan(line, func(ch front.Char) bool {
+		if !ch.Quoted && (ch.C == ' ' || ch.C == '\t') {
+			flush(ch.At)
+			return true
 		}
-	}
-	if quote != 0 && !partial {
-		return nil, &Error{What: fmt.Sprintf("unterminated %c quote", quote), Fix: "close it, or escape it with \\"}
+		if !in {
+			in, start = true, ch.At
+		}
+		switch {
+		case ch.Syntax && ch.C != '\\':
+			quoted = true
+		case !ch.Syntax:
+			cur.WriteByte(ch.C)
+		}
+		return true
+	})
+	if open != 0 && !partial {
+		return nil, &Error{What: fmt.Sprintf("unterminated %c quote", open), Fix: "close it, or escape it with \\"}
 	}
 	flush(len(line))
 	return toks, nil

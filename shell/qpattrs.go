@@ -79,7 +79,7 @@ func attrKeys(names []string) []keySpec {
 // QP numbers.
 func (s *Shell) setAttr(attr *verbs.QPAttr, mask *verbs.QPAttrMask, name, value string) error {
 	if name == "dest_qpn" || name == "dest_qp_num" {
-		if e := s.objs[value]; e != nil && e.kind == rdma.KindQP {
+		if e := s.objs.byName[value]; e != nil && e.kind == rdma.KindQP {
 			value = strconv.FormatUint(uint64(e.qp.Num()), 10)
 		}
 	}

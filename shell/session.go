@@ -3,10 +3,7 @@ package shell
 import (
 	"context"
 	"errors"
-	"fmt"
-	"regexp"
-	"sort"
-	"strings"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,84 +13,28 @@ import (
 	"github.com/verbscope/verbscope/verbs"
 )
 
-// kind is the type of a named object in the session: the shared
-// vocabulary's object kinds (rdma.Kind).
-type kind = rdma.Kind
-
-// entry is one named object of the session.
-type entry struct {
-	name    string
-	kind    kind
-	parent  *entry // ctx for pd/cq/ch; pd for qp/mr
-	created time.Time
-
-	ctx *verbs.Context
-	pd  *verbs.PD
-	cq  *verbs.CQ
-	ch  *verbs.CompChannel
-	qp  *verbs.QP
-	mr  *verbs.MR
-	ah  *verbs.AH
-
-	// QP only: the CQs it uses, the transitions it went through, its
-	// first send PSN and, once known, its peer.
-	sendCQ, recvCQ *entry
-	history        []transition
-	psn            uint32
-	peer           *rdma.Peer
-}
-
-// transition is one successful modify of a QP, for `show` and diagrams.
-type transition struct {
-	At       time.Time
-	From, To verbs.QPState
-	Mask     verbs.QPAttrMask
-}
-
-// closed asks the library whether the object is gone (a cascade may have
-// taken it).
-func (e *entry) closed() bool {
-	switch e.kind {
-	case rdma.KindCtx:
-		return e.ctx.Closed()
-	case rdma.KindPD:
-		return e.pd.Closed()
-	case rdma.KindCQ:
-		return e.cq.Closed()
-	case rdma.KindChannel:
-		return e.ch.Closed()
-	case rdma.KindQP:
-		return e.qp.Closed()
-	case rdma.KindMR:
-		return e.mr.Closed()
-	case rdma.KindAH:
-		return e.ah.Closed()
-	}
-	return true
-}
-
 // Shell is one verbs shell session: the named objects, the defaults, and
 // the commands. It has no terminal code: front ends feed it lines and
 // show its Results (it is a front.Engine). Close destroys everything it
 // created.
 //
-// Locking: run serializes commands; mu guards the objects and is held
-// while a command works, but released while it waits on the network or
-// the device (unlocked), so Complete answers meanwhile. State reads an
-// atomic snapshot and takes no lock at all.
+// Locking: execMu lets one command run at a time (and Close after it);
+// mu guards the objects and is held while a command works, but released
+// while it waits on the network or the device (waitUnlocked), so Complete
+// answers meanwhile. State reads an atomic snapshot and takes no lock at
+// all; the event watchers find names in the objects' index, under its own
+// lock.
 type Shell struct {
-	run      sync.Mutex // one command at a time, and Close after it
-	mu       sync.Mutex
-	objs     map[string]*entry
-	counters map[kind]int
-	opts     Options
-	wrid     uint64               // the last work request id handed out
-	posted   map[uint64]postedWR  // outstanding WRs by id, to show completions
-	clock    time.Time            // the stopwatch's start
-	remote   map[string]remoteMR  // peers' MRs by "peer.NAME", from announcements
-	scratch  map[*entry]*verbs.MR // per PD: the shell's own buffer for announcements
-	watched  map[*verbs.Context]bool
-	closed   bool
+	execMu  sync.Mutex // one command at a time, and Close after it
+	mu      sync.Mutex
+	objs    *objects
+	opts    Options
+	wrid    uint64               // the last work request id handed out
+	posted  map[uint64]postedWR  // outstanding WRs by id, to show completions
+	clock   time.Time            // the stopwatch's start
+	remote  map[string]remoteMR  // peers' MRs by "peer.NAME", from announcements
+	scratch map[*entry]*verbs.MR // per PD: the shell's own buffer for announcements
+	closed  bool
 
 	// cancel stops the running command (Close calls it); guarded by
 	// cancelMu, not mu, so Close reaches it while the command holds mu.
@@ -101,8 +42,10 @@ type Shell struct {
 	cancel   context.CancelFunc
 
 	state atomic.Pointer[front.State]
-	names atomic.Pointer[eventNames]
 	seq   atomic.Uint64
+	// objectOf describes an entry for a snapshot: s.object, unless a
+	// test counts what publishing describes.
+	objectOf func(*entry) front.Object
 
 	evMu     sync.Mutex
 	events   []eventRecord // async events seen so far
@@ -140,10 +83,11 @@ type Options struct {
 
 // New starts an empty session.
 func New(opts Options) *Shell {
-	s := &Shell{objs: map[string]*entry{}, counters: map[kind]int{}, opts: opts, posted: map[uint64]postedWR{},
-		remote: map[string]remoteMR{}, scratch: map[*entry]*verbs.MR{}, watched: map[*verbs.Context]bool{},
+	s := &Shell{objs: newObjects(), opts: opts, posted: map[uint64]postedWR{},
+		remote: map[string]remoteMR{}, scratch: map[*entry]*verbs.MR{},
 		eventCh: make(chan front.Event, eventBuffer)}
-	s.publish("")
+	s.objectOf = s.object
+	s.state.Store(&front.State{Seq: s.seq.Add(1), PID: os.Getpid()})
 	return s
 }
 
@@ -156,8 +100,8 @@ func (s *Shell) Close() error {
 		s.cancel()
 	}
 	s.cancelMu.Unlock()
-	s.run.Lock()
-	defer s.run.Unlock()
+	s.execMu.Lock()
+	defer s.execMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -165,17 +109,15 @@ func (s *Shell) Close() error {
 	}
 	s.closed = true
 	var errs []error
-	for _, e := range s.sorted() {
-		if e.kind == rdma.KindCtx {
-			if err := e.ctx.Close(); err != nil {
-				errs = append(errs, err)
-			}
+	for _, e := range s.objs.sorted(rdma.KindCtx) {
+		if err := e.ctx.Close(); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	s.objs = map[string]*entry{}
-	s.publish("")
+	s.state.Store(&front.State{Seq: s.seq.Add(1), PID: os.Getpid()})
 	// Closing the contexts closed their event channels: the watchers end.
 	s.watchers.Wait()
+	s.objs = newObjects()
 	s.emitMu.Lock()
 	s.eventsClosed = true
 	close(s.eventCh)
@@ -185,137 +127,4 @@ func (s *Shell) Close() error {
 			Fix: "the kernel frees what is left when the process exits", Err: errors.Join(errs...)}
 	}
 	return nil
-}
-
-// add names a new object: qp1, qp2, … unless the user chose a name.
-func (s *Shell) add(e *entry, as string) (*entry, error) {
-	if as == "" {
-		for {
-			s.counters[e.kind]++
-			as = fmt.Sprintf("%s%d", e.kind, s.counters[e.kind])
-			if s.objs[as] == nil {
-				break
-			}
-		}
-	} else if err := s.checkNewName(as); err != nil {
-		return nil, err
-	}
-	e.name, e.created = as, time.Now()
-	s.objs[as] = e
-	return e, nil
-}
-
-var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
-
-func (s *Shell) checkNewName(name string) error {
-	if !nameRE.MatchString(name) {
-		return &Error{What: fmt.Sprintf("%q cannot be a name", name), Fix: "use letters, digits, _ . or -, starting with a letter"}
-	}
-	if s.objs[name] != nil {
-		return &Error{What: name + " is already taken", Fix: "pick another name, or rename the other object first"}
-	}
-	if lookupCommand(name) != nil {
-		return &Error{What: name + " is a command name", Fix: "pick a name that is not a command"}
-	}
-	return nil
-}
-
-// prune forgets objects the library destroyed (directly or by cascade).
-func (s *Shell) prune() []string {
-	var gone []string
-	for name, e := range s.objs {
-		if e.closed() {
-			gone = append(gone, name)
-			delete(s.objs, name)
-		}
-	}
-	sort.Strings(gone)
-	return gone
-}
-
-// get resolves a name to an object of one of the wanted kinds.
-func (s *Shell) get(name string, want ...kind) (*entry, error) {
-	e := s.objs[name]
-	if e == nil {
-		return nil, s.noSuch(name, want...)
-	}
-	if len(want) > 0 {
-		for _, k := range want {
-			if e.kind == k {
-				return e, nil
-			}
-		}
-		var ws []string
-		for _, k := range want {
-			ws = append(ws, "a "+k.Word()+" ("+string(k)+"N)")
-		}
-		return nil, &Error{What: fmt.Sprintf("%s is a %s, but this needs %s", name, e.kind.Word(), strings.Join(ws, " or "))}
-	}
-	return e, nil
-}
-
-func (s *Shell) noSuch(name string, want ...kind) error {
-	var have []string
-	for n, e := range s.objs {
-		if len(want) == 0 || contains(want, e.kind) {
-			have = append(have, n)
-		}
-	}
-	sort.Strings(have)
-	fix := "`ls` lists the objects of this session"
-	if len(have) > 0 {
-		fix = "existing: " + strings.Join(have, ", ") + suggest(name, have)
-	} else if len(want) == 1 {
-		fix = "create one first: " + createHint[want[0]]
-	}
-	return &Error{What: "there is no " + name, Fix: fix}
-}
-
-// createHint is the command that makes an object of each kind.
-var createHint = map[kind]string{
-	rdma.KindCtx: "open [DEVICE]", rdma.KindPD: "pd", rdma.KindCQ: "cq size=16", rdma.KindChannel: "channel",
-	rdma.KindQP: "qp type=rc cq=cq1", rdma.KindMR: "mr size=4096 access=local_write,remote_write",
-	rdma.KindAH: "ah dgid=GID",
-}
-
-// only returns the single object of a kind, for commands where it is the
-// obvious default (the one context, the one PD).
-func (s *Shell) only(k kind) (*entry, error) {
-	var found *entry
-	for _, e := range s.objs {
-		if e.kind == k {
-			if found != nil {
-				return nil, &Error{What: "there are several " + k.Word() + "s", Fix: "name the one you mean"}
-			}
-			found = e
-		}
-	}
-	if found == nil {
-		return nil, &Error{What: "there is no " + k.Word() + " yet", Fix: "create one first: " + createHint[k]}
-	}
-	return found, nil
-}
-
-// sorted lists the objects in creation order.
-func (s *Shell) sorted() []*entry {
-	out := make([]*entry, 0, len(s.objs))
-	for _, e := range s.objs {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].created.Equal(out[j].created) {
-			return out[i].created.Before(out[j].created)
-		}
-		return out[i].name < out[j].name
-	})
-	return out
-}
-
-func contains[T comparable](xs []T, x T) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
-	"github.com/verbscope/verbscope/verbs"
 )
 
 // State is the session's objects as of the last finished command, with
@@ -18,25 +17,23 @@ func (s *Shell) State() front.State {
 	return front.State{PID: os.Getpid()}
 }
 
-// publish stores a new snapshot: the objects as they are now (the caller
-// holds s.mu) and the command running (or "").
+// publish stores a new snapshot (the caller holds s.mu): the last one
+// with the objects the command reached described again (or left out, if
+// gone), and the command running (or ""). The others are the last
+// snapshot's, shared, not queried again: what the kernel did to them
+// meanwhile is the inspector's to show.
 func (s *Shell) publish(running string) {
-	st := &front.State{Seq: s.seq.Add(1), PID: os.Getpid(), Running: running}
-	names := &eventNames{qps: map[uint32]string{}, cqs: map[*verbs.CQ]string{}}
-	for _, e := range s.sorted() {
-		if e.closed() {
-			continue
-		}
-		st.Objects = append(st.Objects, s.object(e))
-		switch e.kind {
-		case rdma.KindQP:
-			names.qps[e.qp.Num()] = e.name
-		case rdma.KindCQ:
-			names.cqs[e.cq] = e.name
+	st := s.State()
+	for e := range s.objs.touched {
+		if s.objs.byName[e.name] == e {
+			st = st.Put(s.objectOf(e))
+		} else {
+			st = st.Remove(e.id)
 		}
 	}
-	s.names.Store(names)
-	s.state.Store(st)
+	clear(s.objs.touched)
+	st.Seq, st.Running = s.seq.Add(1), running
+	s.state.Store(&st)
 }
 
 // setRunning republishes the last snapshot's objects with another running
@@ -50,7 +47,7 @@ func (s *Shell) setRunning(running string) {
 
 // object describes one entry for the snapshot.
 func (s *Shell) object(e *entry) front.Object {
-	o := front.Object{Kind: e.kind, Name: e.name, Device: e.device()}
+	o := front.Object{ID: e.id, Kind: e.kind, Name: e.name, Device: e.device()}
 	if e.parent != nil {
 		o.Parent = e.parent.name
 	}
@@ -63,56 +60,26 @@ func (s *Shell) object(e *entry) front.Object {
 	case rdma.KindAH:
 		o.Port = int(e.ah.Attr().PortNum)
 	case rdma.KindQP:
-		s.qpObject(e, &o)
+		qpObject(e, &o)
 	}
 	return o
 }
 
-// qpObject fills in what a QP is now: its number, type, state, port and
-// CQs, the modifies it went through and where it can go next.
-func (s *Shell) qpObject(e *entry, o *front.Object) {
-	typ := e.qp.Type()
-	o.QPN, o.QPType = e.qp.Num(), typ.String()
+// qpObject fills in what a QP is now: its number, type, state, port, CQs
+// and the modifies it went through (one ibv_query_qp).
+func qpObject(e *entry, o *front.Object) {
+	o.QPN, o.QPType = e.qp.Num(), e.qp.Type().String()
 	o.SendCQ, o.RecvCQ = e.sendCQ.name, e.recvCQ.name
-	cur := rdma.QPStateUnknown
+	o.State = rdma.QPStateUnknown.String()
 	if q, err := e.qp.Query(rdma.AttrState | rdma.AttrPort); err == nil {
-		cur = q.State
+		o.State = q.State.String()
 		if q.State != rdma.QPStateReset {
 			o.Port = int(q.Port)
 		}
 	}
-	o.State = cur.String()
 	for _, h := range e.history {
 		o.History = append(o.History, front.Transition{At: h.At, From: h.From.String(), To: h.To.String()})
 	}
-	if cur == rdma.QPStateUnknown {
-		return
-	}
-	o.Next = nextSteps(cur, typ)
-}
-
-// nextSteps judges a modify from cur to every state with the kernel's
-// rules: the transition's required attributes, and for an illegal one the
-// checker's reason.
-func nextSteps(cur verbs.QPState, typ verbs.QPType) []front.Step {
-	var out []front.Step
-	for _, to := range rdma.QPStates {
-		rule := rdma.LookupTransition(cur, to, typ)
-		v := rdma.Check(cur, to, typ, rdma.AttrState|rule.Required, nil, nil)
-		st := front.Step{To: to.String(), Legal: v.Known && v.TableOK}
-		if rule.Valid {
-			st.Needs = rule.Required.Names()
-		}
-		if !st.Legal {
-			if d := v.Decisive(); d != nil {
-				st.Why = d.Problem
-			} else {
-				st.Why = "the kernel's table (qp_state_table) has no " + cur.String() + "→" + to.String() + " for " + typ.String()
-			}
-		}
-		out = append(out, st)
-	}
-	return out
 }
 
 // device names the device an object lives on.

@@ -238,10 +238,8 @@ func (m *Model) oursObject(row Row) *front.Object {
 	if m.pane == nil || row.OursName == "" {
 		return nil
 	}
-	for i := range m.pane.state.Objects {
-		if m.pane.state.Objects[i].Name == row.OursName {
-			return &m.pane.state.Objects[i]
-		}
+	if o, ok := m.pane.state.Object(row.OursName); ok {
+		return &o
 	}
 	return nil
 }
@@ -252,13 +250,14 @@ func (m *Model) sessionLines(o *front.Object) []string {
 	th := m.theme
 	out := []string{"", th.Render(themes.SlotOurs, "in this dashboard's shell: "+o.Name)}
 	out = append(out, "  send CQ "+dash(o.SendCQ)+"  recv CQ "+dash(o.RecvCQ)+"  PD "+dash(o.Parent))
-	for _, x := range m.pane.state.Objects {
+	for x := range m.pane.state.Objects() {
 		if x.Kind == "mr" && x.Parent == o.Parent {
 			out = append(out, "  MR "+x.Name+": "+strconv.FormatUint(x.Length, 10)+" bytes, lkey 0x"+strconv.FormatUint(uint64(x.LKey), 16)+", "+x.Access)
 		}
 	}
 	out = append(out, "", th.Render(themes.SlotHeader, "state machine"), "  "+m.diagram(o.State))
-	for _, s := range o.Next {
+	next := o.NextSteps()
+	for _, s := range next {
 		if s.Legal {
 			needs := ""
 			if len(s.Needs) > 0 {
@@ -268,7 +267,7 @@ func (m *Model) sessionLines(o *front.Object) []string {
 		}
 	}
 	var refused []string
-	for _, s := range o.Next {
+	for _, s := range next {
 		if !s.Legal {
 			refused = append(refused, s.To)
 		}

@@ -123,7 +123,7 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 	now := f.Snapshot.Time
 	seen := make(map[inspect.Key]bool, len(p.meta))
 	ourQPs := map[uint32]string{}
-	for _, o := range st.Objects {
+	for o := range st.Objects() {
 		if o.Kind == "qp" {
 			ourQPs[o.QPN] = o.Name
 		}

@@ -1,7 +1,8 @@
 // Package front is what a front end needs to host the verbs shell: the
 // Engine interface the shell implements, the values it returns (Result,
 // Error, Completion, State, Event), how typed or pasted input becomes
-// commands (Lines) and the history a prompt navigates (History).
+// commands (Lines, by the quoting Scan reads) and the history a prompt
+// navigates (History).
 //
 // It is pure Go and imports neither cgo nor the shell itself, so the
 // dashboard, which must not import cgo packages, can render a shell pane

@@ -3,8 +3,6 @@ package front
 import (
 	"context"
 	"time"
-
-	"github.com/verbscope/verbscope/rdma"
 )
 
 // Engine is a verbs shell session as a front end drives it. shell.Shell
@@ -27,54 +25,6 @@ type Engine interface {
 	// Close destroys every object of the session, QPs first. It is
 	// idempotent.
 	Close() error
-}
-
-// State is an immutable snapshot of a session, taken after each command.
-type State struct {
-	Seq     uint64   // increases with every snapshot
-	PID     int      // the process that owns the objects
-	Running string   // the command running now; "" when idle
-	Objects []Object // in creation order
-}
-
-// Object is one verbs object of the session, named as the shell names it.
-type Object struct {
-	Kind   rdma.Kind // ctx pd cq ch qp mr ah: the shared vocabulary's kinds (rdma.KindQP, …)
-	Name   string    // qp1, mr2, …
-	Parent string    // the object it was created under ("" for a ctx)
-	Device string    // the device of its context
-	Port   int       // the port it is bound to, once known (QPs, AHs)
-
-	// QPs.
-	QPN            uint32
-	QPType, State  string
-	SendCQ, RecvCQ string
-
-	// CQs: the entries the device gave (at least those asked for).
-	CQE int
-
-	// MRs.
-	Addr, Length uint64
-	LKey, RKey   uint32
-	Access       string
-
-	History []Transition // QPs: successful modifies, oldest first
-	Next    []Step       // QPs: a modify to every state, judged by the kernel's rules
-}
-
-// Transition is one successful modify of a QP.
-type Transition struct {
-	At       time.Time
-	From, To string
-}
-
-// Step says whether a modify to state To is legal now, which attributes
-// it needs, and if not, why.
-type Step struct {
-	To    string
-	Legal bool
-	Needs []string // attributes the kernel requires for this step
-	Why   string   // when not legal: the reason, in words
 }
 
 // EventKind says what an Event reports.

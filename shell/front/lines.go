@@ -30,31 +30,20 @@ func Lines(input string) []Line {
 // outside quotes and not after a backslash.
 func splitLine(line string) []string {
 	var parts []string
-	var quote byte
-	start := 0
-	end := len(line)
-scan:
-	for i := 0; i < len(line); i++ {
-		c := line[i]
+	start, end := 0, len(line)
+	Scan(line, func(ch Char) bool {
+		i := ch.At
 		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' {
-				i++
-			}
-		case c == '\\':
-			i++
-		case c == '\'' || c == '"':
-			quote = c
-		case c == ';':
+		case ch.Quoted || ch.Syntax:
+		case ch.C == ';':
 			parts = append(parts, line[start:i])
 			start = i + 1
-		case c == '#' && (i == 0 || isBlank(line[i-1]) || line[i-1] == ';'):
+		case ch.C == '#' && (i == 0 || isBlank(line[i-1]) || line[i-1] == ';'):
 			end = i
-			break scan
+			return false
 		}
-	}
+		return true
+	})
 	if start < end {
 		parts = append(parts, line[start:end])
 	}
