@@ -75,6 +75,7 @@ func TestDashboardLive(t *testing.T) {
 	cli := labkit.Start(t, "ibv_rc_pingpong", "-e", "-g", gid, "-n", "100000000", ip)
 	defer srv.Kill()
 	defer cli.Kill()
+	release := labkit.Throttle(t, 100*time.Millisecond, time.Second, srv, cli)
 	s.key("/")
 	s.keys("-l", "type=RC comm=ibv_rc_pingpong state=RTS")
 	s.waitLong("</type=RC comm=ibv_rc_pingpong state=RTS>") // the filter applies as it is typed
@@ -94,6 +95,7 @@ func TestDashboardLive(t *testing.T) {
 	s.key("Escape")
 	waitScreenLacks(t, s, "state history")
 	s.key("Escape") // clears the filter
+	release()
 	cli.Kill()
 	srv.Kill()
 	labkit.WaitFor(t, labkit.Step, "the pingpong QPs to vanish from the view", func() bool {

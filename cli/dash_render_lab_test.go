@@ -35,15 +35,11 @@ func TestDashboardRendersEveryFrame(t *testing.T) {
 	labkit.Clean(t)
 	gid := labkit.Env(t, "LAB_GID_INDEX")
 	os.Setenv("XDG_STATE_HOME", t.TempDir())
-	// The pair waits on completion events (-e) at the lowest priority:
-	// spinning on its CQs it would take both of the guest's vCPUs and
-	// starve the dashboards, which are then only slow, not wrong.
+	// The pair waits on completion events (-e), throttled: left to run,
+	// rxe's work for it in the guest's kernel starves the dashboards,
+	// which are then only slow, not wrong.
 	srv, cli := labkit.PingpongPair(t, "-e", "-g", gid, "-n", "100000000")
-	for _, p := range []*labkit.Proc{srv, cli} {
-		if err := unix.Setpriority(unix.PRIO_PROCESS, int(p.PID()), 19); err != nil {
-			t.Fatal(err)
-		}
-	}
+	labkit.Throttle(t, 100*time.Millisecond, time.Second, srv, cli)
 	var terms []termFrame
 	for _, term := range []string{"tmux-256color", "screen-256color", "xterm-vt"} {
 		dir := t.TempDir()

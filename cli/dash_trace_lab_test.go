@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 )
@@ -43,6 +44,7 @@ func TestDashboardTracedDetail(t *testing.T) {
 	srv, cli := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-e", "-n", "100000000")
 	defer srv.Kill()
 	defer cli.Kill()
+	labkit.Throttle(t, 100*time.Millisecond, time.Second, srv, cli)
 	s.key("/")
 	filter := fmt.Sprintf("type=RC pid=%d state=RTS", srv.PID())
 	s.keys("-l", filter)
