@@ -46,9 +46,20 @@ func TestUnderFaults(t *testing.T) {
 
 	s, dash := startDash(t, "verbscope dash --interval 500ms; echo status=$?")
 	addr := "127.0.0.1:19883"
-	labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=500ms")
+	x := labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=500ms")
 	devInfo := regexp.MustCompile(`(?m)^verbscope_device_info\{[^}]*device="` + dev + `"`)
-	metrics := waitMetrics(t, addr, "the exporter's first reading of "+dev, devInfo.MatchString)
+	// The exporter serves once trace's programs are loaded (or failed):
+	// Attach is that step's limit.
+	var metrics string
+	labkit.WaitFor(t, labkit.Attach, "the exporter's first reading of "+dev, func() bool {
+		metrics = scrapeMetrics(addr)
+		return devInfo.MatchString(metrics)
+	})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the exporter said:\n%s", x.Output())
+		}
+	})
 
 	t.Run("device removed and added back", func(t *testing.T) {
 		var threads0, goroutines0 int
