@@ -179,12 +179,12 @@ func fixtureModel(t testing.TB, tree, theme string, w, h int, withShell bool) *M
 		src.Shell = newFakeEngine()
 	}
 	m := New(src, Options{Theme: theme}, th)
-	m.now = func() time.Time { return t0.Add(time.Minute) }
+	m.c.now = func() time.Time { return t0.Add(time.Minute) }
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	for _, f := range recordedFrames(t, "idle", "rc-init", "rc-rts") {
-		m.Update(resMsg{m.pump.prepare(f, front.State{})})
+		m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 	}
-	m.Update(sysMsg{m.sysPump.prepare(sysReading(t, tree), th.ASCII)})
+	m.Update(sysMsg{m.sysBuilder.build(sysReading(t, tree), th.ASCII)})
 	return m
 }
 
@@ -249,6 +249,7 @@ func ansiStrip(s string) string { return ansi.Strip(s) }
 
 // fetchFleetNow runs the fleet fetch a jump started, synchronously.
 func (m *Model) fetchFleetNow() tea.Msg {
-	m.fleetBusy = false
-	return m.fetchFleet()()
+	v := m.find("fleet").view.(*fleetView)
+	v.busy = false
+	return v.fetch()()
 }
