@@ -4,22 +4,14 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"log/slog"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"golang.org/x/term"
 
-	"github.com/verbscope/verbscope/fleet"
-	"github.com/verbscope/verbscope/inspect"
-	"github.com/verbscope/verbscope/shell"
-	"github.com/verbscope/verbscope/shell/front"
-	"github.com/verbscope/verbscope/sysfsmon"
-	"github.com/verbscope/verbscope/themes"
-	"github.com/verbscope/verbscope/ui"
+	"github.com/verbscope/verbscope/dash"
 )
 
 func init() { register(dashCmd) }
@@ -78,35 +70,12 @@ Examples:
 				if *interval < 100*time.Millisecond {
 					return usageErrorf("--interval %s: give at least 100ms", *interval)
 				}
-				return runDash(ctx, env, dashOptions{interval: *interval, theme: *theme, dev: *dev, view: *first,
-					shell: !*noShell, demo: *demo, ascii: *ascii, prometheus: *prom, job: *job})
+				return runDash(ctx, env, dash.Options{Interval: *interval, Theme: *theme, Dev: *dev, View: *first,
+					ASCII: *ascii, Prometheus: *prom, Job: *job}, !*noShell, *demo)
 			}
 		},
 	}
 }
-
-type dashOptions struct {
-	interval    time.Duration
-	theme, dev  string
-	view        string
-	shell, demo bool
-	ascii       bool
-	// prometheus and job feed the fleet view.
-	prometheus, job string
-}
-
-// dashMemoryLimit is the dashboard's soft heap limit (GOMEMLIMIT
-// overrides it). With 10,000 QPs of another process shown the heap holds
-// ~28 MB; at 32 MiB the collector runs more often during a refresh (in
-// the lab guest a key's round trip went from 0.5 to 0.7 s) and RSS stays
-// near 46 MB instead of 54.
-const dashMemoryLimit = 32 << 20
-
-// dashFPS is the most frames a second the dashboard draws. Bubble Tea's
-// renderer wakes at this rate even when nothing changed; 30 keeps a key's
-// echo within a frame a person does not notice and halves the idle
-// wake-ups of the default 60.
-const dashFPS = 30
 
 // errNoTerminal is the dashboard asked for without a terminal.
 var errNoTerminal = errors.New(`the dashboard needs a terminal, and this is not one
@@ -119,91 +88,41 @@ func onTerminal(env *Env) bool {
 	return ok1 && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
 }
 
-func runDash(ctx context.Context, env *Env, o dashOptions) error {
+// runDash hands the terminal to package dash; what it refuses is a
+// usage mistake, and a host without RDMA gets doctor's explanation.
+func runDash(ctx context.Context, env *Env, o dash.Options, shellPane, demo bool) error {
 	if !onTerminal(env) {
 		return errNoTerminal
 	}
-	in, out := env.Stdin.(*os.File), env.Stdout.(*os.File)
-	noColor := themes.NoColor(os.Getenv)
-	topts := themes.Options{Dark: true, NoColor: noColor, ASCII: o.ascii || !utf8Locale()}
-	th, err := themes.Load(o.theme, topts)
-	if err != nil {
-		return usageErrorf("%s", strings.TrimPrefix(err.Error(), "themes: "))
-	}
-	fsys, err := sysfsmon.NewDefaultFS()
-	if err != nil {
-		return err
-	}
-	conn, err := inspect.Dial()
-	if errors.Is(err, inspect.ErrNoRDMA) {
-		return noRDMA(ctx, env, fsys, err)
-	}
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if o.view != "" && !ui.IsView(o.view) {
-		return usageErrorf("--view %q: views are %s", o.view, strings.Join(ui.ViewNames(), " "))
-	}
-	src, stop := dashSources(ctx, fsys, conn, o)
-	defer stop()
-	var sh *shell.Shell
-	if o.shell {
+	o.In, o.Out = env.Stdin.(*os.File), env.Stdout.(*os.File)
+	if shellPane {
 		gidIndex, err := envInt("LAB_GID_INDEX", 0)
 		if err != nil {
 			return err
 		}
-		sh = shell.New(shell.Options{Device: o.dev, GIDIndex: gidIndex})
-		defer sh.Close()
-		src.Shell = sh
-		src.History, _ = front.LoadHistory(front.HistoryPath(), front.DefaultHistory)
-		src.SaveHistory = func(h *front.History) error { return h.Save(front.HistoryPath()) }
+		o.Shell, o.GIDIndex = true, gidIndex
 	}
-	if o.demo {
-		d, err := startDemo(ctx, o.dev)
-		if err != nil {
-			return err
+	if demo {
+		o.Demo = func(ctx context.Context, dev string) (string, func(), error) {
+			d, err := startDemo(ctx, dev)
+			if err != nil {
+				return "", nil, err
+			}
+			return d.label, d.stop, nil
 		}
-		defer d.stop()
-		src.Demo = d.label
 	}
-	if o.prometheus != "" {
-		c := &fleet.Client{URL: strings.TrimRight(o.prometheus, "/")}
-		src.Fleet = func(ctx context.Context) ([]fleet.Host, error) { return fleet.Rows(ctx, c, o.job) }
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// A viewer left open for days: keep the heap near what the data
-		// needs rather than twice the peak.
-		debug.SetMemoryLimit(dashMemoryLimit)
-	}
-	if os.Getenv("GOMAXPROCS") == "" {
-		adaptProcs(ctx)
-	}
+	o.Limits = deviceLimits(slog.New(slog.DiscardHandler))
+	o.Modifies = traceModifies
 	// VERBSCOPE_DASH_FRAME names a file that gets each frame as text:
 	// the render tests compare it with what the terminal shows.
-	m := ui.New(src, ui.Options{Theme: o.theme, ThemeOpts: topts, View: o.view, FrameFile: os.Getenv("VERBSCOPE_DASH_FRAME")}, th)
-	// SIGINT and SIGTERM cancel ctx (cli.Main), which ends the program
-	// with status 130. Bubble Tea's own handler would race it, turning a
-	// SIGTERM into a plain quit (status 0) when it wins.
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(dashFPS), tea.WithoutSignalHandler()}
-	if noColor {
-		// Attributes (bold, reverse) stay; colours go.
-		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
-	}
-	_, err = tea.NewProgram(m, opts...).Run()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return ctx.Err()
+	o.FrameFile = os.Getenv("VERBSCOPE_DASH_FRAME")
+	err := dash.Run(ctx, o)
+	var no *dash.NoRDMAError
+	switch {
+	case errors.As(err, &no):
+		return noRDMA(ctx, env, no.FS, no.Err)
+	case errors.Is(err, dash.ErrBadOption):
+		return usageErrorf("%s", strings.TrimPrefix(err.Error(), dash.ErrBadOption.Error()+": "))
 	}
 	return err
-}
-
-// utf8Locale tells whether the terminal's locale draws box characters.
-func utf8Locale() bool {
-	for _, v := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
-		if s := os.Getenv(v); s != "" {
-			s = strings.ToLower(s)
-			return strings.Contains(s, "utf-8") || strings.Contains(s, "utf8")
-		}
-	}
-	return false
 }
