@@ -35,7 +35,6 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 	if o.Modifies != nil {
 		wo.Modifies = o.Modifies(ctx, notice, func(n int) {
 			notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))
-			afterTraceLoaded()
 		}, o.Interval)
 	}
 	w := inspect.Watch(ctx, conn, wo)
