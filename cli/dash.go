@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/verbscope/verbscope/dash"
+	"github.com/verbscope/verbscope/ui"
 )
 
 func init() { register(dashCmd) }
@@ -22,15 +24,12 @@ func dashCmd() *Command {
 		Summary: "the dashboard: devices, ports, GIDs, IRQs, counters and every process's QPs live, with the verbs shell in a pane",
 		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--view NAME] [--no-shell] [--demo] [--prometheus URL]",
 		Help: `The inspector as a full-screen dashboard (also what 'verbscope' alone
-opens on a terminal). Views, one at a time: qp cq mr pd ctx srq cm_id
-(every process's objects, as 'rdma resource show' sees them), dev port
-gid irq counters (sysfs and procfs), events (what appeared, vanished,
-changed state or got stuck), doctor (the checklist) and fleet (every
-host a Prometheus scrapes verbscope export on: --prometheus URL). ':' and a view
-name jump, '/' filters (state=ERR pid=4242 type=RC, or plain words),
-enter opens the selection, tab focuses the verbs shell pane, '?' lists
-every key, q quits. Every object the pane's shell created is destroyed
-on the way out, QPs first.
+opens on a terminal). Its views, one at a time:
+` + viewList() + `
+':' and a view name jump, '/' filters (state=ERR pid=4242 type=RC, or
+plain words), enter opens the selection, tab focuses the verbs shell
+pane, '?' lists every key, q quits. Every object the pane's shell
+created is destroyed on the way out, QPs first.
 
 Themes: auto (dark or light by the terminal), dark, light, high-contrast,
 mono, or a file NAME.theme in $XDG_CONFIG_HOME/verbscope/themes (the
@@ -75,6 +74,15 @@ Examples:
 			}
 		},
 	}
+}
+
+// viewList is the dashboard's views for its help, one a line.
+func viewList() string {
+	var b strings.Builder
+	for _, v := range ui.Views() {
+		fmt.Fprintf(&b, "  %-9s %s\n", v.Name, v.About)
+	}
+	return b.String()
 }
 
 // errNoTerminal is the dashboard asked for without a terminal.

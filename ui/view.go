@@ -42,6 +42,8 @@ type viewSpec struct {
 	aliases []string
 	// title names the view in its detail ("QPs: rxe0/qp/17").
 	title string
+	// about says what it shows, for the help (ui.Views).
+	about string
 	// tail: the table follows its newest row unless the user moved up.
 	tail bool
 	make func(c *common) component

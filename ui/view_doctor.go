@@ -13,7 +13,7 @@ import (
 
 // doctorSpec is the troubleshooting checklist (Sources.Doctor), run
 // when the view is first shown and again on r.
-var doctorSpec = viewSpec{name: "doctor", title: "doctor", make: func(c *common) component {
+var doctorSpec = viewSpec{name: "doctor", title: "doctor", about: "the troubleshooting checklist (r re-runs it)", make: func(c *common) component {
 	return &doctorView{c: c, rerun: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run doctor"))}
 }}
 

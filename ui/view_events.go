@@ -17,7 +17,7 @@ const maxEvents = 2000
 // eventsSpec is the view of what happened: objects appearing, vanishing,
 // changing state or getting stuck, as the Tracker reported them. The
 // resource row builder records them (record, below) off the UI goroutine.
-var eventsSpec = viewSpec{name: "events", title: "events", aliases: []string{"event"}, tail: true,
+var eventsSpec = viewSpec{name: "events", title: "events", about: "what appeared, vanished, changed state or got stuck", aliases: []string{"event"}, tail: true,
 	make: func(c *common) component { return eventsView{c} }}
 
 type eventsView struct{ c *common }

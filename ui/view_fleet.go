@@ -25,7 +25,7 @@ var fleetCols = []column{col("host", "host", 0, false), col("up", "up", 0, false
 
 // fleetSpec is every host running verbscope export, as a Prometheus
 // knows them (Sources.Fleet); it asks again every fleetEvery while shown.
-var fleetSpec = viewSpec{name: "fleet", title: "fleet", aliases: []string{"hosts"}, make: func(c *common) component {
+var fleetSpec = viewSpec{name: "fleet", title: "fleet", about: "every host a Prometheus scrapes 'verbscope export' on (--prometheus URL)", aliases: []string{"hosts"}, make: func(c *common) component {
 	return &fleetView{c: c}
 }}
 

@@ -12,9 +12,9 @@ import (
 
 // objectSpec is the view of one kind of `rdma resource show`'s objects
 // (the kind is the view's name: qp, cq, mr, pd, ctx, srq, cm_id).
-func objectSpec(name, title string, aliases ...string) viewSpec {
+func objectSpec(name, title, about string, aliases ...string) viewSpec {
 	kind := inspect.Kind(name)
-	return viewSpec{name: name, title: title, aliases: aliases, make: func(c *common) component {
+	return viewSpec{name: name, title: title, about: about, aliases: aliases, make: func(c *common) component {
 		return &objectView{c: c, kind: kind}
 	}}
 }

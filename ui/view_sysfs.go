@@ -8,8 +8,8 @@ import (
 // sysfsSpec is a view of sysfsmon's readings: dev, port, gid, irq and
 // counters. Their rows are the ones `verbscope devices`, `ports`… print,
 // built by the sysfs row builder (sysdata.go) off the UI goroutine.
-func sysfsSpec(name, title string, aliases ...string) viewSpec {
-	return viewSpec{name: name, title: title, aliases: aliases, make: func(c *common) component {
+func sysfsSpec(name, title, about string, aliases ...string) viewSpec {
+	return viewSpec{name: name, title: title, about: about, aliases: aliases, make: func(c *common) component {
 		return &sysfsView{c: c, name: name}
 	}}
 }
