@@ -21,7 +21,7 @@ type detailState struct {
 	scroll int
 }
 
-func (m *Model) openDetail() {
+func (m *model) openDetail() {
 	r, ok := m.cur.table.Selected()
 	if !ok {
 		return
@@ -30,7 +30,7 @@ func (m *Model) openDetail() {
 	m.mode = modeDetail
 }
 
-func (m *Model) detailKey(msg tea.KeyPressMsg) {
+func (m *model) detailKey(msg tea.KeyPressMsg) {
 	switch {
 	case key.Matches(msg, m.keys.Up):
 		m.detail.scroll = max(0, m.detail.scroll-1)
@@ -46,7 +46,7 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) {
 }
 
 // renderDetail draws the opened object in w×h.
-func (m *Model) renderDetail(w, h int) string {
+func (m *model) renderDetail(w, h int) string {
 	th := m.c.theme
 	lines := m.detailLines()
 	title := th.Render(themes.SlotTitle, lines[0]) + th.Render(themes.SlotDim, "  (esc back, ↑↓ scroll)")
@@ -65,7 +65,7 @@ func (m *Model) renderDetail(w, h int) string {
 
 // detailLines are the opened row's title and what its view says of it,
 // from the latest data.
-func (m *Model) detailLines() []string {
+func (m *model) detailLines() []string {
 	d := &m.detail
 	if d.page == nil {
 		return []string{""}

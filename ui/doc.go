@@ -9,7 +9,7 @@
 // code. Update never blocks: work that waits or reads the system runs
 // in tea.Cmds.
 //
-// One root Model returns the tea.View. It holds every view of the
+// One root model returns the tea.View. It holds every view of the
 // registry (registry.go) as a page with its table, routes messages to
 // the views, and lays the screen out after each message (layout.go):
 // every part is sized there, so View only reads the model. The header,

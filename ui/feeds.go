@@ -18,7 +18,7 @@ type (
 
 // waitRes waits for the next watch frame and builds its rows (in the Cmd's
 // goroutine: building 10,000 rows is not the UI's work).
-func (m *Model) waitRes() tea.Cmd {
+func (m *model) waitRes() tea.Cmd {
 	if m.c.src.Res == nil {
 		return nil
 	}
@@ -36,7 +36,7 @@ func (m *Model) waitRes() tea.Cmd {
 	}
 }
 
-func (m *Model) waitSys() tea.Cmd {
+func (m *model) waitSys() tea.Cmd {
 	if m.c.src.Sys == nil {
 		return nil
 	}
@@ -50,7 +50,7 @@ func (m *Model) waitSys() tea.Cmd {
 	}
 }
 
-func (m *Model) waitNotice() tea.Cmd {
+func (m *model) waitNotice() tea.Cmd {
 	ch := m.c.src.Notices
 	if ch == nil {
 		return nil

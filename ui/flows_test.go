@@ -196,7 +196,7 @@ func TestHelpIsGeneratedFromKeyMap(t *testing.T) {
 
 // runCmd runs a Cmd and feeds its messages back, as the program would,
 // for the pane's Exec and completion answers (not the pollers').
-func runCmd(m *Model, cmd tea.Cmd) {
+func runCmd(m *model, cmd tea.Cmd) {
 	for i := 0; cmd != nil && i < 20; i++ {
 		msg := collect(cmd)
 		if msg == nil {
@@ -233,7 +233,7 @@ func collect(cmd tea.Cmd) tea.Msg {
 // before the pollers answer).
 func TestEveryViewBeforeData(t *testing.T) {
 	th := mustLoad(t, "dark", false)
-	m := New(Sources{Shell: newFakeEngine()}, Options{}, th)
+	m := newModel(Sources{Shell: newFakeEngine()}, Options{}, th)
 	for _, sz := range sizes {
 		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		for _, v := range ViewNames() {

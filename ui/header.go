@@ -15,7 +15,7 @@ import (
 
 // header is the lines above the main area: who and where, the ports,
 // the QPs by state, the alerts, and the view tabs.
-func (m *Model) header() string {
+func (m *model) header() string {
 	th := m.c.theme
 	sep := th.Render(themes.SlotDim, " · ")
 	h := m.c.src.Host
@@ -44,7 +44,7 @@ func (m *Model) header() string {
 
 // portsLine lists each device's ports with their state, then the QPs by
 // state.
-func (m *Model) portsLine() string {
+func (m *model) portsLine() string {
 	th := m.c.theme
 	var parts []string
 	if m.c.sys != nil {
@@ -104,7 +104,7 @@ func stateOrder(s string) int {
 }
 
 // alerts are what needs a look now, worst first.
-func (m *Model) alerts() []string {
+func (m *model) alerts() []string {
 	var out []string
 	if m.resErr != nil {
 		out = append(out, "netlink: "+firstLine(m.resErr.Error()))
@@ -149,7 +149,7 @@ func (m *Model) alerts() []string {
 	return out
 }
 
-func (m *Model) alertsLine() string {
+func (m *model) alertsLine() string {
 	a := m.alerts()
 	if len(a) == 0 {
 		return m.c.theme.Render(themes.SlotOK, "no alerts")
@@ -160,7 +160,7 @@ func (m *Model) alertsLine() string {
 }
 
 // tabs is the row of view names; the current one is highlighted.
-func (m *Model) tabs() string {
+func (m *model) tabs() string {
 	var b strings.Builder
 	for i, p := range m.pages {
 		if i > 0 {
@@ -176,7 +176,7 @@ func (m *Model) tabs() string {
 }
 
 // tabAt is the view tab at column x.
-func (m *Model) tabAt(x int) *page {
+func (m *model) tabAt(x int) *page {
 	pos := 0
 	for _, p := range m.pages {
 		if x >= pos && x < pos+len(p.name) {
@@ -189,7 +189,7 @@ func (m *Model) tabAt(x int) *page {
 
 // footer is the ':' or '/' line while typing, else the status message
 // or the key hints.
-func (m *Model) footer() string {
+func (m *model) footer() string {
 	th := m.c.theme
 	switch m.mode {
 	case modeCommand, modeFilter:
@@ -206,7 +206,7 @@ func (m *Model) footer() string {
 }
 
 // lineHint is what the footer shows after the ':' or '/' line.
-func (m *Model) lineHint() string {
+func (m *model) lineHint() string {
 	if m.mode == modeCommand {
 		return "  " + strings.Join(ViewNames(), " ")
 	}
@@ -216,7 +216,7 @@ func (m *Model) lineHint() string {
 // keyHints is the footer's key hints; relayout builds them once per
 // theme, width and focus: the bindings never change while the dashboard
 // runs, and the help model styles every key through lipgloss.
-func (m *Model) keyHints() string {
+func (m *model) keyHints() string {
 	th := m.c.theme
 	hm := help.New()
 	hm.Styles.ShortKey = th.Style(themes.SlotKey)

@@ -16,7 +16,7 @@ const helpGap = 4
 // helpScreen is the `?` screen in w×h, generated from the key map: the
 // groups side by side in as many rows as the width needs, then the
 // notes wrapped at the width. What does not fit in h scrolls.
-func (m *Model) helpScreen(h int) string {
+func (m *model) helpScreen(h int) string {
 	th := m.c.theme
 	body := m.helpLines(m.w)
 	room := max(1, h-2)
@@ -37,7 +37,7 @@ func (m *Model) helpScreen(h int) string {
 }
 
 // helpLines is the whole help at width w.
-func (m *Model) helpLines(w int) []string {
+func (m *model) helpLines(w int) []string {
 	th := m.c.theme
 	groups := m.helpGroups()
 	var out, row []string
@@ -80,7 +80,7 @@ func (m *Model) helpLines(w int) []string {
 
 // helpGroups are the key groups `?` shows: the key map's, the views'
 // own keys beside the refresh keys, and the shell pane's.
-func (m *Model) helpGroups() [][]key.Binding {
+func (m *model) helpGroups() [][]key.Binding {
 	groups := m.keys.FullHelp()
 	groups[2] = append(groups[2], m.viewKeys()...)
 	if m.pane != nil {
@@ -121,7 +121,7 @@ func besides(row []string, x int, block []string) []string {
 
 // helpKey scrolls the help with the movement keys; any other key closes
 // it.
-func (m *Model) helpKey(msg tea.KeyPressMsg) {
+func (m *model) helpKey(msg tea.KeyPressMsg) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Up):

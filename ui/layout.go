@@ -38,13 +38,13 @@ type hintsKey struct {
 }
 
 // resize is a WindowSizeMsg's work, for New's default size.
-func (m *Model) resize(w, h int) {
+func (m *model) resize(w, h int) {
 	m.w, m.h = w, h
 	m.relayout()
 }
 
 // relayout computes the layout and sets every component's size from it.
-func (m *Model) relayout() {
+func (m *model) relayout() {
 	l := &m.lay
 	l.headerH = headerHeight
 	l.paneH = m.paneHeight()
@@ -74,7 +74,7 @@ func (m *Model) relayout() {
 
 // paneHeight gives the shell pane about 40% of the screen when it has
 // focus and a third otherwise.
-func (m *Model) paneHeight() int {
+func (m *model) paneHeight() int {
 	if m.pane == nil || m.mode == modeHelp {
 		// The help takes the pane's room too: it is read, not typed in.
 		return 0
@@ -87,7 +87,7 @@ func (m *Model) paneHeight() int {
 
 // render composes the screen: header, the main area, the shell pane and
 // the footer, exactly w×h.
-func (m *Model) render() string {
+func (m *model) render() string {
 	if m.w < minWidth || m.h < minHeight {
 		return tooSmall(m.c.theme, m.w, m.h)
 	}

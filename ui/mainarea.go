@@ -10,7 +10,7 @@ import (
 
 // mainArea draws the current view, its detail or the help in the room
 // the layout gives it.
-func (m *Model) mainArea() string {
+func (m *model) mainArea() string {
 	h := m.lay.mainH
 	switch {
 	case h <= 0:

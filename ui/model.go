@@ -42,10 +42,10 @@ type page struct {
 	dirty   bool
 }
 
-// Model is the dashboard's root model; the only one that returns a
+// model is the dashboard's root model; the only one that returns a
 // tea.View. It holds the registry's views as pages, routes messages to
 // them and lays the screen out (layout.go).
-type Model struct {
+type model struct {
 	c     *common
 	opts  Options
 	w, h  int
@@ -75,11 +75,13 @@ type Model struct {
 	frames *frameFile
 }
 
-// New builds the dashboard. th is the starting theme (auto themes are
-// re-resolved when the terminal tells its background).
-func New(src Sources, opts Options, th *themes.Theme) *Model {
+// New builds the dashboard's root model. th is the starting theme (auto
+// themes are re-resolved when the terminal tells its background).
+func New(src Sources, opts Options, th *themes.Theme) tea.Model { return newModel(src, opts, th) }
+
+func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	c := &common{src: src, theme: th, now: time.Now}
-	m := &Model{c: c, opts: opts, keys: defaultKeyMap(),
+	m := &model{c: c, opts: opts, keys: defaultKeyMap(),
 		resBuilder: newResBuilder(), sysBuilder: newSysBuilder(src.Dev), interval: src.Interval}
 	if m.interval <= 0 {
 		m.interval = time.Second
@@ -107,7 +109,7 @@ func New(src Sources, opts Options, th *themes.Theme) *Model {
 }
 
 // find returns the page of the view named name or one of its aliases.
-func (m *Model) find(name string) *page {
+func (m *model) find(name string) *page {
 	s, ok := lookup(name)
 	if !ok {
 		return nil
@@ -121,7 +123,7 @@ func (m *Model) find(name string) *page {
 }
 
 // viewKeys are the keys of every view, for the help.
-func (m *Model) viewKeys() []key.Binding {
+func (m *model) viewKeys() []key.Binding {
 	var out []key.Binding
 	for _, p := range m.pages {
 		out = append(out, p.view.keys()...)
@@ -131,7 +133,7 @@ func (m *Model) viewKeys() []key.Binding {
 
 // Init starts the pollers' readers, asks the terminal's background and
 // tells the first view it is shown.
-func (m *Model) Init() tea.Cmd {
+func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.waitNotice(), m.route(m.cur, shownMsg{})}
 	if m.pane != nil {
 		cmds = append(cmds, m.pane.events())
@@ -141,7 +143,7 @@ func (m *Model) Init() tea.Cmd {
 
 // View draws the model; it changes nothing (the frame file aside, a
 // test's window onto what was drawn).
-func (m *Model) View() tea.View {
+func (m *model) View() tea.View {
 	frame := m.render()
 	if m.quitting {
 		frame = ""

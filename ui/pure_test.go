@@ -43,10 +43,10 @@ func TestViewIsPure(t *testing.T) {
 					return k == reflect.Func || k == reflect.Chan
 				}, cmp.Ignore()),
 				// Every view points at the model's common, compared once
-				// as Model.c.
+				// as model.c.
 				cmp.FilterPath(func(p cmp.Path) bool {
 					sf, ok := p.Last().(cmp.StructField)
-					return ok && sf.Type() == reflect.TypeOf((*common)(nil)) && p.Index(-2).Type() != reflect.TypeOf(Model{})
+					return ok && sf.Type() == reflect.TypeOf((*common)(nil)) && p.Index(-2).Type() != reflect.TypeOf(model{})
 				}, cmp.Ignore()),
 				// Each textinput's cursor is numbered from a global count.
 				cmp.FilterPath(func(p cmp.Path) bool {

@@ -6,7 +6,7 @@ import "github.com/verbscope/verbscope/themes"
 // histories and the transition counts: nothing without trace, a warning
 // while its programs load (transitions that two readings do not straddle
 // are missed until then) or when it cannot run, the events it lost.
-func (m *Model) traceField() string {
+func (m *model) traceField() string {
 	if m.c.res == nil || m.c.res.frame.Trace == nil {
 		return ""
 	}

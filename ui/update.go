@@ -17,13 +17,13 @@ var intervals = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, 
 // Update handles one message. It never blocks: everything that waits
 // was started as a Cmd and comes back here as a message. It ends by
 // laying the screen out again, so View only reads.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.relayout()
 	return m, cmd
 }
 
-func (m *Model) update(msg tea.Msg) tea.Cmd {
+func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
@@ -86,7 +86,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 // route gives a message to one page's view and takes the rows it
 // answers with.
-func (m *Model) route(p *page, msg tea.Msg) tea.Cmd {
+func (m *model) route(p *page, msg tea.Msg) tea.Cmd {
 	rows, ok, cmd := p.view.take(msg)
 	if ok {
 		m.feed(p, rows)
@@ -99,7 +99,7 @@ func (m *Model) route(p *page, msg tea.Msg) tea.Cmd {
 }
 
 // routeAll gives a message to every view.
-func (m *Model) routeAll(msg tea.Msg) tea.Cmd {
+func (m *model) routeAll(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, p := range m.pages {
 		cmds = append(cmds, m.route(p, msg))
@@ -107,7 +107,7 @@ func (m *Model) routeAll(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func (m *Model) setTheme(th *themes.Theme) {
+func (m *model) setTheme(th *themes.Theme) {
 	m.c.theme = th
 	m.line.SetStyles(inputStyles(th))
 	if m.pane != nil {
@@ -117,7 +117,7 @@ func (m *Model) setTheme(th *themes.Theme) {
 
 // gotRes takes a prepared frame: every view takes its rows (the
 // selection follows its key), and the next frame is asked for.
-func (m *Model) gotRes(d *resData) tea.Cmd {
+func (m *model) gotRes(d *resData) tea.Cmd {
 	m.resErr = d.frame.Err
 	if old := m.c.res; d.frame.Snapshot == nil && old != nil {
 		// a failed snapshot keeps the last good data on screen
@@ -128,7 +128,7 @@ func (m *Model) gotRes(d *resData) tea.Cmd {
 	return tea.Batch(m.routeAll(resMsg{d}), m.waitRes())
 }
 
-func (m *Model) gotSys(d *sysData) {
+func (m *model) gotSys(d *sysData) {
 	m.sysErr = d.u.Err
 	m.c.sys = d
 	m.routeAll(sysMsg{d})
@@ -137,7 +137,7 @@ func (m *Model) gotSys(d *sysData) {
 // feed gives a page its new rows: the shown page's table takes them at
 // once, the others when they are shown (sorting 10,000 rows nobody
 // looks at is wasted on the UI goroutine).
-func (m *Model) feed(p *page, rows []tableRow) {
+func (m *model) feed(p *page, rows []tableRow) {
 	p.pending, p.dirty = rows, true
 	if p == m.cur {
 		m.apply(p)
@@ -145,7 +145,7 @@ func (m *Model) feed(p *page, rows []tableRow) {
 }
 
 // apply moves a page's pending rows into its table.
-func (m *Model) apply(p *page) {
+func (m *model) apply(p *page) {
 	if !p.dirty {
 		return
 	}
@@ -162,7 +162,7 @@ func (m *Model) apply(p *page) {
 // afterShell refreshes the views at once after a shell command, so the
 // objects it created show without waiting for the interval, and saves
 // the history.
-func (m *Model) afterShell() tea.Cmd {
+func (m *model) afterShell() tea.Cmd {
 	var cmds []tea.Cmd
 	if c := m.c.src.Control; c != nil {
 		cmds = append(cmds, func() tea.Msg { c.Refresh(); return nil })
@@ -182,7 +182,7 @@ func (m *Model) afterShell() tea.Cmd {
 // line: the user should learn their history is not being kept.
 type historyErrMsg struct{ err error }
 
-func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.w < minWidth || m.h < minHeight {
 		if key.Matches(msg, m.keys.Quit, m.keys.Cancel) {
 			return m.quit()
@@ -262,7 +262,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // paneKey gives every key to the shell pane but esc (back to the view)
 // and ctrl+c (cancel the running command).
-func (m *Model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Back):
 		m.paneFocus = false
@@ -281,7 +281,7 @@ func (m *Model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	return m.pane.key(msg)
 }
 
-func (m *Model) paste(text string) tea.Cmd {
+func (m *model) paste(text string) tea.Cmd {
 	switch {
 	case m.paneFocus && m.pane != nil:
 		return m.pane.paste(text)
@@ -295,7 +295,7 @@ func (m *Model) paste(text string) tea.Cmd {
 	return nil
 }
 
-func (m *Model) quit() tea.Cmd {
+func (m *model) quit() tea.Cmd {
 	m.quitting = true
 	if m.pane != nil {
 		m.pane.cancelRunning()
@@ -303,7 +303,7 @@ func (m *Model) quit() tea.Cmd {
 	return tea.Quit
 }
 
-func (m *Model) startLine(md mode, prompt, value string) {
+func (m *model) startLine(md mode, prompt, value string) {
 	m.mode = md
 	m.line.Prompt = prompt
 	m.line.SetValue(value)
@@ -312,7 +312,7 @@ func (m *Model) startLine(md mode, prompt, value string) {
 }
 
 // lineKey edits the ':' or '/' line; the filter applies as it is typed.
-func (m *Model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "esc":
 		if m.mode == modeFilter {
@@ -351,7 +351,7 @@ func (m *Model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // completeView completes a view name after ':'.
-func (m *Model) completeView() {
+func (m *model) completeView() {
 	val := strings.ToLower(strings.TrimSpace(m.line.Value()))
 	for _, n := range ViewNames() {
 		if strings.HasPrefix(n, val) {
@@ -363,7 +363,7 @@ func (m *Model) completeView() {
 }
 
 // jump goes to a view by name: `:qp`, `:dev`; `:q` quits as in k9s.
-func (m *Model) jump(name string) tea.Cmd {
+func (m *model) jump(name string) tea.Cmd {
 	if name == "" {
 		return nil
 	}
@@ -382,7 +382,7 @@ func (m *Model) jump(name string) tea.Cmd {
 	return m.route(p, shownMsg{})
 }
 
-func (m *Model) setPaused(p bool) tea.Cmd {
+func (m *model) setPaused(p bool) tea.Cmd {
 	m.paused = p
 	c := m.c.src.Control
 	if c == nil {
@@ -391,7 +391,7 @@ func (m *Model) setPaused(p bool) tea.Cmd {
 	return func() tea.Msg { c.SetPaused(p); return nil }
 }
 
-func (m *Model) step(dir int) tea.Cmd {
+func (m *model) step(dir int) tea.Cmd {
 	i := 0
 	for j, d := range intervals {
 		if d <= m.interval {
@@ -409,7 +409,7 @@ func (m *Model) step(dir int) tea.Cmd {
 }
 
 // wheel scrolls what is under the pointer.
-func (m *Model) wheel(ms tea.Mouse) {
+func (m *model) wheel(ms tea.Mouse) {
 	delta := 3
 	if ms.Button == tea.MouseWheelUp {
 		delta = -3
@@ -430,7 +430,7 @@ func (m *Model) wheel(ms tea.Mouse) {
 }
 
 // click selects the row, the view tab or the pane under the pointer.
-func (m *Model) click(ms tea.Mouse) tea.Cmd {
+func (m *model) click(ms tea.Mouse) tea.Cmd {
 	if ms.Button != tea.MouseLeft {
 		return nil
 	}
