@@ -28,7 +28,7 @@ type column struct {
 // first column as well as in colour, so it reads without colour too.
 type rowMark uint8
 
-// tableRow marks, in rising precedence.
+// Row marks, in rising precedence.
 const (
 	markNone      rowMark = iota
 	markChanged           // a value changed lately
