@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/view"
 )
@@ -94,8 +95,9 @@ func (m *model) portsLine() string {
 	return strings.Join(parts, "  ") + th.Render(themes.SlotDim, "  │  ") + q
 }
 
+// stateOrder is a QP state's place in rdma's state machine.
 func stateOrder(s string) int {
-	for i, n := range []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"} {
+	for i, n := range rdma.QPStateNames() {
 		if n == s {
 			return i
 		}

@@ -178,7 +178,8 @@ func (v *objectView) diagram(cur string) string {
 		arrow = " -> "
 	}
 	var parts []string
-	for _, s := range []string{"RESET", "INIT", "RTR", "RTS", "SQD"} {
+	// The main line runs to SQD; SQE and ERR are drawn as the tail.
+	for _, s := range rdma.QPStateNames()[:rdma.QPStateSQE] {
 		if s == cur {
 			parts = append(parts, th.Render(themes.SlotSelected, "["+s+"]"))
 		} else {
