@@ -43,8 +43,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.c.note(themes.SlotWarn, "the RDMA netlink watch stopped")
 		return nil
 	case sysMsg:
-		m.gotSys(msg.d)
-		return m.waitSys()
+		return tea.Batch(m.gotSys(msg.d), m.waitSys())
 	case sysClosedMsg:
 		return nil
 	case noticeMsg:
@@ -128,10 +127,11 @@ func (m *model) gotRes(d *resData) tea.Cmd {
 	return tea.Batch(m.routeAll(resMsg{d}), m.waitRes())
 }
 
-func (m *model) gotSys(d *sysData) {
+// gotSys takes a prepared sysfs reading: every view takes its rows.
+func (m *model) gotSys(d *sysData) tea.Cmd {
 	m.sysErr = d.u.Err
 	m.c.sys = d
-	m.routeAll(sysMsg{d})
+	return m.routeAll(sysMsg{d})
 }
 
 // feed gives a page its new rows: the shown page's table takes them at
