@@ -345,12 +345,6 @@ func (t *table) Selected() (tableRow, bool) {
 	return tableRow{}, false
 }
 
-// Select puts the cursor on the row with the key.
-func (t *table) Select(key string) {
-	t.selKey = key
-	t.follow()
-}
-
 // Counts returns the rows shown and the rows in all.
 func (t *table) Counts() (shown, total int) { return len(t.view), len(t.rows) }
 
