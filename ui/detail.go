@@ -30,7 +30,11 @@ func (m *model) openDetail() {
 	m.mode = modeDetail
 }
 
+// detailKey scrolls the detail, within what its lines need now (they
+// change with the data, so the bound is taken at each key, not at each
+// message).
 func (m *model) detailKey(msg tea.KeyPressMsg) {
+	m.scrollDetail(0)
 	switch {
 	case key.Matches(msg, m.keys.Up):
 		m.detail.scroll = max(0, m.detail.scroll-1)
@@ -43,6 +47,14 @@ func (m *model) detailKey(msg tea.KeyPressMsg) {
 	case key.Matches(msg, m.keys.Top):
 		m.detail.scroll = 0
 	}
+	m.scrollDetail(0)
+}
+
+// scrollDetail moves the detail by delta lines, kept between its first
+// line and the last screenful.
+func (m *model) scrollDetail(delta int) {
+	body := len(m.detailLines()) - 1
+	m.detail.scroll = min(max(0, m.detail.scroll+delta), max(0, body-(m.lay.mainH-1)))
 }
 
 // renderDetail draws the opened object in w×h.

@@ -119,10 +119,18 @@ func besides(row []string, x int, block []string) []string {
 	return row
 }
 
+// clampHelp keeps the help's first line shown within what it needs.
+func (m *model) clampHelp() {
+	room := max(1, m.lay.mainH-2)
+	m.helpTop = min(max(0, m.helpTop), max(0, len(m.helpLines(m.w))-room))
+}
+
 // helpKey scrolls the help with the movement keys; any other key closes
 // it.
 func (m *model) helpKey(msg tea.KeyPressMsg) {
 	k := m.keys
+	m.clampHelp() // the width may have changed since
+	defer m.clampHelp()
 	switch {
 	case key.Matches(msg, k.Up):
 		m.helpTop--
@@ -135,7 +143,7 @@ func (m *model) helpKey(msg tea.KeyPressMsg) {
 	case key.Matches(msg, k.Top):
 		m.helpTop = 0
 	case key.Matches(msg, k.Bottom):
-		m.helpTop = 1 << 20 // relayout clamps it
+		m.helpTop = 1 << 20 // clampHelp brings it back to the last page
 	default:
 		m.mode, m.helpTop = m.prev, 0
 	}

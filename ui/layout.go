@@ -59,14 +59,6 @@ func (m *model) relayout() {
 		// The line leaves room for the hint (the input pads to its width).
 		m.line.SetWidth(max(10, m.w-2-ansi.StringWidth(m.lineHint())))
 	}
-	switch m.mode {
-	case modeHelp:
-		room := max(1, l.mainH-2)
-		m.helpTop = min(max(0, m.helpTop), max(0, len(m.helpLines(m.w))-room))
-	case modeDetail:
-		body := len(m.detailLines()) - 1
-		m.detail.scroll = min(m.detail.scroll, max(0, body-(l.mainH-1)))
-	}
 	if k := (hintsKey{m.c.theme, m.w, m.paneFocus}); l.hints == "" || l.hintsFor != k {
 		l.hints, l.hintsFor = m.keyHints(), k
 	}

@@ -423,7 +423,7 @@ func (m *model) wheel(ms tea.Mouse) {
 		return
 	}
 	if m.mode == modeDetail {
-		m.detail.scroll = max(0, m.detail.scroll+delta)
+		m.scrollDetail(delta)
 		return
 	}
 	m.cur.table.Move(delta)
