@@ -4,22 +4,16 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"log/slog"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"golang.org/x/term"
 
-	"github.com/verbscope/verbscope/fleet"
-	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/dash"
 	"github.com/verbscope/verbscope/lab"
-	"github.com/verbscope/verbscope/shell"
-	"github.com/verbscope/verbscope/shell/front"
-	"github.com/verbscope/verbscope/sysfsmon"
-	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/ui"
 )
 
@@ -31,15 +25,12 @@ func dashCmd() *Command {
 		Summary: "the dashboard: devices, ports, GIDs, IRQs, counters and every process's QPs live, with the verbs shell in a pane",
 		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--demo] [--prometheus URL]",
 		Help: `The inspector as a full-screen dashboard (also what 'verbscope' alone
-opens on a terminal). Views, one at a time: qp cq mr pd ctx srq cm_id
-(every process's objects, as 'rdma resource show' sees them), dev port
-gid irq counters (sysfs and procfs), events (what appeared, vanished,
-changed state or got stuck), doctor (the checklist) and fleet (every
-host a Prometheus scrapes verbscope export on: --prometheus URL). ':' and a view
-name jump, '/' filters (state=ERR pid=4242 type=RC, or plain words),
-enter opens the selection, tab focuses the verbs shell pane, '?' lists
-every key, q quits. Every object the pane's shell created is destroyed
-on the way out, QPs first.
+opens on a terminal). Its views, one at a time:
+` + viewList() + `
+':' and a view name jump, '/' filters (state=ERR pid=4242 type=RC, or
+plain words), enter opens the selection, tab focuses the verbs shell
+pane, '?' lists every key, q quits. Every object the pane's shell
+created is destroyed on the way out, QPs first.
 
 Themes: auto (dark or light by the terminal), dark, light, high-contrast,
 mono, or a file NAME.theme in $XDG_CONFIG_HOME/verbscope/themes (the
@@ -83,36 +74,21 @@ Examples:
 				if *gidIndex < 0 {
 					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
 				}
-				return runDash(ctx, env, dashOptions{interval: *interval, theme: *theme, dev: *dev, gidIndex: *gidIndex, view: *first,
-					shell: !*noShell, demo: *demo, ascii: *ascii, prometheus: *prom, job: *job})
+				return runDash(ctx, env, dash.Options{Interval: *interval, Theme: *theme, Dev: *dev, GIDIndex: *gidIndex, View: *first,
+					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell}, *demo)
 			}
 		},
 	}
 }
 
-type dashOptions struct {
-	interval    time.Duration
-	theme, dev  string
-	gidIndex    int
-	view        string
-	shell, demo bool
-	ascii       bool
-	// prometheus and job feed the fleet view.
-	prometheus, job string
+// viewList is the dashboard's views for its help, one a line.
+func viewList() string {
+	var b strings.Builder
+	for _, v := range ui.Views() {
+		fmt.Fprintf(&b, "  %-9s %s\n", v.Name, v.About)
+	}
+	return b.String()
 }
-
-// dashMemoryLimit is the dashboard's soft heap limit (GOMEMLIMIT
-// overrides it). With 10,000 QPs of another process shown the heap holds
-// ~28 MB; at 32 MiB the collector runs more often during a refresh (in
-// the lab guest a key's round trip went from 0.5 to 0.7 s) and RSS stays
-// near 46 MB instead of 54.
-const dashMemoryLimit = 32 << 20
-
-// dashFPS is the most frames a second the dashboard draws. Bubble Tea's
-// renderer wakes at this rate even when nothing changed; 30 keeps a key's
-// echo within a frame a person does not notice and halves the idle
-// wake-ups of the default 60.
-const dashFPS = 30
 
 // errNoTerminal is the dashboard asked for without a terminal.
 var errNoTerminal = errors.New(`the dashboard needs a terminal, and this is not one
@@ -125,87 +101,30 @@ func onTerminal(env *Env) bool {
 	return ok1 && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
 }
 
-func runDash(ctx context.Context, env *Env, o dashOptions) error {
+// runDash hands the terminal to package dash; what it refuses is a
+// usage mistake, and a host without RDMA gets doctor's explanation.
+func runDash(ctx context.Context, env *Env, o dash.Options, demo bool) error {
 	if !onTerminal(env) {
 		return errNoTerminal
 	}
-	in, out := env.Stdin.(*os.File), env.Stdout.(*os.File)
-	noColor := themes.NoColor(os.Getenv)
-	topts := themes.Options{Dark: true, NoColor: noColor, ASCII: o.ascii || !utf8Locale()}
-	th, err := themes.Load(o.theme, topts)
-	if err != nil {
-		return usageErrorf("%s", strings.TrimPrefix(err.Error(), "themes: "))
-	}
-	fsys, err := sysfsmon.NewDefaultFS()
-	if err != nil {
-		return err
-	}
-	conn, err := inspect.Dial()
-	if errors.Is(err, inspect.ErrNoRDMA) {
-		return noRDMA(ctx, env, fsys, err)
-	}
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if o.view != "" && !ui.IsView(o.view) {
-		return usageErrorf("--view %q: views are %s", o.view, strings.Join(ui.ViewNames(), " "))
-	}
-	src, stop := dashSources(ctx, fsys, conn, o)
-	defer stop()
-	var sh *shell.Shell
-	if o.shell {
-		sh = shell.New(shell.Options{Device: o.dev, GIDIndex: o.gidIndex})
-		defer sh.Close()
-		src.Shell = sh
-		src.History, _ = front.LoadHistory(front.HistoryPath(), front.DefaultHistory)
-		src.SaveHistory = func(h *front.History) error { return h.Save(front.HistoryPath()) }
-	}
-	if o.demo {
-		label, stop, err := lab.StartDemo(ctx, lab.DemoOptions{Dev: o.dev, GIDIndex: o.gidIndex})
-		if err != nil {
-			return err
+	o.In, o.Out = env.Stdin.(*os.File), env.Stdout.(*os.File)
+	if demo {
+		o.Demo = func(ctx context.Context, dev string) (string, func(), error) {
+			return lab.StartDemo(ctx, lab.DemoOptions{Dev: dev, GIDIndex: o.GIDIndex})
 		}
-		defer stop()
-		src.Demo = label
 	}
-	if o.prometheus != "" {
-		c := &fleet.Client{URL: strings.TrimRight(o.prometheus, "/")}
-		src.Fleet = func(ctx context.Context) ([]fleet.Host, error) { return fleet.Rows(ctx, c, o.job) }
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// A viewer left open for days: keep the heap near what the data
-		// needs rather than twice the peak.
-		debug.SetMemoryLimit(dashMemoryLimit)
-	}
-	if os.Getenv("GOMAXPROCS") == "" {
-		adaptProcs(ctx)
-	}
+	o.Limits = deviceLimits(slog.New(slog.DiscardHandler))
+	o.Modifies = traceModifies
 	// VERBSCOPE_DASH_FRAME names a file that gets each frame as text:
 	// the render tests compare it with what the terminal shows.
-	m := ui.New(src, ui.Options{Theme: o.theme, ThemeOpts: topts, View: o.view, FrameFile: os.Getenv("VERBSCOPE_DASH_FRAME")}, th)
-	// SIGINT and SIGTERM cancel ctx (cli.Main), which ends the program
-	// with status 130. Bubble Tea's own handler would race it, turning a
-	// SIGTERM into a plain quit (status 0) when it wins.
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(dashFPS), tea.WithoutSignalHandler()}
-	if noColor {
-		// Attributes (bold, reverse) stay; colours go.
-		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
-	}
-	_, err = tea.NewProgram(m, opts...).Run()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return ctx.Err()
+	o.FrameFile = os.Getenv("VERBSCOPE_DASH_FRAME")
+	err := dash.Run(ctx, o)
+	var no *dash.NoRDMAError
+	switch {
+	case errors.As(err, &no):
+		return noRDMA(ctx, env, no.FS, no.Err)
+	case errors.Is(err, dash.ErrBadOption):
+		return usageErrorf("%s", strings.TrimPrefix(err.Error(), dash.ErrBadOption.Error()+": "))
 	}
 	return err
-}
-
-// utf8Locale tells whether the terminal's locale draws box characters.
-func utf8Locale() bool {
-	for _, v := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
-		if s := os.Getenv(v); s != "" {
-			s = strings.ToLower(s)
-			return strings.Contains(s, "utf-8") || strings.Contains(s, "utf8")
-		}
-	}
-	return false
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/verbscope/verbscope/ui"
 )
 
 // Without a terminal, the dashboard says so and names the CLI views;
@@ -30,6 +32,20 @@ func TestDashRefusesBadFlags(t *testing.T) {
 		env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errw}
 		if code := run(context.Background(), args, env); code != 2 {
 			t.Errorf("%v exited %d, want 2: %s", args, code, errw.String())
+		}
+	}
+}
+
+// The dash command's help lists every view the dashboard has, from its
+// registry.
+func TestDashHelpListsEveryView(t *testing.T) {
+	var out, errw bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errw}
+	run(context.Background(), []string{"help", "dash"}, env)
+	help := out.String() + errw.String()
+	for _, v := range ui.Views() {
+		if !strings.Contains(help, "  "+v.Name+" ") || !strings.Contains(help, v.About) {
+			t.Errorf("the dash help lacks the %s view (%s):\n%s", v.Name, v.About, help)
 		}
 	}
 }

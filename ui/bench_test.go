@@ -30,10 +30,10 @@ func frame10k(b *testing.B) inspect.Frame {
 // Cmd that receives the frame), reported so its cost is known.
 func BenchmarkPrepare10kQPs(b *testing.B) {
 	f := frame10k(b)
-	p := newPump()
+	p := newResBuilder()
 	b.ReportAllocs()
 	for b.Loop() {
-		p.prepare(f, front.State{})
+		p.build(f, front.State{})
 	}
 }
 
@@ -42,7 +42,7 @@ func BenchmarkPrepare10kQPs(b *testing.B) {
 func BenchmarkUpdate10kQPs(b *testing.B) {
 	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
 	f := frame10k(b)
-	d := m.pump.prepare(f, front.State{})
+	d := m.resBuilder.build(f, front.State{})
 	send(m, "s", "s", "s") // sorted by a numeric column, as users leave it
 	b.ReportAllocs()
 	for b.Loop() {
@@ -54,7 +54,7 @@ func BenchmarkUpdate10kQPs(b *testing.B) {
 // drawn.
 func BenchmarkView10kQPs(b *testing.B) {
 	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
-	m.Update(resMsg{m.pump.prepare(frame10k(b), front.State{})})
+	m.Update(resMsg{m.resBuilder.build(frame10k(b), front.State{})})
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.View()
@@ -65,7 +65,7 @@ func BenchmarkView10kQPs(b *testing.B) {
 // user feels per key.
 func BenchmarkKey10kQPs(b *testing.B) {
 	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
-	m.Update(resMsg{m.pump.prepare(frame10k(b), front.State{})})
+	m.Update(resMsg{m.resBuilder.build(frame10k(b), front.State{})})
 	down := tea.KeyPressMsg{Code: tea.KeyDown}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -98,8 +98,8 @@ func BenchmarkLive10kQPs(b *testing.B) {
 		runtime.ReadMemStats(&before)
 		m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
 		f := frame10k(b)
-		m.Update(resMsg{m.pump.prepare(f, front.State{})})
-		m.Update(resMsg{m.pump.prepare(f, front.State{})}) // a second frame: rows reused
+		m.Update(resMsg{m.resBuilder.build(f, front.State{})})
+		m.Update(resMsg{m.resBuilder.build(f, front.State{})}) // a second frame: rows reused
 		runtime.GC()
 		var after runtime.MemStats
 		runtime.ReadMemStats(&after)
@@ -113,7 +113,7 @@ func BenchmarkLive10kQPs(b *testing.B) {
 // filter builds each row's fields again from its object.
 func BenchmarkUpdate10kQPsFiltered(b *testing.B) {
 	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
-	d := m.pump.prepare(frame10k(b), front.State{})
+	d := m.resBuilder.build(frame10k(b), front.State{})
 	send(m, "/")
 	typeText(m, "state=RTS type=RC")
 	send(m, "enter")

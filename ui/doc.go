@@ -4,9 +4,21 @@
 //
 // It only renders and forwards. The data comes in as messages from
 // pollers that run off the UI goroutine (inspect's watch stream,
-// sysfsmon's Poll) and from the shell through shell/front's Engine; the
-// cli package wires them in (Sources), so this package imports no cgo
-// code. One root Model returns the tea.View; the table, header, detail,
-// help and shell pane render strings at the size they are given. Update
-// never blocks: work that waits or reads the system runs in tea.Cmds.
+// sysfsmon's readings) and from the shell through shell/front's Engine;
+// package dash wires them in (Sources), so this package imports no cgo
+// code. Update never blocks: work that waits or reads the system runs
+// in tea.Cmds.
+//
+// One root model returns the tea.View. It holds every view of the
+// registry (registry.go) as a page with its table, routes messages to
+// the views, and lays the screen out after each message (layout.go):
+// every part is sized there, so View only reads the model. The header,
+// tables, detail, help and shell pane render strings at their size.
+//
+// Adding a view: write a value implementing component (view.go: its
+// columns and filter, how it takes messages, its heading, detail, empty
+// note and keys) in a file of its own, and add its viewSpec (name,
+// aliases, title, constructor) to registry. The tab row, the ':' jump,
+// '?', --view and ViewNames follow from the registry;
+// TestAddedViewNeedsOnlyTheRegistry does exactly this.
 package ui

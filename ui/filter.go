@@ -13,8 +13,8 @@ const maxFilterMemo = 50000
 // words of their kind (view.ParseFilterWords: iproute2's state=ERR
 // pid=4242 type=RC, values checked against what can exist, and plain
 // substrings).
-func rowMatcher(kind string) Matcher {
-	return func(cols []Column, words []string) (func(*Row) bool, string) {
+func rowMatcher(kind string) matcher {
+	return func(cols []column, words []string) (func(*tableRow) bool, string) {
 		fs, err := view.ParseFilterWords(kind, words)
 		if err != nil {
 			// Keep showing what the valid words select while the rest
@@ -22,11 +22,11 @@ func rowMatcher(kind string) Matcher {
 			plain, _ := plainMatcher(cols, words)
 			return plain, strings.TrimPrefix(err.Error(), "view: ")
 		}
-		// A row of an object (Row.res) builds its fields for the
+		// A row of an object (tableRow.res) builds its fields for the
 		// filter; rows reused across frames share their object, so the
 		// answer is kept for it while the words stay the same.
 		seen := map[*resObj]bool{}
-		return func(r *Row) bool {
+		return func(r *tableRow) bool {
 			if r.Fields != nil || r.res == nil {
 				return r.Fields != nil && fs.Match(r.Fields)
 			}

@@ -168,7 +168,7 @@ func (f *fakeEngine) Close() error               { return nil }
 // fixtureModel is a dashboard fed with the recordings: the rc-rts
 // objects after an idle and an rc-init reading (so histories and events
 // have steps), sysfs from tree.
-func fixtureModel(t testing.TB, tree, theme string, w, h int, withShell bool) *Model {
+func fixtureModel(t testing.TB, tree, theme string, w, h int, withShell bool) *model {
 	t.Helper()
 	th, err := themes.Load(theme, themes.Options{Dark: true})
 	if err != nil {
@@ -178,22 +178,22 @@ func fixtureModel(t testing.TB, tree, theme string, w, h int, withShell bool) *M
 	if withShell {
 		src.Shell = newFakeEngine()
 	}
-	m := New(src, Options{Theme: theme}, th)
-	m.now = func() time.Time { return t0.Add(time.Minute) }
+	m := newModel(src, Options{Theme: theme}, th)
+	m.c.now = func() time.Time { return t0.Add(time.Minute) }
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	for _, f := range recordedFrames(t, "idle", "rc-init", "rc-rts") {
-		m.Update(resMsg{m.pump.prepare(f, front.State{})})
+		m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 	}
-	m.Update(sysMsg{m.sysPump.prepare(sysReading(t, tree), th.ASCII)})
+	m.Update(sysMsg{m.sysBuilder.build(sysReading(t, tree), th.ASCII)})
 	return m
 }
 
 var csiRE = regexp.MustCompile(`\x1b\][^\x07]*\x07`)
 
 // screen is the model's screen without escape sequences.
-func screen(m *Model) string { return ansi.Strip(csiRE.ReplaceAllString(m.render(), "")) }
+func screen(m *model) string { return ansi.Strip(csiRE.ReplaceAllString(m.render(), "")) }
 
-func send(m *Model, keys ...string) {
+func send(m *model, keys ...string) {
 	for _, k := range keys {
 		m.Update(keyMsg(k))
 	}
@@ -223,7 +223,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
-func typeText(m *Model, s string) {
+func typeText(m *model, s string) {
 	for _, r := range s {
 		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
@@ -239,7 +239,7 @@ func mustLoad(t testing.TB, name string, noColor bool) *themes.Theme {
 }
 
 // jumpMsg is ':' NAME enter as typed.
-func (m *Model) jumpMsg(name string) tea.Msg {
+func (m *model) jumpMsg(name string) tea.Msg {
 	send(m, ":")
 	typeText(m, name)
 	return keyMsg("enter")
@@ -248,7 +248,8 @@ func (m *Model) jumpMsg(name string) tea.Msg {
 func ansiStrip(s string) string { return ansi.Strip(s) }
 
 // fetchFleetNow runs the fleet fetch a jump started, synchronously.
-func (m *Model) fetchFleetNow() tea.Msg {
-	m.fleetBusy = false
-	return m.fetchFleet()()
+func (m *model) fetchFleetNow() tea.Msg {
+	v := m.find("fleet").view.(*fleetView)
+	v.busy = false
+	return v.fetch()()
 }

@@ -69,7 +69,7 @@ func TestSortAndSelectionFollowsKey(t *testing.T) {
 	}
 	// A refresh keeps the object selected.
 	for _, f := range recordedFrames(t, "rc-rts") {
-		m.Update(resMsg{m.pump.prepare(f, m.pane.stateOrZero())})
+		m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 	}
 	if again, _ := m.cur.table.Selected(); again.Key != sel.Key {
 		t.Errorf("a refresh moved the selection from %s to %s", sel.Key, again.Key)
@@ -98,7 +98,7 @@ func TestQPDetailShowsHistory(t *testing.T) {
 
 func TestFocusAndPane(t *testing.T) {
 	m := fixtureModel(t, "rxe0", "dark", 100, 30, true)
-	eng := m.src.Shell.(*fakeEngine)
+	eng := m.c.src.Shell.(*fakeEngine)
 	send(m, "tab")
 	if !m.paneFocus {
 		t.Fatal("tab should focus the shell pane")
@@ -133,7 +133,7 @@ func TestFocusAndPane(t *testing.T) {
 
 func TestPasteRunsLineByLine(t *testing.T) {
 	m := fixtureModel(t, "rxe0", "dark", 100, 30, true)
-	eng := m.src.Shell.(*fakeEngine)
+	eng := m.c.src.Shell.(*fakeEngine)
 	send(m, "tab")
 	_, cmd := m.Update(tea.PasteMsg{Content: "open; pd\nls\n"})
 	runCmd(m, cmd)
@@ -149,7 +149,7 @@ func TestPasteRunsLineByLine(t *testing.T) {
 
 func TestCancelRunningCommand(t *testing.T) {
 	m := fixtureModel(t, "rxe0", "dark", 100, 30, true)
-	eng := m.src.Shell.(*fakeEngine)
+	eng := m.c.src.Shell.(*fakeEngine)
 	eng.block = make(chan struct{})
 	send(m, "tab")
 	typeText(m, "listen")
@@ -185,7 +185,7 @@ func TestHelpIsGeneratedFromKeyMap(t *testing.T) {
 	m := fixtureModel(t, "rxe0", "dark", 160, 48, true)
 	send(m, "?")
 	out := screen(m)
-	for _, group := range m.keys.FullHelp() {
+	for _, group := range m.helpGroups() {
 		for _, b := range group {
 			if !strings.Contains(out, b.Help().Desc) {
 				t.Errorf("help lacks %q (%s)", b.Help().Desc, b.Help().Key)
@@ -196,7 +196,7 @@ func TestHelpIsGeneratedFromKeyMap(t *testing.T) {
 
 // runCmd runs a Cmd and feeds its messages back, as the program would,
 // for the pane's Exec and completion answers (not the pollers').
-func runCmd(m *Model, cmd tea.Cmd) {
+func runCmd(m *model, cmd tea.Cmd) {
 	for i := 0; cmd != nil && i < 20; i++ {
 		msg := collect(cmd)
 		if msg == nil {
@@ -233,7 +233,7 @@ func collect(cmd tea.Cmd) tea.Msg {
 // before the pollers answer).
 func TestEveryViewBeforeData(t *testing.T) {
 	th := mustLoad(t, "dark", false)
-	m := New(Sources{Shell: newFakeEngine()}, Options{}, th)
+	m := newModel(Sources{Shell: newFakeEngine()}, Options{}, th)
 	for _, sz := range sizes {
 		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		for _, v := range ViewNames() {
@@ -273,7 +273,7 @@ func TestMouse(t *testing.T) {
 func TestNotice(t *testing.T) {
 	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
 	ch := make(chan string, 1)
-	m.src.Notices = ch
+	m.c.src.Notices = ch
 	ch <- "trace: QP histories show states only: no CAP_BPF"
 	m.Update(m.waitNotice()())
 	if !strings.Contains(screen(m), "trace: QP histories show states only: no CAP_BPF") {
@@ -290,14 +290,14 @@ func TestFilterFollowsChangedObject(t *testing.T) {
 	s := *f.Snapshot
 	s.QPs = append([]inspect.QP(nil), s.QPs...)
 	f.Snapshot = &s
-	m.Update(resMsg{m.pump.prepare(f, front.State{})})
+	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 	send(m, "/")
 	typeText(m, "state=ERR")
 	send(m, "enter")
 	if shown, _ := m.cur.table.Counts(); shown != 0 {
 		t.Fatalf("state=ERR shows %d QPs of a host with none in ERR", shown)
 	}
-	m.Update(resMsg{m.pump.prepare(f, front.State{})}) // the same frame again: rows reused
+	m.Update(resMsg{m.resBuilder.build(f, front.State{})}) // the same frame again: rows reused
 	if shown, _ := m.cur.table.Counts(); shown != 0 {
 		t.Fatalf("state=ERR shows %d QPs after an unchanged frame", shown)
 	}
@@ -305,7 +305,7 @@ func TestFilterFollowsChangedObject(t *testing.T) {
 	s2.QPs = append([]inspect.QP(nil), s.QPs...)
 	s2.QPs[0].State = rdma.QPStateErr
 	f.Snapshot = &s2
-	m.Update(resMsg{m.pump.prepare(f, front.State{})})
+	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 	if shown, _ := m.cur.table.Counts(); shown != 1 {
 		t.Errorf("state=ERR shows %d QPs after one moved to ERR, want 1", shown)
 	}
@@ -314,7 +314,7 @@ func TestFilterFollowsChangedObject(t *testing.T) {
 // A failed save of the shell history is said on the status line.
 func TestHistorySaveFailureShown(t *testing.T) {
 	m := fixtureModel(t, "rxe0", "dark", 120, 40, true)
-	m.src.SaveHistory = func(*front.History) error { return errors.New("front: save history /x: permission denied") }
+	m.c.src.SaveHistory = func(*front.History) error { return errors.New("front: save history /x: permission denied") }
 	msg := m.afterShell()()
 	batch, ok := msg.(tea.BatchMsg)
 	if !ok {

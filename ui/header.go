@@ -9,16 +9,17 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/view"
 )
 
 // header is the lines above the main area: who and where, the ports,
 // the QPs by state, the alerts, and the view tabs.
-func (m *Model) header() string {
-	th := m.theme
+func (m *model) header() string {
+	th := m.c.theme
 	sep := th.Render(themes.SlotDim, " · ")
-	h := m.src.Host
+	h := m.c.src.Host
 	first := th.Render(themes.SlotTitle, "verbscope")
 	for _, part := range []string{h.Hostname, "kernel " + h.Kernel, "rdma-core " + h.RDMACore} {
 		if strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(part, "kernel "), "rdma-core ")) != "" {
@@ -29,8 +30,8 @@ func (m *Model) header() string {
 	if m.paused {
 		first += sep + th.Render(themes.SlotWarn, "PAUSED (p resumes)")
 	}
-	if m.src.Demo != "" {
-		first += sep + th.Render(themes.SlotOurs, "demo: "+m.src.Demo)
+	if m.c.src.Demo != "" {
+		first += sep + th.Render(themes.SlotOurs, "demo: "+m.c.src.Demo)
 	}
 	if f := m.traceField(); f != "" {
 		first += sep + f
@@ -44,12 +45,12 @@ func (m *Model) header() string {
 
 // portsLine lists each device's ports with their state, then the QPs by
 // state.
-func (m *Model) portsLine() string {
-	th := m.theme
+func (m *model) portsLine() string {
+	th := m.c.theme
 	var parts []string
-	if m.sys != nil {
-		for _, d := range m.sys.u.Devices {
-			if m.sysPump.skip(d.Name) {
+	if m.c.sys != nil {
+		for _, d := range m.c.sys.u.Devices {
+			if m.c.skipDev(d.Name) {
 				continue
 			}
 			s := d.Name
@@ -62,17 +63,17 @@ func (m *Model) portsLine() string {
 			}
 			parts = append(parts, s)
 		}
-		if len(m.sys.u.Devices) == 0 {
+		if len(m.c.sys.u.Devices) == 0 {
 			parts = append(parts, th.Render(themes.SlotWarn, "no RDMA devices in /sys/class/infiniband"))
 		}
 	} else {
 		parts = append(parts, th.Render(themes.SlotDim, "reading sysfs…"))
 	}
 	q := th.Render(themes.SlotDim, "QPs: reading…")
-	if m.res != nil && m.res.frame.Snapshot != nil {
-		q = "QPs " + strconv.Itoa(len(m.res.frame.Snapshot.QPs))
+	if m.c.res != nil && m.c.res.frame.Snapshot != nil {
+		q = "QPs " + strconv.Itoa(len(m.c.res.frame.Snapshot.QPs))
 		var states []string
-		for s := range m.res.qpStates {
+		for s := range m.c.res.qpStates {
 			states = append(states, s)
 		}
 		sort.Slice(states, func(i, j int) bool { return stateOrder(states[i]) < stateOrder(states[j]) })
@@ -84,7 +85,7 @@ func (m *Model) portsLine() string {
 			case "RTS":
 				slot = themes.SlotOK
 			}
-			txt := s + " " + strconv.Itoa(m.res.qpStates[s])
+			txt := s + " " + strconv.Itoa(m.c.res.qpStates[s])
 			if slot != "" {
 				txt = th.Render(slot, txt)
 			}
@@ -94,8 +95,9 @@ func (m *Model) portsLine() string {
 	return strings.Join(parts, "  ") + th.Render(themes.SlotDim, "  │  ") + q
 }
 
+// stateOrder is a QP state's place in rdma's state machine.
 func stateOrder(s string) int {
-	for i, n := range []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"} {
+	for i, n := range rdma.QPStateNames() {
 		if n == s {
 			return i
 		}
@@ -104,7 +106,7 @@ func stateOrder(s string) int {
 }
 
 // alerts are what needs a look now, worst first.
-func (m *Model) alerts() []string {
+func (m *model) alerts() []string {
 	var out []string
 	if m.resErr != nil {
 		out = append(out, "netlink: "+firstLine(m.resErr.Error()))
@@ -112,8 +114,8 @@ func (m *Model) alerts() []string {
 	if m.sysErr != nil {
 		out = append(out, "sysfs: "+firstLine(m.sysErr.Error()))
 	}
-	if m.res != nil {
-		u := m.res.frame.Update
+	if m.c.res != nil {
+		u := m.c.res.frame.Update
 		if n := len(u.Failed); n > 0 {
 			a := u.Failed[0]
 			s := plural(n, "QP") + " in ERR/SQE: " + a.Key.String()
@@ -134,9 +136,9 @@ func (m *Model) alerts() []string {
 			}
 		}
 	}
-	if m.sys != nil {
-		for _, d := range m.sys.u.Devices {
-			if m.sysPump.skip(d.Name) {
+	if m.c.sys != nil {
+		for _, d := range m.c.sys.u.Devices {
+			if m.c.skipDev(d.Name) {
 				continue
 			}
 			for _, p := range d.Ports {
@@ -149,97 +151,84 @@ func (m *Model) alerts() []string {
 	return out
 }
 
-func (m *Model) alertsLine() string {
+func (m *model) alertsLine() string {
 	a := m.alerts()
 	if len(a) == 0 {
-		return m.theme.Render(themes.SlotOK, "no alerts")
+		return m.c.theme.Render(themes.SlotOK, "no alerts")
 	}
 	// "!" rather than a warning sign: terminals disagree on that one's
 	// width (emoji or text), which shifts what is drawn after it.
-	return m.theme.Render(themes.SlotError, "! "+strings.Join(a, " · "))
+	return m.c.theme.Render(themes.SlotError, "! "+strings.Join(a, " · "))
 }
 
 // tabs is the row of view names; the current one is highlighted.
-func (m *Model) tabs() string {
+func (m *model) tabs() string {
 	var b strings.Builder
-	for i, v := range m.views {
+	for i, p := range m.pages {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		slot := themes.SlotDim
-		if v == m.cur {
+		if p == m.cur {
 			slot = themes.SlotSelected
 		}
-		b.WriteString(m.theme.Render(slot, v.name))
+		b.WriteString(m.c.theme.Render(slot, p.name))
 	}
 	return b.String()
 }
 
 // tabAt is the view tab at column x.
-func (m *Model) tabAt(x int) *viewState {
+func (m *model) tabAt(x int) *page {
 	pos := 0
-	for _, v := range m.views {
-		if x >= pos && x < pos+len(v.name) {
-			return v
+	for _, p := range m.pages {
+		if x >= pos && x < pos+len(p.name) {
+			return p
 		}
-		pos += len(v.name) + 1
+		pos += len(p.name) + 1
 	}
 	return nil
 }
 
 // footer is the ':' or '/' line while typing, else the status message
 // or the key hints.
-func (m *Model) footer() string {
-	th := m.theme
+func (m *model) footer() string {
+	th := m.c.theme
 	switch m.mode {
 	case modeCommand, modeFilter:
-		hint := "  enter keeps · esc clears"
-		if m.mode == modeCommand {
-			hint = "  " + strings.Join(m.viewNames(), " ")
-		}
-		// The line leaves room for the hint (the input pads to its width).
-		m.line.SetWidth(max(10, m.w-2-ansi.StringWidth(hint)))
-		return ansi.Truncate(m.line.View()+th.Render(themes.SlotDim, hint), m.w, "…")
+		return ansi.Truncate(m.line.View()+th.Render(themes.SlotDim, m.lineHint()), m.w, "…")
 	}
-	if m.status != "" {
-		slot := m.statusSlot
+	if m.c.status != "" {
+		slot := m.c.statusSlot
 		if slot == "" {
 			slot = themes.SlotDim
 		}
-		return pad(ansi.Truncate(th.Render(slot, m.status), m.w, "…"), m.w)
+		return pad(ansi.Truncate(th.Render(slot, m.c.status), m.w, "…"), m.w)
 	}
-	return m.keyHints()
+	return m.lay.hints
 }
 
-// hintsKey is what the key hints line depends on.
-type hintsKey struct {
-	theme     *themes.Theme
-	w         int
-	paneFocus bool
+// lineHint is what the footer shows after the ':' or '/' line.
+func (m *model) lineHint() string {
+	if m.mode == modeCommand {
+		return "  " + strings.Join(ViewNames(), " ")
+	}
+	return "  enter keeps · esc clears"
 }
 
-// keyHints is the footer's key hints, built once per theme, width and
-// focus: the bindings never change while the dashboard runs, and the help
-// model styles every key through lipgloss.
-func (m *Model) keyHints() string {
-	k := hintsKey{m.theme, m.w, m.paneFocus}
-	if m.hints.s != "" && m.hints.key == k {
-		return m.hints.s
-	}
-	th := m.theme
+// keyHints is the footer's key hints; relayout builds them once per
+// theme, width and focus: the bindings never change while the dashboard
+// runs, and the help model styles every key through lipgloss.
+func (m *model) keyHints() string {
+	th := m.c.theme
 	hm := help.New()
 	hm.Styles.ShortKey = th.Style(themes.SlotKey)
 	hm.Styles.ShortDesc = th.Style(themes.SlotDim)
 	hm.Styles.ShortSeparator = th.Style(themes.SlotDim)
 	hm.SetWidth(m.w)
-	var s string
 	if m.paneFocus {
-		s = hm.ShortHelpView(append(m.pkeys.bindings()[:5], m.keys.Back, m.keys.Cancel))
-	} else {
-		s = hm.ShortHelpView(m.keys.ShortHelp())
+		return hm.ShortHelpView(append(m.pane.keys.bindings()[:5], m.keys.Back, m.keys.Cancel))
 	}
-	m.hints.key, m.hints.s = k, s
-	return s
+	return hm.ShortHelpView(m.keys.ShortHelp())
 }
 
 func deadCount(u inspect.Update) int { return len(u.Dead) }

@@ -16,17 +16,17 @@ const helpGap = 4
 // helpScreen is the `?` screen in w×h, generated from the key map: the
 // groups side by side in as many rows as the width needs, then the
 // notes wrapped at the width. What does not fit in h scrolls.
-func (m *Model) helpScreen(h int) string {
-	th := m.theme
+func (m *model) helpScreen(h int) string {
+	th := m.c.theme
 	body := m.helpLines(m.w)
 	room := max(1, h-2)
-	m.helpTop = min(max(0, m.helpTop), max(0, len(body)-room))
+	top := min(max(0, m.helpTop), max(0, len(body)-room))
 	hint := "  (any key closes)"
 	if len(body) > room {
 		hint = "  (↑/↓ PgUp/PgDn scroll, any other key closes)"
 	}
 	lines := []string{th.Render(themes.SlotTitle, "keys") + th.Render(themes.SlotDim, hint), ""}
-	lines = append(lines, body[m.helpTop:min(len(body), m.helpTop+room)]...)
+	lines = append(lines, body[top:min(len(body), top+room)]...)
 	for len(lines) < h {
 		lines = append(lines, "")
 	}
@@ -37,12 +37,9 @@ func (m *Model) helpScreen(h int) string {
 }
 
 // helpLines is the whole help at width w.
-func (m *Model) helpLines(w int) []string {
-	th := m.theme
-	groups := m.keys.FullHelp()
-	if m.pane != nil {
-		groups = append(groups, m.pkeys.bindings())
-	}
+func (m *model) helpLines(w int) []string {
+	th := m.c.theme
+	groups := m.helpGroups()
 	var out, row []string
 	rowW := 0
 	for _, g := range groups {
@@ -60,7 +57,7 @@ func (m *Model) helpLines(w int) []string {
 	}
 	out = append(append(out, row...), "")
 	notes := []struct{ label, text string }{
-		{"views", ":" + strings.Join(m.viewNames(), " :")},
+		{"views", ":" + strings.Join(ViewNames(), " :")},
 		{"filter", "iproute2's words on object views (state=ERR pid=4242 type=RC lqpn=0-6) and plain words anywhere"},
 		{"marks", "+ new, ~ changed, - gone, ! error, ? needs a look, ◆ this dashboard's shell"},
 		{"mouse", "the wheel scrolls, a click selects a row, a view or the shell pane"},
@@ -79,6 +76,17 @@ func (m *Model) helpLines(w int) []string {
 		}
 	}
 	return out
+}
+
+// helpGroups are the key groups `?` shows: the key map's, the views'
+// own keys beside the refresh keys, and the shell pane's.
+func (m *model) helpGroups() [][]key.Binding {
+	groups := m.keys.FullHelp()
+	groups[2] = append(groups[2], m.viewKeys()...)
+	if m.pane != nil {
+		groups = append(groups, m.pane.keys.bindings())
+	}
+	return groups
 }
 
 // helpBlock is one group of keys as lines, the keys in a column, and
@@ -111,10 +119,18 @@ func besides(row []string, x int, block []string) []string {
 	return row
 }
 
+// clampHelp keeps the help's first line shown within what it needs.
+func (m *model) clampHelp() {
+	room := max(1, m.lay.mainH-2)
+	m.helpTop = min(max(0, m.helpTop), max(0, len(m.helpLines(m.w))-room))
+}
+
 // helpKey scrolls the help with the movement keys; any other key closes
 // it.
-func (m *Model) helpKey(msg tea.KeyPressMsg) {
+func (m *model) helpKey(msg tea.KeyPressMsg) {
 	k := m.keys
+	m.clampHelp() // the width may have changed since
+	defer m.clampHelp()
 	switch {
 	case key.Matches(msg, k.Up):
 		m.helpTop--
@@ -127,7 +143,7 @@ func (m *Model) helpKey(msg tea.KeyPressMsg) {
 	case key.Matches(msg, k.Top):
 		m.helpTop = 0
 	case key.Matches(msg, k.Bottom):
-		m.helpTop = 1 << 20 // helpScreen clamps it
+		m.helpTop = 1 << 20 // clampHelp brings it back to the last page
 	default:
 		m.mode, m.helpTop = m.prev, 0
 	}

@@ -25,7 +25,7 @@ func TestHelpShowsEveryKey(t *testing.T) {
 				t.Fatal("scrolling closed the help")
 			}
 			seen := strings.Join(pages, "\n")
-			groups := append(m.keys.FullHelp(), m.pkeys.bindings())
+			groups := m.helpGroups()
 			for _, g := range groups {
 				for _, b := range g {
 					if !strings.Contains(seen, b.Help().Key+" ") || !strings.Contains(seen, b.Help().Desc) {

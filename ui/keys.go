@@ -2,24 +2,23 @@ package ui
 
 import "charm.land/bubbles/v2/key"
 
-// KeyMap is every key the dashboard answers; `?` shows it, generated
+// keyMap is every key the dashboard answers; `?` shows it, generated
 // from these bindings, so help cannot drift from what the keys do.
-type KeyMap struct {
+type keyMap struct {
 	Up, Down, Top, Bottom, PageUp, PageDown key.Binding
 	Open, Back                              key.Binding
 	Command, Filter                         key.Binding
 	Sort, Reverse                           key.Binding
 	Pause, Faster, Slower                   key.Binding
 	Focus, Help, Quit, Cancel               key.Binding
-	Rerun                                   key.Binding
 }
 
-// DefaultKeyMap follows k9s and htop habits.
-func DefaultKeyMap() KeyMap {
+// defaultKeyMap follows k9s and htop habits.
+func defaultKeyMap() keyMap {
 	b := func(keys []string, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
-	return KeyMap{
+	return keyMap{
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
 		Top:      b([]string{"g", "home"}, "g", "first row"),
@@ -39,21 +38,21 @@ func DefaultKeyMap() KeyMap {
 		Help:     b([]string{"?"}, "?", "help"),
 		Quit:     b([]string{"q"}, "q", "quit"),
 		Cancel:   b([]string{"ctrl+c"}, "ctrl+c", "cancel the shell command / quit"),
-		Rerun:    b([]string{"r"}, "r", "re-run doctor"),
 	}
 }
 
 // ShortHelp is the footer's line.
-func (k KeyMap) ShortHelp() []key.Binding {
+func (k keyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Command, k.Filter, k.Open, k.Sort, k.Pause, k.Focus, k.Help, k.Quit}
 }
 
-// FullHelp is the `?` screen, in columns.
-func (k KeyMap) FullHelp() [][]key.Binding {
+// FullHelp is the `?` screen, in columns (the views add their own keys
+// to the third, helpGroups).
+func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown},
 		{k.Command, k.Filter, k.Open, k.Back, k.Sort, k.Reverse},
-		{k.Pause, k.Faster, k.Slower, k.Rerun},
+		{k.Pause, k.Faster, k.Slower},
 		{k.Focus, k.Help, k.Quit, k.Cancel},
 	}
 }

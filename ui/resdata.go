@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
@@ -14,8 +13,6 @@ import (
 const (
 	markFor  = 3 * time.Second
 	keepGone = 5 * time.Second
-	// maxEvents bounds the events view.
-	maxEvents = 2000
 )
 
 // resData is one watch frame prepared for the tables, off the UI
@@ -24,18 +21,18 @@ const (
 // after it is sent.
 type resData struct {
 	frame  inspect.Frame
-	rows   map[inspect.Kind][]Row
-	events []Row
+	rows   map[inspect.Kind][]tableRow
+	events []tableRow
 	// qpStates counts live QPs by state for the header.
 	qpStates map[string]int
 }
 
-// pump turns frames into resData. It keeps what marks need (when each
+// resBuilder turns frames into resData. It keeps what marks need (when each
 // row was first seen, last changed, vanished) and lives on the Cmd
 // chain: one frame at a time, never touched by Update.
-type pump struct {
+type resBuilder struct {
 	meta   map[inspect.Key]*rowMeta
-	events []Row
+	events []tableRow
 	seq    int
 }
 
@@ -47,7 +44,7 @@ type rowMeta struct {
 	// row is the last row built; a QP whose next reading has the same
 	// qpSig as the copy the row holds reuses it (10,000 idle QPs
 	// rebuild nothing).
-	row Row
+	row tableRow
 }
 
 // qpSig holds every QP field its row shows.
@@ -79,43 +76,20 @@ type resObj struct {
 
 func detached(k inspect.Key, x inspect.Rowed) *resObj {
 	r := &resObj{key: k}
-	switch o := x.(type) {
-	case *inspect.QP:
-		c := clone(o)
-		r.x, r.obj, r.qp = c, &c.Object, c
-	case *inspect.CQ:
-		c := clone(o)
-		r.x, r.obj = c, &c.Object
-	case *inspect.MR:
-		c := clone(o)
-		r.x, r.obj = c, &c.Object
-	case *inspect.PD:
-		c := clone(o)
-		r.x, r.obj = c, &c.Object
-	case *inspect.Context:
-		c := clone(o)
-		r.x, r.obj = c, &c.Object
-	case *inspect.SRQ:
-		c := clone(o)
-		r.x, r.obj = c, &c.Object
-	case *inspect.CMID:
-		c := clone(o)
-		r.x, r.obj = c, &c.Object
+	if e, ok := x.(inspect.Entry); ok {
+		c := e.Detach()
+		r.x, r.obj = c, c.Base()
+		r.qp, _ = c.(*inspect.QP)
 	}
 	return r
 }
 
-func clone[T any](p *T) *T {
-	c := *p
-	return &c
-}
+func newResBuilder() *resBuilder { return &resBuilder{meta: map[inspect.Key]*rowMeta{}} }
 
-func newPump() *pump { return &pump{meta: map[inspect.Key]*rowMeta{}} }
-
-// prepare builds the tables of one frame. ours tells the shell pane's
+// build makes the tables of one frame; st tells the shell pane's
 // objects (this process's).
-func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
-	d := &resData{frame: f, rows: map[inspect.Kind][]Row{}, qpStates: map[string]int{}}
+func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
+	d := &resData{frame: f, rows: map[inspect.Kind][]tableRow{}, qpStates: map[string]int{}}
 	if f.Snapshot == nil {
 		d.events = p.events
 		return d
@@ -128,21 +102,21 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 			ourQPs[o.QPN] = o.Name
 		}
 	}
-	d.rows[rdma.KindQP] = make([]Row, 0, len(f.Snapshot.QPs))
+	d.rows[rdma.KindQP] = make([]tableRow, 0, len(f.Snapshot.QPs))
 	f.Snapshot.EachObject(func(kind inspect.Kind, o *inspect.Object, id uint32, x inspect.Rowed) {
-		v := resViewOf(kind)
-		if v == nil {
+		cols := objectColumns[kind]
+		if cols == nil {
 			return
 		}
 		k := inspect.Key{Kind: kind, Dev: o.DevName, ID: id}
 		qp, _ := x.(*inspect.QP)
 		m := p.meta[k]
-		var row Row
+		var row tableRow
 		if m != nil && m.gone.IsZero() && qp != nil && m.row.res != nil && m.row.res.qp != nil && sigOf(m.row.res.qp) == sigOf(qp) {
 			row = m.row // nothing it shows changed
-			row.Mark, row.Ours, row.OursName = MarkNone, false, ""
+			row.Mark, row.Ours, row.OursName = markNone, false, ""
 		} else {
-			row = fromFields(v.cols, resIndex[kind], x.Row(false))
+			row = fromFields(cols, objectIndex[kind], x.Row(false))
 			// The fields are built again when a filter asks: 10,000 QPs'
 			// fields are most of the dashboard's memory otherwise.
 			row.Fields, row.res = nil, detached(k, x)
@@ -156,7 +130,7 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 		if qp != nil {
 			d.qpStates[qp.State.String()]++
 			if qp.State.Failed() {
-				row.Mark = MarkError
+				row.Mark = markError
 			}
 			if name, ok := ourQPs[qp.LQPN]; ok && row.Ours {
 				row.OursName = name
@@ -173,7 +147,7 @@ func (p *pump) prepare(f inspect.Frame, st front.State) *resData {
 }
 
 // mark sets a row's mark from its history: error beats new beats changed.
-func (p *pump) mark(r *Row, k inspect.Key, kind inspect.Kind, now time.Time) {
+func (p *resBuilder) mark(r *tableRow, k inspect.Key, kind inspect.Kind, now time.Time) {
 	m := p.meta[k]
 	switch {
 	case m == nil || !m.gone.IsZero():
@@ -183,19 +157,19 @@ func (p *pump) mark(r *Row, k inspect.Key, kind inspect.Kind, now time.Time) {
 		m.changed = now
 	}
 	m.row = *r
-	if r.Mark != MarkNone {
+	if r.Mark != markNone {
 		return
 	}
 	switch {
 	case now.Sub(m.first) < markFor && p.seq > 0:
-		r.Mark = MarkNew
+		r.Mark = markNew
 	case !m.changed.IsZero() && now.Sub(m.changed) < markFor:
-		r.Mark = MarkChanged
+		r.Mark = markChanged
 	}
 }
 
 // ghosts keeps rows that vanished less than keepGone ago, dimmed.
-func (p *pump) ghosts(d *resData, seen map[inspect.Key]bool, now time.Time) {
+func (p *resBuilder) ghosts(d *resData, seen map[inspect.Key]bool, now time.Time) {
 	for key, m := range p.meta {
 		if seen[key] {
 			continue
@@ -208,50 +182,8 @@ func (p *pump) ghosts(d *resData, seen map[inspect.Key]bool, now time.Time) {
 			continue
 		}
 		g := m.row
-		g.Mark = MarkVanishing
+		g.Mark = markVanishing
 		d.rows[m.kind] = append(d.rows[m.kind], g)
-	}
-}
-
-// record appends the Tracker's news to the events view.
-func (p *pump) record(f inspect.Frame, now time.Time) {
-	u := f.Update
-	p.seq++
-	ts := u.Time
-	if ts.IsZero() {
-		ts = now
-	}
-	add := func(what string, mark Mark, k inspect.Key, pid uint32, comm, detail string) {
-		proc := ""
-		if pid != 0 {
-			proc = comm + "[" + strconv.FormatUint(uint64(pid), 10) + "]"
-		} else if comm != "" {
-			proc = "[" + comm + "]"
-		}
-		obj := k.String()
-		p.events = append(p.events, Row{Key: strconv.Itoa(len(p.events)) + "/" + strconv.Itoa(p.seq),
-			Cells: []string{ts.Format("15:04:05"), what, obj, proc, detail}, Mark: mark})
-	}
-	if p.seq > 1 { // the first frame's objects were there before we looked
-		for _, c := range u.Appeared {
-			add("appeared", MarkNew, c.Key, c.PID, c.Comm, "")
-		}
-	}
-	for _, c := range u.Disappeared {
-		add("vanished", MarkVanishing, c.Key, c.PID, c.Comm, "")
-	}
-	for _, c := range u.StateChanges {
-		mark := MarkChanged
-		if c.To.Failed() {
-			mark = MarkError
-		}
-		add("state", mark, c.Key, 0, "", c.From.String()+"→"+c.To.String())
-	}
-	for _, a := range u.Stuck {
-		add("stuck", MarkWarn, a.Key, a.PID, a.Comm, a.Evidence)
-	}
-	if len(p.events) > maxEvents {
-		p.events = append([]Row(nil), p.events[len(p.events)-maxEvents:]...)
 	}
 }
 

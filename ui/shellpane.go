@@ -22,6 +22,7 @@ const maxScrollback = 5000
 // completion shown as go-prompt shows it, history, and commands that run
 // in Cmds so the screen never freezes.
 type shellPane struct {
+	keys  shellKeys
 	eng   front.Engine
 	hist  *front.History
 	input textinput.Model
@@ -38,6 +39,7 @@ type shellPane struct {
 	compSel  int
 	compSeq  int
 	state    front.State
+	w, h     int
 }
 
 type paneLine struct {
@@ -74,7 +76,7 @@ func newShellPane(eng front.Engine, hist *front.History, th *themes.Theme) *shel
 	if hist == nil {
 		hist = front.NewHistory(front.DefaultHistory)
 	}
-	p := &shellPane{eng: eng, hist: hist, input: in}
+	p := &shellPane{keys: defaultShellKeys(), eng: eng, hist: hist, input: in}
 	p.say(themes.SlotDim, "the verbs shell of this dashboard: 'help' lists the commands, Tab completes, esc returns to the view")
 	return p
 }
@@ -243,9 +245,9 @@ func (p *shellPane) accept(delta int) {
 	p.input.SetCursor(len([]rune(line[:start] + items[p.compSel].Text)))
 }
 
-// update handles a key while the pane has focus; handled reports
-// whether the key was the pane's.
-func (p *shellPane) key(msg tea.KeyPressMsg, km paneKeys) tea.Cmd {
+// key handles a key while the pane has focus.
+func (p *shellPane) key(msg tea.KeyPressMsg) tea.Cmd {
+	km := p.keys
 	switch {
 	case key.Matches(msg, km.run):
 		text := p.input.Value()
@@ -301,16 +303,16 @@ func (p *shellPane) paste(text string) tea.Cmd {
 	return p.submit(whole)
 }
 
-// paneKeys are the keys the pane takes for itself.
-type paneKeys struct {
+// shellKeys are the keys the pane takes for itself.
+type shellKeys struct {
 	run, complete, completeBack, older, newer, scrollUp, scrollDown, clear key.Binding
 }
 
-func defaultPaneKeys() paneKeys {
+func defaultShellKeys() shellKeys {
 	b := func(help, desc string, keys ...string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
-	return paneKeys{
+	return shellKeys{
 		run:          b("enter", "run", "enter"),
 		complete:     b("tab", "complete / next candidate", "tab"),
 		completeBack: b("shift+tab", "previous candidate", "shift+tab"),
@@ -322,13 +324,20 @@ func defaultPaneKeys() paneKeys {
 	}
 }
 
-func (k paneKeys) bindings() []key.Binding {
+func (k shellKeys) bindings() []key.Binding {
 	return []key.Binding{k.run, k.complete, k.completeBack, k.older, k.newer, k.scrollUp, k.scrollDown, k.clear}
 }
 
-// render draws the pane in w×h: a rule with the title, the scrollback,
-// the completion popup over its bottom, the input line.
-func (p *shellPane) render(th *themes.Theme, w, h int, focused bool) string {
+// setSize sizes the pane and its input line.
+func (p *shellPane) setSize(w, h int) {
+	p.w, p.h = w, h
+	p.input.SetWidth(max(1, w-len(p.input.Prompt)-1))
+}
+
+// render draws the pane in its size: a rule with the title, the
+// scrollback, the completion popup over its bottom, the input line.
+func (p *shellPane) render(th *themes.Theme, focused bool) string {
+	w, h := p.w, p.h
 	if h < 3 {
 		return ""
 	}
@@ -381,7 +390,6 @@ func (p *shellPane) render(th *themes.Theme, w, h int, focused bool) string {
 		b.WriteString(l)
 	}
 	b.WriteByte('\n')
-	p.input.SetWidth(max(1, w-len(p.input.Prompt)-1))
 	b.WriteString(ansi.Truncate(p.input.View(), w, ""))
 	return b.String()
 }
@@ -414,12 +422,4 @@ func (p *shellPane) popup(th *themes.Theme, w, h int) []string {
 		out = append(out, th.Render(themes.SlotAccent, line)+th.Render(themes.SlotDim, pad(desc, w-ansi.StringWidth(line))))
 	}
 	return out
-}
-
-// stateOrZero is the session's last State (none without a pane).
-func (p *shellPane) stateOrZero() front.State {
-	if p == nil {
-		return front.State{}
-	}
-	return p.state
 }

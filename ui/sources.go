@@ -10,7 +10,7 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
-// Sources are what the dashboard shows and drives, wired in by the cli:
+// Sources are what the dashboard shows and drives, wired in by dash:
 // every channel is fed by a goroutine that is not the UI's, and every
 // function that may wait is called from a tea.Cmd.
 type Sources struct {

@@ -13,8 +13,8 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-// Column is one column of a table view.
-type Column struct {
+// column is one column of a table view.
+type column struct {
 	Key   string // the row field it shows
 	Title string
 	// Prio orders which columns stay when the terminal is narrow: 0
@@ -24,30 +24,30 @@ type Column struct {
 	Max   int  // widest it may grow (0: no limit)
 }
 
-// Mark is what happened to a row lately; it shows as a symbol in the
+// rowMark is what happened to a row lately; it shows as a symbol in the
 // first column as well as in colour, so it reads without colour too.
-type Mark uint8
+type rowMark uint8
 
 // Row marks, in rising precedence.
 const (
-	MarkNone      Mark = iota
-	MarkChanged        // a value changed lately
-	MarkNew            // appeared lately
-	MarkWarn           // needs a look (stuck, port down)
-	MarkVanishing      // gone; kept dimmed a few seconds
-	MarkError          // in error (QP in ERR/SQE, failed check)
+	markNone      rowMark = iota
+	markChanged           // a value changed lately
+	markNew               // appeared lately
+	markWarn              // needs a look (stuck, port down)
+	markVanishing         // gone; kept dimmed a few seconds
+	markError             // in error (QP in ERR/SQE, failed check)
 )
 
 var markSymbols = [...]string{" ", "~", "+", "?", "-", "!"}
 
-// Row is one row of a table: its identity, cells in column order, and
+// tableRow is one row of a table: its identity, cells in column order, and
 // what the filter and the sort look at.
-type Row struct {
+type tableRow struct {
 	Key   string
 	Cells []string
 	// Nums are the cells as numbers for sorting (NaN: not a number).
 	Nums []float64
-	Mark Mark
+	Mark rowMark
 	// Ours marks an object of this dashboard's shell session, OursName
 	// its name there (qp1).
 	Ours     bool
@@ -60,46 +60,47 @@ type Row struct {
 	res *resObj
 }
 
-// Matcher compiles filter words into a row predicate; the string is a
+// matcher compiles filter words into a row predicate; the string is a
 // problem with the words, for the status line.
-type Matcher func(cols []Column, words []string) (func(*Row) bool, string)
+type matcher func(cols []column, words []string) (func(*tableRow) bool, string)
 
-// Table is a sortable, filterable list whose selection follows the
+// table is a sortable, filterable list whose selection follows the
 // row's key across refreshes.
-type Table struct {
+type table struct {
 	Title string
-	cols  []Column
-	rows  []Row
+	cols  []column
+	rows  []tableRow
 	// view holds indexes into rows: the filtered, sorted rows shown.
 	view    []int
 	widths  []int
 	sortCol int // -1: the order the data came in
 	desc    bool
 	filter  []string
-	pred    func(*Row) bool
+	pred    func(*tableRow) bool
 	problem string
-	matcher Matcher
+	match   matcher
 	selKey  string
 	cursor  int
 	top     int
-	// height is the rows shown at the last render, for paging.
-	height int
+	// w and h are the table's size (SetSize), title and column names
+	// included.
+	w, h int
 }
 
-// NewTable returns an empty table with the given columns; m compiles
+// newTable returns an empty table with the given columns; m compiles
 // its filters (nil: column=value words and substrings).
-func NewTable(title string, cols []Column, m Matcher) *Table {
+func newTable(title string, cols []column, m matcher) *table {
 	if m == nil {
 		m = plainMatcher
 	}
-	t := &Table{Title: title, cols: cols, sortCol: -1, matcher: m}
+	t := &table{Title: title, cols: cols, sortCol: -1, match: m}
 	t.SetRows(nil)
 	return t
 }
 
 // SetRows replaces the data, keeping the filter, the sort and the
 // selected object (by key).
-func (t *Table) SetRows(rows []Row) {
+func (t *table) SetRows(rows []tableRow) {
 	t.rows = rows
 	t.widths = make([]int, len(t.cols))
 	for i, c := range t.cols {
@@ -135,21 +136,21 @@ func cellWidth(s string) int {
 // SetFilter sets the filter words: key=value words are filters
 // (iproute2's where the view has them), other words must appear in
 // some cell.
-func (t *Table) SetFilter(words []string) {
+func (t *table) SetFilter(words []string) {
 	t.filter = words
 	t.pred, t.problem = nil, ""
 	if len(words) > 0 {
-		t.pred, t.problem = t.matcher(t.cols, words)
+		t.pred, t.problem = t.match(t.cols, words)
 	}
 	t.rebuild()
 }
 
 // FilterProblem says what is wrong with the filter words, if anything.
-func (t *Table) FilterProblem() string { return t.problem }
+func (t *table) FilterProblem() string { return t.problem }
 
 // plainMatcher is the filter of views without iproute2 filters: key=value
 // compares a column's cells, other words are substrings of any cell.
-func plainMatcher(cols []Column, words []string) (func(*Row) bool, string) {
+func plainMatcher(cols []column, words []string) (func(*tableRow) bool, string) {
 	type eq struct {
 		col int
 		val string
@@ -170,7 +171,7 @@ func plainMatcher(cols []Column, words []string) (func(*Row) bool, string) {
 		}
 		eqs = append(eqs, eq{c, v})
 	}
-	return func(r *Row) bool {
+	return func(r *tableRow) bool {
 		for _, e := range eqs {
 			if e.col >= len(r.Cells) || !strings.EqualFold(r.Cells[e.col], e.val) {
 				return false
@@ -180,7 +181,7 @@ func plainMatcher(cols []Column, words []string) (func(*Row) bool, string) {
 	}, problem
 }
 
-func columnIndex(cols []Column, k string) int {
+func columnIndex(cols []column, k string) int {
 	for i, c := range cols {
 		if strings.EqualFold(c.Key, k) || strings.EqualFold(c.Title, k) {
 			return i
@@ -190,7 +191,7 @@ func columnIndex(cols []Column, k string) int {
 }
 
 // containsAll: every (lower-case) word is a substring of some cell.
-func containsAll(r *Row, words []string) bool {
+func containsAll(r *tableRow, words []string) bool {
 	for _, w := range words {
 		found := false
 		for _, c := range r.Cells {
@@ -207,7 +208,7 @@ func containsAll(r *Row, words []string) bool {
 }
 
 // CycleSort sorts by the next column (after the last: the data's order).
-func (t *Table) CycleSort() {
+func (t *table) CycleSort() {
 	t.sortCol++
 	if t.sortCol >= len(t.cols) {
 		t.sortCol = -1
@@ -216,7 +217,7 @@ func (t *Table) CycleSort() {
 }
 
 // Reverse flips the sort order.
-func (t *Table) Reverse() {
+func (t *table) Reverse() {
 	t.desc = !t.desc
 	if t.sortCol < 0 {
 		t.sortCol = 0
@@ -224,19 +225,9 @@ func (t *Table) Reverse() {
 	t.rebuild()
 }
 
-// SortBy sorts by the column with the given key.
-func (t *Table) SortBy(key string, desc bool) {
-	for i, c := range t.cols {
-		if c.Key == key {
-			t.sortCol, t.desc = i, desc
-		}
-	}
-	t.rebuild()
-}
-
 // rebuild recomputes the shown rows and puts the cursor back on the
 // selected key.
-func (t *Table) rebuild() {
+func (t *table) rebuild() {
 	t.view = t.view[:0]
 	for i := range t.rows {
 		if t.pred == nil || t.pred(&t.rows[i]) {
@@ -256,7 +247,7 @@ func (t *Table) rebuild() {
 	t.follow()
 }
 
-func compareCell(a, b *Row, c int) (less, equal bool) {
+func compareCell(a, b *tableRow, c int) (less, equal bool) {
 	na, nb := math.NaN(), math.NaN()
 	if c < len(a.Nums) {
 		na = a.Nums[c]
@@ -278,7 +269,7 @@ func compareCell(a, b *Row, c int) (less, equal bool) {
 }
 
 // follow moves the cursor to the selected key if it is still shown.
-func (t *Table) follow() {
+func (t *table) follow() {
 	if t.selKey != "" {
 		for i, ri := range t.view {
 			if t.rows[ri].Key == t.selKey {
@@ -292,72 +283,15 @@ func (t *Table) follow() {
 	t.remember()
 }
 
-func (t *Table) clamp() {
+// clamp keeps the cursor on a row and the rows shown around it.
+func (t *table) clamp() {
 	if t.cursor >= len(t.view) {
 		t.cursor = len(t.view) - 1
 	}
 	if t.cursor < 0 {
 		t.cursor = 0
 	}
-}
-
-func (t *Table) remember() {
-	if t.cursor < len(t.view) {
-		t.selKey = t.rows[t.view[t.cursor]].Key
-	}
-}
-
-// Move moves the cursor by delta rows.
-func (t *Table) Move(delta int) {
-	t.cursor += delta
-	t.clamp()
-	t.remember()
-}
-
-// Home and End jump to the first and last rows.
-func (t *Table) Home() { t.cursor = 0; t.clamp(); t.remember() }
-
-// End jumps to the last row.
-func (t *Table) End() { t.cursor = len(t.view) - 1; t.clamp(); t.remember() }
-
-// Page moves a screen of rows (n = +1 down, -1 up).
-func (t *Table) Page(n int) { t.Move(n * max(1, t.height-1)) }
-
-// Selected returns the selected row.
-func (t *Table) Selected() (Row, bool) {
-	if t.cursor < len(t.view) {
-		return t.rows[t.view[t.cursor]], true
-	}
-	return Row{}, false
-}
-
-// Select puts the cursor on the row with the key.
-func (t *Table) Select(key string) {
-	t.selKey = key
-	t.follow()
-}
-
-// Counts returns the rows shown and the rows in all.
-func (t *Table) Counts() (shown, total int) { return len(t.view), len(t.rows) }
-
-// headerLines is what Render draws above the rows: the title and the
-// column names.
-const headerLines = 2
-
-// ClickRow selects the row drawn at line y of the last render.
-func (t *Table) ClickRow(y int) {
-	i := t.top + y - headerLines
-	if y >= headerLines && i < len(t.view) {
-		t.cursor = i
-		t.remember()
-	}
-}
-
-// Render draws the table in exactly w×h cells: the title with its
-// counts, the column names, and only the rows that fit.
-func (t *Table) Render(th *themes.Theme, w, h int) string {
-	rowsH := max(0, h-headerLines)
-	t.height = rowsH
+	rowsH := t.rowsHeight()
 	if t.cursor < t.top {
 		t.top = t.cursor
 	}
@@ -367,6 +301,72 @@ func (t *Table) Render(th *themes.Theme, w, h int) string {
 	if t.top > max(0, len(t.view)-rowsH) {
 		t.top = max(0, len(t.view)-rowsH)
 	}
+}
+
+// SetSize sizes the table to w×h cells.
+func (t *table) SetSize(w, h int) {
+	if t.w == w && t.h == h {
+		return
+	}
+	t.w, t.h = w, h
+	t.clamp()
+}
+
+// rowsHeight is how many rows fit under the title and column names.
+func (t *table) rowsHeight() int { return max(0, t.h-headerLines) }
+
+func (t *table) remember() {
+	if t.cursor < len(t.view) {
+		t.selKey = t.rows[t.view[t.cursor]].Key
+	}
+}
+
+// Move moves the cursor by delta rows.
+func (t *table) Move(delta int) {
+	t.cursor += delta
+	t.clamp()
+	t.remember()
+}
+
+// Home and End jump to the first and last rows.
+func (t *table) Home() { t.cursor = 0; t.clamp(); t.remember() }
+
+// End jumps to the last row.
+func (t *table) End() { t.cursor = len(t.view) - 1; t.clamp(); t.remember() }
+
+// Page moves a screen of rows (n = +1 down, -1 up).
+func (t *table) Page(n int) { t.Move(n * max(1, t.rowsHeight()-1)) }
+
+// Selected returns the selected row.
+func (t *table) Selected() (tableRow, bool) {
+	if t.cursor < len(t.view) {
+		return t.rows[t.view[t.cursor]], true
+	}
+	return tableRow{}, false
+}
+
+// Counts returns the rows shown and the rows in all.
+func (t *table) Counts() (shown, total int) { return len(t.view), len(t.rows) }
+
+// headerLines is what Render draws above the rows: the title and the
+// column names.
+const headerLines = 2
+
+// ClickRow selects the row drawn at line y of the last render.
+func (t *table) ClickRow(y int) {
+	i := t.top + y - headerLines
+	if y >= headerLines && i < len(t.view) {
+		t.cursor = i
+		t.clamp()
+		t.remember()
+	}
+}
+
+// Render draws the table in exactly its size: the title with its
+// counts, the column names, and the rows from the scroll window clamp
+// keeps around the cursor.
+func (t *table) Render(th *themes.Theme) string {
+	w, rowsH := t.w, t.rowsHeight()
 	cols := t.fit(w - 2)
 	var b strings.Builder
 	b.WriteString(t.titleLine(th, w))
@@ -386,14 +386,14 @@ func (t *Table) Render(th *themes.Theme, w, h int) string {
 	return b.String()
 }
 
-func (t *Table) emptyText() string {
+func (t *table) emptyText() string {
 	if len(t.rows) > 0 {
 		return "  nothing matches the filter (esc clears it)"
 	}
 	return "  none"
 }
 
-func (t *Table) titleLine(th *themes.Theme, w int) string {
+func (t *table) titleLine(th *themes.Theme, w int) string {
 	shown, total := t.Counts()
 	s := th.Render(themes.SlotTitle, t.Title) + th.Render(themes.SlotDim, " ["+strconv.Itoa(shown)+"/"+strconv.Itoa(total)+"]")
 	if len(t.filter) > 0 {
@@ -413,7 +413,7 @@ func (t *Table) titleLine(th *themes.Theme, w int) string {
 }
 
 // fit picks the columns that fit in w cells, dropping high Prio first.
-func (t *Table) fit(w int) []int {
+func (t *table) fit(w int) []int {
 	keep := make([]bool, len(t.cols))
 	used := 0
 	order := make([]int, len(t.cols))
@@ -438,7 +438,7 @@ func (t *Table) fit(w int) []int {
 	return out
 }
 
-func (t *Table) headLine(th *themes.Theme, cols []int, w int) string {
+func (t *table) headLine(th *themes.Theme, cols []int, w int) string {
 	var b strings.Builder
 	b.WriteString("  ")
 	for _, i := range cols {
@@ -448,7 +448,7 @@ func (t *Table) headLine(th *themes.Theme, cols []int, w int) string {
 	return th.Render(themes.SlotHeader, pad(ansi.Truncate(b.String(), w, ""), w))
 }
 
-func (t *Table) rowLine(th *themes.Theme, r *Row, cols []int, w int, selected bool) string {
+func (t *table) rowLine(th *themes.Theme, r *tableRow, cols []int, w int, selected bool) string {
 	var b strings.Builder
 	b.WriteString(markSymbols[r.Mark])
 	if r.Ours {
@@ -468,17 +468,17 @@ func (t *Table) rowLine(th *themes.Theme, r *Row, cols []int, w int, selected bo
 	switch {
 	case selected:
 		return th.Render(themes.SlotSelected, line)
-	case r.Mark == MarkError:
+	case r.Mark == markError:
 		return th.Render(themes.SlotError, line)
-	case r.Mark == MarkVanishing:
+	case r.Mark == markVanishing:
 		return th.Render(themes.SlotVanished, line)
-	case r.Mark == MarkWarn:
+	case r.Mark == markWarn:
 		return th.Render(themes.SlotWarn, line)
-	case r.Mark == MarkNew:
+	case r.Mark == markNew:
 		return th.Render(themes.SlotNew, line)
 	case r.Ours:
 		return th.Render(themes.SlotOurs, line)
-	case r.Mark == MarkChanged:
+	case r.Mark == markChanged:
 		return th.Render(themes.SlotChanged, line)
 	}
 	return line

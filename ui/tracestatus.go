@@ -6,18 +6,18 @@ import "github.com/verbscope/verbscope/themes"
 // histories and the transition counts: nothing without trace, a warning
 // while its programs load (transitions that two readings do not straddle
 // are missed until then) or when it cannot run, the events it lost.
-func (m *Model) traceField() string {
-	if m.res == nil || m.res.frame.Trace == nil {
+func (m *model) traceField() string {
+	if m.c.res == nil || m.c.res.frame.Trace == nil {
 		return ""
 	}
-	st := m.res.frame.Trace
+	st := m.c.res.frame.Trace
 	switch {
 	case st.Off != "":
-		return m.theme.Render(themes.SlotWarn, "trace off: counts not exact")
+		return m.c.theme.Render(themes.SlotWarn, "trace off: counts not exact")
 	case !st.Up:
-		return m.theme.Render(themes.SlotWarn, "trace loading: counts not yet exact")
+		return m.c.theme.Render(themes.SlotWarn, "trace loading: counts not yet exact")
 	case st.Lost > 0:
-		return m.theme.Render(themes.SlotError, "trace: "+plural(int(st.Lost), "event")+" lost")
+		return m.c.theme.Render(themes.SlotError, "trace: "+plural(int(st.Lost), "event")+" lost")
 	}
-	return m.theme.Render(themes.SlotDim, "traced")
+	return m.c.theme.Render(themes.SlotDim, "traced")
 }

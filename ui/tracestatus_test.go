@@ -27,7 +27,7 @@ func TestTraceField(t *testing.T) {
 			m := fixtureModel(t, "rxe0", "dark", 160, 40, false)
 			f := recordedFrames(t, "idle", "rc-init", "rc-rts")[2]
 			f.Trace = tc.status
-			m.Update(resMsg{m.pump.prepare(f, front.State{})})
+			m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 			first, _, _ := strings.Cut(screen(m), "\n")
 			if tc.want == "" {
 				if strings.Contains(first, "trace") {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,12 +15,19 @@ import (
 var intervals = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second}
 
 // Update handles one message. It never blocks: everything that waits
-// was started as a Cmd and comes back here as a message.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// was started as a Cmd and comes back here as a message. It ends by
+// laying the screen out again, so View only reads.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.relayout()
+	return m, cmd
+}
+
+func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
-		return m, nil
+		return nil
 	case tea.BackgroundColorMsg:
 		if m.opts.Theme == "" || m.opts.Theme == "auto" {
 			o := m.opts.ThemeOpts
@@ -28,138 +36,138 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.setTheme(th)
 			}
 		}
-		return m, nil
+		return nil
 	case resMsg:
-		return m, m.gotRes(msg.d)
+		return m.gotRes(msg.d)
 	case resClosedMsg:
-		m.note(themes.SlotWarn, "the RDMA netlink watch stopped")
-		return m, nil
+		m.c.note(themes.SlotWarn, "the RDMA netlink watch stopped")
+		return nil
 	case sysMsg:
-		m.gotSys(msg.d)
-		return m, m.waitSys()
+		return tea.Batch(m.gotSys(msg.d), m.waitSys())
 	case sysClosedMsg:
-		return m, nil
-	case doctorMsg:
-		m.doctorBusy, m.doctor, m.doctorErr, m.doctorAt = false, msg.checks, msg.err, m.now()
-		m.fillDoctor()
-		return m, nil
+		return nil
 	case noticeMsg:
-		m.note(themes.SlotDim, msg.text)
-		return m, m.waitNotice()
-	case fleetMsg:
-		m.gotFleet(msg)
-		return m, nil
-	case fleetTickMsg:
-		if msg.seq != m.fleetSeq || m.cur.group != "fleet" {
-			return m, nil // an old loop, or the view is not shown
-		}
-		return m, tea.Batch(m.fetchFleet(), m.fleetTick())
+		m.c.note(themes.SlotDim, msg.text)
+		return m.waitNotice()
 	case shellDoneMsg:
 		if m.pane == nil {
-			return m, nil
+			return nil
 		}
 		cmd := m.pane.done(msg)
-		return m, tea.Batch(cmd, m.afterShell())
+		return tea.Batch(cmd, m.afterShell())
 	case historyErrMsg:
-		m.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
-		return m, nil
+		m.c.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
+		return nil
 	case shellEventMsg:
 		if m.pane == nil || !msg.ok {
-			return m, nil
+			return nil
 		}
 		m.pane.event(msg.ev)
-		return m, m.pane.events()
+		return m.pane.events()
 	case shellCompleteMsg:
 		if m.pane != nil {
 			m.pane.completed(msg)
 		}
-		return m, nil
+		return nil
 	case tea.PasteMsg:
-		return m, m.paste(msg.Content)
+		return m.paste(msg.Content)
 	case tea.MouseWheelMsg:
 		m.wheel(msg.Mouse())
-		return m, nil
+		return nil
 	case tea.MouseClickMsg:
-		return m, m.click(msg.Mouse())
+		return m.click(msg.Mouse())
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, nil
+	// The views' own messages (doctor's answers, fleet's ticks).
+	return m.routeAll(msg)
 }
 
-func (m *Model) setTheme(th *themes.Theme) {
-	m.theme = th
+// route gives a message to one page's view and takes the rows it
+// answers with.
+func (m *model) route(p *page, msg tea.Msg) tea.Cmd {
+	rows, ok, cmd := p.view.take(msg)
+	if ok {
+		m.feed(p, rows)
+	}
+	p.table.Title = p.title
+	if h := p.view.heading(); h != "" {
+		p.table.Title = h
+	}
+	return cmd
+}
+
+// routeAll gives a message to every view.
+func (m *model) routeAll(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, p := range m.pages {
+		cmds = append(cmds, m.route(p, msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *model) setTheme(th *themes.Theme) {
+	m.c.theme = th
 	m.line.SetStyles(inputStyles(th))
 	if m.pane != nil {
 		m.pane.input.SetStyles(inputStyles(th))
 	}
 }
 
-// gotRes takes a prepared frame: it replaces every object table's data
-// (the selection follows its key) and asks for the next frame.
-func (m *Model) gotRes(d *resData) tea.Cmd {
+// gotRes takes a prepared frame: every view takes its rows (the
+// selection follows its key), and the next frame is asked for.
+func (m *model) gotRes(d *resData) tea.Cmd {
 	m.resErr = d.frame.Err
-	if d.frame.Snapshot == nil && m.res != nil {
+	if old := m.c.res; d.frame.Snapshot == nil && old != nil {
 		// a failed snapshot keeps the last good data on screen
-		d.rows, d.qpStates = m.res.rows, m.res.qpStates
-		d.frame.Snapshot, d.frame.History = m.res.frame.Snapshot, m.res.frame.History
+		d.rows, d.qpStates = old.rows, old.qpStates
+		d.frame.Snapshot, d.frame.History = old.frame.Snapshot, old.frame.History
 	}
-	m.res = d
-	for _, v := range m.views {
-		switch v.group {
-		case "res":
-			m.feed(v, d.rows[v.kind])
-		case "events":
-			m.feed(v, d.events)
-		}
-	}
-	return m.waitRes()
+	m.c.res = d
+	return tea.Batch(m.routeAll(resMsg{d}), m.waitRes())
 }
 
-func (m *Model) gotSys(d *sysData) {
+// gotSys takes a prepared sysfs reading: every view takes its rows.
+func (m *model) gotSys(d *sysData) tea.Cmd {
 	m.sysErr = d.u.Err
-	m.sys = d
-	for _, v := range m.views {
-		if v.group == "sys" {
-			m.feed(v, d.rows[v.name])
-		}
-	}
+	m.c.sys = d
+	return m.routeAll(sysMsg{d})
 }
 
-// feed gives a view its new rows: the shown view's table takes them at
+// feed gives a page its new rows: the shown page's table takes them at
 // once, the others when they are shown (sorting 10,000 rows nobody
 // looks at is wasted on the UI goroutine).
-func (m *Model) feed(v *viewState, rows []Row) {
-	v.pending, v.dirty = rows, true
-	if v == m.cur {
-		m.apply(v)
+func (m *model) feed(p *page, rows []tableRow) {
+	p.pending, p.dirty = rows, true
+	if p == m.cur {
+		m.apply(p)
 	}
 }
 
-// apply moves a view's pending rows into its table.
-func (m *Model) apply(v *viewState) {
-	if !v.dirty {
+// apply moves a page's pending rows into its table.
+func (m *model) apply(p *page) {
+	if !p.dirty {
 		return
 	}
-	// The events view follows the newest event unless the user moved
-	// up to read an older one.
-	follow := v.group == "events" && v.table.cursor >= len(v.table.view)-1
-	v.table.SetRows(v.pending)
-	v.pending, v.dirty = nil, false
+	// A tail page follows the newest row unless the user moved up to
+	// read an older one.
+	follow := p.tail && p.table.cursor >= len(p.table.view)-1
+	p.table.SetRows(p.pending)
+	p.pending, p.dirty = nil, false
 	if follow {
-		v.table.End()
+		p.table.End()
 	}
 }
 
 // afterShell refreshes the views at once after a shell command, so the
 // objects it created show without waiting for the interval, and saves
 // the history.
-func (m *Model) afterShell() tea.Cmd {
+func (m *model) afterShell() tea.Cmd {
 	var cmds []tea.Cmd
-	if c := m.src.Control; c != nil {
+	if c := m.c.src.Control; c != nil {
 		cmds = append(cmds, func() tea.Msg { c.Refresh(); return nil })
 	}
-	if save, h := m.src.SaveHistory, m.pane.hist; save != nil {
+	if save, h := m.c.src.SaveHistory, m.pane.hist; save != nil {
 		cmds = append(cmds, func() tea.Msg {
 			if err := save(h); err != nil {
 				return historyErrMsg{err}
@@ -174,12 +182,8 @@ func (m *Model) afterShell() tea.Cmd {
 // line: the user should learn their history is not being kept.
 type historyErrMsg struct{ err error }
 
-func (m *Model) note(slot themes.Slot, text string) {
-	m.status, m.statusSlot = text, slot
-}
-
-func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
-	if m.w < MinWidth || m.h < MinHeight {
+func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.w < minWidth || m.h < minHeight {
 		if key.Matches(msg, m.keys.Quit, m.keys.Cancel) {
 			return m.quit()
 		}
@@ -203,7 +207,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.prev, m.mode = m.mode, modeHelp
 	case key.Matches(msg, k.Focus):
 		if m.pane == nil {
-			m.note(themes.SlotDim, "no shell pane: this dashboard was started without the verbs shell")
+			m.c.note(themes.SlotDim, "no shell pane: this dashboard was started without the verbs shell")
 			return nil
 		}
 		m.paneFocus = true
@@ -222,7 +226,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		if len(m.cur.table.filter) > 0 {
 			m.cur.table.SetFilter(nil)
-			m.note("", "")
+			m.c.note("", "")
 		}
 	case key.Matches(msg, k.Pause):
 		return m.setPaused(!m.paused)
@@ -230,8 +234,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.step(-1)
 	case key.Matches(msg, k.Slower):
 		return m.step(+1)
-	case key.Matches(msg, k.Rerun) && m.cur.group == "doctor":
-		return m.runDoctor()
+	case matchesAny(msg, m.cur.view.keys()):
+		return m.route(m.cur, msg)
 	case m.mode == modeDetail:
 		m.detailKey(msg)
 	case key.Matches(msg, k.Open):
@@ -258,7 +262,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // paneKey gives every key to the shell pane but esc (back to the view)
 // and ctrl+c (cancel the running command).
-func (m *Model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Back):
 		m.paneFocus = false
@@ -269,15 +273,15 @@ func (m *Model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 			if m.pane.input.Value() != "" {
 				m.pane.input.SetValue("")
 			} else {
-				m.note(themes.SlotDim, "nothing runs: esc leaves the pane, then q quits")
+				m.c.note(themes.SlotDim, "nothing runs: esc leaves the pane, then q quits")
 			}
 		}
 		return nil
 	}
-	return m.pane.key(msg, m.pkeys)
+	return m.pane.key(msg)
 }
 
-func (m *Model) paste(text string) tea.Cmd {
+func (m *model) paste(text string) tea.Cmd {
 	switch {
 	case m.paneFocus && m.pane != nil:
 		return m.pane.paste(text)
@@ -291,7 +295,7 @@ func (m *Model) paste(text string) tea.Cmd {
 	return nil
 }
 
-func (m *Model) quit() tea.Cmd {
+func (m *model) quit() tea.Cmd {
 	m.quitting = true
 	if m.pane != nil {
 		m.pane.cancelRunning()
@@ -299,7 +303,7 @@ func (m *Model) quit() tea.Cmd {
 	return tea.Quit
 }
 
-func (m *Model) startLine(md mode, prompt, value string) {
+func (m *model) startLine(md mode, prompt, value string) {
 	m.mode = md
 	m.line.Prompt = prompt
 	m.line.SetValue(value)
@@ -308,7 +312,7 @@ func (m *Model) startLine(md mode, prompt, value string) {
 }
 
 // lineKey edits the ':' or '/' line; the filter applies as it is typed.
-func (m *Model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "esc":
 		if m.mode == modeFilter {
@@ -327,7 +331,7 @@ func (m *Model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.cur.table.SetFilter(strings.Fields(val))
 		if p := m.cur.table.FilterProblem(); p != "" {
-			m.note(themes.SlotWarn, p)
+			m.c.note(themes.SlotWarn, p)
 		}
 		return nil
 	case "tab":
@@ -347,9 +351,9 @@ func (m *Model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // completeView completes a view name after ':'.
-func (m *Model) completeView() {
+func (m *model) completeView() {
 	val := strings.ToLower(strings.TrimSpace(m.line.Value()))
-	for _, n := range m.viewNames() {
+	for _, n := range ViewNames() {
 		if strings.HasPrefix(n, val) {
 			m.line.SetValue(n)
 			m.line.CursorEnd()
@@ -359,40 +363,35 @@ func (m *Model) completeView() {
 }
 
 // jump goes to a view by name: `:qp`, `:dev`; `:q` quits as in k9s.
-func (m *Model) jump(name string) tea.Cmd {
+func (m *model) jump(name string) tea.Cmd {
 	if name == "" {
 		return nil
 	}
 	if name == "q" || name == "quit" {
 		return m.quit()
 	}
-	v := m.find(name)
-	if v == nil {
-		m.note(themes.SlotWarn, "no view "+quote(name)+": views are "+strings.Join(m.viewNames(), " "))
+	p := m.find(name)
+	if p == nil {
+		m.c.note(themes.SlotWarn, "no view "+strconv.Quote(name)+": views are "+strings.Join(ViewNames(), " "))
 		return nil
 	}
-	m.cur, m.mode = v, modeNormal
-	m.apply(v)
-	m.note("", "")
-	switch {
-	case v.group == "doctor" && m.doctor == nil && !m.doctorBusy:
-		return m.runDoctor()
-	case v.group == "fleet":
-		return tea.Batch(m.fetchFleet(), m.fleetTick())
-	}
-	return nil
+	m.cur, m.mode = p, modeNormal
+	m.c.shown = p.view
+	m.apply(p)
+	m.c.note("", "")
+	return m.route(p, shownMsg{})
 }
 
-func (m *Model) setPaused(p bool) tea.Cmd {
+func (m *model) setPaused(p bool) tea.Cmd {
 	m.paused = p
-	c := m.src.Control
+	c := m.c.src.Control
 	if c == nil {
 		return nil
 	}
 	return func() tea.Msg { c.SetPaused(p); return nil }
 }
 
-func (m *Model) step(dir int) tea.Cmd {
+func (m *model) step(dir int) tea.Cmd {
 	i := 0
 	for j, d := range intervals {
 		if d <= m.interval {
@@ -401,40 +400,21 @@ func (m *Model) step(dir int) tea.Cmd {
 	}
 	i = min(max(0, i+dir), len(intervals)-1)
 	m.interval = intervals[i]
-	m.note(themes.SlotDim, "refresh every "+m.interval.String())
-	c, d := m.src.Control, m.interval
+	m.c.note(themes.SlotDim, "refresh every "+m.interval.String())
+	c, d := m.c.src.Control, m.interval
 	if c == nil {
 		return nil
 	}
 	return func() tea.Msg { c.SetInterval(d); return nil }
 }
 
-// runDoctor runs the checklist in a Cmd.
-func (m *Model) runDoctor() tea.Cmd {
-	if m.src.Doctor == nil {
-		m.doctorErr = errNoDoctor
-		m.fillDoctor()
-		return nil
-	}
-	if m.doctorBusy {
-		return nil
-	}
-	m.doctorBusy = true
-	m.fillDoctor()
-	run := m.src.Doctor
-	return func() tea.Msg {
-		checks, err := run(contextBackground())
-		return doctorMsg{checks, err}
-	}
-}
-
 // wheel scrolls what is under the pointer.
-func (m *Model) wheel(ms tea.Mouse) {
+func (m *model) wheel(ms tea.Mouse) {
 	delta := 3
 	if ms.Button == tea.MouseWheelUp {
 		delta = -3
 	}
-	if m.pane != nil && ms.Y >= m.h-1-m.paneHeight() {
+	if m.pane != nil && ms.Y >= m.h-1-m.lay.paneH {
 		if delta < 0 {
 			m.pane.scroll = min(m.pane.scroll+3, max(0, len(m.pane.lines)-1))
 		} else {
@@ -443,19 +423,19 @@ func (m *Model) wheel(ms tea.Mouse) {
 		return
 	}
 	if m.mode == modeDetail {
-		m.detail.scroll = max(0, m.detail.scroll+delta)
+		m.scrollDetail(delta)
 		return
 	}
 	m.cur.table.Move(delta)
 }
 
 // click selects the row, the view tab or the pane under the pointer.
-func (m *Model) click(ms tea.Mouse) tea.Cmd {
+func (m *model) click(ms tea.Mouse) tea.Cmd {
 	if ms.Button != tea.MouseLeft {
 		return nil
 	}
-	hh := strings.Count(m.header(), "\n") + 1
-	if m.pane != nil && ms.Y >= m.h-1-m.paneHeight() && ms.Y < m.h-1 {
+	hh := m.lay.headerH
+	if m.pane != nil && ms.Y >= m.h-1-m.lay.paneH && ms.Y < m.h-1 {
 		if !m.paneFocus {
 			m.paneFocus = true
 			return m.pane.focus()

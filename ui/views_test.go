@@ -160,7 +160,7 @@ func TestFleetGolden(t *testing.T) {
 	for _, sz := range sizes {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			m := fixtureModel(t, "rxe0", "dark", sz[0], sz[1], true)
-			m.src.Fleet = func(ctx context.Context) ([]fleet.Host, error) {
+			m.c.src.Fleet = func(ctx context.Context) ([]fleet.Host, error) {
 				return fleet.Rows(ctx, &fleet.Client{URL: "http://prometheus.recorded", HTTP: &http.Client{Transport: rec}}, "verbscope")
 			}
 			m.Update(m.jumpMsg("fleet"))

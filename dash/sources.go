@@ -1,11 +1,9 @@
-package cli
+package dash
 
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -16,9 +14,9 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-// dashSources starts the pollers the dashboard reads: inspect's watch
-// and sysfsmon's Poll, each on its own goroutine. stop ends both.
-func dashSources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o dashOptions) (ui.Sources, func()) {
+// sources starts the readers the dashboard shows: inspect's watch and
+// sysfsmon's readings, each on its own goroutine. stop ends both.
+func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Options) (ui.Sources, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	h := fsys.Host()
 	host, _ := os.Hostname()
@@ -31,46 +29,40 @@ func dashSources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o d
 		default:
 		}
 	}
-	w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.interval,
-		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.dev}},
-		Tracker:  inspect.TrackerConfig{Limits: deviceLimits(slog.New(slog.DiscardHandler))},
-		Modifies: traceModifies(ctx, notice, func(n int) {
+	wo := inspect.WatchOptions{Interval: o.Interval,
+		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.Dev}},
+		Tracker:  inspect.TrackerConfig{Limits: o.Limits}}
+	if o.Modifies != nil {
+		wo.Modifies = o.Modifies(ctx, notice, func(n int) {
 			notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))
-			// Loading parsed the kernel's BTF, megabytes now garbage:
-			// hand those pages back now rather than as the scavenger
-			// gets to them.
-			debug.FreeOSMemory()
-		}, o.interval)})
-	sys := newSysRelay(ctx, fsys, o.interval)
+		}, o.Interval)
+	}
+	w := inspect.Watch(ctx, conn, wo)
+	sys := newSysRelay(ctx, fsys, o.Interval)
 	src := ui.Sources{
 		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version},
 		Res:      w.Frames(),
 		Sys:      sys.out,
 		Notices:  notices,
-		Control:  dashControl{w, sys},
-		Interval: o.interval,
-		Dev:      o.dev,
+		Control:  control{w, sys},
+		Interval: o.Interval,
+		Dev:      o.Dev,
 		Doctor: func(context.Context) ([]ui.DoctorCheck, error) {
-			return runDoctorChecks(fsys)
+			return doctorChecks(fsys), nil
 		},
 	}
 	return src, func() { cancel(); w.Close() }
 }
 
-// dashControl steers both pollers.
-type dashControl struct {
+// control steers both readers.
+type control struct {
 	w   *inspect.Watcher
 	sys *sysRelay
 }
 
-func (c dashControl) Refresh()                    { c.w.Refresh() }
-func (c dashControl) SetPaused(p bool)            { c.w.SetPaused(p); c.sys.setPaused(p) }
-func (c dashControl) SetInterval(d time.Duration) { c.w.SetInterval(d); c.sys.setInterval(d) }
-
-// fullEvery is how many ticks pass between two readings of the GID
-// tables and IRQs (port states and counters are read every tick): reading
-// rxe's 1,024-entry GID table takes most of a second under emulation.
-const fullEvery = 10
+func (c control) Refresh()                    { c.w.Refresh() }
+func (c control) SetPaused(p bool)            { c.w.SetPaused(p); c.sys.setPaused(p) }
+func (c control) SetInterval(d time.Duration) { c.w.SetInterval(d); c.sys.setInterval(d) }
 
 // sysRelay keeps one channel for the dashboard while sysfsmon's Poll is
 // restarted for a new interval or stopped for a pause.
@@ -128,8 +120,8 @@ func (r *sysRelay) setInterval(d time.Duration) {
 	r.start()
 }
 
-// runDoctorChecks runs the whole checklist for the doctor view.
-func runDoctorChecks(fsys *sysfsmon.FS) ([]ui.DoctorCheck, error) {
+// doctorChecks runs the whole checklist for the doctor view.
+func doctorChecks(fsys *sysfsmon.FS) []ui.DoctorCheck {
 	rep := doctor.Run(doctor.Gather(fsys, fsys.IsLive(), doctor.Options{Needs: doctor.NeedsOf(doctor.Checks), MRSize: doctor.DefaultMRSize}), doctor.Checks)
 	out := make([]ui.DoctorCheck, 0, len(rep.Checks))
 	for _, c := range rep.Checks {
@@ -146,5 +138,5 @@ func runDoctorChecks(fsys *sysfsmon.FS) ([]ui.DoctorCheck, error) {
 		}
 		out = append(out, dc)
 	}
-	return out, nil
+	return out
 }

@@ -1,0 +1,139 @@
+package dash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/verbscope/verbscope/fleet"
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/shell"
+	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/themes"
+	"github.com/verbscope/verbscope/ui"
+)
+
+// Options are the dashboard's settings, from the command line.
+type Options struct {
+	// In and Out are the terminal.
+	In, Out *os.File
+	// Interval is the refresh interval the readers start with.
+	Interval time.Duration
+	// Theme names the colour theme; ASCII draws without box characters.
+	Theme string
+	ASCII bool
+	// Dev limits the views to one device; it is also the shell's.
+	Dev string
+	// View is the view shown first.
+	View string
+	// Shell puts the verbs shell in a pane; GIDIndex is its default GID.
+	Shell    bool
+	GIDIndex int
+	// Prometheus, when set, feeds the fleet view with the hosts its
+	// scrape Job finds.
+	Prometheus, Job string
+	// FrameFile receives each frame as text (ui.Options.FrameFile).
+	FrameFile string
+	// Limits are the device limits the Tracker warns near.
+	Limits map[string]inspect.Limits
+	// Modifies, when set, starts trace's modify events for the QP
+	// histories: warn says what trace cannot do, ready reports the
+	// programs attached.
+	Modifies func(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue
+	// Demo, when set, starts a labelled workload beside the dashboard;
+	// stop ends it.
+	Demo func(ctx context.Context, dev string) (label string, stop func(), err error)
+}
+
+// ErrBadOption marks an option Run refuses (an unknown theme or view):
+// the caller's usage mistake.
+var ErrBadOption = errors.New("bad option")
+
+// NoRDMAError is Run's error on a host without RDMA (inspect.ErrNoRDMA
+// underneath); FS is the sysfs it read, for the caller to explain why.
+type NoRDMAError struct {
+	FS  *sysfsmon.FS
+	Err error
+}
+
+func (e *NoRDMAError) Error() string { return e.Err.Error() }
+func (e *NoRDMAError) Unwrap() error { return e.Err }
+
+// Run runs the dashboard until the user quits or ctx ends (then it
+// returns ctx's error).
+func Run(ctx context.Context, o Options) error {
+	noColor := themes.NoColor(os.Getenv)
+	topts := themes.Options{Dark: true, NoColor: noColor, ASCII: o.ASCII || !utf8Locale()}
+	th, err := themes.Load(o.Theme, topts)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrBadOption, strings.TrimPrefix(err.Error(), "themes: "))
+	}
+	fsys, err := sysfsmon.NewDefaultFS()
+	if err != nil {
+		return err
+	}
+	conn, err := inspect.Dial()
+	if errors.Is(err, inspect.ErrNoRDMA) {
+		return &NoRDMAError{FS: fsys, Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if o.View != "" && !ui.IsView(o.View) {
+		return fmt.Errorf("%w: --view %q: views are %s", ErrBadOption, o.View, strings.Join(ui.ViewNames(), " "))
+	}
+	src, stop := sources(ctx, fsys, conn, o)
+	defer stop()
+	if o.Shell {
+		sh := shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex})
+		defer sh.Close()
+		src.Shell = sh
+		src.History, _ = front.LoadHistory(front.HistoryPath(), front.DefaultHistory)
+		src.SaveHistory = func(h *front.History) error { return h.Save(front.HistoryPath()) }
+	}
+	if o.Demo != nil {
+		label, stop, err := o.Demo(ctx, o.Dev)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		src.Demo = label
+	}
+	if o.Prometheus != "" {
+		c := &fleet.Client{URL: strings.TrimRight(o.Prometheus, "/")}
+		src.Fleet = func(ctx context.Context) ([]fleet.Host, error) { return fleet.Rows(ctx, c, o.Job) }
+	}
+	m := ui.New(src, ui.Options{Theme: o.Theme, ThemeOpts: topts, View: o.View, FrameFile: o.FrameFile}, th)
+	// SIGINT and SIGTERM cancel ctx (the caller's), which ends the
+	// program with ctx's error. Bubble Tea's own handler would race it,
+	// turning a SIGTERM into a plain quit (status 0) when it wins.
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out), tea.WithFPS(FPS), tea.WithoutSignalHandler()}
+	if noColor {
+		// Attributes (bold, reverse) stay; colours go.
+		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	_, err = tea.NewProgram(m, opts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// utf8Locale tells whether the terminal's locale draws box characters.
+func utf8Locale() bool {
+	for _, v := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if s := os.Getenv(v); s != "" {
+			s = strings.ToLower(s)
+			return strings.Contains(s, "utf-8") || strings.Contains(s, "utf8")
+		}
+	}
+	return false
+}

@@ -1,0 +1,11 @@
+// Package dash runs the dashboard: it wires the system's readers and
+// the shell into ui.
+//
+// Run dials RDMA netlink, starts inspect's watch (with trace's modifies
+// when the caller gives them) and the sysfs readings, opens the verbs
+// shell for the pane with its history, and runs package ui's model as a
+// Bubble Tea program on the caller's terminal until the user quits or
+// ctx ends. Package ui imports no cgo code; this package is where the
+// cgo shell meets it, through shell/front's interfaces. cli parses the
+// flags and calls Run.
+package dash

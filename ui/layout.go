@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/verbscope/verbscope/themes"
+)
+
+// The smallest terminal the dashboard draws in; below it, it says so.
+const (
+	minWidth  = 60
+	minHeight = 16
+)
+
+// headerHeight is the header's lines: who and where, the ports, the
+// alerts, the view tabs.
+const headerHeight = 4
+
+// layout is where each part of the screen goes. relayout sets it after
+// every message (the size, the pane's focus and the mode decide it) and
+// sizes every component to it; render only reads it.
+type layout struct {
+	headerH, mainH, paneH int
+	// hints is the footer's key hints at this width and focus.
+	hints    string
+	hintsFor hintsKey
+}
+
+// hintsKey is what the key hints line depends on.
+type hintsKey struct {
+	theme     *themes.Theme
+	w         int
+	paneFocus bool
+}
+
+// resize is a WindowSizeMsg's work, for New's default size.
+func (m *model) resize(w, h int) {
+	m.w, m.h = w, h
+	m.relayout()
+}
+
+// relayout computes the layout and sets every component's size from it.
+func (m *model) relayout() {
+	l := &m.lay
+	l.headerH = headerHeight
+	l.paneH = m.paneHeight()
+	l.mainH = m.h - l.headerH - 1 - l.paneH
+	for _, p := range m.pages {
+		p.table.SetSize(m.w, l.mainH)
+	}
+	if m.pane != nil {
+		m.pane.setSize(m.w, l.paneH)
+	}
+	if m.mode == modeCommand || m.mode == modeFilter {
+		// The line leaves room for the hint (the input pads to its width).
+		m.line.SetWidth(max(10, m.w-2-ansi.StringWidth(m.lineHint())))
+	}
+	if k := (hintsKey{m.c.theme, m.w, m.paneFocus}); l.hints == "" || l.hintsFor != k {
+		l.hints, l.hintsFor = m.keyHints(), k
+	}
+}
+
+// paneHeight gives the shell pane about 40% of the screen when it has
+// focus and a third otherwise.
+func (m *model) paneHeight() int {
+	if m.pane == nil || m.mode == modeHelp {
+		// The help takes the pane's room too: it is read, not typed in.
+		return 0
+	}
+	if m.paneFocus {
+		return max(7, m.h*2/5)
+	}
+	return max(6, m.h/3)
+}
+
+// render composes the screen: header, the main area, the shell pane and
+// the footer, exactly w×h.
+func (m *model) render() string {
+	if m.w < minWidth || m.h < minHeight {
+		return tooSmall(m.c.theme, m.w, m.h)
+	}
+	parts := []string{m.header(), m.mainArea()}
+	if m.lay.paneH > 0 {
+		parts = append(parts, m.pane.render(m.c.theme, m.paneFocus))
+	}
+	parts = append(parts, m.footer())
+	return strings.Join(parts, "\n")
+}
+
+func tooSmall(th *themes.Theme, w, h int) string {
+	msg := "terminal too small: " + itoa(w) + "×" + itoa(h) + "; verbscope needs at least " + itoa(minWidth) + "×" + itoa(minHeight) + " (q quits)"
+	lines := wrap(msg, max(10, w))
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return th.Render(themes.SlotWarn, strings.Join(lines[:max(1, h)], "\n"))
+}
+
+func matchesAny(msg tea.KeyPressMsg, bs []key.Binding) bool {
+	return len(bs) > 0 && key.Matches(msg, bs...)
+}

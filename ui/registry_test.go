@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/verbscope/verbscope/rdma"
+)
+
+// probeView is a view added by a test: it counts each QP state of the
+// watch's frames, has a key of its own and a detail.
+type probeView struct {
+	c     *common
+	bumps int
+	bump  key.Binding
+}
+
+func (v *probeView) columns() []column {
+	return []column{col("state", "state", 0, false), col("qps", "QPs", 0, true)}
+}
+func (v *probeView) filter() matcher     { return nil }
+func (v *probeView) heading() string     { return "probes, bumped " + strconv.Itoa(v.bumps) }
+func (v *probeView) empty() string       { return "no frame yet" }
+func (v *probeView) keys() []key.Binding { return []key.Binding{v.bump} }
+func (v *probeView) detail(r tableRow) []string {
+	return []string{"the probe saw " + r.Cells[1] + " QPs in " + r.Key}
+}
+
+func (v *probeView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		v.bumps++
+	case resMsg:
+		var rows []tableRow
+		for _, s := range rdma.QPStateNames() {
+			if n := msg.d.qpStates[s]; n > 0 {
+				rows = append(rows, tableRow{Key: s, Cells: []string{s, strconv.Itoa(n)}, Nums: []float64{nan, float64(n)}})
+			}
+		}
+		return rows, true, nil
+	}
+	return nil, false, nil
+}
+
+// Adding a view is one registry line and the view's own value: the tab
+// row, the ':' jump and its aliases, '?', ViewNames, the view's keys,
+// its title and its detail all follow.
+func TestAddedViewNeedsOnlyTheRegistry(t *testing.T) {
+	saved := registry
+	t.Cleanup(func() { registry = saved })
+	registry = append(slices.Clone(registry), viewSpec{name: "probe", title: "probes", aliases: []string{"pr"},
+		make: func(c *common) component {
+			return &probeView{c: c, bump: key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "bump the probe"))}
+		}})
+
+	if !IsView("pr") || !slices.Contains(ViewNames(), "probe") {
+		t.Fatalf("the registry does not know the probe: %v", ViewNames())
+	}
+	m := fixtureModel(t, "rxe0", "dark", 160, 48, false)
+	m.Update(m.jumpMsg("pr"))
+	if m.cur.name != "probe" {
+		t.Fatalf(":pr went to %s", m.cur.name)
+	}
+	send(m, "b")
+	out := screen(m)
+	for _, want := range []string{"probes, bumped 1 [1/1]", "  RTS     3", "events doctor fleet probe"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the probe's screen lacks %q:\n%s", want, out)
+		}
+	}
+	send(m, "enter")
+	if out := screen(m); !strings.Contains(out, "probes: ") || !strings.Contains(out, "the probe saw ") {
+		t.Errorf("the probe's detail is not shown:\n%s", out)
+	}
+	send(m, "esc", "?")
+	if out := screen(m); !strings.Contains(out, "bump the probe") || !strings.Contains(out, ":probe") {
+		t.Errorf("the help lacks the probe's key or name:\n%s", out)
+	}
+}

@@ -1,0 +1,85 @@
+package ui
+
+import (
+	"strconv"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/verbscope/verbscope/inspect"
+)
+
+// maxEvents bounds the events view.
+const maxEvents = 2000
+
+// eventsSpec is the view of what happened: objects appearing, vanishing,
+// changing state or getting stuck, as the Tracker reported them. The
+// resource row builder records them (record, below) off the UI goroutine.
+var eventsSpec = viewSpec{name: "events", title: "events", about: "what appeared, vanished, changed state or got stuck", aliases: []string{"event"}, tail: true,
+	make: func(c *common) component { return eventsView{c} }}
+
+type eventsView struct{ c *common }
+
+var eventCols = []column{col("time", "time", 0, false), col("what", "what", 0, false), col("object", "object", 0, false),
+	col("process", "process", 1, false), {Key: "detail", Title: "detail", Prio: 2}}
+
+func (eventsView) columns() []column   { return eventCols }
+func (eventsView) filter() matcher     { return nil }
+func (eventsView) heading() string     { return "" }
+func (eventsView) keys() []key.Binding { return nil }
+
+func (eventsView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+	if m, ok := msg.(resMsg); ok {
+		return m.d.events, true, nil
+	}
+	return nil, false, nil
+}
+
+func (eventsView) empty() string {
+	return "nothing happened yet: objects appearing, vanishing and changing state show here"
+}
+
+func (v eventsView) detail(r tableRow) []string { return cellLines(v.c.theme, eventCols, r) }
+
+// record appends the Tracker's news to the events view.
+func (p *resBuilder) record(f inspect.Frame, now time.Time) {
+	u := f.Update
+	p.seq++
+	ts := u.Time
+	if ts.IsZero() {
+		ts = now
+	}
+	add := func(what string, mark rowMark, k inspect.Key, pid uint32, comm, detail string) {
+		proc := ""
+		if pid != 0 {
+			proc = comm + "[" + strconv.FormatUint(uint64(pid), 10) + "]"
+		} else if comm != "" {
+			proc = "[" + comm + "]"
+		}
+		obj := k.String()
+		p.events = append(p.events, tableRow{Key: strconv.Itoa(len(p.events)) + "/" + strconv.Itoa(p.seq),
+			Cells: []string{ts.Format("15:04:05"), what, obj, proc, detail}, Mark: mark})
+	}
+	if p.seq > 1 { // the first frame's objects were there before we looked
+		for _, c := range u.Appeared {
+			add("appeared", markNew, c.Key, c.PID, c.Comm, "")
+		}
+	}
+	for _, c := range u.Disappeared {
+		add("vanished", markVanishing, c.Key, c.PID, c.Comm, "")
+	}
+	for _, c := range u.StateChanges {
+		mark := markChanged
+		if c.To.Failed() {
+			mark = markError
+		}
+		add("state", mark, c.Key, 0, "", c.From.String()+"→"+c.To.String())
+	}
+	for _, a := range u.Stuck {
+		add("stuck", markWarn, a.Key, a.PID, a.Comm, a.Evidence)
+	}
+	if len(p.events) > maxEvents {
+		p.events = append([]tableRow(nil), p.events[len(p.events)-maxEvents:]...)
+	}
+}
