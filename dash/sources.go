@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/verbscope/verbscope/doctor"
@@ -38,11 +37,11 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 		}, o.Interval)
 	}
 	w := inspect.Watch(ctx, conn, wo)
-	sys := newSysRelay(ctx, fsys, o.Interval)
+	sys := fsys.Watch(ctx, sysfsmon.WatchOptions{Interval: o.Interval, FullEvery: fullEvery})
 	src := ui.Sources{
 		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version},
 		Res:      w.Frames(),
-		Sys:      sys.out,
+		Sys:      sys.Updates(),
 		Notices:  notices,
 		Control:  control{w, sys},
 		Interval: o.Interval,
@@ -51,74 +50,19 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 			return doctorChecks(fsys), nil
 		},
 	}
-	return src, func() { cancel(); w.Close() }
+	return src, func() { cancel(); w.Close(); sys.Close() }
 }
 
-// control steers both readers.
+// control steers both readers: a refresh, a pause, a new interval act
+// on the netlink watch and the sysfs readings alike.
 type control struct {
 	w   *inspect.Watcher
-	sys *sysRelay
+	sys *sysfsmon.Watcher
 }
 
-func (c control) Refresh()                    { c.w.Refresh() }
-func (c control) SetPaused(p bool)            { c.w.SetPaused(p); c.sys.setPaused(p) }
-func (c control) SetInterval(d time.Duration) { c.w.SetInterval(d); c.sys.setInterval(d) }
-
-// sysRelay keeps one channel for the dashboard while sysfsmon's Poll is
-// restarted for a new interval or stopped for a pause.
-type sysRelay struct {
-	parent   context.Context
-	fsys     *sysfsmon.FS
-	out      chan sysfsmon.Update
-	mu       sync.Mutex
-	cancel   context.CancelFunc
-	interval time.Duration
-	paused   bool
-}
-
-func newSysRelay(ctx context.Context, fsys *sysfsmon.FS, d time.Duration) *sysRelay {
-	r := &sysRelay{parent: ctx, fsys: fsys, out: make(chan sysfsmon.Update), interval: d}
-	r.mu.Lock()
-	r.start()
-	r.mu.Unlock()
-	return r
-}
-
-// start runs Poll until the relay is restarted; r.mu is held.
-func (r *sysRelay) start() {
-	if r.cancel != nil {
-		r.cancel()
-	}
-	ctx, cancel := context.WithCancel(r.parent)
-	r.cancel = cancel
-	if r.paused {
-		return
-	}
-	ch := r.fsys.PollWith(ctx, sysfsmon.PollOptions{Interval: r.interval, FullEvery: fullEvery})
-	go func() {
-		for u := range ch {
-			select {
-			case r.out <- u:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-}
-
-func (r *sysRelay) setPaused(p bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.paused = p
-	r.start()
-}
-
-func (r *sysRelay) setInterval(d time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.interval = d
-	r.start()
-}
+func (c control) Refresh()                    { c.w.Refresh(); c.sys.Refresh() }
+func (c control) SetPaused(p bool)            { c.w.SetPaused(p); c.sys.SetPaused(p) }
+func (c control) SetInterval(d time.Duration) { c.w.SetInterval(d); c.sys.SetInterval(d) }
 
 // doctorChecks runs the whole checklist for the doctor view.
 func doctorChecks(fsys *sysfsmon.FS) []ui.DoctorCheck {
@@ -127,14 +71,7 @@ func doctorChecks(fsys *sysfsmon.FS) []ui.DoctorCheck {
 	for _, c := range rep.Checks {
 		dc := ui.DoctorCheck{ID: c.ID, Title: c.Title, Verdict: string(c.Verdict), Summary: view.Printable(c.Summary), Fix: c.Fix}
 		for _, e := range c.Evidence {
-			line := view.Printable(e.What + ": " + e.Value) // a leak's evidence names its process
-			if e.Verdict != "" {
-				line = "[" + string(e.Verdict) + "] " + line
-			}
-			if e.Source != "" {
-				line += "  (" + view.Printable(e.Source) + ")"
-			}
-			dc.Evidence = append(dc.Evidence, line)
+			dc.Evidence = append(dc.Evidence, e.Line())
 		}
 		out = append(out, dc)
 	}

@@ -30,8 +30,7 @@
 // tables and IRQs; a full reading reads a GID table again only when the
 // port's state or the host's addresses changed. The pause runs from the
 // end of one reading to the start of the next (internal/pace times it,
-// as it does inspect's). PollWith is the same loop seen through its
-// channel alone.
+// as it does inspect's).
 //
 // It is pure Go and needs no RDMA library: everything comes from files, so
 // it works wherever /sys and /proc do, and every read is rooted at a

@@ -252,11 +252,11 @@ func TestLabPoll(t *testing.T) {
 	}
 }
 
-// TestLabPollWithKeepsFiles: the dashboard's cadence (full readings every
+// TestLabWatchKeepsFiles: the dashboard's cadence (full readings every
 // few ticks, counters through files kept open, GID tables kept while
 // nothing changes) reads what one-shot readings read, and the counters
 // keep moving on the ticks between full readings.
-func TestLabPollWithKeepsFiles(t *testing.T) {
+func TestLabWatchKeepsFiles(t *testing.T) {
 	labkit.Clean(t)
 	f := labFS(t)
 	ctx, cancel := context.WithCancel(context.Background())

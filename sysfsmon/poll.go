@@ -2,7 +2,6 @@ package sysfsmon
 
 import (
 	"cmp"
-	"context"
 	"time"
 )
 
@@ -52,19 +51,6 @@ func (u *Update) CounterValues() []CounterRate {
 // ones are raised to it (reading every GID file of every port is not
 // free).
 const MinPollInterval = 10 * time.Millisecond
-
-// PollOptions tune PollWith: WatchOptions' Interval and FullEvery.
-type PollOptions struct {
-	Interval  time.Duration
-	FullEvery int
-}
-
-// PollWith is Watch seen through its channel alone, for a reader that
-// needs none of the controls: it ends with ctx. (The dashboard's relay
-// calls it until it holds a Watcher.)
-func (f *FS) PollWith(ctx context.Context, o PollOptions) <-chan Update {
-	return f.Watch(ctx, WatchOptions{Interval: max(o.Interval, MinPollInterval), FullEvery: o.FullEvery}).Updates()
-}
 
 // reader takes a Watcher's readings: it keeps what one reading leaves
 // the next (the previous Update, the counter files, the GID watch).

@@ -1,18 +1,15 @@
 package ui
 
 import (
-	"strings"
-
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/themes"
-	"github.com/verbscope/verbscope/view"
 )
 
 // modifyLines show a traced modify (verbscope trace's eBPF events) under
 // its history entry: who made it, what it set, and for a failed one the
 // errno and why.
 func modifyLines(th *themes.Theme, md *inspect.Modify) []string {
-	who := "    " + view.Printable(md.Comm) + "[" + itoa(md.PID) + "] modify"
+	who := "    " + md.Process() + " modify"
 	if md.HasState {
 		who += " → " + md.To.String()
 	}
@@ -25,14 +22,8 @@ func modifyLines(th *themes.Theme, md *inspect.Modify) []string {
 	} else {
 		out = append(out, who)
 	}
-	var attrs []string
-	for _, a := range md.Attrs {
-		if a.Name != "qp_state" {
-			attrs = append(attrs, a.Name+"="+a.Value)
-		}
-	}
-	if len(attrs) > 0 {
-		out = append(out, th.Render(themes.SlotDim, "      "+strings.Join(attrs, " ")))
+	if set := md.SetText(); set != "" {
+		out = append(out, th.Render(themes.SlotDim, "      "+set))
 	}
 	return out
 }

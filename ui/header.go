@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,7 +56,7 @@ func (m *model) portsLine() string {
 			s := d.Name
 			for _, p := range d.Ports {
 				slot := themes.SlotOK
-				if p.State != 4 {
+				if p.State != rdma.PortStateActive {
 					slot = themes.SlotError
 				}
 				s += " " + th.Render(slot, strconv.Itoa(p.Port)+":"+stateName(p.StateName))
@@ -72,20 +72,20 @@ func (m *model) portsLine() string {
 	q := th.Render(themes.SlotDim, "QPs: reading…")
 	if m.c.res != nil && m.c.res.frame.Snapshot != nil {
 		q = "QPs " + strconv.Itoa(len(m.c.res.frame.Snapshot.QPs))
-		var states []string
+		var states []rdma.QPState
 		for s := range m.c.res.qpStates {
 			states = append(states, s)
 		}
-		sort.Slice(states, func(i, j int) bool { return stateOrder(states[i]) < stateOrder(states[j]) })
+		slices.Sort(states) // rdma's order: RESET INIT RTR RTS SQD SQE ERR
 		for _, s := range states {
 			slot := themes.Slot("")
-			switch s {
-			case "ERR", "SQE":
+			switch {
+			case s.Failed():
 				slot = themes.SlotError
-			case "RTS":
+			case s == rdma.QPStateRTS:
 				slot = themes.SlotOK
 			}
-			txt := s + " " + strconv.Itoa(m.c.res.qpStates[s])
+			txt := s.String() + " " + strconv.Itoa(m.c.res.qpStates[s])
 			if slot != "" {
 				txt = th.Render(slot, txt)
 			}
@@ -93,16 +93,6 @@ func (m *model) portsLine() string {
 		}
 	}
 	return strings.Join(parts, "  ") + th.Render(themes.SlotDim, "  │  ") + q
-}
-
-// stateOrder is a QP state's place in rdma's state machine.
-func stateOrder(s string) int {
-	for i, n := range rdma.QPStateNames() {
-		if n == s {
-			return i
-		}
-	}
-	return 99
 }
 
 // alerts are what needs a look now, worst first.
@@ -142,7 +132,7 @@ func (m *model) alerts() []string {
 				continue
 			}
 			for _, p := range d.Ports {
-				if p.State != 4 {
+				if p.State != rdma.PortStateActive {
 					out = append(out, "port "+d.Name+"/"+strconv.Itoa(p.Port)+" "+stateName(p.StateName))
 				}
 			}

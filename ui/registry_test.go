@@ -37,8 +37,9 @@ func (v *probeView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
 		v.bumps++
 	case resMsg:
 		var rows []tableRow
-		for _, s := range rdma.QPStateNames() {
-			if n := msg.d.qpStates[s]; n > 0 {
+		for st := rdma.QPStateReset; st <= rdma.QPStateErr; st++ {
+			if n := msg.d.qpStates[st]; n > 0 {
+				s := st.String()
 				rows = append(rows, tableRow{Key: s, Cells: []string{s, strconv.Itoa(n)}, Nums: []float64{nan, float64(n)}})
 			}
 		}

@@ -24,7 +24,7 @@ type resData struct {
 	rows   map[inspect.Kind][]tableRow
 	events []tableRow
 	// qpStates counts live QPs by state for the header.
-	qpStates map[string]int
+	qpStates map[rdma.QPState]int
 }
 
 // resBuilder turns frames into resData. It keeps what marks need (when each
@@ -89,7 +89,7 @@ func newResBuilder() *resBuilder { return &resBuilder{meta: map[inspect.Key]*row
 // build makes the tables of one frame; st tells the shell pane's
 // objects (this process's).
 func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
-	d := &resData{frame: f, rows: map[inspect.Kind][]tableRow{}, qpStates: map[string]int{}}
+	d := &resData{frame: f, rows: map[inspect.Kind][]tableRow{}, qpStates: map[rdma.QPState]int{}}
 	if f.Snapshot == nil {
 		d.events = p.events
 		return d
@@ -128,7 +128,7 @@ func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
 		}
 		row.Ours = st.PID != 0 && o.HasPID() && int(pid) == st.PID
 		if qp != nil {
-			d.qpStates[qp.State.String()]++
+			d.qpStates[qp.State]++
 			if qp.State.Failed() {
 				row.Mark = markError
 			}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
 )
@@ -53,7 +54,7 @@ func (p *sysBuilder) build(u sysfsmon.Update, ascii bool) *sysData {
 		for j := range dev.Ports {
 			pt := &dev.Ports[j]
 			mark := markNone
-			if pt.State != 4 { // IB_PORT_ACTIVE
+			if pt.State != rdma.PortStateActive {
 				mark = markWarn
 			}
 			add("port", pt.Row(), mark)

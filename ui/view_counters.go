@@ -12,12 +12,7 @@ func (p *sysBuilder) counters(d *sysData, u sysfsmon.Update, ascii bool) {
 	}
 	cols := sysfsColumns["counters"]
 	index := colIndex(cols)
-	rates := u.CounterRates
-	if rates == nil { // the first reading: values without rates
-		for _, c := range u.Counters.Counters {
-			rates = append(rates, sysfsmon.CounterRate{Counter: c})
-		}
-	}
+	rates := u.CounterValues() // the first reading: values without rates
 	live := map[string]bool{}
 	for i := range rates {
 		r := &rates[i]

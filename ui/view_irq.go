@@ -35,10 +35,8 @@ func (p *sysBuilder) irqs(d *sysData, u sysfsmon.Update, ascii bool) {
 			}
 		}
 		rates := map[int][]float64{}
-		for _, r := range u.IRQRates {
-			if r.Device == dv.Device {
-				rates[r.IRQ] = r.PerCPU
-			}
+		for _, r := range dv.RatesOf(u.IRQRates) {
+			rates[r.IRQ] = r.PerCPU
 		}
 		for j, r := range dv.IRQRows(u.IRQs.CPUs, u.IRQRates, u.IRQRates != nil) {
 			row := fromFields(cols, index, r)

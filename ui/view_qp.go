@@ -186,7 +186,7 @@ func (v *objectView) diagram(cur string) string {
 		}
 	}
 	tail := "   any" + arrow + "ERR" + arrow + "RESET"
-	if cur == "ERR" || cur == "SQE" {
+	if st, ok := rdma.ParseQPState(cur); ok && st.Failed() {
 		tail = "   " + th.Render(themes.SlotError, "["+cur+"]") + arrow + "RESET"
 	}
 	return strings.Join(parts, arrow) + tail
