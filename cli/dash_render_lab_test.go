@@ -81,6 +81,12 @@ func driveDashboard(t *testing.T, rt renderTerm, frame string) {
 	typing := func(prompt string) func([]string) bool { return func(l []string) bool { return typingAt(l, prompt) } }
 	not := func(f func([]string) bool) func([]string) bool { return func(l []string) bool { return !f(l) } }
 	rt.waitFor("QPs [")
+	// Loading trace's programs parses the kernel's BTF: under TCG up to a
+	// minute of both vCPUs, in which frames reach the screen late (natively
+	// it is a second). The steps start once the first line says "traced".
+	labkit.WaitFor(t, labkit.Attach, "the dashboard's trace programs", func() bool {
+		return strings.Contains(rt.screen(), "· traced")
+	})
 	check("the first frame", nil)
 	// Every view, then :irq and :doctor again: the jump that left half
 	// of the old tab row on screen in issue 18.

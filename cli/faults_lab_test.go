@@ -70,7 +70,9 @@ func TestUnderFaults(t *testing.T) {
 			waitMetrics(t, addr, "the exporter's series of "+dev+" to go", func(m string) bool { return !devInfo.MatchString(m) })
 			system(t, "rdma", "link", "add", dev, "type", "rxe", "netdev", netdev)
 			s.waitRE(dev + ` 1:ACTIVE`)
-			metrics = waitMetrics(t, addr, "the exporter's series of "+dev+" back", devInfo.MatchString)
+			// Up to 31 s seen in the lab (a netlink reading under way when
+			// the device went ends first): 3x that.
+			metrics = waitMetricsFor(t, 90*time.Second, addr, "the exporter's series of "+dev+" back", devInfo.MatchString)
 			if i == 1 {
 				threads0, goroutines0, rss0 = procThreads(t, dash), metricInt(t, metrics, "go_goroutines"), metricFloat(t, metrics, "process_resident_memory_bytes")
 			}
@@ -167,8 +169,14 @@ func uverbsHolders() string {
 // waitMetrics scrapes addr until ok holds and returns that scrape.
 func waitMetrics(t *testing.T, addr, what string, ok func(string) bool) string {
 	t.Helper()
+	return waitMetricsFor(t, labkit.Step, addr, what, ok)
+}
+
+// waitMetricsFor is waitMetrics with a limit of its own.
+func waitMetricsFor(t *testing.T, limit time.Duration, addr, what string, ok func(string) bool) string {
+	t.Helper()
 	var body string
-	labkit.WaitFor(t, labkit.Step, what, func() bool {
+	labkit.WaitFor(t, limit, what, func() bool {
 		body = scrapeMetrics(addr)
 		return ok(body)
 	})
