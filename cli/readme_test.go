@@ -5,10 +5,13 @@ import (
 	"flag"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/verbscope/verbscope/ui"
 )
 
 // The README is what a newcomer reads first; these tests keep every
@@ -332,5 +335,37 @@ func TestReadmeParser(t *testing.T) {
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", tc.line, diff)
 		}
+	}
+}
+
+// TestReadmeViews keeps the README's dashboard to the view registry: its
+// screen's tab row is the registry's order, and the paragraph under it
+// names every view (and nothing that is not one) in code spans.
+func TestReadmeViews(t *testing.T) {
+	readme := readREADME(t)
+	want := ui.ViewNames()
+	tabs := regexp.MustCompile(`(?m)^    (qp .*)$`).FindStringSubmatch(readme)
+	if tabs == nil {
+		t.Fatal("no tab row (a screen line starting with qp) in the README's dashboard")
+	}
+	if diff := cmp.Diff(want, strings.Fields(tabs[1])); diff != "" {
+		t.Errorf("the README's tab row differs from the registry (-registry +README):\n%s", diff)
+	}
+	start := strings.Index(readme, "one view at a time")
+	end := strings.Index(readme[max(start, 0):], "At the bottom")
+	if start < 0 || end < 0 {
+		t.Fatal(`no paragraph from "one view at a time" to "At the bottom" in the README`)
+	}
+	var named []string
+	for _, m := range codeSpan.FindAllStringSubmatch(readme[start:start+end], -1) {
+		if strings.HasPrefix(m[1], "-") || strings.HasPrefix(m[1], "verbscope") {
+			continue // a flag or a command, not views
+		}
+		named = append(named, strings.Fields(m[1])...)
+	}
+	slices.Sort(named)
+	sorted := slices.Sorted(slices.Values(want))
+	if diff := cmp.Diff(sorted, named); diff != "" {
+		t.Errorf("the README's paragraph on the views names other views than the registry (-registry +README):\n%s", diff)
 	}
 }
