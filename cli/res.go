@@ -281,47 +281,11 @@ func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, emit func(ins
 		for i := range sums {
 			add(sums[i].Row())
 		}
-	case "qp":
-		err = addRows(c.QPs, q, r.driver, add, owners)
-	case "cq":
-		err = addRows(c.CQs, q, r.driver, add, owners)
-	case "mr":
-		err = addRows(c.MRs, q, r.driver, add, owners)
-	case "pd":
-		err = addRows(c.PDs, q, r.driver, add, owners)
-	case "ctx":
-		err = addRows(c.Contexts, q, r.driver, add, owners)
-	case "srq":
-		err = addRows(c.SRQs, q, r.driver, add, owners)
-	case "cm_id":
-		err = addRows(c.CMIDs, q, r.driver, add, owners)
+	default:
+		err = c.DumpRows(inspect.Kind(r.object), q, r.driver, add, owners)
 	}
 	if err == nil && rec != nil {
 		rec.AddComm(*owners...)
 	}
 	return err
-}
-
-// addRows dumps one kind of object and hands each one's row to add, all
-// written into one reused Row, and, when owners is not nil, its shared
-// fields to owners (for recordings).
-func addRows[T any, P interface {
-	*T
-	AppendRow(r inspect.Row, driver bool) inspect.Row
-	Base() *inspect.Object
-}](dump func(inspect.Query) ([]T, error), q inspect.Query, driver bool, add func(inspect.Row), owners *[]*inspect.Object) error {
-	objs, err := dump(q)
-	if err != nil {
-		return err
-	}
-	var row inspect.Row
-	for i := range objs {
-		p := P(&objs[i])
-		row = p.AppendRow(row[:0], driver)
-		add(row)
-		if owners != nil {
-			*owners = append(*owners, p.Base())
-		}
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
 )
 
@@ -57,26 +56,8 @@ type Rowed interface{ Row(driver bool) view.Row }
 
 // EachObject is Each with the object itself, whose Row prints it.
 func (s *Snapshot) EachObject(fn func(k Kind, o *Object, id uint32, x Rowed)) {
-	for i := range s.QPs {
-		fn(rdma.KindQP, &s.QPs[i].Object, s.QPs[i].LQPN, &s.QPs[i])
-	}
-	for i := range s.CQs {
-		fn(rdma.KindCQ, &s.CQs[i].Object, s.CQs[i].CQN, &s.CQs[i])
-	}
-	for i := range s.MRs {
-		fn(rdma.KindMR, &s.MRs[i].Object, s.MRs[i].MRN, &s.MRs[i])
-	}
-	for i := range s.PDs {
-		fn(rdma.KindPD, &s.PDs[i].Object, s.PDs[i].PDN, &s.PDs[i])
-	}
-	for i := range s.Contexts {
-		fn(rdma.KindCtx, &s.Contexts[i].Object, s.Contexts[i].CtxN, &s.Contexts[i])
-	}
-	for i := range s.SRQs {
-		fn(rdma.KindSRQ, &s.SRQs[i].Object, s.SRQs[i].SRQN, &s.SRQs[i])
-	}
-	for i := range s.CMIDs {
-		fn(rdma.KindCMID, &s.CMIDs[i].Object, s.CMIDs[i].CMIDN, &s.CMIDs[i])
+	for _, rk := range resourceKinds {
+		rk.each(s, fn)
 	}
 }
 

@@ -1,0 +1,81 @@
+package inspect
+
+import (
+	"fmt"
+
+	"github.com/verbscope/verbscope/rdma"
+)
+
+// resourceKind is what inspect knows of one kind `rdma resource show`
+// dumps (rdma-resource(8); the kernel's enum rdma_restrack_type): where a
+// Snapshot keeps its objects, how to dump it alone, and each object's
+// number. resourceKinds is the one list of them: whatever walks every
+// kind (EachObject, DumpRows) goes through it, so a kind is added here.
+type resourceKind struct {
+	kind Kind
+	// each calls fn with every object of the kind in s.
+	each func(s *Snapshot, fn func(k Kind, o *Object, id uint32, x Rowed))
+	// rows dumps the kind and hands each object's row to add (DumpRows).
+	rows func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error
+}
+
+// kindOf builds a resourceKind from the kind's slice in a Snapshot, its
+// dump and its number.
+func kindOf[T any, P interface {
+	*T
+	Rowed
+	Base() *Object
+	AppendRow(r Row, driver bool) Row
+}](k Kind, of func(*Snapshot) []T, dump func(*Conn, Query) ([]T, error), id func(*T) uint32) resourceKind {
+	return resourceKind{
+		kind: k,
+		each: func(s *Snapshot, fn func(Kind, *Object, uint32, Rowed)) {
+			objs := of(s)
+			for i := range objs {
+				p := P(&objs[i])
+				fn(k, p.Base(), id(&objs[i]), p)
+			}
+		},
+		rows: func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error {
+			objs, err := dump(c, q)
+			if err != nil {
+				return err
+			}
+			var row Row
+			for i := range objs {
+				p := P(&objs[i])
+				row = p.AppendRow(row[:0], driver)
+				add(row)
+				if owners != nil {
+					*owners = append(*owners, p.Base())
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// resourceKinds are the kinds in rdma.ResourceKinds' order.
+var resourceKinds = []resourceKind{
+	kindOf(rdma.KindQP, func(s *Snapshot) []QP { return s.QPs }, (*Conn).QPs, func(q *QP) uint32 { return q.LQPN }),
+	kindOf(rdma.KindCQ, func(s *Snapshot) []CQ { return s.CQs }, (*Conn).CQs, func(c *CQ) uint32 { return c.CQN }),
+	kindOf(rdma.KindMR, func(s *Snapshot) []MR { return s.MRs }, (*Conn).MRs, func(m *MR) uint32 { return m.MRN }),
+	kindOf(rdma.KindPD, func(s *Snapshot) []PD { return s.PDs }, (*Conn).PDs, func(p *PD) uint32 { return p.PDN }),
+	kindOf(rdma.KindCtx, func(s *Snapshot) []Context { return s.Contexts }, (*Conn).Contexts, func(x *Context) uint32 { return x.CtxN }),
+	kindOf(rdma.KindSRQ, func(s *Snapshot) []SRQ { return s.SRQs }, (*Conn).SRQs, func(q *SRQ) uint32 { return q.SRQN }),
+	kindOf(rdma.KindCMID, func(s *Snapshot) []CMID { return s.CMIDs }, (*Conn).CMIDs, func(m *CMID) uint32 { return m.CMIDN }),
+}
+
+// DumpRows dumps the objects of kind k as `rdma resource show K` does
+// and hands each one's row to add, one Row reused for them all (copy what
+// you keep); driver adds the driver attributes (-dd). When owners is not
+// nil, each object's shared fields are appended to it (a recording's
+// process names). A kind it does not dump is an error.
+func (c *Conn) DumpRows(k Kind, q Query, driver bool, add func(Row), owners *[]*Object) error {
+	for _, rk := range resourceKinds {
+		if rk.kind == k {
+			return rk.rows(c, q, driver, add, owners)
+		}
+	}
+	return fmt.Errorf("inspect: %q is not a kind rdma resource show dumps (%v)", k, rdma.ResourceKinds())
+}
