@@ -23,7 +23,7 @@ func dashCmd() *Command {
 	return &Command{
 		Name:    "dash",
 		Summary: "the dashboard: devices, ports, GIDs, IRQs, counters and every process's QPs live, with the verbs shell in a pane",
-		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--demo] [--prometheus URL]",
+		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--no-trace] [--demo] [--prometheus URL]",
 		Help: `The inspector as a full-screen dashboard (also what 'verbscope' alone
 opens on a terminal). Its views, one at a time:
 ` + viewList() + `
@@ -60,6 +60,7 @@ Examples:
 			gidIndex := fs.Int("gid-index", 0, "the shell's source GID `index` for RoCE (0: the RoCE v2 GID of an IPv4 address); also the demo's")
 			first := fs.String("view", "qp", "the `view` shown first")
 			noShell := fs.Bool("no-shell", false, "leave out the verbs shell pane")
+			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry the states each refresh saw)")
 			demo := fs.Bool("demo", false, "run the demo workload beside the dashboard (lab)")
 			ascii := fs.Bool("ascii", false, "draw with ASCII only")
 			prom := fs.String("prometheus", "", "the fleet view asks this Prometheus `URL` for every host running verbscope export")
@@ -75,7 +76,7 @@ Examples:
 					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
 				}
 				return runDash(ctx, env, dash.Options{Interval: *interval, Theme: *theme, Dev: *dev, GIDIndex: *gidIndex, View: *first,
-					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell}, *demo)
+					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell}, *demo, !*noTrace)
 			}
 		},
 	}
@@ -103,7 +104,7 @@ func onTerminal(env *Env) bool {
 
 // runDash hands the terminal to package dash; what it refuses is a
 // usage mistake, and a host without RDMA gets doctor's explanation.
-func runDash(ctx context.Context, env *Env, o dash.Options, demo bool) error {
+func runDash(ctx context.Context, env *Env, o dash.Options, demo, traced bool) error {
 	if !onTerminal(env) {
 		return errNoTerminal
 	}
@@ -114,7 +115,9 @@ func runDash(ctx context.Context, env *Env, o dash.Options, demo bool) error {
 		}
 	}
 	o.Limits = deviceLimits(slog.New(slog.DiscardHandler))
-	o.Modifies = traceModifies
+	if traced {
+		o.Modifies = traceModifies
+	}
 	// VERBSCOPE_DASH_FRAME names a file that gets each frame as text:
 	// the render tests compare it with what the terminal shows.
 	o.FrameFile = os.Getenv("VERBSCOPE_DASH_FRAME")

@@ -26,7 +26,7 @@ func TestLabDashboardRendersEveryFrame(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	guest := "VERBSCOPE_DASH_FRAME=/mnt/host/frame verbscope dash --interval " + renderInterval
+	guest := "VERBSCOPE_DASH_FRAME=/mnt/host/frame verbscope dash --no-trace --interval " + renderInterval
 	cmd := bin + " lab -i --share " + dir + " -- '" + guest + "'; echo lab-status=$?; sleep 600"
 	s := startTmux(t, "render-lab", "screen", cmd, 160, 48)
 	frame := filepath.Join(dir, "frame")
