@@ -100,8 +100,11 @@ func cpuTicks(proc string) float64 {
 }
 
 // BenchmarkDashboardIdle: the dashboard on an idle rxe0, 1 s refresh,
-// nothing changing: the share of one CPU it uses over 30 s (cpu-%), and
-// its memory (rss-MB).
+// nothing changing, side by side with htop at the same refresh (-d 10)
+// in the same guest and terminal size, the peer people leave open: the
+// share of one CPU each uses over 30 s (cpu-%, htop-cpu-%), how often
+// each is woken (wakeups/s, htop-wakeups/s: context switches of all its
+// threads), and the dashboard's memory (rss-MB).
 func BenchmarkDashboardIdle(b *testing.B) {
 	benchTmux(b, 160, 48, "verbscope dash --interval 1s")
 	waitScreen(b, "vsb", "QPs [", 2*time.Minute)
@@ -109,16 +112,63 @@ func BenchmarkDashboardIdle(b *testing.B) {
 	// Idle is after the start: the trace's programs loaded (seconds
 	// under emulation) and the first readings settled.
 	waitScreen(b, "vsb", "programs attached", 2*time.Minute)
+	c := exec.Command("tmux", "new-session", "-d", "-s", "vsh", "-x", "160", "-y", "48", "htop -d 10")
+	c.Env = append(os.Environ(), "TERM=xterm-256color")
+	if out, err := c.CombinedOutput(); err != nil {
+		b.Fatalf("tmux htop: %v\n%s", err, out)
+	}
+	b.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", "vsh").Run() })
+	waitScreen(b, "vsh", "Load average", time.Minute)
+	htop := procOf(b, "htop")
 	time.Sleep(3 * time.Second)
 	b.ResetTimer()
-	var pct float64
+	var pct, hpct, wake, hwake float64
 	for range b.N {
-		t0, c0 := time.Now(), cpuTicks(proc)
+		t0, c0, h0, w0, hw0 := time.Now(), cpuTicks(proc), cpuTicks(htop), wakeups(proc), wakeups(htop)
 		time.Sleep(30 * time.Second)
-		pct = (cpuTicks(proc) - c0) / 100 / time.Since(t0).Seconds() * 100 // USER_HZ is 100
+		dt := time.Since(t0).Seconds()
+		pct = (cpuTicks(proc) - c0) / 100 / dt * 100 // USER_HZ is 100
+		hpct = (cpuTicks(htop) - h0) / 100 / dt * 100
+		wake, hwake = (wakeups(proc)-w0)/dt, (wakeups(htop)-hw0)/dt
 	}
 	b.ReportMetric(pct, "cpu-%")
+	b.ReportMetric(hpct, "htop-cpu-%")
+	b.ReportMetric(wake, "wakeups/s")
+	b.ReportMetric(hwake, "htop-wakeups/s")
 	b.ReportMetric(statusKB(b, proc, "VmRSS")/1024, "rss-MB")
+}
+
+// procOf is the /proc folder of the process whose command is comm.
+func procOf(b *testing.B, comm string) string {
+	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
+	for _, f := range comms {
+		if c, _ := os.ReadFile(f); strings.TrimSpace(string(c)) == comm {
+			return filepath.Dir(f)
+		}
+	}
+	b.Fatalf("no %s process", comm)
+	return ""
+}
+
+// wakeups is how many times the process's threads were switched in:
+// the voluntary and involuntary context switches of every thread
+// (proc(5), /proc/PID/task/TID/status).
+func wakeups(proc string) float64 {
+	var n float64
+	tasks, _ := filepath.Glob(filepath.Join(proc, "task", "*", "status"))
+	for _, t := range tasks {
+		data, _ := os.ReadFile(t)
+		for _, l := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(l, "voluntary_ctxt_switches:"); ok {
+				v, _ := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+				n += v
+			} else if rest, ok := strings.CutPrefix(l, "nonvoluntary_ctxt_switches:"); ok {
+				v, _ := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+				n += v
+			}
+		}
+	}
+	return n
 }
 
 // BenchmarkDashboard10kQPs: 10,000 QPs of another process alive, the QP

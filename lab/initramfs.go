@@ -29,7 +29,7 @@ type Entry struct {
 }
 
 // GuestTools are the host programs copied into the guest: rdma-core's tools
-// (the oracles the tests compare against), perftest, iproute2 and tmux.
+// (the oracles the tests compare against), perftest, iproute2, tmux and htop.
 var GuestTools = []string{
 	"ibv_devices", "ibv_devinfo", "ibv_rc_pingpong", "ibv_uc_pingpong", "ibv_ud_pingpong",
 	"ibv_srq_pingpong", "ibv_xsrq_pingpong",
@@ -38,6 +38,7 @@ var GuestTools = []string{
 	"rping", "ucmatose",
 	"rdma", "ip",
 	"tmux",
+	"htop", // the idle dashboard's benchmark compares it with htop
 }
 
 // guestDlopened are libraries loaded with dlopen, which ldd cannot see:
