@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/verbscope/verbscope/rdma"
@@ -8,33 +9,41 @@ import (
 
 // resourceKind is what inspect knows of one kind `rdma resource show`
 // dumps (rdma-resource(8); the kernel's enum rdma_restrack_type): where a
-// Snapshot keeps its objects, how to dump it alone, and each object's
-// number. resourceKinds is the one list of them: whatever walks every
-// kind (EachObject, DumpRows) goes through it, so a kind is added here.
+// Snapshot keeps its objects, how to dump it, and each object's number.
+// resourceKinds is the one list of them: whatever walks every kind
+// (Snapshot's dumps, EachObject, DumpRows) goes through it, so a kind is
+// added here.
 type resourceKind struct {
 	kind Kind
 	// each calls fn with every object of the kind in s.
 	each func(s *Snapshot, fn func(k Kind, o *Object, id uint32, x Rowed))
+	// dumpDev appends device d's objects of the kind to s (Snapshot).
+	dumpDev func(ctx context.Context, c *Conn, d Device, q Query, cc *commCache, s *Snapshot) error
 	// rows dumps the kind and hands each object's row to add (DumpRows).
 	rows func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error
 }
 
-// kindOf builds a resourceKind from the kind's slice in a Snapshot, its
-// dump and its number.
+// kindOf builds a resourceKind from the kind's netlink dump, its slice
+// in a Snapshot, its dump alone and its number.
 func kindOf[T any, P interface {
 	*T
 	Rowed
 	Base() *Object
 	AppendRow(r Row, driver bool) Row
-}](k Kind, of func(*Snapshot) []T, dump func(*Conn, Query) ([]T, error), id func(*T) uint32) resourceKind {
+}](k Kind, nk *kind[T], of func(*Snapshot) *[]T, dump func(*Conn, Query) ([]T, error), id func(*T) uint32) resourceKind {
 	return resourceKind{
 		kind: k,
 		each: func(s *Snapshot, fn func(Kind, *Object, uint32, Rowed)) {
-			objs := of(s)
+			objs := *of(s)
 			for i := range objs {
 				p := P(&objs[i])
 				fn(k, p.Base(), id(&objs[i]), p)
 			}
+		},
+		dumpDev: func(ctx context.Context, c *Conn, d Device, q Query, cc *commCache, s *Snapshot) (err error) {
+			objs := of(s)
+			*objs, err = dumpKindDev(ctx, c, nk, d, q, cc, *objs)
+			return err
 		},
 		rows: func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error {
 			objs, err := dump(c, q)
@@ -57,13 +66,13 @@ func kindOf[T any, P interface {
 
 // resourceKinds are the kinds in rdma.ResourceKinds' order.
 var resourceKinds = []resourceKind{
-	kindOf(rdma.KindQP, func(s *Snapshot) []QP { return s.QPs }, (*Conn).QPs, func(q *QP) uint32 { return q.LQPN }),
-	kindOf(rdma.KindCQ, func(s *Snapshot) []CQ { return s.CQs }, (*Conn).CQs, func(c *CQ) uint32 { return c.CQN }),
-	kindOf(rdma.KindMR, func(s *Snapshot) []MR { return s.MRs }, (*Conn).MRs, func(m *MR) uint32 { return m.MRN }),
-	kindOf(rdma.KindPD, func(s *Snapshot) []PD { return s.PDs }, (*Conn).PDs, func(p *PD) uint32 { return p.PDN }),
-	kindOf(rdma.KindCtx, func(s *Snapshot) []Context { return s.Contexts }, (*Conn).Contexts, func(x *Context) uint32 { return x.CtxN }),
-	kindOf(rdma.KindSRQ, func(s *Snapshot) []SRQ { return s.SRQs }, (*Conn).SRQs, func(q *SRQ) uint32 { return q.SRQN }),
-	kindOf(rdma.KindCMID, func(s *Snapshot) []CMID { return s.CMIDs }, (*Conn).CMIDs, func(m *CMID) uint32 { return m.CMIDN }),
+	kindOf(rdma.KindQP, &qpKind, func(s *Snapshot) *[]QP { return &s.QPs }, (*Conn).QPs, func(q *QP) uint32 { return q.LQPN }),
+	kindOf(rdma.KindCQ, &cqKind, func(s *Snapshot) *[]CQ { return &s.CQs }, (*Conn).CQs, func(c *CQ) uint32 { return c.CQN }),
+	kindOf(rdma.KindMR, &mrKind, func(s *Snapshot) *[]MR { return &s.MRs }, (*Conn).MRs, func(m *MR) uint32 { return m.MRN }),
+	kindOf(rdma.KindPD, &pdKind, func(s *Snapshot) *[]PD { return &s.PDs }, (*Conn).PDs, func(p *PD) uint32 { return p.PDN }),
+	kindOf(rdma.KindCtx, &ctxKind, func(s *Snapshot) *[]Context { return &s.Contexts }, (*Conn).Contexts, func(x *Context) uint32 { return x.CtxN }),
+	kindOf(rdma.KindSRQ, &srqKind, func(s *Snapshot) *[]SRQ { return &s.SRQs }, (*Conn).SRQs, func(q *SRQ) uint32 { return q.SRQN }),
+	kindOf(rdma.KindCMID, &cmidKind, func(s *Snapshot) *[]CMID { return &s.CMIDs }, (*Conn).CMIDs, func(m *CMID) uint32 { return m.CMIDN }),
 }
 
 // DumpRows dumps the objects of kind k as `rdma resource show K` does

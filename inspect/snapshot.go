@@ -108,14 +108,9 @@ func (c *Conn) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		if s.Ports, err = c.ports(ctx, d, s.Ports); soft(err) != nil {
 			return nil, err
 		}
-		steps := []func() error{
-			func() (err error) { s.QPs, err = dumpKindDev(ctx, c, &qpKind, d, q, cc, s.QPs); return },
-			func() (err error) { s.CQs, err = dumpKindDev(ctx, c, &cqKind, d, q, cc, s.CQs); return },
-			func() (err error) { s.MRs, err = dumpKindDev(ctx, c, &mrKind, d, q, cc, s.MRs); return },
-			func() (err error) { s.PDs, err = dumpKindDev(ctx, c, &pdKind, d, q, cc, s.PDs); return },
-			func() (err error) { s.Contexts, err = dumpKindDev(ctx, c, &ctxKind, d, q, cc, s.Contexts); return },
-			func() (err error) { s.SRQs, err = dumpKindDev(ctx, c, &srqKind, d, q, cc, s.SRQs); return },
-			func() (err error) { s.CMIDs, err = dumpKindDev(ctx, c, &cmidKind, d, q, cc, s.CMIDs); return },
+		var steps []func() error
+		for _, rk := range resourceKinds {
+			steps = append(steps, func() error { return rk.dumpDev(ctx, c, d, q, cc, s) })
 		}
 		if !opts.NoCounters {
 			steps = append(steps, func() error {
