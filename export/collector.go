@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/internal/pace"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -25,12 +26,10 @@ type Options struct {
 }
 
 // LateAfter is how many intervals a reading may be late before its
-// collectors report failure: one slow reading (a busy host, a dump of
-// 10,000 QPs) is not a fault, three in a row missed is one that hangs (a
-// sysfs file that blocks, a netlink dump that never ends), and an alert
-// on verbscope_collector_success must see it rather than the last
-// reading served as fresh.
-const LateAfter = 3
+// collectors report failure (pace.LateAfter, which the dashboard's
+// header goes by too): an alert on verbscope_collector_success must see
+// a reading that hangs rather than the last one served as fresh.
+const LateAfter = pace.LateAfter
 
 // Collector is a prometheus.Collector of the host's RDMA state. It keeps
 // the latest netlink frame and sysfs reading and what must outlive them

@@ -5,17 +5,15 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mdlayher/netlink"
 	"github.com/mdlayher/netlink/nltest"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/internal/testtree"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -50,39 +48,15 @@ func scrapeOf(t *testing.T, c *Collector) scrapeState {
 }
 
 // blockingFixture copies the lab's rxe0 sysfs fixture and makes one
-// counter file a FIFO, whose open blocks until a writer comes: a sysfs
-// file that blocks. release lets a pending read through (it reads "7")
-// and reports whether one was pending.
+// counter file block (testtree.Block); release lets a pending read
+// through and reports whether one was pending.
 func blockingFixture(t *testing.T) (fs *sysfsmon.FS, release func() bool) {
 	t.Helper()
-	dir := t.TempDir()
-	if out, err := exec.Command("cp", "-a", filepath.Join("..", "sysfsmon", "testdata", "rxe0")+"/.", dir).CombinedOutput(); err != nil {
-		t.Fatalf("copy the fixture: %v: %s", err, out)
-	}
-	fifo := filepath.Join(dir, "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1", "hw_counters", "completer_retry_err")
-	if err := os.Remove(fifo); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := testtree.Copy(t, filepath.Join("..", "sysfsmon", "testdata", "rxe0"))
+	release = testtree.Block(t, filepath.Join(dir, "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1", "hw_counters", "completer_retry_err"))
 	fs, err := sysfsmon.NewFS(filepath.Join(dir, "sys"), filepath.Join(dir, "proc"), sysfsmon.WithHostRoot(dir))
 	if err != nil {
 		t.Fatal(err)
-	}
-	release = func() bool {
-		// O_NONBLOCK: the open fails (ENXIO) while no reader waits,
-		// rather than block the test.
-		f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			if !errors.Is(err, syscall.ENXIO) {
-				t.Errorf("open the FIFO: %v", err)
-			}
-			return false
-		}
-		f.WriteString("7\n")
-		f.Close()
-		return true
 	}
 	return fs, release
 }

@@ -104,6 +104,11 @@ func (m *model) alerts() []string {
 	if m.sysErr != nil {
 		out = append(out, "sysfs: "+firstLine(m.sysErr.Error()))
 	}
+	for _, w := range []*lateWatch{&m.resLate, &m.sysLate} {
+		if a := w.alert(); a != "" {
+			out = append(out, a)
+		}
+	}
 	if m.c.res != nil {
 		u := m.c.res.frame.Update
 		if n := len(u.Failed); n > 0 {

@@ -69,6 +69,9 @@ type model struct {
 	quitting   bool
 	resErr     error
 	sysErr     error
+	// resLate and sysLate follow the pollers' readings, to say when one
+	// is late (late.go).
+	resLate, sysLate lateWatch
 	// lay is the screen's layout, set in Update (layout.go).
 	lay layout
 	// frames is Options.FrameFile.
@@ -86,6 +89,8 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	if m.interval <= 0 {
 		m.interval = time.Second
 	}
+	m.resLate = lateWatch{what: "netlink", due: c.now()}
+	m.sysLate = lateWatch{what: "sysfs", due: c.now()}
 	for _, s := range registry {
 		v := s.make(c)
 		m.pages = append(m.pages, &page{viewSpec: s, view: v, table: newTable(s.title, v.columns(), v.filter())})
@@ -131,10 +136,10 @@ func (m *model) viewKeys() []key.Binding {
 	return out
 }
 
-// Init starts the pollers' readers, asks the terminal's background and
+// Init starts the pollers' readers and the look for late readings, asks the terminal's background and
 // tells the first view it is shown.
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.waitNotice(), m.route(m.cur, shownMsg{})}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.waitNotice(), m.lateTick(), m.route(m.cur, shownMsg{})}
 	if m.pane != nil {
 		cmds = append(cmds, m.pane.events())
 	}

@@ -40,12 +40,17 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case resMsg:
 		return m.gotRes(msg.d)
 	case resClosedMsg:
+		m.resLate.closed, m.resLate.late = true, false
 		m.c.note(themes.SlotWarn, "the RDMA netlink watch stopped")
 		return nil
 	case sysMsg:
 		return tea.Batch(m.gotSys(msg.d), m.waitSys())
 	case sysClosedMsg:
+		m.sysLate.closed, m.sysLate.late = true, false
 		return nil
+	case lateTickMsg:
+		m.judgeLate()
+		return m.lateTick()
 	case noticeMsg:
 		m.c.note(themes.SlotDim, msg.text)
 		return m.waitNotice()
@@ -118,6 +123,7 @@ func (m *model) setTheme(th *themes.Theme) {
 // selection follows its key), and the next frame is asked for.
 func (m *model) gotRes(d *resData) tea.Cmd {
 	m.resErr = d.frame.Err
+	m.resLate.arrived(m.c.now())
 	if old := m.c.res; d.frame.Snapshot == nil && old != nil {
 		// a failed snapshot keeps the last good data on screen
 		d.rows, d.qpStates = old.rows, old.qpStates
@@ -130,6 +136,7 @@ func (m *model) gotRes(d *resData) tea.Cmd {
 // gotSys takes a prepared sysfs reading: every view takes its rows.
 func (m *model) gotSys(d *sysData) tea.Cmd {
 	m.sysErr = d.u.Err
+	m.sysLate.arrived(m.c.now())
 	m.c.sys = d
 	return m.routeAll(sysMsg{d})
 }
@@ -384,6 +391,11 @@ func (m *model) jump(name string) tea.Cmd {
 
 func (m *model) setPaused(p bool) tea.Cmd {
 	m.paused = p
+	if p {
+		m.judgeLate()
+	} else {
+		m.resumed()
+	}
 	c := m.c.src.Control
 	if c == nil {
 		return nil

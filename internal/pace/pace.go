@@ -11,6 +11,14 @@ import (
 	"time"
 )
 
+// LateAfter is how many intervals may pass without a reading before the
+// one under way is called late, by the exporter (its collectors fail)
+// and the dashboard (its header says so): one slow reading (a busy
+// host, a dump of 10,000 QPs) is not a fault, three intervals without
+// one is a reading that hangs (a sysfs file that blocks, a netlink
+// dump that never ends).
+const LateAfter = 3
+
 // Clock makes a Pacer's pauses; tests fake it (pacetest.Clock).
 type Clock interface {
 	// Timer returns a channel that receives once after d, and a

@@ -1,13 +1,16 @@
 // Package testtree helps tests that read recorded sysfs/procfs trees
-// (sysfsmon/testdata): a writable copy to change, and counters to move.
+// (sysfsmon/testdata): a writable copy to change, counters to move, and
+// files that block.
 // It is only imported by tests.
 package testtree
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -59,5 +62,33 @@ func Bump(t testing.TB, path string, n uint64) {
 	}
 	if err := os.WriteFile(path, []byte(strconv.FormatUint(v+n, 10)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Block makes the file at path a FIFO, whose open blocks until a writer
+// comes: a sysfs file that hangs (a driver's show() that never returns).
+// release lets one pending read through (it reads "7") and reports
+// whether one was pending; it never blocks.
+func Block(t testing.TB, path string) (release func() bool) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return func() bool {
+		// O_NONBLOCK: the open fails (ENXIO) while no reader waits,
+		// rather than block the test.
+		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			if !errors.Is(err, syscall.ENXIO) {
+				t.Errorf("open the FIFO: %v", err)
+			}
+			return false
+		}
+		f.WriteString("7\n")
+		f.Close()
+		return true
 	}
 }
