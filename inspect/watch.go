@@ -2,6 +2,8 @@ package inspect
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/verbscope/verbscope/internal/pace"
@@ -12,12 +14,23 @@ import (
 // watch(1) runs it, but without a process per look.
 const DefaultWatchInterval = time.Second
 
+// DefaultSnapshotDeadline is how long one snapshot of a Watcher may take
+// when WatchOptions.Deadline is zero: ten times the slowest full
+// snapshot seen in the lab (10,000 QPs, about 3 s under emulation on a
+// loaded host), so only a dump that hangs reaches it.
+const DefaultSnapshotDeadline = 30 * time.Second
+
 // WatchOptions tunes Watch; the zero value works.
 type WatchOptions struct {
 	// Interval is the pause from the end of one snapshot to the start
 	// of the next (default DefaultWatchInterval). Measured from the end,
 	// a slow dump (10,000 QPs in an emulator) never runs back to back.
 	Interval time.Duration
+	// Deadline bounds each snapshot (default DefaultSnapshotDeadline): a
+	// netlink dump that never ends is cut at it, its frame fails, and the
+	// next snapshot comes after the interval, on a new socket (Dial's
+	// Conn opens one after a request was cut short).
+	Deadline time.Duration
 	// Snapshot selects what each snapshot reads.
 	Snapshot SnapshotOptions
 	// Tracker tunes the Tracker that follows the snapshots.
@@ -64,9 +77,15 @@ type Watcher struct {
 
 // Watch starts watching c: a snapshot now, then one after every
 // interval, until ctx ends or Close. Each snapshot is bounded by ctx, so
-// ending it interrupts a dump in progress. Watch does not close c.
+// ending it interrupts a dump in progress, and by its deadline
+// (WatchOptions.Deadline), so a dump that hangs fails its frame and
+// watching goes on. Watch does not close c.
 func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 	t := NewTracker(o.Tracker)
+	deadline := o.Deadline
+	if deadline <= 0 {
+		deadline = DefaultSnapshotDeadline
+	}
 	var seq uint64
 	read := func(ctx context.Context) Frame {
 		seq++
@@ -75,9 +94,14 @@ func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 			st := o.Modifies.Status()
 			f.Trace = &st
 		}
-		s, err := c.Snapshot(ctx, o.Snapshot)
+		sctx, cancel := context.WithTimeout(ctx, deadline)
+		s, err := c.Snapshot(sctx, o.Snapshot)
+		cancel()
 		if err != nil || ctx.Err() != nil {
 			f.Err = err
+			if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				f.Err = fmt.Errorf("inspect: watch: the snapshot did not end within %v and was cut short (a netlink dump that never ends); the next one comes after the interval: %w", deadline, err)
+			}
 			return f
 		}
 		if o.Modifies != nil {

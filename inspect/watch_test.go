@@ -3,6 +3,8 @@ package inspect
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -265,6 +267,30 @@ func TestWatchCloseDuringDump(t *testing.T) {
 	}
 	if err := w.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestWatchDeadline: a QP dump that never ends is cut at the snapshot's
+// deadline, with no Close or cancel: its frame fails, saying so and
+// wrapping context.DeadlineExceeded, and the next snapshot, after the
+// interval and on a new socket, succeeds.
+func TestWatchDeadline(t *testing.T) {
+	rec := loadRecording(t, "idle")
+	sock := newStallSocket(replayFunc(t, rec), isQPDump)
+	c := replayOn(t, rec, sock.conn())
+	c.sock.redial = func() (*netlink.Conn, error) { return nltest.Dial(replayFunc(t, rec)), nil }
+	w, clk := startWatch(t, c, WatchOptions{Deadline: 50 * time.Millisecond})
+	waitBlocked(t, sock)
+	f := nextFrame(t, w)
+	if f.Seq != 1 || f.Snapshot != nil || !errors.Is(f.Err, context.DeadlineExceeded) || !strings.Contains(fmt.Sprint(f.Err), "did not end within 50ms") {
+		t.Fatalf("frame 1: seq %d, snapshot %v, err %v; want the deadline's failure", f.Seq, f.Snapshot != nil, f.Err)
+	}
+	if d := clk.WaitArmed(t); d != DefaultWatchInterval {
+		t.Errorf("pause %v after the cut, want the interval", d)
+	}
+	clk.Fire()
+	if f := nextFrame(t, w); f.Seq != 2 || f.Err != nil || f.Snapshot == nil || len(f.Snapshot.QPs) != 1 {
+		t.Fatalf("frame 2: seq %d, err %v; want the snapshot on a new socket", f.Seq, f.Err)
 	}
 }
 
