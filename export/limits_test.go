@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,6 +66,98 @@ func TestServerTimeouts(t *testing.T) {
 	}
 	if !closedWithin(idle, br, 10*time.Second) {
 		t.Error("an idle keep-alive connection is still open")
+	}
+}
+
+// smallSendBuffers makes every accepted connection's send buffer as
+// small as the kernel allows, so that a client that does not read blocks
+// the server's write after a few KB instead of the megabytes loopback
+// buffers take.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(1)
+	}
+	return c, err
+}
+
+// countingReader counts what passes through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += n
+	return n, err
+}
+
+// TestWriteTimeoutFreesStalledClients: clients that ask for a large
+// /api/v1/qps and never read, as many as the server serves at once,
+// hold its writes until the write timeout (shortened to 500 ms): then
+// the server gives up on each (the client, reading at last, gets part of
+// the answer and the connection's end) and a reading client is served
+// again, its slot freed.
+func TestWriteTimeoutFreesStalledClients(t *testing.T) {
+	shortLimits(t, serverLimits{readHeader: 10 * time.Second, read: 10 * time.Second, write: 500 * time.Millisecond, idle: 10 * time.Second})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveOn(t, smallSendBuffers{l}, feed(Options{}, manyQPs(t, 2000)), APIOptions{})
+	get := func() (int, int) {
+		resp, err := http.Get("http://" + addr + "/api/v1/qps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, len(b)
+	}
+	code, full := get()
+	if code != http.StatusOK || full < 100<<10 {
+		t.Fatalf("a reading client: %d, %d bytes; want 200 and over 100 KB", code, full)
+	}
+
+	// Small receive buffers too: the answer stops at once.
+	dialer := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1) })
+	}}
+	stalled := make([]net.Conn, maxInFlight)
+	for i := range stalled {
+		c, err := dialer.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "GET /api/v1/qps HTTP/1.1\r\nHost: x\r\n\r\n")
+		stalled[i] = c
+	}
+	// The server's writes end at the timeout, 500 ms after each request
+	// was read; these clients read nothing for twice that.
+	time.Sleep(time.Second)
+	for i, c := range stalled {
+		r := &countingReader{r: c}
+		if !closedWithin(c, r, 10*time.Second) {
+			t.Errorf("stalled client %d: the connection is still open", i)
+		}
+		if r.n >= full {
+			t.Errorf("stalled client %d got all %d bytes: the write was not cut", i, r.n)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, n := get()
+		if code == http.StatusOK && n == full {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the stalled clients were cut: %d, %d bytes; want 200 and %d", code, n, full)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -26,11 +26,17 @@ import (
 // config and returns its address; it stops when the test ends.
 func serve(t *testing.T, c *Collector, api APIOptions) string {
 	t.Helper()
-	h, err := Handler(c, api)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	return serveOn(t, l, c, api)
+}
+
+// serveOn is serve on a listener of the test's.
+func serveOn(t *testing.T, l net.Listener, c *Collector, api APIOptions) string {
+	t.Helper()
+	h, err := Handler(c, api)
 	if err != nil {
 		t.Fatal(err)
 	}
