@@ -68,9 +68,11 @@ func newReader(f *FS, every int, noIRQs bool) *reader {
 	return &reader{f: f, every: max(every, 1), noIRQs: noIRQs, cf: newCounterFiles(), gw: gidWatch{addrs: f.addrs}}
 }
 
-// next takes the next reading and compares it with the one before.
+// next takes the next reading and compares it with the one before. A
+// device that appeared or went since makes it full, whatever the
+// cadence: a reading between full ones would keep the old device list.
 func (r *reader) next() Update {
-	full := r.prev == nil || r.seq%r.every == 0
+	full := r.prev == nil || r.seq%r.every == 0 || r.devicesChanged()
 	var keep []Device
 	if full && r.every > 1 && !r.gw.fresh() {
 		keep = r.prev.Devices
@@ -89,6 +91,22 @@ func (r *reader) next() Update {
 }
 
 func (r *reader) close() { r.cf.close() }
+
+// devicesChanged reports whether /sys/class/infiniband lists other
+// devices than the last reading has (one directory read; an error counts
+// as a change, for the full reading to report it).
+func (r *reader) devicesChanged() bool {
+	names, err := r.f.DeviceNames()
+	if err != nil || len(names) != len(r.prev.Devices) {
+		return true
+	}
+	for i, d := range r.prev.Devices {
+		if d.Name != names[i] {
+			return true
+		}
+	}
+	return false
+}
 
 // full reads everything; a port's GID table comes from keep's when its
 // state did not move (keep is nil when the tables must be read).

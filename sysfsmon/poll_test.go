@@ -1,11 +1,15 @@
 package sysfsmon
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/internal/testtree"
 )
 
 // The watcher sends a first reading without rates, then readings with
@@ -84,5 +88,41 @@ func TestWatchFullEvery(t *testing.T) {
 	}
 	if gids(3) == gids(0) {
 		t.Error("tick 3, a full reading, kept the old GID table")
+	}
+}
+
+// TestWatchSeesDevicesAtOnce: between full readings, a device removed
+// or added shows at the next reading (each lists the devices), not at
+// the next full one; the device that comes back has its GID table read.
+func TestWatchSeesDevicesAtOnce(t *testing.T) {
+	dir := testtree.Copy(t, filepath.Join("testdata", "rxe0"))
+	f, err := NewFS(filepath.Join(dir, "sys"), filepath.Join(dir, "proc"), WithHostRoot(dir), WithClock(fixedClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "sys", "class", "infiniband", "rxe0")
+	target, err := os.Readlink(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, clk := watchOn(t, f, WatchOptions{FullEvery: 100})
+	if u := nextUpdate(t, w); len(u.Devices) != 1 {
+		t.Fatalf("first reading: %d devices, want rxe0", len(u.Devices))
+	}
+	if err := os.Remove(link); err != nil { // rdma link delete rxe0
+		t.Fatal(err)
+	}
+	if u := more(t, w, clk, 1)[0]; len(u.Devices) != 0 {
+		t.Errorf("the reading after rxe0 went: %d devices, want none", len(u.Devices))
+	}
+	if err := os.Symlink(target, link); err != nil { // rdma link add rxe0
+		t.Fatal(err)
+	}
+	u := more(t, w, clk, 1)[0]
+	if len(u.Devices) != 1 || len(u.Devices[0].Ports) != 1 || len(u.Devices[0].Ports[0].GIDs) == 0 {
+		t.Fatalf("the reading after rxe0 came back: %+v, want rxe0 with its port and GIDs", u.Devices)
+	}
+	if u := more(t, w, clk, 1)[0]; len(u.Devices) != 1 || u.Devices[0].Ports[0].StateName != "ACTIVE" {
+		t.Errorf("the reading after: %+v, want rxe0 still, its port's state read", u.Devices)
 	}
 }

@@ -24,7 +24,9 @@ type WatchOptions struct {
 	// full reading reads a port's GID table only when the port's state
 	// or one of the host's interface addresses changed (for the two full
 	// readings after), or every 30th full reading. 0 or 1 reads
-	// everything every time.
+	// everything every time. A device that appears or goes makes the
+	// reading that sees it full (each reading lists the devices), so
+	// the cadence never delays one.
 	FullEvery int
 	// NoIRQs leaves /proc/interrupts unread (Update.IRQs stays nil), for
 	// a reader that shows no IRQs (the exporter).
