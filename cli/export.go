@@ -38,8 +38,9 @@ read. A device that goes takes its series with it.
 
 Metrics: devices and ports (verbscope_device_info, verbscope_port_state,
 verbscope_port_*_total from counters/ and hw_counters/), object counts
-(verbscope_resources), QPs by state (verbscope_qps), the state changes seen
-(verbscope_qp_transitions_total), stuck QPs (verbscope_qps_stuck), objects
+(verbscope_resources), QPs by state (verbscope_qps), the state changes
+(verbscope_qp_transitions_total: each traced modify that changed a state,
+and what two readings saw that no modify explains), stuck QPs (verbscope_qps_stuck), objects
 of dead processes and usage against the device limits. No label carries a
 QP number, a pid, a GID or a key. It never changes anything on the host.
 

@@ -55,8 +55,10 @@ type Collector struct {
 	// devices that still exist, so that their series go back to 0
 	// rather than vanish when the last QP of a group is destroyed; a
 	// device that goes takes its groups and their counts with it.
-	groups      map[group]bool
-	transitions map[transition]uint64
+	groups map[group]bool
+	// transitions are the Tracker's counts of state changes (whole in
+	// every frame: Update.Transitions), by group and state entered.
+	transitions map[inspect.Transition]uint64
 	// counts and stuck are the latest frame's QPs by group and state and
 	// its stuck QPs by group, counted once per frame, not per scrape.
 	counts map[stateKey]int
@@ -76,18 +78,13 @@ type stateKey struct {
 type group struct {
 	dev  string
 	port uint32
-	typ  string
-}
-
-type transition struct {
-	group
-	to string
+	typ  inspect.QPType
 }
 
 // NewCollector returns a Collector with nothing read yet.
 func NewCollector(o Options) *Collector {
 	return &Collector{opts: o, now: time.Now, start: time.Now(), ready: make(chan struct{}),
-		groups: map[group]bool{}, transitions: map[transition]uint64{}}
+		groups: map[group]bool{}}
 }
 
 // Ready is closed once a netlink frame and a sysfs reading have both
@@ -107,10 +104,9 @@ func (c *Collector) markReady() {
 	}
 }
 
-// Observe takes the next frame of inspect's watch stream (Watch); frames
-// must come in order, each once, since the state changes of each are
-// counted. A frame the stream dropped (latest wins) takes its changes
-// with it.
+// Observe takes the next frame of inspect's watch stream (Watch), in
+// order. A frame the stream dropped (latest wins) loses nothing: each
+// carries the Tracker's whole counts.
 func (c *Collector) Observe(f inspect.Frame) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -138,12 +134,12 @@ func (c *Collector) Observe(f inspect.Frame) {
 			c.stuck[qpGroupOf(q)]++
 		}
 	}
-	for _, sc := range f.Update.StateChanges {
-		q := idx[sc.Key]
-		if q == nil {
-			continue
-		}
-		c.transitions[transition{qpGroupOf(q), sc.To.String()}]++
+	// The counts come whole with each frame, so a frame the stream
+	// dropped takes none with it; a QP traced between two readings
+	// brings its group.
+	c.transitions = f.Update.Transitions
+	for tr := range c.transitions {
+		c.groups[group{dev: tr.Dev, port: tr.Port, typ: tr.Type}] = true
 	}
 	if len(f.Snapshot.Warnings) == 0 {
 		// A snapshot that failed in part may lack a device that is
@@ -152,11 +148,11 @@ func (c *Collector) Observe(f inspect.Frame) {
 	}
 }
 
-// forgetGoneDevices drops the QP groups and transition counts of devices
-// the snapshot no longer has (rdma link delete, a driver unloaded): an
-// rxe device added and removed a hundred times must leave no series. A
-// device that comes back starts its counters from 0, which Prometheus
-// reads as a reset.
+// forgetGoneDevices drops the QP groups of devices the snapshot no longer
+// has (rdma link delete, a driver unloaded): an rxe device added and
+// removed a hundred times must leave no series. The Tracker drops their
+// transition counts, so a device that comes back starts its counters
+// from 0, which Prometheus reads as a reset.
 func (c *Collector) forgetGoneDevices(s *inspect.Snapshot) {
 	live := map[string]bool{}
 	for _, d := range s.Devices {
@@ -168,11 +164,6 @@ func (c *Collector) forgetGoneDevices(s *inspect.Snapshot) {
 	for g := range c.groups {
 		if !live[g.dev] {
 			delete(c.groups, g)
-		}
-	}
-	for t := range c.transitions {
-		if !live[t.dev] {
-			delete(c.transitions, t)
 		}
 	}
 }

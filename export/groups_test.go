@@ -83,7 +83,7 @@ func TestGroupsComeAndGo(t *testing.T) {
 		}
 	}
 	for tr := range c.transitions {
-		if tr.dev != "rxe0" {
+		if tr.Dev != "rxe0" {
 			t.Errorf("kept the transition count %v of a device long gone", tr)
 		}
 	}

@@ -28,7 +28,7 @@ var (
 	descResources = desc("resources", "Objects of each kind on the device, kernel ones included, as the kernel's restrack counts them (rdma resource show).", devKind...)
 	descQPs       = desc("qps", "QPs by state (enum ib_qp_state), as RDMA netlink reports them; every state is present, 0 when none.",
 		"device", "port", "type", "state")
-	descTransitions = desc("qp_transitions_total", "QP state changes the Tracker saw between two readings, by the state entered (intermediate states between readings are not seen).",
+	descTransitions = desc("qp_transitions_total", "QP state changes, by the state entered: each modify traced while trace_up is 1, and those two readings saw that no traced modify explains (the kernel's moves to ERR; without trace, states between two readings are not seen).",
 		"device", "port", "type", "to_state")
 	descStuck     = desc("qps_stuck", "Reliable QPs in RTS or SQD whose PSNs stood still for several readings with work outstanding, on their own evidence: PSNs their peer on this host never accepted, or their own per-QP retry counters rising.", qpGroup...)
 	descDead      = desc("objects_of_dead_processes", "Objects whose owning process no longer exists (held by the kernel or leaked).", devKind...)

@@ -18,7 +18,7 @@ var qpStates = rdma.QPStates
 var kinds = rdma.ResourceKinds()
 
 func qpGroupOf(q *inspect.QP) group {
-	return group{dev: q.DevName, port: q.Port, typ: q.Type.String()}
+	return group{dev: q.DevName, port: q.Port, typ: q.Type}
 }
 
 func qpIndex(s *inspect.Snapshot) map[inspect.Key]*inspect.QP {
@@ -77,12 +77,13 @@ func (c *Collector) collectNetlink(ch chan<- prometheus.Metric) {
 // counts for every QP group ever seen.
 func (c *Collector) collectQPs(ch chan<- prometheus.Metric) {
 	for _, g := range sortedGroups(c.groups) {
-		port := strconv.FormatUint(uint64(g.port), 10)
+		port, typ := strconv.FormatUint(uint64(g.port), 10), g.typ.String()
 		for _, st := range qpStates {
-			ch <- gauge(descQPs, float64(c.counts[stateKey{g, st}]), g.dev, port, g.typ, st.String())
-			ch <- counter(descTransitions, float64(c.transitions[transition{g, st.String()}]), g.dev, port, g.typ, st.String())
+			ch <- gauge(descQPs, float64(c.counts[stateKey{g, st}]), g.dev, port, typ, st.String())
+			tr := inspect.Transition{Dev: g.dev, Port: g.port, Type: g.typ, To: st}
+			ch <- counter(descTransitions, float64(c.transitions[tr]), g.dev, port, typ, st.String())
 		}
-		ch <- gauge(descStuck, float64(c.stuck[g]), g.dev, port, g.typ)
+		ch <- gauge(descStuck, float64(c.stuck[g]), g.dev, port, typ)
 	}
 }
 
@@ -99,7 +100,7 @@ func sortedGroups(m map[group]bool) []group {
 		if a.port != b.port {
 			return a.port < b.port
 		}
-		return a.typ < b.typ
+		return a.typ.String() < b.typ.String()
 	})
 	return gs
 }

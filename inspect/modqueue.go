@@ -77,11 +77,13 @@ func (q *ModifyQueue) Put(m Modify) {
 	q.byQP[k] = append(ms, m)
 }
 
-// take empties the queue into t.
+// take empties the queue into t, and tells it whether trace is up (the
+// changes snapshots see then wait for their modify).
 func (q *ModifyQueue) take(t *Tracker) {
 	q.mu.Lock()
 	byQP, order := q.byQP, q.order
 	q.byQP, q.order = map[Key][]Modify{}, nil
+	t.traceUp = q.status.Up
 	q.mu.Unlock()
 	for _, k := range order {
 		for _, m := range byQP[k] {

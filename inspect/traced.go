@@ -21,9 +21,18 @@ type Modify struct {
 	PID  int
 	Comm string
 	// From is the QP's state before, To the target (ib_qp_attr.qp_state);
-	// HasState is false for a modify without IB_QP_STATE.
-	From, To QPState
-	HasState bool
+	// HasState is false for a modify without IB_QP_STATE. FromKnown is
+	// false when trace did not know the state before (a QP that changed
+	// state before trace started): From is then RESET, a guess.
+	From, To  QPState
+	HasState  bool
+	FromKnown bool
+	// Type is the QP's type (ib_qp.qp_type); Port its port after the
+	// modify as trace knows it (IB_QP_PORT of this modify or an earlier
+	// one, the create's for a special QP; 0 before any), what a
+	// snapshot's RDMA_NLDEV_ATTR_PORT_INDEX says.
+	Type QPType
+	Port uint32
 	// Mask are the IB_QP_* names of the mask (include/rdma/ib_verbs.h
 	// enum ib_qp_attr_mask); Attrs the values they set, by struct
 	// ib_qp_attr's member names, as text ("timeout" "14").
@@ -48,7 +57,9 @@ type ModifyAttr struct {
 
 // Observe adds a traced modify to its QP's history: a successful one
 // with the state it set (the next snapshot that shows the same state adds
-// no second entry), a failed one with the state the QP stayed in.
+// no second entry), a failed one with the state the QP stayed in. A
+// successful one that changed the state is the next Update's
+// StateChange, counted once (transitions.go).
 func (t *Tracker) Observe(m Modify) {
 	k := Key{Kind: rdma.KindQP, Dev: m.Dev, ID: m.QPN}
 	e := StateEvent{Time: m.Time, State: m.From, Modify: &m}
@@ -61,6 +72,7 @@ func (t *Tracker) Observe(m Modify) {
 		e.State = m.To
 	}
 	t.record(k, e)
+	t.observeChange(k, &m)
 }
 
 // traced reports whether k's last history entry is a successful traced

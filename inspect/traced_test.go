@@ -34,7 +34,9 @@ func TestTrackerObserve(t *testing.T) {
 	q := qpIndex(t, s, 17)
 	q.State = rdma.QPStateRTS
 	u := tr.Update(s)
-	if len(u.StateChanges) != 1 || u.StateChanges[0].To != rdma.QPStateRTS {
+	// The changes are the two traced ones, not the snapshot's INIT→RTS
+	// again.
+	if len(u.StateChanges) != 2 || u.StateChanges[0].To != rdma.QPStateRTR || u.StateChanges[1].To != rdma.QPStateRTS || !u.StateChanges[1].Traced {
 		t.Errorf("state changes: %+v", u.StateChanges)
 	}
 	want := []StateEvent{

@@ -112,12 +112,18 @@ type Change struct {
 	Owner Owner
 }
 
-// StateChange is a QP that moved from one state to another between two
-// snapshots (intermediate states may have been missed).
+// StateChange is a QP that moved from one state to another: set by a
+// traced modify (Traced), or seen between two snapshots (intermediate
+// states may then have been missed).
 type StateChange struct {
 	Key      Key
 	From, To QPState
 	Time     time.Time
+	// Port and Type are the QP's, as the snapshot or trace had them: a
+	// QP traced between two snapshots is in none.
+	Port   uint32
+	Type   QPType
+	Traced bool
 }
 
 // QPAlert is a QP that needs a look: in ERR or SQE, or stuck.
@@ -197,6 +203,11 @@ type Update struct {
 	// (Owner.Dead): kept alive by a descriptor another process inherited,
 	// or leaked. Ordered by key.
 	Dead []Change
+	// Transitions counts every StateChange reported so far, by group,
+	// for the devices the snapshots still show (transitions.go): whole
+	// in every Update, so a receiver that missed one misses no count. A
+	// new map each time, never written after.
+	Transitions map[Transition]uint64
 }
 
 // Tracker follows RDMA objects across snapshots (the poll loop of the
@@ -221,6 +232,15 @@ type Tracker struct {
 	// snapshots, and its history is retained like a vanished QP's, so
 	// that churn cannot grow the histories without bound.
 	unseen map[Key]uint64
+	// The counting of state changes (transitions.go): the counts, the
+	// traced changes not yet reported, the states traced modifies
+	// entered that no snapshot has shown, the changes snapshots saw
+	// that wait for their modify, and whether trace is up.
+	transitions map[Transition]uint64
+	pending     []StateChange
+	entered     map[Key][]enteredState
+	held        []heldChange
+	traceUp     bool
 }
 
 type goneEntry struct {
@@ -269,7 +289,8 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.GoneRetention <= 0 {
 		cfg.GoneRetention = 1024
 	}
-	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}, unseen: map[Key]uint64{}}
+	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}, unseen: map[Key]uint64{},
+		transitions: map[Transition]uint64{}, entered: map[Key][]enteredState{}}
 }
 
 // History returns a QP's state history, oldest first: live QPs and the
@@ -293,6 +314,8 @@ func (t *Tracker) Histories() map[Key][]StateEvent {
 func (t *Tracker) Update(s *Snapshot) Update {
 	t.gen++
 	u := Update{Time: s.Time}
+	t.judgeHeld(&u)
+	end := s.Time.Add(s.Took)
 	qpRetries := t.qpRetries(s)
 	peers := make(map[Key]*QP, len(s.QPs))
 	for i := range s.QPs {
@@ -308,7 +331,7 @@ func (t *Tracker) Update(s *Snapshot) Update {
 			t.vanish(&u, k, tr)
 			tr, isNew = t.add(&u, k, &q.Object), true
 		}
-		t.trackQP(&u, k, tr, isNew, q, peers, qpRetries)
+		t.trackQP(&u, k, tr, isNew, q, peers, qpRetries, end)
 	}
 	// QPs were seen above, with their state tracking.
 	s.Each(func(k Kind, o *Object, id uint32) {
@@ -335,14 +358,19 @@ func (t *Tracker) Update(s *Snapshot) Update {
 			delete(t.unseen, k)
 		case t.gen >= t.unseen[k]+2:
 			delete(t.unseen, k)
+			delete(t.entered, k)
 			if _, kept := t.goneSeq[k]; !kept {
 				t.retain(k)
 			}
 		}
 	}
+	t.countTraced(&u)
+	t.forgetTransitions(s)
+	u.Transitions = maps.Clone(t.transitions)
 	sortChanges(u.Appeared)
 	sortChanges(u.Disappeared)
-	sort.Slice(u.StateChanges, func(i, j int) bool { return keyLess(u.StateChanges[i].Key, u.StateChanges[j].Key) })
+	// Stable: a QP's traced changes stay in the order they were made.
+	sort.SliceStable(u.StateChanges, func(i, j int) bool { return keyLess(u.StateChanges[i].Key, u.StateChanges[j].Key) })
 	sort.Slice(u.Failed, func(i, j int) bool { return keyLess(u.Failed[i].Key, u.Failed[j].Key) })
 	sort.Slice(u.Stuck, func(i, j int) bool { return keyLess(u.Stuck[i].Key, u.Stuck[j].Key) })
 	u.Processes = processUsage(s)
@@ -389,6 +417,7 @@ func (t *Tracker) vanish(u *Update, k Key, tr *tracked) {
 	if k.Kind != rdma.KindQP {
 		return
 	}
+	delete(t.entered, k)
 	t.record(k, StateEvent{Time: u.Time, State: tr.state, Gone: true, SQPSN: tr.sqpsn, RQPSN: tr.rqpsn})
 	t.retain(k)
 }
@@ -435,8 +464,9 @@ func (t *Tracker) record(k Key, e StateEvent) {
 }
 
 // trackQP updates a QP's history, failure and stall state.
-func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peers map[Key]*QP, qpRetries map[Key]map[string]uint64) {
+func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peers map[Key]*QP, qpRetries map[Key]map[string]uint64, end time.Time) {
 	now := u.Time
+	t.sawState(u, StateChange{Key: k, From: tr.state, To: q.State, Time: now, Port: q.Port, Type: q.Type}, !isNew && tr.state != q.State, now, end)
 	retries, perQP := qpRetries[k]
 	// restart begins the stall watch again: the QP is new or changed
 	// state, so its PSNs and counters are measured from here.
@@ -451,7 +481,6 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peer
 			t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
 		}
 	case tr.state != q.State:
-		u.StateChanges = append(u.StateChanges, StateChange{Key: k, From: tr.state, To: q.State, Time: now})
 		if !t.traced(k, q.State) {
 			t.record(k, StateEvent{Time: now, State: q.State, SQPSN: q.SQPSN, RQPSN: q.RQPSN})
 		}

@@ -83,7 +83,7 @@ func TestTrackerLifecycle(t *testing.T) {
 	q.State, q.SQPSN, q.RQPSN = rdma.QPStateRTS, 100, 200
 	u = tr.Update(rts)
 	key := Key{rdma.KindQP, "rxe0", 17}
-	if diff := cmp.Diff([]StateChange{{Key: key, From: rdma.QPStateInit, To: rdma.QPStateRTS, Time: at(2)}}, u.StateChanges); diff != "" {
+	if diff := cmp.Diff([]StateChange{{Key: key, From: rdma.QPStateInit, To: rdma.QPStateRTS, Time: at(2), Port: 1, Type: rdma.QPTypeRC}}, u.StateChanges); diff != "" {
 		t.Errorf("state changes (-want +got):\n%s", diff)
 	}
 	u = tr.Update(clone(idle, at(3)))

@@ -63,6 +63,7 @@ func (b *book) note(e *Event) {
 		if e.Mask&rdma.AttrPort != 0 {
 			s.port = e.Attr.Port
 		}
+		e.Port = s.port
 		if known || e.Mask&rdma.AttrState != 0 {
 			b.qps[k] = s
 		}

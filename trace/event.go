@@ -88,7 +88,10 @@ type Event struct {
 	// otherwise or when the QP's state before it is unknown.
 	Check *rdma.Verdict
 
-	// Cap and Port are from a create_qp's struct ib_qp_init_attr.
+	// Cap is a create_qp's struct ib_qp_init_attr's. Port is the QP's
+	// port: a create_qp's (ib_qp_init_attr, set for special QPs), and for
+	// a successful modify the one it or an earlier modify set
+	// (IB_QP_PORT), as the kernel's ib_qp.port has it; 0 before any.
 	Cap  rdma.QPCap
 	Port uint8
 

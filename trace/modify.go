@@ -20,6 +20,7 @@ func (e *Event) Modify() (inspect.Modify, bool) {
 	m := inspect.Modify{
 		Time: e.Time, Dev: e.Dev, QPN: e.QPN, PID: e.PID, Comm: e.Comm,
 		From: inspect.QPState(e.From), To: inspect.QPState(e.Attr.State), HasState: e.Mask&rdma.AttrState != 0,
+		FromKnown: e.FromKnown, Type: e.QPType, Port: uint32(e.Port),
 		Mask: MaskNames(e.Mask), Ret: e.Ret,
 	}
 	for _, f := range attrFields {

@@ -131,6 +131,13 @@ func TestModifyForTracker(t *testing.T) {
 	if !slices.Contains(rtr.Attrs, inspect.ModifyAttr{Name: "ah_attr.hop_limit", Value: "1"}) || rtr.From != rdma.QPStateInit || rtr.Ret != 0 {
 		t.Errorf("qpn 17 RTR: %+v", rtr)
 	}
+	// The Tracker's counts need the state before, and the QP's group:
+	// the port its INIT set, kept for the modifies after.
+	for _, m := range []inspect.Modify{find(17, rdma.QPStateInit), rtr, rts} {
+		if !m.FromKnown || m.Type != rdma.QPTypeRC || m.Port != 1 {
+			t.Errorf("qpn 17 to %v: from known %v, type %v, port %d; want known, RC, 1", m.To, m.FromKnown, m.Type, m.Port)
+		}
+	}
 	failed := find(19, rdma.QPStateRTR)
 	if failed.Ret != -22 || failed.Errno != "EINVAL" || !strings.Contains(failed.Check, "no GRH") {
 		t.Errorf("qpn 19's failed RTR: ret %d errno %q check %q", failed.Ret, failed.Errno, failed.Check)
