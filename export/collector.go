@@ -154,15 +154,9 @@ func (c *Collector) Observe(f inspect.Frame) {
 // transition counts, so a device that comes back starts its counters
 // from 0, which Prometheus reads as a reset.
 func (c *Collector) forgetGoneDevices(s *inspect.Snapshot) {
-	live := map[string]bool{}
-	for _, d := range s.Devices {
-		live[d.Name] = true
-	}
-	for i := range s.QPs {
-		live[s.QPs[i].DevName] = true
-	}
+	shows := s.Shows()
 	for g := range c.groups {
-		if !live[g.dev] {
+		if !shows(g.dev) {
 			delete(c.groups, g)
 		}
 	}

@@ -48,17 +48,16 @@ func scrapeOf(t *testing.T, c *Collector) scrapeState {
 }
 
 // blockingFixture copies the lab's rxe0 sysfs fixture and makes one
-// counter file block (testtree.Block); release lets a pending read
-// through and reports whether one was pending.
-func blockingFixture(t *testing.T) (fs *sysfsmon.FS, release func() bool) {
+// counter file block (testtree.Block).
+func blockingFixture(t *testing.T) (*sysfsmon.FS, *testtree.Blocked) {
 	t.Helper()
 	dir := testtree.Copy(t, filepath.Join("..", "sysfsmon", "testdata", "rxe0"))
-	release = testtree.Block(t, filepath.Join(dir, "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1", "hw_counters", "completer_retry_err"))
+	b := testtree.Block(t, filepath.Join(dir, "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1", "hw_counters", "completer_retry_err"))
 	fs, err := sysfsmon.NewFS(filepath.Join(dir, "sys"), filepath.Join(dir, "proc"), sysfsmon.WithHostRoot(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fs, release
+	return fs, b
 }
 
 // TestLateSysfsReadingFails: a counter file that blocks holds the poll
@@ -69,7 +68,7 @@ func blockingFixture(t *testing.T) (fs *sysfsmon.FS, release func() bool) {
 func TestLateSysfsReadingFails(t *testing.T) {
 	const interval = time.Second
 	c, clk := newTestCollector(Options{Interval: interval})
-	fs, release := blockingFixture(t)
+	fs, blocked := blockingFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { c.WatchSysfs(ctx, fs, interval); close(done) }()
@@ -80,7 +79,7 @@ func TestLateSysfsReadingFails(t *testing.T) {
 			case <-done:
 				return
 			default:
-				release()
+				blocked.Release()
 				time.Sleep(5 * time.Millisecond)
 			}
 		}
@@ -99,7 +98,7 @@ func TestLateSysfsReadingFails(t *testing.T) {
 		t.Errorf("no reading ever ended, yet a timestamp: %v", st.lastReading)
 	}
 
-	waitFor(t, "a reader at the FIFO", release)
+	blocked.Await()
 	waitFor(t, "the blocked reading to end", func() bool { return scrapeOf(t, c).success[collCounters] == 1 })
 	at := clk.now()
 	st = scrapeOf(t, c)

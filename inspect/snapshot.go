@@ -50,6 +50,21 @@ func (s *Snapshot) Each(fn func(k Kind, o *Object, id uint32)) {
 	s.EachObject(func(k Kind, o *Object, id uint32, _ Rowed) { fn(k, o, id) })
 }
 
+// Shows reports whether the snapshot shows device dev: in its device
+// list (RDMA_NLDEV_CMD_GET's dump) or as a QP's. A device it does not
+// show is gone (rdma link delete, a driver unloaded), unless the
+// snapshot failed in part (Warnings).
+func (s *Snapshot) Shows() func(dev string) bool {
+	live := map[string]bool{}
+	for _, d := range s.Devices {
+		live[d.Name] = true
+	}
+	for i := range s.QPs {
+		live[s.QPs[i].DevName] = true
+	}
+	return func(dev string) bool { return live[dev] }
+}
+
 // Rowed is an object that prints as a line of `rdma resource show`
 // (*QP, *CQ, *MR, *PD, *Context, *SRQ, *CMID).
 type Rowed interface{ Row(driver bool) view.Row }

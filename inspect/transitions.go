@@ -146,15 +146,9 @@ func (t *Tracker) forgetTransitions(s *Snapshot) {
 	if len(s.Warnings) > 0 {
 		return
 	}
-	live := map[string]bool{}
-	for _, d := range s.Devices {
-		live[d.Name] = true
-	}
-	for i := range s.QPs {
-		live[s.QPs[i].DevName] = true
-	}
+	shows := s.Shows()
 	for tr := range t.transitions {
-		if !live[tr.Dev] {
+		if !shows(tr.Dev) {
 			delete(t.transitions, tr)
 		}
 	}

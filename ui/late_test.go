@@ -26,7 +26,7 @@ func alertsOf(m *model) string { return strings.Split(screen(m), "\n")[2] }
 // nothing is late; resuming starts the count again.
 func TestLateReadingSaid(t *testing.T) {
 	dir := testtree.Copy(t, filepath.Join("..", "sysfsmon", "testdata", "rxe0"))
-	release := testtree.Block(t, filepath.Join(dir, "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1", "hw_counters", "completer_retry_err"))
+	blocked := testtree.Block(t, filepath.Join(dir, "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1", "hw_counters", "completer_retry_err"))
 	fs, err := sysfsmon.NewFS(filepath.Join(dir, "sys"), filepath.Join(dir, "proc"), sysfsmon.WithHostRoot(dir))
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestLateReadingSaid(t *testing.T) {
 			case <-closed:
 				return
 			case <-time.After(5 * time.Millisecond):
-				release()
+				blocked.Release()
 			}
 		}
 	})
@@ -81,7 +81,7 @@ func TestLateReadingSaid(t *testing.T) {
 	}
 
 	// The reading ends: the alert goes with the message.
-	waitFor(t, "a reader at the FIFO", release)
+	blocked.Await()
 	var msg tea.Msg
 	select {
 	case msg = <-sys:
@@ -131,17 +131,5 @@ func TestLateTickNeedsAPoller(t *testing.T) {
 	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
 	if cmd := m.lateTick(); cmd != nil {
 		t.Error("a tick armed without a poller to watch")
-	}
-}
-
-// waitFor polls cond every 5 ms for up to 30 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

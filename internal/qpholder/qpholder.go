@@ -4,7 +4,8 @@
 // (or on to RTS, each connected to itself), says "ready N" and holds
 // them until its stdin closes. StartAs also gives it a comm of the test's
 // choosing (any bytes but NUL, as a process may choose its own), to see
-// what the views make of it.
+// what the views make of it. StartChurn makes it create, set up and
+// destroy QPs as fast as it can for a while instead.
 package qpholder
 
 import (
@@ -33,6 +34,8 @@ const (
 	envRTS  = "VERBSCOPE_HOLD_RTS"
 	commEnv = "VERBSCOPE_HOLD_COMM"
 	keepEnv = "VERBSCOPE_HOLD_KEEPER"
+	// churnEnv carries the churn's duration.
+	churnEnv = "VERBSCOPE_CHURN"
 )
 
 // Main is the first call of a TestMain: in the re-run binary it holds
@@ -41,6 +44,90 @@ func Main() {
 	if n := os.Getenv(env); n != "" {
 		os.Exit(hold(n))
 	}
+	if d := os.Getenv(churnEnv); d != "" {
+		os.Exit(churn(d))
+	}
+}
+
+// fail is how the re-run binary ends on an error: said on stderr, which
+// the test's output shows.
+func fail(err error) int { fmt.Fprintln(os.Stderr, "holder:", err); return 1 }
+
+// verbsSetup opens $LAB_DEV with a PD and a CQ for the QPs, and the
+// modifies that take a QP to INIT, or on to RTS when rts is set.
+func verbsSetup(rts bool) (*verbs.Context, *verbs.PD, *verbs.CQ, []step, error) {
+	ctx, err := verbs.Open(os.Getenv("LAB_DEV"))
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	pd, err := ctx.AllocPD()
+	if err != nil {
+		ctx.Close()
+		return nil, nil, nil, nil, err
+	}
+	cq, err := ctx.CreateCQ(16, nil, 0)
+	if err != nil {
+		ctx.Close()
+		return nil, nil, nil, nil, err
+	}
+	steps := []step{{verbs.QPAttr{State: rdma.QPStateInit, Port: 1}, rdma.AttrState | rdma.AttrPKeyIndex | rdma.AttrPort | rdma.AttrAccessFlags}}
+	if rts {
+		more, err := toRTS(ctx)
+		if err != nil {
+			ctx.Close()
+			return nil, nil, nil, nil, err
+		}
+		steps = append(steps, more...)
+	}
+	return ctx, pd, cq, steps, nil
+}
+
+// caps are the holder's QPs' queues: the least a QP has.
+var caps = verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}
+
+// setUp creates an RC QP and takes it through steps, each connected to
+// itself.
+func setUp(pd *verbs.PD, cq *verbs.CQ, steps []step) (*verbs.QP, error) {
+	qp, err := pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: caps})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range steps {
+		s.attr.DestQPN = qp.Num() // RTR: connected to itself
+		if err := qp.Modify(&s.attr, s.mask); err != nil {
+			qp.Close()
+			return nil, fmt.Errorf("to %s: %w", s.attr.State, err)
+		}
+	}
+	return qp, nil
+}
+
+// churn creates QPs, takes each to RTS and destroys it, one after the
+// other as fast as it can, for the duration arg; then it says "churned
+// QPS MODIFIES" (the modifies that succeeded) and exits.
+func churn(arg string) int {
+	d, err := time.ParseDuration(arg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s=%q: want a duration\n", churnEnv, arg)
+		return 2
+	}
+	ctx, pd, cq, steps, err := verbsSetup(true)
+	if err != nil {
+		return fail(err)
+	}
+	defer ctx.Close()
+	qps := 0
+	for end := time.Now().Add(d); time.Now().Before(end); qps++ {
+		qp, err := setUp(pd, cq, steps)
+		if err != nil {
+			return fail(fmt.Errorf("QP %d: %w", qps+1, err))
+		}
+		if err := qp.Close(); err != nil {
+			return fail(fmt.Errorf("destroy QP %d: %w", qps+1, err))
+		}
+	}
+	fmt.Printf("churned %d %d\n", qps, qps*len(steps))
+	return 0
 }
 
 func hold(arg string) int {
@@ -49,7 +136,6 @@ func hold(arg string) int {
 		fmt.Fprintf(os.Stderr, "%s=%q: want a count\n", env, arg)
 		return 2
 	}
-	fail := func(err error) int { fmt.Fprintln(os.Stderr, "holder:", err); return 1 }
 	if comm := os.Getenv(commEnv); comm != "" {
 		// The kernel records the thread that creates each object:
 		// keep to one thread, and rename every thread, so whichever
@@ -59,38 +145,14 @@ func hold(arg string) int {
 			return fail(err)
 		}
 	}
-	ctx, err := verbs.Open(os.Getenv("LAB_DEV"))
+	ctx, pd, cq, steps, err := verbsSetup(os.Getenv(envRTS) != "")
 	if err != nil {
 		return fail(err)
 	}
 	defer ctx.Close() // destroys QPs, CQ and PD, children first
-	pd, err := ctx.AllocPD()
-	if err != nil {
-		return fail(err)
-	}
-	cq, err := ctx.CreateCQ(16, nil, 0)
-	if err != nil {
-		return fail(err)
-	}
-	caps := verbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}
-	steps := []step{{verbs.QPAttr{State: rdma.QPStateInit, Port: 1}, rdma.AttrState | rdma.AttrPKeyIndex | rdma.AttrPort | rdma.AttrAccessFlags}}
-	if os.Getenv(envRTS) != "" {
-		rts, err := toRTS(ctx)
-		if err != nil {
-			return fail(err)
-		}
-		steps = append(steps, rts...)
-	}
 	for i := 0; i < n; i++ {
-		qp, err := pd.CreateQP(verbs.QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: caps})
-		if err != nil {
+		if _, err := setUp(pd, cq, steps); err != nil {
 			return fail(fmt.Errorf("QP %d of %d: %w", i+1, n, err))
-		}
-		for _, s := range steps {
-			s.attr.DestQPN = qp.Num() // RTR: connected to itself
-			if err := qp.Modify(&s.attr, s.mask); err != nil {
-				return fail(fmt.Errorf("QP %d to %s: %w", i+1, s.attr.State, err))
-			}
 		}
 	}
 	if os.Getenv(keepEnv) != "" {
@@ -252,4 +314,29 @@ func start(tb testing.TB, n int, extra []string) holder {
 	}
 	tb.Logf("a helper process (pid %d) created %d RC QPs in %s in %v", cmd.Process.Pid, n, state, time.Since(t0).Round(time.Millisecond))
 	return h
+}
+
+// StartChurn re-runs the test binary to create RC QPs, take each to RTS
+// (three modifies, connected to itself) and destroy it, one after the
+// other as fast as it can, for d. wait waits for it to end and returns
+// how many QPs it made and how many modifies succeeded.
+func StartChurn(tb testing.TB, d time.Duration) (pid uint32, wait func() (qps, modifies int)) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), churnEnv+"="+d.String())
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return uint32(cmd.Process.Pid), func() (int, int) {
+		if err := cmd.Wait(); err != nil {
+			tb.Fatalf("QP churn: %v: %s", err, out.String())
+		}
+		var qps, mods int
+		if _, err := fmt.Sscanf(out.String(), "churned %d %d", &qps, &mods); err != nil {
+			tb.Fatalf("QP churn said %q: %v", out.String(), err)
+		}
+		return qps, mods
+	}
 }

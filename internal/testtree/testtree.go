@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Copy copies the fixture at src (symlinks as links) into a temporary
@@ -65,11 +66,15 @@ func Bump(t testing.TB, path string, n uint64) {
 	}
 }
 
-// Block makes the file at path a FIFO, whose open blocks until a writer
-// comes: a sysfs file that hangs (a driver's show() that never returns).
-// release lets one pending read through (it reads "7") and reports
-// whether one was pending; it never blocks.
-func Block(t testing.TB, path string) (release func() bool) {
+// Blocked is a fixture file that hangs: a FIFO, whose open blocks until
+// a writer comes, as a sysfs file whose driver's show() never returns.
+type Blocked struct {
+	t    testing.TB
+	path string
+}
+
+// Block makes the file at path a FIFO.
+func Block(t testing.TB, path string) *Blocked {
 	t.Helper()
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
@@ -77,18 +82,35 @@ func Block(t testing.TB, path string) (release func() bool) {
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return func() bool {
-		// O_NONBLOCK: the open fails (ENXIO) while no reader waits,
-		// rather than block the test.
-		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			if !errors.Is(err, syscall.ENXIO) {
-				t.Errorf("open the FIFO: %v", err)
-			}
-			return false
+	return &Blocked{t, path}
+}
+
+// Release lets one pending read through (it reads "7") and reports
+// whether one was pending; it never blocks.
+func (b *Blocked) Release() bool {
+	// O_NONBLOCK: the open fails (ENXIO) while no reader waits, rather
+	// than block the test.
+	f, err := os.OpenFile(b.path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if !errors.Is(err, syscall.ENXIO) {
+			b.t.Errorf("open the FIFO: %v", err)
 		}
-		f.WriteString("7\n")
-		f.Close()
-		return true
+		return false
+	}
+	f.WriteString("7\n")
+	f.Close()
+	return true
+}
+
+// Await waits for a read to block on the file, up to 30 s (a loaded
+// machine under -race), and lets it through.
+func (b *Blocked) Await() {
+	b.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !b.Release() {
+		if time.Now().After(deadline) {
+			b.t.Fatalf("no read came to %s", b.path)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
