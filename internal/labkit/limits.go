@@ -30,6 +30,18 @@ const (
 	// guest, up to 40 s while another VM loads the host.
 	Attach = 3 * time.Minute
 
+	// Answer is a busy dashboard's answer to a key: its echo on the
+	// screen through tmux. 0.7-0.8 s with 10,000 QPs refreshing every
+	// second (BenchmarkDashboard10kQPs); the slowest seen: 26 s, under
+	// a minute of QP churn with the dashboard and the exporter both
+	// tracing, race-built, on a host loaded 10 deep on its 2 cores.
+	Answer = 80 * time.Second
+
+	// Settle is a live reader catching up after a burst: the exporter
+	// counting the last modifies trace queued and its last readings.
+	// The slowest seen: 28 s, after the same minute of churn.
+	Settle = 90 * time.Second
+
 	// Screen is a terminal program's screen (through tmux) showing what a
 	// test waits for, its first frame included: up to 25 s for the
 	// dashboard's first full frame with trace loading beside it.
