@@ -279,11 +279,17 @@ func TestWatchDeadline(t *testing.T) {
 	sock := newStallSocket(replayFunc(t, rec), isQPDump)
 	c := replayOn(t, rec, sock.conn())
 	c.sock.redial = func() (*netlink.Conn, error) { return nltest.Dial(replayFunc(t, rec)), nil }
-	w, clk := startWatch(t, c, WatchOptions{Deadline: 50 * time.Millisecond})
-	waitBlocked(t, sock)
+	// A second: a replayed snapshot takes a few ms, under -race on a
+	// loaded machine tens of ms, so only the stalled dump reaches it.
+	w, clk := startWatch(t, c, WatchOptions{Deadline: time.Second})
 	f := nextFrame(t, w)
-	if f.Seq != 1 || f.Snapshot != nil || !errors.Is(f.Err, context.DeadlineExceeded) || !strings.Contains(fmt.Sprint(f.Err), "did not end within 50ms") {
+	if f.Seq != 1 || f.Snapshot != nil || !errors.Is(f.Err, context.DeadlineExceeded) || !strings.Contains(fmt.Sprint(f.Err), "did not end within 1s") {
 		t.Fatalf("frame 1: seq %d, snapshot %v, err %v; want the deadline's failure", f.Seq, f.Snapshot != nil, f.Err)
+	}
+	select {
+	case <-sock.blocked: // the cut came in the QP dump
+	default:
+		t.Error("the snapshot was cut before the stalled QP dump")
 	}
 	if d := clk.WaitArmed(t); d != DefaultWatchInterval {
 		t.Errorf("pause %v after the cut, want the interval", d)
