@@ -27,9 +27,11 @@ const churnFor = time.Minute
 func TestUnderChurn(t *testing.T) {
 	labkit.Clean(t)
 	dev := labkit.Env(t, "LAB_DEV")
-	s, dash := startDash(t, "verbscope dash --interval 500ms --no-shell; echo status=$?")
+	// The default refresh of each: at 500 ms, race-built, the two
+	// readers alone take most of the guest's second CPU.
+	s, dash := startDash(t, "verbscope dash --no-shell; echo status=$?")
 	addr := "127.0.0.1:19884"
-	x := labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=500ms")
+	x := labkit.Start(t, "verbscope", "export", "--web.listen-address="+addr, "--interval=1s")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the exporter said:\n%s", x.Output())
@@ -39,7 +41,7 @@ func TestUnderChurn(t *testing.T) {
 	up := regexp.MustCompile(`(?m)^verbscope_trace_up 1$`)
 	metrics := waitMetricsFor(t, labkit.Attach, addr, "the exporter's verbscope_trace_up 1", up.MatchString)
 	labkit.WaitFor(t, labkit.Attach, "the dashboard's 7 trace programs", func() bool { return bpfLinks(dash) == 7 })
-	s.waitLong("every 500ms · traced")
+	s.waitLong("every 1s · traced")
 	// The exporter says what trace lost: nothing yet on a quiet lab.
 	counted0, lost0 := rcTransitions(t, metrics, dev), metricFloat(t, metrics, "verbscope_trace_events_lost_total")
 	if lost0 != 0 {
@@ -117,13 +119,13 @@ func keyRoundTrip(t *testing.T, s *tmuxSession) time.Duration {
 	}{{"?", true}, {"Escape", false}} {
 		t0 := time.Now()
 		s.keys(k.key)
-		// Every 100 ms: each look starts a tmux client, which takes the
+		// Every 250 ms: each look starts a tmux client, which takes the
 		// guest's CPU from the dashboard it measures.
 		for strings.Contains(s.screen(), "key closes)") != k.open {
 			if time.Since(t0) > labkit.Answer {
 				t.Fatalf("the dashboard did not answer %s within %v:\n%s", k.key, labkit.Answer, s.screen())
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(250 * time.Millisecond)
 		}
 		worst = max(worst, time.Since(t0))
 	}
