@@ -1,0 +1,61 @@
+package learn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/verbscope/verbscope/shell/front"
+)
+
+// Session is one lesson's run on a verbs shell: it runs lines, notes
+// what came back, and judges steps.
+type Session struct {
+	Engine front.Engine
+	Kernel Kernel // nil: judge on the shell's State alone
+	Seen   Seen
+}
+
+// Exec runs one command and notes its outcome.
+func (s *Session) Exec(ctx context.Context, line string) (front.Result, error) {
+	res, err := s.Engine.Exec(ctx, line)
+	res.Command = line
+	s.Seen.Observe(res, err)
+	return res, err
+}
+
+// Judge evaluates a step's checks now.
+func (s *Session) Judge(st Step) ([]Outcome, error) {
+	state := s.Engine.State()
+	var kv *KernelView
+	if s.Kernel != nil {
+		var err error
+		if kv, err = s.Kernel.View(state.PID); err != nil {
+			return nil, fmt.Errorf("learn: read the kernel's objects (RDMA netlink): %w", err)
+		}
+	}
+	return Evaluate(st.Checks, state, &s.Seen, kv), nil
+}
+
+// Solve runs a step's solution: each line must run, and each line
+// marked refused must be refused by the shell (a what/why/fix *Error).
+// It stops at the first line that does otherwise and says which.
+func (s *Session) Solve(ctx context.Context, st Step) error {
+	for _, sol := range st.Solution {
+		for _, l := range front.Lines(sol.Text) {
+			_, err := s.Exec(ctx, l.Text)
+			var fe *front.Error
+			switch {
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case sol.Refused && err == nil:
+				return fmt.Errorf("%q ran, but the lesson expects the shell to refuse it", l.Text)
+			case sol.Refused && !errors.As(err, &fe):
+				return fmt.Errorf("%q failed without the shell's explanation: %v", l.Text, err)
+			case !sol.Refused && err != nil:
+				return fmt.Errorf("%q failed: %v", l.Text, err)
+			}
+		}
+	}
+	return nil
+}
