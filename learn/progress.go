@@ -1,6 +1,8 @@
 package learn
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -76,4 +78,19 @@ func (p Progress) isDone(n int) bool {
 		}
 	}
 	return false
+}
+
+// PackProgressPath is where a teacher's pack keeps its progress: beside
+// the course's, named for the pack's directory, so packs do not mix.
+func PackProgressPath(dir string) string {
+	course := ProgressPath()
+	if course == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(filepath.Dir(course), "learn-"+hex.EncodeToString(sum[:6])+".json")
 }
