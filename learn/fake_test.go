@@ -11,7 +11,7 @@ import (
 // fakeShell is a front.Engine with a tiny language, enough to drive
 // lessons without a device:
 //
-//	mk KIND NAME [PARENT]   an object
+//	mk KIND NAME [PARENT [STATE]]   an object
 //	set NAME STATE          a QP's state (QPs are made in RESET)
 //	rm NAME                 destroy
 //	refuse                  a refusal
@@ -43,6 +43,9 @@ func (f *fakeShell) Exec(_ context.Context, line string) (front.Result, error) {
 		}
 		if o.Kind == rdma.KindQP {
 			o.State, o.QPType = "RESET", "RC"
+		}
+		if len(w) > 4 {
+			o.State = w[4]
 		}
 		f.st = f.st.Put(o)
 	case w[0] == "set" && len(w) == 3:

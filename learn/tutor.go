@@ -212,7 +212,31 @@ func (t *Tutor) judge(ctx context.Context) (string, error) {
 	if !Passed(outs) {
 		return "", nil
 	}
-	return t.advance(ctx, l, s)
+	text, err := t.advance(ctx, l, s)
+	t.mu.Lock()
+	same, next := t.sess == sess, t.o.Lessons[t.lesson].Steps[t.step]
+	t.mu.Unlock()
+	if err != nil || !same || hasRefusalCheck(next) {
+		// A refusal check waits for a refusal of its own, not the one
+		// that finished the step before.
+		return text, err
+	}
+	// One command may have done the next step too (connect does a
+	// whole walk to RTS).
+	more, err := t.judge(ctx)
+	if more != "" {
+		text += "\n\n" + more
+	}
+	return text, err
+}
+
+func hasRefusalCheck(s Step) bool {
+	for _, c := range s.Checks {
+		if c.Kind == CheckRefusal {
+			return true
+		}
+	}
+	return false
 }
 
 // advance leaves the current step done and goes on.

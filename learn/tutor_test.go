@@ -140,6 +140,11 @@ func TestTutorResumesMidLesson(t *testing.T) {
 	if !strings.HasPrefix(text, "Lesson 2: States") {
 		t.Errorf("start at 2:\n%s", text)
 	}
+	// One command that does two steps passes both.
+	r3, _ := newRig(t, path, 2)
+	if got := r3.exec("mk qp qp1 - RTS"); !strings.Contains(got, "✓ Make") || !strings.Contains(got, "✓ Move") || !strings.Contains(got, "the course is complete") {
+		t.Errorf("two steps at once:\n%s", got)
+	}
 	if _, _, err := NewTutor(context.Background(), TutorOptions{Lessons: fakeCourse(t), Start: 9}); err == nil || !strings.Contains(err.Error(), "no lesson 9 (the lessons are 1 2)") {
 		t.Errorf("start at 9: %v", err)
 	}
