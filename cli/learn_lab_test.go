@@ -66,7 +66,7 @@ func TestLearn(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, code := learnRun(t, state, "", "--check", pack)
-		if code != 1 || !strings.Contains(out, `lesson 1 step 2 "A QP in INIT": expect qp1 state=INIT (line 14): qp1: state=RESET`) {
+		if code != 1 || !strings.Contains(out, `lesson 1 step 2 "A QP in INIT": expect qp1 state=INIT (line 17): qp1: state=RESET`) {
 			t.Errorf("a broken pack: exit %d, want 1 and the step named:\n%s", code, out)
 		}
 	})
