@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"golang.org/x/term"
 
+	"github.com/verbscope/verbscope/dash"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/learn"
 	"github.com/verbscope/verbscope/shell"
@@ -23,7 +25,11 @@ func learnCmd() *Command {
 		Name:    "learn",
 		Summary: "the course: the verbs call flow and the QP state machine, learned by doing, each step checked on the kernel",
 		Usage:   "[N] [--plain] [--dir DIR] [--reset] [--dev DEVICE] | --check [DIR]",
-		Help: `Lessons in order, each a few steps: what to do and why, then the
+		Help: `On a terminal, the dashboard with the lesson in a pane beside the
+verbs shell (focused) and the QP view above: F2 a hint (again: the
+solution), F3 the step before, F4 do this step for me, F5 the lessons.
+
+Lessons in order, each a few steps: what to do and why, then the
 verbs shell waits while you type; a step is done when the shell's objects
 and the kernel's (RDMA netlink, as rdma resource show sees them) show it,
 whatever you typed to get there. A refused command is part of the lesson.
@@ -127,12 +133,18 @@ func (lo *learnOptions) run(ctx context.Context, env *Env) error {
 		}
 		return err
 	}
+	dashboard := !lo.plain && onTerminal(env)
 	tutor, opening, err := learn.NewTutor(ctx, learn.TutorOptions{Lessons: lessons, NewEngine: newEngine,
-		Kernel: kernel, ProgressPath: progress, Start: lo.start})
+		Kernel: kernel, ProgressPath: progress, Start: lo.start, Brief: dashboard})
 	if err != nil {
 		return err
 	}
 	defer tutor.Close()
+	if dashboard {
+		// The lesson in its pane beside the shell, the QP view above.
+		return runDash(ctx, env, dash.Options{Course: tutor, View: "qp", Interval: time.Second,
+			Dev: lo.shell.Device, GIDIndex: lo.shell.GIDIndex}, false, false)
+	}
 	fmt.Fprintln(env.Stdout, opening)
 	in, isFile := env.Stdin.(*os.File)
 	if !isFile || !term.IsTerminal(int(in.Fd())) {

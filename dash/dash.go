@@ -13,6 +13,7 @@ import (
 
 	"github.com/verbscope/verbscope/fleet"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/learn"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -36,6 +37,9 @@ type Options struct {
 	// Shell puts the verbs shell in a pane; GIDIndex is its default GID.
 	Shell    bool
 	GIDIndex int
+	// Course, when set, is the course (verbscope learn) the pane runs
+	// instead of a plain shell, with the lesson pane beside it.
+	Course *learn.Tutor
 	// Prometheus, when set, feeds the fleet view with the hosts its
 	// scrape Job finds.
 	Prometheus, Job string
@@ -92,10 +96,14 @@ func Run(ctx context.Context, o Options) error {
 	}
 	src, stop := sources(ctx, fsys, conn, o)
 	defer stop()
-	if o.Shell {
+	if o.Course != nil {
+		src.Shell, src.Lesson = o.Course, func() ui.Lesson { return lessonOf(o.Course.Status()) }
+	} else if o.Shell {
 		sh := shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex})
 		defer sh.Close()
 		src.Shell = sh
+	}
+	if src.Shell != nil {
 		src.History, _ = front.LoadHistory(front.HistoryPath(), front.DefaultHistory)
 		src.SaveHistory = func(h *front.History) error { return h.Save(front.HistoryPath()) }
 	}

@@ -87,6 +87,11 @@ func TestTutorWalksTheCourse(t *testing.T) {
 	if got := r.exec(":step"); !strings.Contains(got, "✗ expect qp1 state=RESET: there is no qp1 (yet)") {
 		t.Errorf(":step: %s", got)
 	}
+	want := Status{Number: 1, Position: 1, Lessons: 2, Title: "Objects", Step: 2, Steps: 3, StepName: "A QP", Text: "Make qp1.",
+		Checks: []CheckState{{Text: "expect qp1 state=RESET", Judged: true}}, Said: "✓ A context: ctx1 made."}
+	if d := cmp.Diff(want, r.tutor.Status()); d != "" {
+		t.Errorf("Status (-want +got):\n%s", d)
+	}
 	r.exec("mk qp qp1 ctx1")
 	// The refusal is the lesson: shown, and the step done.
 	got := r.exec("modify qp1 rtr")

@@ -25,6 +25,9 @@ const headerHeight = 4
 // sizes every component to it; render only reads it.
 type layout struct {
 	headerH, mainH, paneH int
+	// lessonW is the lesson pane's width, left of the shell pane (0:
+	// no course runs).
+	lessonW int
 	// hints is the footer's key hints at this width and focus.
 	hints    string
 	hintsFor hintsKey
@@ -52,8 +55,12 @@ func (m *model) relayout() {
 	for _, p := range m.pages {
 		p.table.SetSize(m.w, l.mainH)
 	}
+	l.lessonW = 0
+	if m.pane != nil && m.pane.lesson != nil {
+		l.lessonW = lessonWidth(m.w)
+	}
 	if m.pane != nil {
-		m.pane.setSize(m.w, l.paneH)
+		m.pane.setSize(m.w-l.lessonW, l.paneH)
 	}
 	if m.mode == modeCommand || m.mode == modeFilter {
 		// The line leaves room for the hint (the input pads to its width).
@@ -71,6 +78,11 @@ func (m *model) paneHeight() int {
 		// The help takes the pane's room too: it is read, not typed in.
 		return 0
 	}
+	if m.pane.lesson != nil {
+		// The course is read and typed in: half the screen, the QP view
+		// above it.
+		return max(10, m.h/2)
+	}
 	if m.paneFocus {
 		return max(7, m.h*2/5)
 	}
@@ -85,7 +97,7 @@ func (m *model) render() string {
 	}
 	parts := []string{m.header(), m.mainArea()}
 	if m.lay.paneH > 0 {
-		parts = append(parts, m.pane.render(m.c.theme, m.paneFocus))
+		parts = append(parts, m.panes())
 	}
 	parts = append(parts, m.footer())
 	return strings.Join(parts, "\n")
@@ -102,4 +114,39 @@ func tooSmall(th *themes.Theme, w, h int) string {
 
 func matchesAny(msg tea.KeyPressMsg, bs []key.Binding) bool {
 	return len(bs) > 0 && key.Matches(msg, bs...)
+}
+
+// lessonWidth gives the lesson pane two fifths of the width, at least
+// 30 cells, leaving the shell at least 40.
+func lessonWidth(w int) int { return min(max(30, w*2/5), w-40) }
+
+// panes draws the shell pane, with the lesson pane left of it when a
+// course runs, separated by a column.
+func (m *model) panes() string {
+	shell := m.pane.render(m.c.theme, m.paneFocus)
+	if m.lay.lessonW == 0 {
+		return shell
+	}
+	lw := m.lay.lessonW - 1
+	left := strings.Split(renderLesson(m.c.theme, *m.pane.lesson, lw, m.lay.paneH, m.paneFocus), "\n")
+	right := strings.Split(shell, "\n")
+	sep := m.c.theme.Render(themes.SlotBorder, "│")
+	if m.c.theme.ASCII {
+		sep = m.c.theme.Render(themes.SlotBorder, "|")
+	}
+	var b strings.Builder
+	for i := range m.lay.paneH {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		l, r := "", ""
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		b.WriteString(pad(l, lw) + sep + r)
+	}
+	return b.String()
 }

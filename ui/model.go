@@ -50,6 +50,7 @@ type model struct {
 	opts  Options
 	w, h  int
 	keys  keyMap
+	lkeys lessonKeys
 	pages []*page
 	cur   *page
 	mode  mode
@@ -81,7 +82,7 @@ func New(src Sources, opts Options, th *themes.Theme) tea.Model { return newMode
 
 func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	c := &common{src: src, theme: th, now: time.Now}
-	m := &model{c: c, opts: opts, keys: defaultKeyMap(),
+	m := &model{c: c, opts: opts, keys: defaultKeyMap(), lkeys: defaultLessonKeys(),
 		resBuilder: newResBuilder(), sysBuilder: newSysBuilder(src.Dev), interval: src.Interval}
 	if m.interval <= 0 {
 		m.interval = time.Second
@@ -103,6 +104,9 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	if src.Shell != nil {
 		m.pane = newShellPane(src.Shell, src.History, th)
 		c.shell = &m.pane.state
+		if src.Lesson != nil {
+			m.startLesson(src.Lesson)
+		}
 	}
 	m.resize(80, 24)
 	return m
@@ -156,4 +160,12 @@ func (m *model) View() tea.View {
 		v.WindowTitle = "verbscope"
 	}
 	return v
+}
+
+// startLesson shows the course beside the shell pane, the shell focused.
+func (m *model) startLesson(fn func() Lesson) tea.Cmd {
+	l := fn()
+	m.pane.lessonFn, m.pane.lesson = fn, &l
+	m.paneFocus = true
+	return m.pane.focus()
 }

@@ -40,6 +40,10 @@ type shellPane struct {
 	compSeq  int
 	state    front.State
 	w, h     int
+	// lessonFn reads the course's state after each command (nil: no
+	// course); lesson is the last read.
+	lessonFn func() Lesson
+	lesson   *Lesson
 }
 
 type paneLine struct {
@@ -52,8 +56,9 @@ type (
 	shellDoneMsg struct {
 		cmd   string
 		res   front.Result
-		err   error
-		state front.State
+		err    error
+		state  front.State
+		lesson *Lesson
 	}
 	shellEventMsg struct {
 		ev front.Event
@@ -143,10 +148,15 @@ func (p *shellPane) next() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.running, p.cancel, p.progress = l.Text, cancel, ""
-	eng, cmd := p.eng, l.Text
+	eng, cmd, lessonFn := p.eng, l.Text, p.lessonFn
 	return func() tea.Msg {
 		res, err := eng.Exec(ctx, cmd)
-		return shellDoneMsg{cmd: cmd, res: res, err: err, state: eng.State()}
+		msg := shellDoneMsg{cmd: cmd, res: res, err: err, state: eng.State()}
+		if lessonFn != nil {
+			l := lessonFn()
+			msg.lesson = &l
+		}
+		return msg
 	}
 }
 
@@ -157,6 +167,9 @@ func (p *shellPane) done(msg shellDoneMsg) tea.Cmd {
 	}
 	p.running, p.cancel, p.progress = "", nil, ""
 	p.state = msg.state
+	if msg.lesson != nil {
+		p.lesson = msg.lesson
+	}
 	if msg.err != nil {
 		p.sayError(msg.err)
 		if len(p.queue) > 0 {

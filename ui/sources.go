@@ -29,6 +29,10 @@ type Sources struct {
 	// Shell is the verbs shell of this process, for the pane; nil leaves
 	// the pane out.
 	Shell front.Engine
+	// Lesson, when set, is the course running in Shell (verbscope
+	// learn): the lesson pane beside the shell pane shows it, read
+	// after each command.
+	Lesson func() Lesson
 	// History is the shell's history, loaded by the caller; SaveHistory
 	// writes it (it runs in a Cmd).
 	History     *front.History

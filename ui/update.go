@@ -189,6 +189,11 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.pane != nil && m.pane.lesson != nil && m.mode != modeCommand && m.mode != modeFilter {
+		if cmd := m.lkeys.command(msg); cmd != "" {
+			return m.pane.submit(cmd)
+		}
+	}
 	if m.paneFocus && m.pane != nil {
 		return m.paneKey(msg)
 	}
