@@ -16,11 +16,11 @@ type Lesson struct {
 type Step struct {
 	Title    string
 	Text     string
-	Hint     string   // shown first when the learner asks
-	Solution []Line   // shown after the hint; run by --check
-	Checks   []Check  // all must hold for the step to be done
-	Done     string   // what just happened, said once it is done
-	Line     int      // where the step starts in its file
+	Hint     string  // shown first when the learner asks
+	Solution []Line  // shown after the hint; run by --check
+	Checks   []Check // all must hold for the step to be done
+	Done     string  // what just happened, said once it is done
+	Line     int     // where the step starts in its file
 }
 
 // Line is one line of a solution.

@@ -54,8 +54,8 @@ type paneLine struct {
 // Messages of the pane, each the answer of a Cmd.
 type (
 	shellDoneMsg struct {
-		cmd   string
-		res   front.Result
+		cmd    string
+		res    front.Result
 		err    error
 		state  front.State
 		lesson *Lesson
