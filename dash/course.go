@@ -1,7 +1,12 @@
 package dash
 
 import (
+	"context"
 	"fmt"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/shell"
+	"github.com/verbscope/verbscope/shell/front"
 
 	"github.com/verbscope/verbscope/learn"
 	"github.com/verbscope/verbscope/ui"
@@ -18,4 +23,17 @@ func lessonOf(s learn.Status) ui.Lesson {
 		l.Checks = append(l.Checks, ui.LessonCheck{Text: c.Text, OK: c.OK, Judged: c.Judged})
 	}
 	return l
+}
+
+// startCourse starts the built-in course for `:learn`, where saved
+// progress left it, each lesson in a shell of its own.
+func startCourse(ctx context.Context, conn *inspect.Conn, o Options) (*learn.Tutor, error) {
+	lessons, err := learn.Course()
+	if err != nil {
+		return nil, err
+	}
+	t, _, err := learn.NewTutor(ctx, learn.TutorOptions{Lessons: lessons, Kernel: learn.Netlink{Conn: conn},
+		ProgressPath: learn.ProgressPath(), Brief: true,
+		NewEngine: func() front.Engine { return shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex}) }})
+	return t, err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -102,6 +103,23 @@ func Run(ctx context.Context, o Options) error {
 		sh := shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex})
 		defer sh.Close()
 		src.Shell = sh
+		// :learn starts the course in a Cmd; it is closed at the end.
+		var course atomic.Pointer[learn.Tutor]
+		defer func() {
+			if t := course.Load(); t != nil {
+				t.Close()
+			}
+		}()
+		src.Learn = func() (front.Engine, func() ui.Lesson, error) {
+			t, err := startCourse(ctx, conn, o)
+			if err != nil {
+				return nil, nil, err
+			}
+			if old := course.Swap(t); old != nil {
+				old.Close()
+			}
+			return t, func() ui.Lesson { return lessonOf(t.Status()) }, nil
+		}
 	}
 	if src.Shell != nil {
 		src.History, _ = front.LoadHistory(front.HistoryPath(), front.DefaultHistory)

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/themes"
 )
 
@@ -122,4 +123,44 @@ func renderLesson(th *themes.Theme, l Lesson, w, h int, focused bool) string {
 	lines = append(lines, tail...)
 	lines = append(lines, th.Render(themes.SlotKey, pad(keys, w)))
 	return strings.Join(lines[:h], "\n")
+}
+
+// learnMsg is the course started by `:learn`, or why it did not start.
+type learnMsg struct {
+	eng    front.Engine
+	lesson func() Lesson
+	err    error
+}
+
+// learn is `:learn`: the course in the shell pane (started in a Cmd), or
+// the list of lessons when it already runs there.
+func (m *model) learn() tea.Cmd {
+	switch {
+	case m.pane == nil || m.c.src.Learn == nil:
+		m.c.note(themes.SlotWarn, "no course here: this dashboard has no shell pane; run `verbscope learn`")
+		return nil
+	case m.pane.lesson != nil:
+		m.paneFocus = true
+		return tea.Batch(m.pane.focus(), m.pane.submit(":lessons"))
+	}
+	start := m.c.src.Learn
+	m.c.note(themes.SlotDim, "starting the course…")
+	return func() tea.Msg {
+		eng, fn, err := start()
+		return learnMsg{eng, fn, err}
+	}
+}
+
+// startCourse puts the started course in the pane: the shell before it
+// stays open (the caller closes it at the end) but the pane drives the
+// course's.
+func (m *model) startCourse(msg learnMsg) tea.Cmd {
+	if msg.err != nil {
+		m.c.note(themes.SlotError, "the course did not start: "+firstLine(msg.err.Error()))
+		return nil
+	}
+	m.c.note("", "")
+	m.pane.eng = msg.eng
+	m.pane.say(themes.SlotDim, "the course: the lesson is on the left; F2 a hint, F5 the lessons; the shell before it keeps its objects until you quit")
+	return tea.Batch(m.startLesson(msg.lesson), m.pane.events())
 }

@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 // lessonFixture is lesson 2 at its third step, one command judged.
@@ -68,4 +70,53 @@ func TestLessonKeys(t *testing.T) {
 
 func fnKey(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: map[string]rune{"f2": tea.KeyF2, "f3": tea.KeyF3, "f4": tea.KeyF4, "f5": tea.KeyF5}[k]}
+}
+
+// `:learn` in a dashboard with a shell starts the course in the pane:
+// the course's engine replaces the shell's, the lesson shows, the shell
+// pane is focused; `:learn` again lists the lessons.
+func TestColonLearn(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 100, 30, true)
+	course := newFakeEngine()
+	l := lessonFixture()
+	m.c.src.Learn = func() (front.Engine, func() Lesson, error) { return course, func() Lesson { return l }, nil }
+	send(m, ":")
+	typeText(m, "learn")
+	_, cmd := m.Update(keyMsg("enter"))
+	msg := findMsg[learnMsg](cmd)
+	if msg == nil {
+		t.Fatal(":learn started nothing")
+	}
+	m.Update(*msg)
+	if m.pane.eng != course || m.pane.lesson == nil || !m.paneFocus {
+		t.Fatalf("after :learn: engine replaced %v, lesson %v, focus %v", m.pane.eng == course, m.pane.lesson != nil, m.paneFocus)
+	}
+	if out := screen(m); !strings.Contains(out, "lesson 2 of 4 · The QP state") {
+		t.Errorf("no lesson pane:\n%s", out)
+	}
+	send(m, "esc", ":")
+	typeText(m, "learn")
+	_, cmd = m.Update(keyMsg("enter"))
+	runCmd(m, cmd)
+	if !slices.Equal(course.ran, []string{":lessons"}) {
+		t.Errorf(":learn with the course running ran %q, want :lessons", course.ran)
+	}
+}
+
+// findMsg runs a Cmd (and batches) and returns the first message of type T.
+func findMsg[T any](cmd tea.Cmd) *T {
+	if cmd == nil {
+		return nil
+	}
+	switch msg := cmd().(type) {
+	case T:
+		return &msg
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if r := findMsg[T](c); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
 }

@@ -61,8 +61,9 @@ type (
 		lesson *Lesson
 	}
 	shellEventMsg struct {
-		ev front.Event
-		ok bool
+		ev   front.Event
+		ok   bool
+		from <-chan front.Event // the engine's channel it came from
 	}
 	shellCompleteMsg struct {
 		seq  int
@@ -115,7 +116,7 @@ func (p *shellPane) events() tea.Cmd {
 	ch := p.eng.Events()
 	return func() tea.Msg {
 		ev, ok := <-ch
-		return shellEventMsg{ev, ok}
+		return shellEventMsg{ev, ok, ch}
 	}
 }
 

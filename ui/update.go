@@ -55,11 +55,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		cmd := m.pane.done(msg)
 		return tea.Batch(cmd, m.afterShell())
+	case learnMsg:
+		return m.startCourse(msg)
 	case historyErrMsg:
 		m.c.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
 		return nil
 	case shellEventMsg:
-		if m.pane == nil || !msg.ok {
+		if m.pane == nil || !msg.ok || msg.from != m.pane.eng.Events() {
+			// Closed, or the engine before :learn replaced it.
 			return nil
 		}
 		m.pane.event(msg.ev)
@@ -374,6 +377,10 @@ func (m *model) jump(name string) tea.Cmd {
 	}
 	if name == "q" || name == "quit" {
 		return m.quit()
+	}
+	if name == "learn" {
+		m.mode = modeNormal
+		return m.learn()
 	}
 	p := m.find(name)
 	if p == nil {
