@@ -22,9 +22,10 @@ func init() { register(learnCmd) }
 
 func learnCmd() *Command {
 	return &Command{
-		Name:    "learn",
-		Summary: "the course: the verbs call flow and the QP state machine, learned by doing, each step checked on the kernel",
-		Usage:   "[N] [--plain] [--dir DIR] [--reset] [--dev DEVICE] | --check [DIR]",
+		Name:          "learn",
+		FlagsAnywhere: true,
+		Summary:       "the course: the verbs call flow and the QP state machine, learned by doing, each step checked on the kernel",
+		Usage:         "[N] [--plain] [--dir DIR] [--reset] [--dev DEVICE] | --check [DIR]",
 		Help: `On a terminal, the dashboard with the lesson in a pane beside the
 verbs shell (focused) and the QP view above: F2 a hint (again: the
 solution), F3 the step before, F4 do this step for me, F5 the lessons.
@@ -91,7 +92,7 @@ func (lo *learnOptions) args(args []string) error {
 	switch {
 	case err == nil && n > 0 && !lo.check:
 		lo.start = n
-	case err == nil:
+	case err == nil && lo.check:
 		return usageErrorf("--check runs every lesson; it takes a pack's directory, not a lesson number")
 	case lo.check && lo.dir == "":
 		lo.dir = args[0]
