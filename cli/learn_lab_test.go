@@ -98,3 +98,51 @@ func TestLearn(t *testing.T) {
 		}
 	})
 }
+
+// TestLearnDashboard is lesson 2 as a newcomer takes it in the
+// dashboard, through tmux: the RESET→RTR mistake refused and the lesson
+// advancing on it, F2's hint, the fix, then q mid-lesson; started again,
+// the course resumes at that step. Nothing of either run is left in
+// rdma resource show.
+func TestLearnDashboard(t *testing.T) {
+	labkit.Clean(t)
+	dev := labkit.Env(t, "LAB_DEV")
+	s, pid := startDash(t, "verbscope learn 2 --dev "+dev)
+	s.waitLong("step 1 of 7")
+	s.line("open; pd; cq size=16; qp type=rc cq=cq1; qp type=rc cq=cq1")
+	s.waitLong("step 2 of 7")
+	s.line("modify qp1 rtr")
+	s.waitLong("step 3 of 7")
+	if scr := s.screen(); !strings.Contains(scr, "RESET→RTR") || !strings.Contains(scr, "✓ Try the shortcut") {
+		t.Errorf("the refusal and the step done are not shown:\n%s", scr)
+	}
+	s.key("F2")
+	s.waitLong("hint: Type")
+	s.line("modify qp1 init port=1")
+	s.waitLong("step 4 of 7")
+	s.line("modify qp1 init port=1 pkey_index=0 access_flags=remote_write")
+	s.waitLong("step 5 of 7")
+	quitLearn(t, s, pid)
+
+	s.line("verbscope learn --dev " + dev)
+	s.waitLong("step 5 of 7 · INIT→RTR needs the peer")
+	s.line("next qp1 peer=qp2")
+	s.waitLong("step 6 of 7")
+	quitLearn(t, s, dashPID(t, s))
+}
+
+// quitLearn leaves the course with esc, q and checks that its process
+// ended and left no verbs object.
+func quitLearn(t *testing.T, s *tmuxSession, pid int) {
+	t.Helper()
+	ids := threadsOf(pid)
+	s.key("Escape")
+	s.key("q")
+	labkit.WaitFor(t, labkit.Step, "verbscope learn to exit", func() bool {
+		_, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid)))
+		return err != nil
+	})
+	if n := objectsOf(t, ids); n != 0 {
+		t.Errorf("%d verbs objects of verbscope learn are left after q", n)
+	}
+}
