@@ -73,6 +73,10 @@ Examples:
 	}
 }
 
+// checkSettle is how long --check judges a step again: the device
+// reports some outcomes (an overrun's async event) after the command.
+const checkSettle = 10 * time.Second
+
 type learnOptions struct {
 	check, plain, reset bool
 	dir                 string
@@ -126,7 +130,8 @@ func (lo *learnOptions) run(ctx context.Context, env *Env) error {
 	kernel := learn.Netlink{Conn: conn}
 	newEngine := func() front.Engine { return shell.New(lo.shell) }
 	if lo.check {
-		err := learn.RunCheck(ctx, lessons, learn.CheckOptions{NewEngine: newEngine, Kernel: kernel, Out: env.Stdout})
+		err := learn.RunCheck(ctx, lessons, learn.CheckOptions{NewEngine: newEngine, Kernel: kernel, Out: env.Stdout,
+			Settle: checkSettle})
 		var ce *learn.CheckError
 		if errors.As(err, &ce) {
 			fmt.Fprintln(env.Stderr, err)

@@ -16,6 +16,14 @@ import (
 type Seen struct {
 	Completions map[string][]Completion
 	Refusal     *front.Error // the last command's refusal; nil when it ran
+	Events      []Event      // async events, oldest first
+}
+
+// Event is one async event the device raised (ibv_get_async_event(3)),
+// named as the shell names it.
+type Event struct {
+	Type   string // CQ_ERR, QP_FATAL, PORT_ACTIVE, ...
+	Object string // the session's name of the object, "" if none
 }
 
 // Completion is one work completion as the shell reported it.
@@ -99,6 +107,8 @@ func evaluate(c Check, st front.State, seen *Seen, kv *KernelView) (bool, string
 		return true, "refused: " + seen.Refusal.What
 	case CheckCount:
 		return evalCount(c, st, kv)
+	case CheckEvent:
+		return evalEvent(c, seen)
 	case CheckCompletion:
 		return evalCompletion(c, seen)
 	}
@@ -240,4 +250,22 @@ func evalCompletion(c Check, seen *Seen) (bool, string) {
 		return matches(*count, strconv.Itoa(n)), got
 	}
 	return n > 0, got
+}
+
+func evalEvent(c Check, seen *Seen) (bool, string) {
+	var types []string
+	for _, ev := range seen.Events {
+		ok := strings.EqualFold(ev.Type, c.Subject)
+		for _, a := range c.Attrs {
+			ok = ok && matches(a, ev.Object)
+		}
+		if ok {
+			return true, ev.Type + " on " + ev.Object
+		}
+		types = append(types, ev.Type)
+	}
+	if len(types) == 0 {
+		return false, "no async event yet"
+	}
+	return false, "async events so far: " + strings.Join(types, ", ")
 }

@@ -2,14 +2,19 @@ package learn
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/shell/front"
 
 	"github.com/verbscope/verbscope/rdma"
 )
 
 func TestEvaluate(t *testing.T) {
 	f := newFake()
-	s := &Session{Engine: f}
+	s := NewSession(f, nil, nil)
+	defer s.Close()
 	ctx := context.Background()
 	for _, l := range []string{"mk ctx ctx1", "mk pd pd1 ctx1", "mk qp qp1 pd1", "set qp1 RTS", "poll cq1 qp2 RECV SUCCESS PING", "poll cq1 qp1 SEND SUCCESS -"} {
 		if _, err := s.Exec(ctx, l); err != nil {
@@ -54,5 +59,30 @@ func TestEvaluate(t *testing.T) {
 		if got := Evaluate([]Check{c}, f.State(), &s.Seen, nil)[0]; got.OK != ok {
 			t.Errorf("%s after a refusal: %v (%s), want %v", check, got.OK, got.Got, ok)
 		}
+	}
+}
+
+// Async events reach the checks through the session's watcher, and
+// RunCheck judges a step again while the device is still at work.
+func TestEventChecks(t *testing.T) {
+	src := "# Events\nIntro.\n## Overrun\nText.\n```solution\nmk cq cq2\nevent CQ_ERR cq2\n```\n```check\nexpect event CQ_ERR on=cq2\n```\n"
+	l, err := Parse("04-events.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := RunCheck(context.Background(), []Lesson{l}, CheckOptions{NewEngine: func() front.Engine { return newFake() }, Out: &out, Settle: 5 * time.Second}); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	c, _ := ParseCheck("expect event QP_FATAL")
+	s := NewSession(newFake(), nil, nil)
+	s.Exec(context.Background(), "event CQ_ERR cq2")
+	s.Close()
+	if got := Evaluate([]Check{c}, s.Engine.State(), &s.Seen, nil)[0]; got.OK || got.Got != "no async event yet" {
+		t.Errorf("before judging: %+v", got)
+	}
+	s.Judge(Step{})
+	if got := Evaluate([]Check{c}, s.Engine.State(), &s.Seen, nil)[0]; got.OK || got.Got != "async events so far: CQ_ERR" {
+		t.Errorf("a QP_FATAL check after a CQ_ERR: %+v", got)
 	}
 }

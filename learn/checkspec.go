@@ -17,6 +17,7 @@ const (
 	CheckCompletion                  // expect CQ completion [opcode= status= data= qp= count=]
 	CheckCount                       // expect object KIND count=N
 	CheckRefusal                     // expect refusal [mentions=TEXT]: the last command was refused
+	CheckEvent                       // expect event TYPE [on=NAME]: the device raised this async event
 )
 
 // Check is one `expect` line of a step.
@@ -41,6 +42,7 @@ var (
 	completionKeys = map[string]bool{"opcode": false, "status": false, "data": false, "qp": false, "count": true}
 	countKeys      = map[string]bool{"count": true}
 	refusalKeys    = map[string]bool{"mentions": false}
+	eventKeys      = map[string]bool{"on": false}
 )
 
 // ParseCheck reads one check line:
@@ -50,6 +52,7 @@ var (
 //	expect CQ completion [opcode=OP] [status=S] [data=TEXT] [qp=QP] [count=N]
 //	expect object KIND count=N
 //	expect refusal [mentions=TEXT]
+//	expect event TYPE [on=NAME]
 //
 // Values with spaces are quoted ("…"); numeric keys take >= as well as =.
 func ParseCheck(line string) (Check, error) {
@@ -65,6 +68,11 @@ func ParseCheck(line string) (Check, error) {
 	switch c.Subject = words[1]; {
 	case c.Subject == "refusal":
 		c.Kind, keys = CheckRefusal, refusalKeys
+	case c.Subject == "event":
+		if len(rest) == 0 || strings.Contains(rest[0], "=") {
+			return c, fmt.Errorf("%q: `expect event TYPE` names the event (CQ_ERR, QP_FATAL, ...)", c.Text)
+		}
+		c.Kind, c.Subject, rest, keys = CheckEvent, strings.ToUpper(rest[0]), rest[1:], eventKeys
 	case c.Subject == "object":
 		if len(rest) == 0 || strings.Contains(rest[0], "=") {
 			return c, fmt.Errorf("%q: `expect object KIND count=N` names the kind (ctx pd cq qp mr ah ch)", c.Text)

@@ -16,6 +16,7 @@ import (
 //	rm NAME                 destroy
 //	refuse                  a refusal
 //	poll CQ QP OPCODE STATUS DATA   one completion
+//	event TYPE OBJECT       an async event
 type fakeShell struct {
 	st     front.State
 	id     uint64
@@ -58,6 +59,8 @@ func (f *fakeShell) Exec(_ context.Context, line string) (front.Result, error) {
 	case w[0] == "rm" && len(w) == 2:
 		o, _ := f.st.Object(w[1])
 		f.st = f.st.Remove(o.ID)
+	case w[0] == "event" && len(w) == 3:
+		f.events <- front.Event{Kind: front.EventAsync, Object: w[2], Text: w[1] + " on " + w[2] + ": it happened"}
 	case w[0] == "poll" && len(w) == 6:
 		return front.Result{Text: "polled", Data: []map[string]any{{"qp": w[2], "opcode": w[3], "status": w[4], "data": w[5]}}}, nil
 	default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/verbscope/verbscope/shell/front"
 )
@@ -16,6 +17,10 @@ type CheckOptions struct {
 	NewEngine func() front.Engine
 	Kernel    Kernel // nil: checks see the shell's State alone
 	Out       io.Writer
+	// Settle is how long a step's checks are judged again before it
+	// fails: the device finishes some work after the command returned
+	// (an overrun's async event, a QP moved to ERR). Zero judges once.
+	Settle time.Duration
 }
 
 // StepFailure names a step whose solution did not pass.
@@ -68,8 +73,8 @@ func RunCheck(ctx context.Context, lessons []Lesson, o CheckOptions) error {
 }
 
 func checkLesson(ctx context.Context, l Lesson, o CheckOptions) *StepFailure {
-	s := &Session{Engine: o.NewEngine(), Kernel: o.Kernel}
-	defer s.Engine.Close()
+	s := NewSession(o.NewEngine(), o.Kernel, nil)
+	defer s.Close()
 	for i, st := range l.Steps {
 		fail := func(reason string) *StepFailure {
 			fmt.Fprintf(o.Out, "  step %d/%d %s: FAILED\n    %s\n", i+1, len(l.Steps), st.Title, strings.ReplaceAll(reason, "\n", "\n    "))
@@ -79,6 +84,10 @@ func checkLesson(ctx context.Context, l Lesson, o CheckOptions) *StepFailure {
 			return fail(err.Error())
 		}
 		outs, err := s.Judge(st)
+		for deadline := time.Now().Add(o.Settle); err == nil && !Passed(outs) && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+			outs, err = s.Judge(st)
+		}
 		if err != nil {
 			return fail(err.Error())
 		}

@@ -4,16 +4,52 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/verbscope/verbscope/shell/front"
 )
 
 // Session is one lesson's run on a verbs shell: it runs lines, notes
-// what came back, and judges steps.
+// what came back (results, and the async events the shell reports
+// meanwhile), and judges steps.
 type Session struct {
 	Engine front.Engine
 	Kernel Kernel // nil: judge on the shell's State alone
 	Seen   Seen
+
+	mu     sync.Mutex
+	events []Event // async events so far, from the watcher
+	done   chan struct{}
+}
+
+// NewSession starts watching eng's events: the async ones are kept for
+// `expect event` checks, and every one is given to sink (nil: none).
+func NewSession(eng front.Engine, k Kernel, sink func(front.Event)) *Session {
+	s := &Session{Engine: eng, Kernel: k, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for ev := range eng.Events() {
+			if ev.Kind == front.EventAsync {
+				typ, _, _ := strings.Cut(ev.Text, " ")
+				s.mu.Lock()
+				s.events = append(s.events, Event{Type: strings.TrimSuffix(typ, ":"), Object: ev.Object})
+				s.mu.Unlock()
+			}
+			if sink != nil {
+				sink(ev)
+			}
+		}
+	}()
+	return s
+}
+
+// Close closes the shell, which destroys what the lesson created, and
+// waits for the event watcher to end.
+func (s *Session) Close() error {
+	err := s.Engine.Close()
+	<-s.done
+	return err
 }
 
 // Exec runs one command and notes its outcome.
@@ -27,6 +63,9 @@ func (s *Session) Exec(ctx context.Context, line string) (front.Result, error) {
 // Judge evaluates a step's checks now.
 func (s *Session) Judge(st Step) ([]Outcome, error) {
 	state := s.Engine.State()
+	s.mu.Lock()
+	s.Seen.Events = append(s.Seen.Events[:0], s.events...)
+	s.mu.Unlock()
 	var kv *KernelView
 	if s.Kernel != nil {
 		var err error

@@ -46,7 +46,6 @@ type Tutor struct {
 	closed   bool
 
 	events chan front.Event
-	fwd    sync.WaitGroup
 }
 
 var _ front.Engine = (*Tutor)(nil)
@@ -94,7 +93,7 @@ func (t *Tutor) enter(ctx context.Context, i, step int) (string, error) {
 	t.sess = nil
 	t.mu.Unlock()
 	if old != nil {
-		old.Engine.Close()
+		old.Close()
 	}
 	l := t.o.Lessons[i]
 	var b strings.Builder
@@ -109,12 +108,11 @@ func (t *Tutor) enter(ctx context.Context, i, step int) (string, error) {
 		t.mu.Unlock()
 		return b.String() + "That was the last lesson.", nil
 	}
-	sess := &Session{Engine: t.o.NewEngine(), Kernel: t.o.Kernel}
-	t.forward(sess.Engine)
+	sess := NewSession(t.o.NewEngine(), t.o.Kernel, t.relay)
 	step = min(max(step, 0), len(l.Steps)-1)
 	for k := 0; k < step; k++ {
 		if err := sess.Solve(ctx, l.Steps[k]); err != nil {
-			sess.Engine.Close()
+			sess.Close()
 			return "", fmt.Errorf("learn: replaying lesson %d step %d to resume: %w", l.Number, k+1, err)
 		}
 	}
@@ -132,19 +130,13 @@ func (t *Tutor) enter(ctx context.Context, i, step int) (string, error) {
 	return b.String(), nil
 }
 
-// forward relays an engine's events until it closes.
-func (t *Tutor) forward(e front.Engine) {
-	ch := e.Events()
-	t.fwd.Add(1)
-	go func() {
-		defer t.fwd.Done()
-		for ev := range ch {
-			select {
-			case t.events <- ev:
-			default: // the front end is behind: drop, as the shell does
-			}
-		}
-	}()
+// relay passes a lesson's shell's event on to the front end, dropping
+// it when the front end is behind, as the shell itself does.
+func (t *Tutor) relay(ev front.Event) {
+	select {
+	case t.events <- ev:
+	default:
+	}
 }
 
 func (t *Tutor) saveLocked() {
@@ -266,7 +258,7 @@ func (t *Tutor) advance(ctx context.Context, l Lesson, s Step) (string, error) {
 		t.prog.Lesson, t.prog.Step = 0, 0
 		t.prog.Save(t.o.ProgressPath)
 		t.mu.Unlock()
-		sess.Engine.Close()
+		sess.Close()
 		return done + "\nThat was the last lesson: the course is complete.", nil
 	}
 	text, err := t.enter(ctx, next, 0)

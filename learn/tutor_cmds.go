@@ -199,9 +199,8 @@ func (t *Tutor) Close() error {
 	t.mu.Unlock()
 	var err error
 	if sess != nil {
-		err = sess.Engine.Close()
+		err = sess.Close()
 	}
-	t.fwd.Wait()
 	close(t.events)
 	return err
 }
