@@ -14,6 +14,9 @@ import (
 //	```requires                     optional: what the host must have
 //	command ibv_rc_pingpong
 //	```
+//	```setup                        optional: shell lines the lesson runs
+//	open; pd                        before its first step
+//	```
 //	## Move qp1 to INIT             a step, as many as needed
 //	text ...                        what to do and why
 //	```solution                     the shell lines that do it; a line
@@ -29,7 +32,7 @@ import (
 // number is the file name's leading digits (02-state-machine.md).
 
 // blocks are the fenced blocks the format gives a meaning.
-var blocks = map[string]bool{"requires": true, "solution": true, "check": true, "hint": true, "done": true}
+var blocks = map[string]bool{"requires": true, "setup": true, "solution": true, "check": true, "hint": true, "done": true}
 
 // Parse reads one lesson file. Its errors name the file and line.
 func Parse(name string, src []byte) (Lesson, error) {
@@ -125,9 +128,13 @@ func (p *parser) endBlock(no int) error {
 	kind, body := p.fence, strings.TrimSpace(strings.Join(p.block, "\n"))
 	p.fence = ""
 	s := p.step()
-	if kind == "requires" {
+	if kind == "requires" || kind == "setup" {
 		if s != nil {
-			return p.errorf(p.blockAt, "```requires belongs to the introduction, before the first step")
+			return p.errorf(p.blockAt, "```%s belongs to the introduction, before the first step", kind)
+		}
+		if kind == "setup" {
+			p.l.Setup = solutionLines(body)
+			return nil
 		}
 		return p.requires(body)
 	}
@@ -140,13 +147,7 @@ func (p *parser) endBlock(no int) error {
 	case "done":
 		s.Done = body
 	case "solution":
-		for _, t := range strings.Split(body, "\n") {
-			if t = strings.TrimSpace(t); t == "" {
-				continue
-			}
-			refused := strings.HasPrefix(t, "!")
-			s.Solution = append(s.Solution, Line{Text: strings.TrimSpace(strings.TrimPrefix(t, "!")), Refused: refused})
-		}
+		s.Solution = solutionLines(body)
 	case "check":
 		for i, t := range p.block {
 			if strings.TrimSpace(t) == "" {
@@ -194,4 +195,18 @@ func (p *parser) finish() error {
 		}
 	}
 	return nil
+}
+
+// solutionLines reads the lines of a solution or setup block; `! LINE`
+// is a line the shell must refuse.
+func solutionLines(body string) []Line {
+	var out []Line
+	for _, t := range strings.Split(body, "\n") {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		refused := strings.HasPrefix(t, "!")
+		out = append(out, Line{Text: strings.TrimSpace(strings.TrimPrefix(t, "!")), Refused: refused})
+	}
+	return out
 }

@@ -9,7 +9,10 @@ type Lesson struct {
 	// Requires lists what the lesson needs of the host beyond the verbs
 	// shell (`command ibv_rc_pingpong`); Unmet says which is missing.
 	Requires []Requirement
-	Steps    []Step
+	// Setup is what the lesson prepares before its first step, run for
+	// the learner (a broken pair to find the fault in).
+	Setup []Line
+	Steps []Step
 }
 
 // Step is one thing the learner does, and how it is judged done.

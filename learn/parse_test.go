@@ -54,7 +54,7 @@ func TestParseCheck(t *testing.T) {
 	}
 }
 
-const tiny = "# Tiny\n\nThe intro.\n\n```requires\ncommand sh\n```\n\n## First\n\nDo it.\n\n```text\n## not a step\n```\n\n```solution\nopen\n! modify qp1 rtr\n```\n\n```check\nexpect object ctx count=1\n\nexpect refusal\n```\n\n```hint\nType open.\n```\n\n```done\nDone.\n```\n"
+const tiny = "# Tiny\n\nThe intro.\n\n```requires\ncommand sh\n```\n\n```setup\nopen; pd\n```\n## First\n\nDo it.\n\n```text\n## not a step\n```\n\n```solution\nopen\n! modify qp1 rtr\n```\n\n```check\nexpect object ctx count=1\n\nexpect refusal\n```\n\n```hint\nType open.\n```\n\n```done\nDone.\n```\n"
 
 func TestParse(t *testing.T) {
 	got, err := Parse("lessons/07-tiny.md", []byte(tiny))
@@ -62,11 +62,11 @@ func TestParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Lesson{Number: 7, File: "lessons/07-tiny.md", Title: "Tiny", Intro: "The intro.",
-		Requires: []Requirement{{"command", "sh"}},
-		Steps: []Step{{Title: "First", Text: "Do it.\n\n```text\n## not a step\n```", Hint: "Type open.", Done: "Done.", Line: 9,
+		Requires: []Requirement{{"command", "sh"}}, Setup: []Line{{Text: "open; pd"}},
+		Steps: []Step{{Title: "First", Text: "Do it.\n\n```text\n## not a step\n```", Hint: "Type open.", Done: "Done.", Line: 12,
 			Solution: []Line{{Text: "open"}, {Text: "modify qp1 rtr", Refused: true}},
-			Checks: []Check{{Text: "expect object ctx count=1", Line: 23, Kind: CheckCount, Subject: "ctx", Attrs: []Attr{{"count", "=", "1"}}},
-				{Text: "expect refusal", Line: 25, Kind: CheckRefusal, Subject: "refusal"}}}}}
+			Checks: []Check{{Text: "expect object ctx count=1", Line: 26, Kind: CheckCount, Subject: "ctx", Attrs: []Attr{{"count", "=", "1"}}},
+				{Text: "expect refusal", Line: 28, Kind: CheckRefusal, Subject: "refusal"}}}}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Parse (-want +got):\n%s", d)
 	}
@@ -134,7 +134,7 @@ func TestCourse(t *testing.T) {
 			}
 		}
 	}
-	if d := cmp.Diff([]int{1, 2, 3, 4, 5}, got); d != "" {
+	if d := cmp.Diff([]int{1, 2, 3, 4, 5, 10}, got); d != "" {
 		t.Errorf("the course's lessons (-want +got):\n%s", d)
 	}
 }

@@ -79,8 +79,11 @@ func (s *Session) Judge(st Step) ([]Outcome, error) {
 // Solve runs a step's solution: each line must run, and each line
 // marked refused must be refused by the shell (a what/why/fix *Error).
 // It stops at the first line that does otherwise and says which.
-func (s *Session) Solve(ctx context.Context, st Step) error {
-	for _, sol := range st.Solution {
+func (s *Session) Solve(ctx context.Context, st Step) error { return s.Run(ctx, st.Solution) }
+
+// Run runs solution or setup lines, as Solve does.
+func (s *Session) Run(ctx context.Context, lines []Line) error {
+	for _, sol := range lines {
 		for _, l := range front.Lines(sol.Text) {
 			_, err := s.Exec(ctx, l.Text)
 			var fe *front.Error

@@ -110,6 +110,10 @@ func (t *Tutor) enter(ctx context.Context, i, step int) (string, error) {
 	}
 	sess := NewSession(t.o.NewEngine(), t.o.Kernel, t.relay)
 	step = min(max(step, 0), len(l.Steps)-1)
+	if err := sess.Run(ctx, l.Setup); err != nil {
+		sess.Close()
+		return "", fmt.Errorf("learn: lesson %d's setup: %w", l.Number, err)
+	}
 	for k := 0; k < step; k++ {
 		if err := sess.Solve(ctx, l.Steps[k]); err != nil {
 			sess.Close()
