@@ -189,6 +189,13 @@ func TestRunCheck(t *testing.T) {
 	if !strings.Contains(err.Error(), `lesson 1 step 2 "A QP"`) {
 		t.Errorf("error: %v", err)
 	}
+	// A setup that fails fails the lesson before its steps.
+	lessons[0].Setup = []Line{{Text: "bogus setup"}}
+	out.Reset()
+	if err := RunCheck(context.Background(), lessons[:1], o); err == nil || !strings.Contains(out.String(), "setup: FAILED\n    \"bogus setup\" failed") {
+		t.Errorf("a failed setup: %v\n%s", err, out)
+	}
+	lessons[0].Setup = []Line{{Text: "mk pd pd9"}}
 	// A refused line that runs is a failure too.
 	lessons[0].Steps[1].Solution[0].Text = "mk qp qp1 ctx1"
 	lessons[0].Steps[2].Solution[0].Text = "mk pd pd1"
