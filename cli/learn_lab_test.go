@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/learn"
@@ -107,28 +108,36 @@ func TestLearn(t *testing.T) {
 func TestLearnDashboard(t *testing.T) {
 	labkit.Clean(t)
 	dev := labkit.Env(t, "LAB_DEV")
+	start := time.Now()
+	mark := func(what string) { t.Logf("%6.1fs %s", time.Since(start).Seconds(), what) }
 	s, pid := startDash(t, "verbscope learn 2 --dev "+dev)
 	s.waitLong("step 1 of 7")
+	mark("the dashboard shows lesson 2")
 	s.line("open; pd; cq size=16; qp type=rc cq=cq1; qp type=rc cq=cq1")
 	s.waitLong("step 2 of 7")
+	mark("step 1 done")
 	s.line("modify qp1 rtr")
 	s.waitLong("step 3 of 7")
+	mark("the refusal, step 2 done")
 	if scr := s.screen(); !strings.Contains(scr, "RESET→RTR") || !strings.Contains(scr, "✓ Try the shortcut") {
 		t.Errorf("the refusal and the step done are not shown:\n%s", scr)
 	}
 	s.key("F2")
 	s.waitLong("hint: Type")
+	mark("the hint")
 	s.line("modify qp1 init port=1")
 	s.waitLong("step 4 of 7")
 	s.line("modify qp1 init port=1 pkey_index=0 access_flags=remote_write")
 	s.waitLong("step 5 of 7")
+	mark("the fix, step 4 done")
 	quitLearn(t, s, pid)
+	mark("quit")
 
 	s.line("verbscope learn --dev " + dev)
 	s.waitLong("step 5 of 7 · INIT→RTR needs the peer")
-	s.line("next qp1 peer=qp2")
-	s.waitLong("step 6 of 7")
+	mark("resumed")
 	quitLearn(t, s, dashPID(t, s))
+	mark("quit again")
 }
 
 // quitLearn leaves the course with esc, q and checks that its process
