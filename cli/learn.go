@@ -116,6 +116,7 @@ func (lo *learnOptions) run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
+	lessons = learn.Expand(lessons, learn.HostVars(lo.shell.Device, lo.shell.GIDIndex))
 	if lo.reset {
 		if err := learn.ResetProgress(progress); err != nil {
 			return err

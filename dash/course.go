@@ -32,6 +32,7 @@ func startCourse(ctx context.Context, conn *inspect.Conn, o Options) (*learn.Tut
 	if err != nil {
 		return nil, err
 	}
+	lessons = learn.Expand(lessons, learn.HostVars(o.Dev, o.GIDIndex))
 	t, _, err := learn.NewTutor(ctx, learn.TutorOptions{Lessons: lessons, Kernel: learn.Netlink{Conn: conn},
 		ProgressPath: learn.ProgressPath(), Brief: true,
 		NewEngine: func() front.Engine { return shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex}) }})

@@ -86,3 +86,22 @@ func TestEventChecks(t *testing.T) {
 		t.Errorf("a QP_FATAL check after a CQ_ERR: %+v", got)
 	}
 }
+
+func TestExpand(t *testing.T) {
+	src := "# Talk\nTo {ip}.\n```background\nprog -g {gid_index}\n```\n## Dial\nDial {ip}.\n```solution\ndial qp1 {ip}:1\n```\n```check\nexpect qp1\n```\n"
+	l, err := Parse("09-talk.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Expand([]Lesson{l}, map[string]string{"ip": "10.0.0.1", "gid_index": "1"})[0]
+	if got.Intro != "To 10.0.0.1." || got.Background[0] != "prog -g 1" || got.Steps[0].Text != "Dial 10.0.0.1." || got.Steps[0].Solution[0].Text != "dial qp1 10.0.0.1:1" || got.Skip != "" {
+		t.Errorf("expanded: %+v", got)
+	}
+	if l.Steps[0].Text != "Dial {ip}." {
+		t.Error("Expand changed the lesson it was given")
+	}
+	skipped := Expand([]Lesson{l}, map[string]string{"ip": "10.0.0.1"})[0]
+	if !strings.Contains(Unmet(skipped), "this host's gid_index") {
+		t.Errorf("a missing value: %q", Unmet(skipped))
+	}
+}

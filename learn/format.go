@@ -17,6 +17,9 @@ import (
 //	```setup                        optional: shell lines the lesson runs
 //	open; pd                        before its first step
 //	```
+//	```background                   optional: programs run beside the
+//	ibv_rc_pingpong -g {gid_index}  shell for the lesson ({dev},
+//	```                             {gid_index} and {ip}: Expand)
 //	## Move qp1 to INIT             a step, as many as needed
 //	text ...                        what to do and why
 //	```solution                     the shell lines that do it; a line
@@ -32,7 +35,7 @@ import (
 // number is the file name's leading digits (02-state-machine.md).
 
 // blocks are the fenced blocks the format gives a meaning.
-var blocks = map[string]bool{"requires": true, "setup": true, "solution": true, "check": true, "hint": true, "done": true}
+var blocks = map[string]bool{"requires": true, "setup": true, "background": true, "solution": true, "check": true, "hint": true, "done": true}
 
 // Parse reads one lesson file. Its errors name the file and line.
 func Parse(name string, src []byte) (Lesson, error) {
@@ -128,12 +131,20 @@ func (p *parser) endBlock(no int) error {
 	kind, body := p.fence, strings.TrimSpace(strings.Join(p.block, "\n"))
 	p.fence = ""
 	s := p.step()
-	if kind == "requires" || kind == "setup" {
+	if kind == "requires" || kind == "setup" || kind == "background" {
 		if s != nil {
 			return p.errorf(p.blockAt, "```%s belongs to the introduction, before the first step", kind)
 		}
-		if kind == "setup" {
+		switch kind {
+		case "setup":
 			p.l.Setup = solutionLines(body)
+			return nil
+		case "background":
+			for _, t := range strings.Split(body, "\n") {
+				if t = strings.TrimSpace(t); t != "" {
+					p.l.Background = append(p.l.Background, t)
+				}
+			}
 			return nil
 		}
 		return p.requires(body)

@@ -12,6 +12,13 @@ type Lesson struct {
 	// Setup is what the lesson prepares before its first step, run for
 	// the learner (a broken pair to find the fault in).
 	Setup []Line
+	// Background are programs the lesson runs beside the shell (an
+	// ibv_rc_pingpong to talk to), started after the setup and ended
+	// with the lesson; one command line each.
+	Background []string
+	// Skip, when set, says why this host cannot run the lesson (Expand
+	// sets it for a value the host lacks).
+	Skip  string
 	Steps []Step
 }
 

@@ -75,12 +75,20 @@ func RunCheck(ctx context.Context, lessons []Lesson, o CheckOptions) error {
 func checkLesson(ctx context.Context, l Lesson, o CheckOptions) *StepFailure {
 	s := NewSession(o.NewEngine(), o.Kernel, nil)
 	defer s.Close()
-	if err := s.Run(ctx, l.Setup); err != nil {
+	err := s.Run(ctx, l.Setup)
+	if err == nil {
+		err = s.StartPrograms(l.Background)
+	}
+	if err != nil {
 		fmt.Fprintf(o.Out, "  setup: FAILED\n    %s\n", err)
 		return &StepFailure{Lesson: l.Number, Title: "setup", Reason: err.Error()}
 	}
 	for i, st := range l.Steps {
 		fail := func(reason string) *StepFailure {
+			if said := s.endPrograms(); said != "" {
+				// What the lesson's peer program saw is half the story.
+				reason += "\n" + strings.TrimRight(said, "\n")
+			}
 			fmt.Fprintf(o.Out, "  step %d/%d %s: FAILED\n    %s\n", i+1, len(l.Steps), st.Title, strings.ReplaceAll(reason, "\n", "\n    "))
 			return &StepFailure{Lesson: l.Number, Step: i + 1, Title: st.Title, Reason: reason}
 		}

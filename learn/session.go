@@ -18,9 +18,10 @@ type Session struct {
 	Kernel Kernel // nil: judge on the shell's State alone
 	Seen   Seen
 
-	mu     sync.Mutex
-	events []Event // async events so far, from the watcher
-	done   chan struct{}
+	mu       sync.Mutex
+	events   []Event // async events so far, from the watcher
+	done     chan struct{}
+	programs []*program // the lesson's background programs
 }
 
 // NewSession starts watching eng's events: the async ones are kept for
@@ -47,6 +48,7 @@ func NewSession(eng front.Engine, k Kernel, sink func(front.Event)) *Session {
 // Close closes the shell, which destroys what the lesson created, and
 // waits for the event watcher to end.
 func (s *Session) Close() error {
+	s.endPrograms()
 	err := s.Engine.Close()
 	<-s.done
 	return err

@@ -110,7 +110,11 @@ func (t *Tutor) enter(ctx context.Context, i, step int) (string, error) {
 	}
 	sess := NewSession(t.o.NewEngine(), t.o.Kernel, t.relay)
 	step = min(max(step, 0), len(l.Steps)-1)
-	if err := sess.Run(ctx, l.Setup); err != nil {
+	err := sess.Run(ctx, l.Setup)
+	if err == nil {
+		err = sess.StartPrograms(l.Background)
+	}
+	if err != nil {
 		sess.Close()
 		return "", fmt.Errorf("learn: lesson %d's setup: %w", l.Number, err)
 	}
