@@ -80,8 +80,14 @@ func renderLesson(th *themes.Theme, l Lesson, w, h int, focused bool) string {
 	if focused {
 		slot = themes.SlotAccent
 	}
-	keys := ansi.Truncate("F2 hint · F3 back · F4 do it · F5 list", w, "…")
-	var tail []string
+	keys := "F2 hint · F3 back · F4 do it · F5 list"
+	for _, k := range []string{"F2 hint F3 back F4 do it F5 list", "F2 hint F3 back F4 do F5 list"} {
+		if ansi.StringWidth(keys) > w {
+			keys = k
+		}
+	}
+	keys = ansi.Truncate(keys, w, "…")
+	var checks, said []string
 	for _, c := range l.Checks {
 		mark, s := "·", themes.SlotDim
 		if c.Judged && c.OK {
@@ -89,11 +95,11 @@ func renderLesson(th *themes.Theme, l Lesson, w, h int, focused bool) string {
 		} else if c.Judged {
 			mark, s = "✗", themes.SlotWarn
 		}
-		tail = append(tail, th.Render(s, pad(ansi.Truncate(mark+" "+strings.TrimPrefix(c.Text, "expect "), w, "…"), w)))
+		checks = append(checks, th.Render(s, pad(ansi.Truncate(mark+" "+strings.TrimPrefix(c.Text, "expect "), w, "…"), w)))
 	}
 	if l.Said != "" {
 		for _, s := range wrap(l.Said, w) {
-			tail = append(tail, th.Render(themes.SlotOK, pad(ansi.Truncate(s, w, "…"), w)))
+			said = append(said, th.Render(themes.SlotOK, pad(ansi.Truncate(s, w, "…"), w)))
 		}
 	}
 	var body []string
@@ -109,8 +115,13 @@ func renderLesson(th *themes.Theme, l Lesson, w, h int, focused bool) string {
 		}
 	}
 	room := h - 2 // the rule and the keys
-	// The checks and what happened fit under the text if they can; the
+	// The text comes first, then the checks; what just happened only
+	// when all of those fit (it is in the shell's scrollback too). The
 	// text keeps at least half the room.
+	tail := checks
+	if len(body)+len(checks)+len(said) <= room {
+		tail = append(tail, said...)
+	}
 	tail = tail[:min(len(tail), max(0, room-min(len(body), room/2+1)))]
 	if len(body) > room-len(tail) {
 		body = append(body[:max(0, room-len(tail)-1)], th.Render(themes.SlotDim, pad(ansi.Truncate("… :step prints it all", w, "…"), w)))
