@@ -113,10 +113,10 @@ func TestLearnDashboard(t *testing.T) {
 	s, pid := startDash(t, "verbscope learn 2 --dev "+dev)
 	s.waitLong("step 1 of 7")
 	mark("the dashboard shows lesson 2")
-	s.line("open; pd; cq size=16; qp type=rc cq=cq1; qp type=rc cq=cq1")
+	pasteLine(s, "open; pd; cq size=16; qp type=rc cq=cq1; qp type=rc cq=cq1")
 	s.waitLong("step 2 of 7")
 	mark("step 1 done")
-	s.line("modify qp1 rtr")
+	pasteLine(s, "modify qp1 rtr")
 	s.waitLong("step 3 of 7")
 	mark("the refusal, step 2 done")
 	if scr := s.screen(); !strings.Contains(scr, "RESET→RTR") || !strings.Contains(scr, "✓ Try the shortcut") {
@@ -125,9 +125,9 @@ func TestLearnDashboard(t *testing.T) {
 	s.key("F2")
 	s.waitLong("hint: Type")
 	mark("the hint")
-	s.line("modify qp1 init port=1")
+	pasteLine(s, "modify qp1 init port=1")
 	s.waitLong("step 4 of 7")
-	s.line("modify qp1 init port=1 pkey_index=0 access_flags=remote_write")
+	pasteLine(s, "modify qp1 init port=1 pkey_index=0 access_flags=remote_write")
 	s.waitLong("step 5 of 7")
 	mark("the fix, step 4 done")
 	quitLearn(t, s, pid)
@@ -154,4 +154,13 @@ func quitLearn(t *testing.T, s *tmuxSession, pid int) {
 	if n := objectsOf(t, ids); n != 0 {
 		t.Errorf("%d verbs objects of verbscope learn are left after q", n)
 	}
+}
+
+// pasteLine gives the dashboard a line as a terminal's bracketed paste:
+// the shell pane runs it as if typed and entered, in one message rather
+// than a keystroke each (under TCG with the race detector a keystroke
+// costs the dashboard a whole frame).
+func pasteLine(s *tmuxSession, line string) {
+	s.run("set-buffer", "--", line+"\n")
+	s.run("paste-buffer", "-p", "-t", s.name)
 }
