@@ -18,8 +18,12 @@
 // solution and reports each step; Tutor (tutor.go) is itself a
 // front.Engine that wraps a fresh shell per lesson, so the line shell and
 // the dashboard's pane run the course as they run the shell, with the
-// learner's own commands (:hint, :next, ...) beside the verbs. Progress
-// (progress.go) is saved under $XDG_STATE_HOME/verbscope.
+// learner's own commands (:hint, :next, ...) beside the verbs, and
+// Status (status.go) is what a lesson pane shows. A lesson may prepare
+// objects (setup) and run programs beside the shell (programs.go, an
+// ibv_rc_pingpong to talk to); Expand (vars.go) fills in this host's
+// device, GID index and address. Progress (progress.go) is saved under
+// $XDG_STATE_HOME/verbscope.
 //
 // It is pure Go: it imports the shell's front, not the shell, so the cgo
 // core stays where the caller puts it.
