@@ -166,6 +166,12 @@ func (t *Tutor) stepText() string {
 func (t *Tutor) Exec(ctx context.Context, line string) (front.Result, error) {
 	t.execMu.Lock()
 	defer t.execMu.Unlock()
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return front.Result{}, &front.Error{What: "the course is closed", Fix: "start it again: verbscope learn"}
+	}
 	if strings.HasPrefix(strings.TrimSpace(line), ":") {
 		text, err := t.command(ctx, strings.Fields(strings.TrimSpace(line)[1:]))
 		return front.Result{Command: line, Text: text}, err

@@ -129,6 +129,9 @@ func TestTutorResumesMidLesson(t *testing.T) {
 	if !r.shells[0].closed {
 		t.Error("Close did not close the lesson's shell")
 	}
+	if got := r.exec(":lesson 1"); got != "ERROR the course is closed\n  fix: start it again: verbscope learn" {
+		t.Errorf("after Close: %q", got)
+	}
 	r2, text := newRig(t, path, 0)
 	if !strings.Contains(text, "resumed: steps 1 to 2 were replayed") || !strings.Contains(text, "Step 3 of 3: Refused") {
 		t.Errorf("resumed opening:\n%s", text)
