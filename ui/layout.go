@@ -26,8 +26,10 @@ const headerHeight = 4
 type layout struct {
 	headerH, mainH, paneH int
 	// lessonW is the lesson pane's width, left of the shell pane (0:
-	// no course runs).
-	lessonW int
+	// no course runs); lessonLines is the pane drawn for lessonFor.
+	lessonW     int
+	lessonLines []string
+	lessonFor   lessonDrawn
 	// hints is the footer's key hints at this width and focus.
 	hints    string
 	hintsFor hintsKey
@@ -61,6 +63,15 @@ func (m *model) relayout() {
 	}
 	if m.pane != nil {
 		m.pane.setSize(m.w-l.lessonW, l.paneH)
+	}
+	if l.lessonW > 0 {
+		// The lesson changes with a command, not a keystroke: drawn
+		// again only when it, the size, the focus or the theme changed.
+		k := lessonDrawn{m.pane.lesson, m.c.theme, l.lessonW - 1, l.paneH, m.paneFocus}
+		if l.lessonLines == nil || l.lessonFor != k {
+			l.lessonFor = k
+			l.lessonLines = strings.Split(renderLesson(m.c.theme, *m.pane.lesson, k.w, k.h, k.focused), "\n")
+		}
 	}
 	if m.mode == modeCommand || m.mode == modeFilter {
 		// The line leaves room for the hint (the input pads to its width).
@@ -116,6 +127,14 @@ func matchesAny(msg tea.KeyPressMsg, bs []key.Binding) bool {
 	return len(bs) > 0 && key.Matches(msg, bs...)
 }
 
+// lessonDrawn is what the lesson pane's drawing depends on.
+type lessonDrawn struct {
+	l       *Lesson
+	theme   *themes.Theme
+	w, h    int
+	focused bool
+}
+
 // lessonWidth gives the lesson pane two fifths of the width, at least
 // 30 cells, leaving the shell at least 40.
 func lessonWidth(w int) int { return min(max(30, w*2/5), w-40) }
@@ -128,7 +147,7 @@ func (m *model) panes() string {
 		return shell
 	}
 	lw := m.lay.lessonW - 1
-	left := strings.Split(renderLesson(m.c.theme, *m.pane.lesson, lw, m.lay.paneH, m.paneFocus), "\n")
+	left := m.lay.lessonLines
 	right := strings.Split(shell, "\n")
 	sep := m.c.theme.Render(themes.SlotBorder, "│")
 	if m.c.theme.ASCII {
