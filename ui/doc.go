@@ -20,5 +20,9 @@
 // note and keys) in a file of its own, and add its viewSpec (name,
 // aliases, title, constructor) to registry. The tab row, the ':' jump,
 // '?', --view and ViewNames follow from the registry;
-// TestAddedViewNeedsOnlyTheRegistry does exactly this.
+// TestAddedViewNeedsOnlyTheRegistry does exactly this. Every view has its
+// file (view_NAME.go); the object kinds' views share objectView
+// (view_objects.go) and the sysfs readings' share sysfsView
+// (view_sysfs.go), each giving only its columns, since one row builder
+// makes their rows.
 package ui
