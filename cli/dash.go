@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -114,10 +113,7 @@ func runDash(ctx context.Context, env *Env, o dash.Options, demo, traced bool) e
 			return lab.StartDemo(ctx, lab.DemoOptions{Dev: dev, GIDIndex: o.GIDIndex})
 		}
 	}
-	o.Limits = deviceLimits(slog.New(slog.DiscardHandler))
-	if traced {
-		o.Modifies = traceModifies
-	}
+	o.Trace = traced
 	// VERBSCOPE_DASH_FRAME names a file that gets each frame as text:
 	// the render tests compare it with what the terminal shows.
 	o.FrameFile = os.Getenv("VERBSCOPE_DASH_FRAME")
