@@ -331,3 +331,50 @@ func TestHistorySaveFailureShown(t *testing.T) {
 		t.Errorf("the failed save is not on the status line:\n%s", screen(m))
 	}
 }
+
+// The events view opens at the newest event and follows new ones, as
+// less +F does; moving up pauses it, G follows again; the title says
+// which.
+func TestEventsFollowNewest(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+	m.Update(m.jumpMsg("events"))
+	_, n := m.cur.table.Counts()
+	if n < 3 {
+		t.Fatalf("the recordings give %d events; the test needs three or more", n)
+	}
+	at := func(want int, title string) {
+		t.Helper()
+		if m.cur.table.cursor != want {
+			t.Errorf("cursor on row %d, want %d of %d", m.cur.table.cursor, want, n)
+		}
+		if !strings.Contains(screen(m), title) {
+			t.Errorf("the title should say %q:\n%s", title, screen(m))
+		}
+	}
+	at(n-1, "following new rows")
+	// A state change, seen twice: every new frame adds its events.
+	f := recordedFrames(t, "rc-rts")[0]
+	s := *f.Snapshot
+	s.QPs = append([]inspect.QP(nil), s.QPs...)
+	s.QPs[0].State = rdma.QPStateErr
+	f.Snapshot = &s
+	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
+	_, n2 := m.cur.table.Counts()
+	if n2 <= n {
+		t.Fatalf("a QP moved to ERR added no event (%d then %d)", n, n2)
+	}
+	n = n2
+	at(n-1, "following new rows")
+	send(m, "k")
+	at(n-2, "paused (G follows again)")
+	s2 := s
+	s2.QPs = append([]inspect.QP(nil), s.QPs...)
+	s2.QPs[0].State = rdma.QPStateReset
+	f.Snapshot = &s2
+	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
+	_, n2 = m.cur.table.Counts()
+	at(n-2, "paused (G follows again)") // the reader's row stays put
+	n = n2
+	send(m, "G")
+	at(n-1, "following new rows")
+}

@@ -68,8 +68,11 @@ type matcher func(cols []column, words []string) (func(*tableRow) bool, string)
 // row's key across refreshes.
 type table struct {
 	Title string
-	cols  []column
-	rows  []tableRow
+	// tail: the table follows its newest row (model.apply) while the
+	// cursor is on the last one, as less +F does; its title says which.
+	tail bool
+	cols []column
+	rows []tableRow
 	// view holds indexes into rows: the filtered, sorted rows shown.
 	view    []int
 	widths  []int
@@ -393,11 +396,22 @@ func (t *table) emptyText() string {
 	return "  none"
 }
 
+// following says a tail table shows its newest row: the cursor is on
+// the last row (or there is none yet).
+func (t *table) following() bool { return t.cursor >= len(t.view)-1 }
+
 func (t *table) titleLine(th *themes.Theme, w int) string {
 	shown, total := t.Counts()
 	s := th.Render(themes.SlotTitle, t.Title) + th.Render(themes.SlotDim, " ["+strconv.Itoa(shown)+"/"+strconv.Itoa(total)+"]")
 	if len(t.filter) > 0 {
 		s += th.Render(themes.SlotAccent, " </"+strings.Join(t.filter, " ")+">")
+	}
+	if t.tail {
+		if t.following() {
+			s += th.Render(themes.SlotOK, " following new rows")
+		} else {
+			s += th.Render(themes.SlotWarn, " paused (G follows again)")
+		}
 	}
 	if t.sortCol >= 0 && t.sortCol < len(t.cols) {
 		dir := "↑"

@@ -151,7 +151,7 @@ func (m *model) apply(p *page) {
 	}
 	// A tail page follows the newest row unless the user moved up to
 	// read an older one.
-	follow := p.tail && p.table.cursor >= len(p.table.view)-1
+	follow := p.tail && p.table.following()
 	p.table.SetRows(p.pending)
 	p.pending, p.dirty = nil, false
 	if follow {
