@@ -7,7 +7,7 @@ import "github.com/verbscope/verbscope/sysfsmon"
 // recent rates.
 var countersSpec = sysfsSpec("counters", "counters", "port and hardware counters with rates", "counters", []column{
 	col("dev", "dev", 0, false), col("port", "port", 0, true), col("group", "group", 3, false),
-	col("name", "counter", 0, false), col("value", "value", 1, true), col("rate", "rate/s", 0, true),
+	col("name", "counter", 0, false), col("value", "value", 1, true), col("rate", "rate", 0, true),
 	{Key: "spark", Title: "recent", Prio: 2}},
 	"counter", "stat")
 
