@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -377,4 +378,45 @@ func TestEventsFollowNewest(t *testing.T) {
 	n = n2
 	send(m, "G")
 	at(n-1, "following new rows")
+}
+
+// The frame that a shell command's refresh brings marks what the command
+// created (◆), although the Cmd that waited for it began before the
+// command ran.
+func TestOursMarkedInTheFirstFrame(t *testing.T) {
+	f := recordedFrames(t, "rc-rts")[0]
+	var qp *inspect.QP
+	for i := range f.Snapshot.QPs {
+		if q := &f.Snapshot.QPs[i]; q.HasPID() {
+			qp = q
+			break
+		}
+	}
+	if qp == nil {
+		t.Fatal("the rc-rts recording has no user QP")
+	}
+	pid := int(qp.PID)
+	if qp.TGID != 0 {
+		pid = int(qp.TGID)
+	}
+	th := mustLoad(t, "dark", true)
+	ch := make(chan inspect.Frame, 1)
+	eng := newFakeEngine()
+	m := newModel(Sources{Res: ch, Shell: eng, Interval: time.Second}, Options{}, th)
+	wait := m.waitRes() // waiting before the command, as the model always is
+	eng.state = front.State{PID: pid}.Put(front.Object{ID: 1, Kind: rdma.KindQP, Name: "qp1", QPN: qp.LQPN})
+	ch <- f
+	msg, ok := wait().(resMsg)
+	if !ok {
+		t.Fatal("waitRes gave no frame")
+	}
+	for _, r := range msg.d.rows[rdma.KindQP] {
+		if r.res != nil && r.res.qp != nil && r.res.qp.LQPN == qp.LQPN && r.res.qp.DevName == qp.DevName {
+			if !r.Ours || r.OursName != "qp1" {
+				t.Errorf("QP %d: ours=%v name=%q, want ◆ qp1 in the first frame after the command", qp.LQPN, r.Ours, r.OursName)
+			}
+			return
+		}
+	}
+	t.Errorf("QP %d is not in the frame's rows", qp.LQPN)
 }
