@@ -420,3 +420,45 @@ func TestOursMarkedInTheFirstFrame(t *testing.T) {
 	}
 	t.Errorf("QP %d is not in the frame's rows", qp.LQPN)
 }
+
+// The shell pane is compact (its rule, the last answer's first line, the
+// prompt) while nobody types in it; tab grows it; z in the view and
+// ctrl+t in the pane cycle its size when focused, and the choice stays.
+func TestPaneSplit(t *testing.T) {
+	const w, h = 100, 40
+	m := fixtureModel(t, "rxe0", "dark", w, h, true)
+	room := h - headerHeight - 1
+	want := func(paneH int, focus bool, step string) {
+		t.Helper()
+		if m.lay.paneH != paneH || m.paneFocus != focus {
+			t.Errorf("%s: pane %d rows (focused %v), want %d (focused %v)", step, m.lay.paneH, m.paneFocus, paneH, focus)
+		}
+		if got := strings.Count(screen(m), "\n") + 1; got != h {
+			t.Errorf("%s: the screen has %d lines, want %d", step, got, h)
+		}
+	}
+	want(paneCompact, false, "at start")
+	send(m, "tab")
+	want(room/3, true, "tab")
+	typeText(m, "open")
+	_, cmd := m.Update(keyMsg("enter"))
+	runCmd(m, cmd)
+	send(m, "ctrl+t")
+	want(room/2, true, "ctrl+t once")
+	send(m, "ctrl+t")
+	want(room-mainMin, true, "ctrl+t twice")
+	if m.pane.input.Value() != "" {
+		t.Errorf("ctrl+t was typed into the pane: %q", m.pane.input.Value())
+	}
+	send(m, "ctrl+t")
+	want(paneCompact, false, "ctrl+t thrice: the view's split")
+	if !strings.Contains(screen(m), "ran open") {
+		t.Errorf("the compact pane should show the last answer's first line:\n%s", screen(m))
+	}
+	send(m, "z")
+	want(room/3, true, "z in the view: back to a third")
+	send(m, "esc")
+	want(paneCompact, false, "esc")
+	send(m, "tab")
+	want(room/3, true, "tab again: the split chosen stays")
+}

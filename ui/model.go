@@ -62,6 +62,7 @@ type model struct {
 	detail     detailState
 	pane       *shellPane
 	paneFocus  bool
+	split      paneSplit // how the focused pane shares the screen
 	resBuilder *resBuilder
 	sysBuilder *sysBuilder
 	paused     bool

@@ -212,6 +212,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.paneFocus = true
 		return m.pane.focus()
+	case key.Matches(msg, k.Split):
+		return m.cycleSplit()
 	case key.Matches(msg, k.Command):
 		m.startLine(modeCommand, ":", "")
 	case key.Matches(msg, k.Filter):
@@ -264,6 +266,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 // and ctrl+c (cancel the running command).
 func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
+	case msg.String() == "ctrl+t": // the Split key that is not a letter
+		return m.cycleSplit()
 	case key.Matches(msg, m.keys.Back):
 		m.paneFocus = false
 		m.pane.blur()
@@ -279,6 +283,24 @@ func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	return m.pane.key(msg)
+}
+
+// cycleSplit moves to the next split: the pane focused at its new size,
+// or, for the view's split, the view focused and the pane compact.
+func (m *model) cycleSplit() tea.Cmd {
+	if m.pane == nil {
+		m.c.note(themes.SlotDim, "no shell pane: this dashboard was started without the verbs shell")
+		return nil
+	}
+	m.split = (m.split + 1) % splitModes
+	m.c.note(themes.SlotDim, splitNames[m.split]+"; z or ctrl+t for the next")
+	if m.split == splitView {
+		m.paneFocus = false
+		m.pane.blur()
+		return nil
+	}
+	m.paneFocus = true
+	return m.pane.focus()
 }
 
 func (m *model) paste(text string) tea.Cmd {
