@@ -107,7 +107,7 @@ func cpuTicks(proc string) float64 {
 // threads), and the dashboard's memory (rss-MB).
 func BenchmarkDashboardIdle(b *testing.B) {
 	benchTmux(b, 160, 48, "verbscope dash --interval 1s")
-	waitScreen(b, "vsb", "QPs [", 2*time.Minute)
+	waitScreen(b, "vsb", "1 ports", 2*time.Minute) // the overview, the first view
 	proc := dashProc(b)
 	// Idle is after the start: the trace's programs loaded (seconds
 	// under emulation) and the first readings settled.
@@ -178,7 +178,7 @@ func wakeups(proc string) float64 {
 func BenchmarkDashboard10kQPs(b *testing.B) {
 	_, stop := qpholder.Start(b, 10000)
 	defer stop()
-	benchTmux(b, 200, 60, "verbscope dash --interval 1s --no-shell")
+	benchTmux(b, 200, 60, "verbscope dash --view qp --interval 1s --no-shell")
 	waitScreen(b, "vsb", "programs attached", 5*time.Minute)
 	waitScreen(b, "vsb", "QPs [10001/10001]", 5*time.Minute)
 	proc := dashProc(b)

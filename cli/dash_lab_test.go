@@ -62,7 +62,7 @@ func startDash(t *testing.T, line string) (*tmuxSession, int) {
 func TestDashboardLive(t *testing.T) {
 	labkit.Clean(t)
 	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
-	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --interval 500ms; echo status=$?")
+	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --view qp --interval 500ms; echo status=$?")
 
 	// The pair runs until the test ends it (a short run could be over
 	// before the screen is read).
@@ -146,7 +146,7 @@ func TestDashboardLive(t *testing.T) {
 // is destroyed.
 func TestDashboardSIGTERM(t *testing.T) {
 	labkit.Clean(t)
-	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash; echo status=$?")
+	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --view qp; echo status=$?")
 	s.key("Tab")
 	s.keys("-l", "open; pd; cq; qp cq=cq1")
 	s.key("Enter")
@@ -240,7 +240,7 @@ func TestDashboardTerminal(t *testing.T) {
 	s := newTmux(t)
 	s.run("resize-window", "-t", s.name, "-x", "80", "-y", "24")
 	s.line("NO_COLOR=1 verbscope dash; echo status=$?")
-	scr := s.waitLong("QPs [")
+	scr := s.waitLong("1 ports") // the overview, the first view
 	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
 	if len(lines) > 24 {
 		t.Errorf("%d lines on a 24-line terminal", len(lines))

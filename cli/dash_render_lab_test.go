@@ -83,7 +83,7 @@ func driveDashboard(t *testing.T, rt renderTerm, frame string) {
 	}
 	typing := func(prompt string) func([]string) bool { return func(l []string) bool { return typingAt(l, prompt) } }
 	not := func(f func([]string) bool) func([]string) bool { return func(l []string) bool { return !f(l) } }
-	rt.waitFor("QPs [")
+	rt.waitFor("1 ports") // the overview, the first view
 	check("the first frame", nil)
 	// Every view, then :irq and :doctor again: the jump that left half
 	// of the old tab row on screen in issue 18.

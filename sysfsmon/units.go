@@ -93,3 +93,25 @@ func rateText(u CounterUnit, r float64) string {
 	}
 	return RateText(r) + "/s"
 }
+
+// Flow says which way a data or packet counter counts: "tx" for what
+// the port sent, "rx" for what it received, "" for neither or for a
+// counter that is part of another (unicast_ and multicast_ packets are
+// in port_xmit_packets and port_rcv_packets already). rxe's sent_pkts
+// and rcvd_pkts, the IBTA port_xmit_*/port_rcv_*, and hw_counters'
+// tx_*/rx_* names are recognised.
+func (c *Counter) Flow() string {
+	if u, _ := c.Unit(); u == UnitEvents {
+		return ""
+	}
+	n := c.Name
+	switch {
+	case strings.HasPrefix(n, "unicast_") || strings.HasPrefix(n, "multicast_"):
+		return ""
+	case strings.Contains(n, "xmit") || strings.HasPrefix(n, "sent") || strings.HasPrefix(n, "tx"):
+		return "tx"
+	case strings.Contains(n, "rcv") || strings.HasPrefix(n, "rx"):
+		return "rx"
+	}
+	return ""
+}

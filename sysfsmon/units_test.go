@@ -31,3 +31,22 @@ func TestCounterUnits(t *testing.T) {
 		}
 	}
 }
+
+func TestCounterFlow(t *testing.T) {
+	for _, c := range []struct{ group, name, want string }{
+		{"counters", "port_xmit_data", "tx"},
+		{"counters", "port_rcv_data", "rx"},
+		{"counters", "port_rcv_packets", "rx"},
+		{"counters", "unicast_xmit_packets", ""}, // already in port_xmit_packets
+		{"hw_counters", "sent_pkts", "tx"},
+		{"hw_counters", "rcvd_pkts", "rx"},
+		{"hw_counters", "tx_bytes", "tx"},
+		{"hw_counters", "rcvd_seq_err", ""}, // an event counter has no flow
+		{"counters", "port_xmit_discards", ""},
+	} {
+		cn := Counter{Group: c.group, Name: c.name}
+		if got := cn.Flow(); got != c.want {
+			t.Errorf("%s/%s: flow %q, want %q", c.group, c.name, got, c.want)
+		}
+	}
+}

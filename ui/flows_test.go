@@ -22,7 +22,7 @@ func TestJumpToEveryView(t *testing.T) {
 		}
 	}
 	m.Update(m.jumpMsg("nosuch"))
-	if !strings.Contains(screen(m), `no view "nosuch": views are qp cq`) {
+	if !strings.Contains(screen(m), `no view "nosuch": views are overview qp cq`) {
 		t.Errorf("an unknown view should list the views:\n%s", screen(m))
 	}
 }
@@ -224,7 +224,7 @@ func collect(cmd tea.Cmd) tea.Msg {
 		return nil
 	}
 	switch msg.(type) {
-	case shellDoneMsg, shellCompleteMsg:
+	case shellDoneMsg, shellCompleteMsg, openViewMsg:
 		return msg
 	}
 	return nil
@@ -461,4 +461,43 @@ func TestPaneSplit(t *testing.T) {
 	want(paneCompact, false, "esc")
 	send(m, "tab")
 	want(room/3, true, "tab again: the split chosen stays")
+}
+
+// Each overview box opens its full view: by its digit, or by a click
+// anywhere in it.
+func TestOverviewOpensItsViews(t *testing.T) {
+	for _, w := range []int{80, 160} { // one column, two
+		m := fixtureModel(t, "rxe0", "dark", w, 40, false)
+		hh := strings.Count(m.header(), "\n") + 1
+		for _, b := range overviewBoxes {
+			m.Update(m.jumpMsg("overview"))
+			_, cmd := m.Update(keyMsg(b.key))
+			runCmd(m, cmd)
+			if m.cur.name != b.view {
+				t.Errorf("%d wide: %s went to %s, want %s", w, b.key, m.cur.name, b.view)
+			}
+		}
+		m.Update(m.jumpMsg("overview"))
+		lines := strings.Split(screen(m), "\n")
+		for _, b := range overviewBoxes {
+			// The click lands on the box's title.
+			y, x := -1, -1
+			for i, l := range lines {
+				if j := strings.Index(l, " "+b.key+" "+b.title+" "); j >= 0 && i >= hh {
+					y, x = i, len([]rune(l[:j]))+2
+					break
+				}
+			}
+			if y < 0 {
+				t.Errorf("%d wide: no %q box on screen", w, b.title)
+				continue
+			}
+			m.Update(m.jumpMsg("overview"))
+			_, cmd := m.Update(tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft})
+			runCmd(m, cmd)
+			if m.cur.name != b.view {
+				t.Errorf("%d wide: a click on the %s box went to %s, want %s", w, b.title, m.cur.name, b.view)
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import "strings"
 // the tabs, `?`, --view and ViewNames all read it: a new view is a line
 // here and a file of its own.
 var registry = []viewSpec{
+	overviewSpec,
 	qpSpec, cqSpec, mrSpec, pdSpec, ctxSpec, srqSpec, cmidSpec,
 	devSpec, portSpec, gidSpec, irqSpec, countersSpec,
 	eventsSpec, doctorSpec, fleetSpec,

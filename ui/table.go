@@ -482,20 +482,27 @@ func (t *table) rowLine(th *themes.Theme, r *tableRow, cols []int, w int, select
 	switch {
 	case selected:
 		return th.Render(themes.SlotSelected, line)
-	case r.Mark == markError:
-		return th.Render(themes.SlotError, line)
-	case r.Mark == markVanishing:
-		return th.Render(themes.SlotVanished, line)
-	case r.Mark == markWarn:
-		return th.Render(themes.SlotWarn, line)
-	case r.Mark == markNew:
-		return th.Render(themes.SlotNew, line)
+	case r.Mark > markChanged:
+		return th.Render(markSlot[r.Mark], line)
 	case r.Ours:
 		return th.Render(themes.SlotOurs, line)
 	case r.Mark == markChanged:
 		return th.Render(themes.SlotChanged, line)
 	}
 	return line
+}
+
+// markSlot is each mark's colour.
+var markSlot = [...]themes.Slot{markNone: "", markChanged: themes.SlotChanged, markNew: themes.SlotNew,
+	markWarn: themes.SlotWarn, markVanishing: themes.SlotVanished, markError: themes.SlotError}
+
+// markText is a mark as a line outside a table begins: its symbol and a
+// space, in its colour.
+func markText(th *themes.Theme, m rowMark) string {
+	if m == markNone {
+		return "  "
+	}
+	return th.Render(markSlot[m], markSymbols[m]) + " "
 }
 
 // align pads or cuts s to exactly w cells.

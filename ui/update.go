@@ -49,6 +49,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case noticeMsg:
 		m.c.note(themes.SlotDim, msg.text)
 		return m.waitNotice()
+	case openViewMsg:
+		return m.jump(msg.name)
 	case shellDoneMsg:
 		if m.pane == nil {
 			return nil
@@ -475,6 +477,9 @@ func (m *model) click(ms tea.Mouse) tea.Cmd {
 		return nil
 	}
 	if m.mode == modeNormal && ms.Y >= hh {
+		if d, ok := m.cur.view.(drawn); ok {
+			return m.jump(d.openAt(ms.X, ms.Y-hh, m.w, m.lay.mainH))
+		}
 		m.cur.table.ClickRow(ms.Y - hh)
 	}
 	return nil

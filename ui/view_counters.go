@@ -19,6 +19,7 @@ func (p *sysBuilder) counters(d *sysData, u sysfsmon.Update, ascii bool) {
 	cols := sysfsColumns["counters"]
 	index := colIndex(cols)
 	rates := u.CounterValues() // the first reading: values without rates
+	p.flows(d, u, rates)
 	live := map[string]bool{}
 	for i := range rates {
 		r := &rates[i]
