@@ -35,8 +35,11 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 	wo := inspect.WatchOptions{Interval: o.Interval,
 		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.Dev}},
 		// The Tracker warns near the devices' object limits, which
-		// netlink does not carry.
-		Tracker: inspect.TrackerConfig{Limits: export.DeviceLimits(slog.New(slog.DiscardHandler))}}
+		// netlink does not carry; asked on the watcher's goroutine, so
+		// the first frame does not wait for libibverbs.
+		Tracker: inspect.TrackerConfig{LoadLimits: func() map[string]inspect.Limits {
+			return export.DeviceLimits(slog.New(slog.DiscardHandler))
+		}}}
 	if o.Trace {
 		wo.Modifies = trace.FeedModifies(ctx, trace.FeedOptions{Env: trace.CachedEnv(verbs.DeviceCheckEnv), Latency: o.Interval,
 			Warn: notice, Ready: func(n int) {
