@@ -24,5 +24,7 @@
 // file (view_NAME.go); the object kinds' views share objectView
 // (view_objects.go) and the sysfs readings' share sysfsView
 // (view_sysfs.go), each giving only its columns, since one row builder
-// makes their rows.
+// makes their rows. A view that is not a table (the overview's boxes,
+// view_overview.go and boxes.go) also implements drawn: it draws its
+// body at the size it is given, and names the view a click opens.
 package ui
