@@ -42,14 +42,19 @@ func dashPID(t *testing.T, s *tmuxSession) int {
 }
 
 // startDash runs line (which starts the dashboard) in a new tmux
-// session with a history file of the test's own, waits for the QP view
-// and returns the session and the dashboard's pid.
+// session with a history file of the test's own, waits for its first
+// view (the QP view with --view qp, else the overview) and returns the
+// session and the dashboard's pid.
 func startDash(t *testing.T, line string) (*tmuxSession, int) {
 	t.Helper()
 	os.Setenv("XDG_STATE_HOME", t.TempDir())
 	s := newTmux(t)
 	s.line(line)
-	s.waitLong("QPs [")
+	if strings.Contains(line, "--view qp") {
+		s.waitLong("QPs [")
+	} else {
+		s.waitLong("1 ports")
+	}
 	return s, dashPID(t, s)
 }
 
