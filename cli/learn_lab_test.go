@@ -110,8 +110,13 @@ func TestLearnDashboard(t *testing.T) {
 	dev := labkit.Env(t, "LAB_DEV")
 	start := time.Now()
 	mark := func(what string) { t.Logf("%6.1fs %s", time.Since(start).Seconds(), what) }
-	s, pid := startDash(t, "verbscope learn 2 --dev "+dev)
+	// The course opens on the QP view with the lesson, not the overview
+	// startDash waits for.
+	os.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := newTmux(t)
+	s.line("verbscope learn 2 --dev " + dev)
 	s.waitLong("step 1 of 7")
+	pid := dashPID(t, s)
 	mark("the dashboard shows lesson 2")
 	pasteLine(s, "open; pd; cq size=16; qp type=rc cq=cq1; qp type=rc cq=cq1")
 	s.waitLong("step 2 of 7")
