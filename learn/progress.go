@@ -7,6 +7,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 // Progress is where the learner is and what is done, saved between runs.
@@ -18,17 +20,7 @@ type Progress struct {
 
 // ProgressPath is $XDG_STATE_HOME/verbscope/learn.json, or
 // ~/.local/state/verbscope/learn.json ("" when there is no home).
-func ProgressPath() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "verbscope", "learn.json")
-}
+func ProgressPath() string { return front.StatePath("learn.json") }
 
 // LoadProgress reads saved progress; none saved is the zero Progress.
 func LoadProgress(path string) (Progress, error) {
