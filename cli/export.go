@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/export"
-	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/trace"
+	"github.com/verbscope/verbscope/verbs"
 )
 
 func init() { register(exportCmd) }
@@ -147,7 +147,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	go c.WatchSysfs(ctx, sys, cfg.interval)
 	nl := export.NetlinkOptions{Interval: cfg.interval, Limits: export.DeviceLimits(log)}
 	if cfg.trace {
-		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(deviceEnv)
+		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(verbs.DeviceCheckEnv)
 	}
 	go c.FollowNetlink(ctx, nl)
 	// The first readings come before the first scrape can, unless one
@@ -166,7 +166,3 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	}
 	return err
 }
-
-// deviceLimits is export.DeviceLimits, for the dashboard's wiring
-// (dash_sources.go).
-func deviceLimits(log *slog.Logger) map[string]inspect.Limits { return export.DeviceLimits(log) }

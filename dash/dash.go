@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/verbscope/verbscope/fleet"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/learn"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -36,17 +38,17 @@ type Options struct {
 	// Shell puts the verbs shell in a pane; GIDIndex is its default GID.
 	Shell    bool
 	GIDIndex int
+	// Course, when set, is the course (verbscope learn) the pane runs
+	// instead of a plain shell, with the lesson pane beside it.
+	Course *learn.Tutor
 	// Prometheus, when set, feeds the fleet view with the hosts its
 	// scrape Job finds.
 	Prometheus, Job string
 	// FrameFile receives each frame as text (ui.Options.FrameFile).
 	FrameFile string
-	// Limits are the device limits the Tracker warns near.
-	Limits map[string]inspect.Limits
-	// Modifies, when set, starts trace's modify events for the QP
-	// histories: warn says what trace cannot do, ready reports the
-	// programs attached.
-	Modifies func(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue
+	// Trace feeds the QP histories with trace's modify events (what each
+	// ibv_modify_qp set); what trace cannot do goes to the status line.
+	Trace bool
 	// Demo, when set, starts a labelled workload beside the dashboard;
 	// stop ends it.
 	Demo func(ctx context.Context, dev string) (label string, stop func(), err error)
@@ -92,10 +94,31 @@ func Run(ctx context.Context, o Options) error {
 	}
 	src, stop := sources(ctx, fsys, conn, o)
 	defer stop()
-	if o.Shell {
+	if o.Course != nil {
+		src.Shell, src.Lesson = o.Course, func() ui.Lesson { return lessonOf(o.Course.Status()) }
+	} else if o.Shell {
 		sh := shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex})
 		defer sh.Close()
 		src.Shell = sh
+		// :learn starts the course in a Cmd; it is closed at the end.
+		var course atomic.Pointer[learn.Tutor]
+		defer func() {
+			if t := course.Load(); t != nil {
+				t.Close()
+			}
+		}()
+		src.Learn = func() (front.Engine, func() ui.Lesson, error) {
+			t, err := startCourse(ctx, conn, o)
+			if err != nil {
+				return nil, nil, err
+			}
+			if old := course.Swap(t); old != nil {
+				old.Close()
+			}
+			return t, func() ui.Lesson { return lessonOf(t.Status()) }, nil
+		}
+	}
+	if src.Shell != nil {
 		src.History, _ = front.LoadHistory(front.HistoryPath(), front.DefaultHistory)
 		src.SaveHistory = func(h *front.History) error { return h.Save(front.HistoryPath()) }
 	}

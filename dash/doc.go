@@ -3,7 +3,8 @@
 //
 // Run dials RDMA netlink, starts inspect's watch (with trace's modifies
 // when the caller gives them) and the sysfs readings, opens the verbs
-// shell for the pane with its history, and runs package ui's model as a
+// shell for the pane with its history (or runs the course, learn's
+// Tutor, there, with the lesson pane beside it), and runs package ui's model as a
 // Bubble Tea program on the caller's terminal until the user quits or
 // ctx ends. Package ui imports no cgo code; this package is where the
 // cgo shell meets it, through shell/front's interfaces. cli parses the

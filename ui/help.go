@@ -85,6 +85,9 @@ func (m *model) helpGroups() [][]key.Binding {
 	groups[2] = append(groups[2], m.viewKeys()...)
 	if m.pane != nil {
 		groups = append(groups, m.pane.keys.bindings())
+		if m.pane.lesson != nil {
+			groups = append(groups, m.lkeys.bindings())
+		}
 	}
 	return groups
 }

@@ -25,6 +25,11 @@ const headerHeight = 4
 // sizes every component to it; render only reads it.
 type layout struct {
 	headerH, mainH, paneH int
+	// lessonW is the lesson pane's width, left of the shell pane (0:
+	// no course runs); lessonLines is the pane drawn for lessonFor.
+	lessonW     int
+	lessonLines []string
+	lessonFor   lessonDrawn
 	// hints is the footer's key hints at this width and focus.
 	hints    string
 	hintsFor hintsKey
@@ -52,8 +57,21 @@ func (m *model) relayout() {
 	for _, p := range m.pages {
 		p.table.SetSize(m.w, l.mainH)
 	}
+	l.lessonW = 0
+	if m.pane != nil && m.pane.lesson != nil {
+		l.lessonW = lessonWidth(m.w)
+	}
 	if m.pane != nil {
-		m.pane.setSize(m.w, l.paneH)
+		m.pane.setSize(m.w-l.lessonW, l.paneH)
+	}
+	if l.lessonW > 0 {
+		// The lesson changes with a command, not a keystroke: drawn
+		// again only when it, the size, the focus or the theme changed.
+		k := lessonDrawn{m.pane.lesson, m.c.theme, l.lessonW - 1, l.paneH, m.paneFocus}
+		if l.lessonLines == nil || l.lessonFor != k {
+			l.lessonFor = k
+			l.lessonLines = strings.Split(renderLesson(m.c.theme, *m.pane.lesson, k.w, k.h, k.focused), "\n")
+		}
 	}
 	if m.mode == modeCommand || m.mode == modeFilter {
 		// The line leaves room for the hint (the input pads to its width).
@@ -71,11 +89,57 @@ func (m *model) paneHeight() int {
 		// The help takes the pane's room too: it is read, not typed in.
 		return 0
 	}
-	if m.paneFocus {
-		return max(7, m.h*2/5)
+	room := m.h - headerHeight - 1 // all but the header and the footer
+	if m.pane.lesson != nil && m.split != splitView {
+		// The course is read beside the shell, focused or not: half the
+		// screen, the QP view above it (or more, as the split says).
+		if m.split == splitShell {
+			return max(paneMin, room-mainMin)
+		}
+		return min(max(10, room/2), max(paneMin, room-mainMin))
 	}
-	return max(6, m.h/3)
+	if !m.paneFocus || m.split == splitView {
+		return paneCompact
+	}
+	switch m.split {
+	case splitHalf:
+		return max(paneMin, room/2)
+	case splitShell:
+		return max(paneMin, room-mainMin)
+	}
+	return max(paneMin, room/3)
 }
+
+// paneSplit is how the focused shell pane shares the screen; the Split
+// key cycles it, as lazygit's screen modes do, and the choice lasts the
+// session. Unfocused, the pane is compact whatever the split: the data
+// gets the room while nobody types.
+type paneSplit int
+
+const (
+	splitThird paneSplit = iota // the pane a third of the screen
+	splitHalf                   // half
+	splitShell                  // the pane all but a few rows of the view
+	splitView                   // the view all but the pane's compact lines
+	splitModes
+)
+
+// splitNames say each split on the status line.
+var splitNames = [...]string{
+	"the shell pane takes a third of the screen",
+	"the shell pane takes half the screen",
+	"the shell pane takes the screen (the view keeps a row)",
+	"the view takes the screen (the pane keeps its prompt)",
+}
+
+// The pane's heights: compact is its rule, the last answer's first line
+// and the prompt; paneMin the least a focused pane gets; mainMin the
+// view's title, column heads and a row, which the shell never takes.
+const (
+	paneCompact = 3
+	paneMin     = 7
+	mainMin     = 3
+)
 
 // render composes the screen: header, the main area, the shell pane and
 // the footer, exactly w×h.
@@ -85,7 +149,7 @@ func (m *model) render() string {
 	}
 	parts := []string{m.header(), m.mainArea()}
 	if m.lay.paneH > 0 {
-		parts = append(parts, m.pane.render(m.c.theme, m.paneFocus))
+		parts = append(parts, m.panes())
 	}
 	parts = append(parts, m.footer())
 	return strings.Join(parts, "\n")
@@ -102,4 +166,47 @@ func tooSmall(th *themes.Theme, w, h int) string {
 
 func matchesAny(msg tea.KeyPressMsg, bs []key.Binding) bool {
 	return len(bs) > 0 && key.Matches(msg, bs...)
+}
+
+// lessonDrawn is what the lesson pane's drawing depends on.
+type lessonDrawn struct {
+	l       *Lesson
+	theme   *themes.Theme
+	w, h    int
+	focused bool
+}
+
+// lessonWidth gives the lesson pane two fifths of the width, at least
+// 30 cells, leaving the shell at least 40.
+func lessonWidth(w int) int { return min(max(30, w*2/5), w-40) }
+
+// panes draws the shell pane, with the lesson pane left of it when a
+// course runs, separated by a column.
+func (m *model) panes() string {
+	shell := m.pane.render(m.c.theme, m.paneFocus)
+	if m.lay.lessonW == 0 {
+		return shell
+	}
+	lw := m.lay.lessonW - 1
+	left := m.lay.lessonLines
+	right := strings.Split(shell, "\n")
+	sep := m.c.theme.Render(themes.SlotBorder, "│")
+	if m.c.theme.ASCII {
+		sep = m.c.theme.Render(themes.SlotBorder, "|")
+	}
+	var b strings.Builder
+	for i := range m.lay.paneH {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		l, r := "", ""
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		b.WriteString(pad(l, lw) + sep + r)
+	}
+	return b.String()
 }

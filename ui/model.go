@@ -50,6 +50,7 @@ type model struct {
 	opts  Options
 	w, h  int
 	keys  keyMap
+	lkeys lessonKeys
 	pages []*page
 	cur   *page
 	mode  mode
@@ -62,6 +63,7 @@ type model struct {
 	detail     detailState
 	pane       *shellPane
 	paneFocus  bool
+	split      paneSplit // how the focused pane shares the screen
 	resBuilder *resBuilder
 	sysBuilder *sysBuilder
 	paused     bool
@@ -84,7 +86,7 @@ func New(src Sources, opts Options, th *themes.Theme) tea.Model { return newMode
 
 func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	c := &common{src: src, theme: th, now: time.Now}
-	m := &model{c: c, opts: opts, keys: defaultKeyMap(),
+	m := &model{c: c, opts: opts, keys: defaultKeyMap(), lkeys: defaultLessonKeys(),
 		resBuilder: newResBuilder(), sysBuilder: newSysBuilder(src.Dev), interval: src.Interval}
 	if m.interval <= 0 {
 		m.interval = time.Second
@@ -93,7 +95,9 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	m.sysLate = lateWatch{what: "sysfs", due: c.now()}
 	for _, s := range registry {
 		v := s.make(c)
-		m.pages = append(m.pages, &page{viewSpec: s, view: v, table: newTable(s.title, v.columns(), v.filter())})
+		t := newTable(s.title, v.columns(), v.filter())
+		t.tail = s.tail
+		m.pages = append(m.pages, &page{viewSpec: s, view: v, table: t})
 	}
 	if opts.FrameFile != "" {
 		m.frames = &frameFile{path: opts.FrameFile}
@@ -108,6 +112,9 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	if src.Shell != nil {
 		m.pane = newShellPane(src.Shell, src.History, th)
 		c.shell = &m.pane.state
+		if src.Lesson != nil {
+			m.startLesson(src.Lesson)
+		}
 	}
 	m.resize(80, 24)
 	return m
@@ -161,4 +168,12 @@ func (m *model) View() tea.View {
 		v.WindowTitle = "verbscope"
 	}
 	return v
+}
+
+// startLesson shows the course beside the shell pane, the shell focused.
+func (m *model) startLesson(fn func() Lesson) tea.Cmd {
+	l := fn()
+	m.pane.lessonFn, m.pane.lesson = fn, &l
+	m.paneFocus = true
+	return m.pane.focus()
 }

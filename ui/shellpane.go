@@ -34,12 +34,19 @@ type shellPane struct {
 	running  string
 	cancel   context.CancelFunc
 	progress string
-	comp     front.Completion
-	compFor  string
-	compSel  int
-	compSeq  int
-	state    front.State
-	w, h     int
+	// answer is the line where the last command's answer starts, which
+	// the compact pane shows.
+	answer  int
+	comp    front.Completion
+	compFor string
+	compSel int
+	compSeq int
+	state   front.State
+	w, h    int
+	// lessonFn reads the course's state after each command (nil: no
+	// course); lesson is the last read.
+	lessonFn func() Lesson
+	lesson   *Lesson
 }
 
 type paneLine struct {
@@ -50,14 +57,16 @@ type paneLine struct {
 // Messages of the pane, each the answer of a Cmd.
 type (
 	shellDoneMsg struct {
-		cmd   string
-		res   front.Result
-		err   error
-		state front.State
+		cmd    string
+		res    front.Result
+		err    error
+		state  front.State
+		lesson *Lesson
 	}
 	shellEventMsg struct {
-		ev front.Event
-		ok bool
+		ev   front.Event
+		ok   bool
+		from <-chan front.Event // the engine's channel it came from
 	}
 	shellCompleteMsg struct {
 		seq  int
@@ -96,8 +105,9 @@ func (p *shellPane) say(slot themes.Slot, text string) {
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		p.lines = append(p.lines, paneLine{slot, view.Printable(l)})
 	}
-	if len(p.lines) > maxScrollback {
-		p.lines = append([]paneLine(nil), p.lines[len(p.lines)-maxScrollback:]...)
+	if n := len(p.lines) - maxScrollback; n > 0 {
+		p.lines = append([]paneLine(nil), p.lines[n:]...)
+		p.answer = max(0, p.answer-n)
 	}
 }
 
@@ -110,7 +120,7 @@ func (p *shellPane) events() tea.Cmd {
 	ch := p.eng.Events()
 	return func() tea.Msg {
 		ev, ok := <-ch
-		return shellEventMsg{ev, ok}
+		return shellEventMsg{ev, ok, ch}
 	}
 }
 
@@ -143,10 +153,15 @@ func (p *shellPane) next() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.running, p.cancel, p.progress = l.Text, cancel, ""
-	eng, cmd := p.eng, l.Text
+	eng, cmd, lessonFn := p.eng, l.Text, p.lessonFn
 	return func() tea.Msg {
 		res, err := eng.Exec(ctx, cmd)
-		return shellDoneMsg{cmd: cmd, res: res, err: err, state: eng.State()}
+		msg := shellDoneMsg{cmd: cmd, res: res, err: err, state: eng.State()}
+		if lessonFn != nil {
+			l := lessonFn()
+			msg.lesson = &l
+		}
+		return msg
 	}
 }
 
@@ -157,6 +172,10 @@ func (p *shellPane) done(msg shellDoneMsg) tea.Cmd {
 	}
 	p.running, p.cancel, p.progress = "", nil, ""
 	p.state = msg.state
+	if msg.lesson != nil {
+		p.lesson = msg.lesson
+	}
+	p.answer = len(p.lines)
 	if msg.err != nil {
 		p.sayError(msg.err)
 		if len(p.queue) > 0 {
@@ -369,6 +388,10 @@ func (p *shellPane) render(th *themes.Theme, focused bool) string {
 	outH := body - len(popup)
 	end := max(0, len(p.lines)-p.scroll)
 	start := max(0, end-outH)
+	if outH == 1 && p.scroll == 0 && p.answer < len(p.lines) {
+		// Compact: the last answer's first line says how it went.
+		start, end = p.answer, p.answer+1
+	}
 	var b strings.Builder
 	b.WriteString(th.Render(ruleSlot, head))
 	shown := 0

@@ -29,6 +29,14 @@ type Sources struct {
 	// Shell is the verbs shell of this process, for the pane; nil leaves
 	// the pane out.
 	Shell front.Engine
+	// Lesson, when set, is the course running in Shell (verbscope
+	// learn): the lesson pane beside the shell pane shows it, read
+	// after each command.
+	Lesson func() Lesson
+	// Learn starts the course for `:learn` (in a Cmd: it opens shells):
+	// the engine that replaces Shell in the pane, and its Lesson. Nil
+	// when the dashboard cannot run it.
+	Learn func() (front.Engine, func() Lesson, error)
 	// History is the shell's history, loaded by the caller; SaveHistory
 	// writes it (it runs in a Cmd).
 	History     *front.History

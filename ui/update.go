@@ -54,17 +54,22 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case noticeMsg:
 		m.c.note(themes.SlotDim, msg.text)
 		return m.waitNotice()
+	case openViewMsg:
+		return m.jump(msg.name)
 	case shellDoneMsg:
 		if m.pane == nil {
 			return nil
 		}
 		cmd := m.pane.done(msg)
 		return tea.Batch(cmd, m.afterShell())
+	case learnMsg:
+		return m.startCourse(msg)
 	case historyErrMsg:
 		m.c.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
 		return nil
 	case shellEventMsg:
-		if m.pane == nil || !msg.ok {
+		if m.pane == nil || !msg.ok || msg.from != m.pane.eng.Events() {
+			// Closed, or the engine before :learn replaced it.
 			return nil
 		}
 		m.pane.event(msg.ev)
@@ -158,7 +163,7 @@ func (m *model) apply(p *page) {
 	}
 	// A tail page follows the newest row unless the user moved up to
 	// read an older one.
-	follow := p.tail && p.table.cursor >= len(p.table.view)-1
+	follow := p.tail && p.table.following()
 	p.table.SetRows(p.pending)
 	p.pending, p.dirty = nil, false
 	if follow {
@@ -196,6 +201,11 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.pane != nil && m.pane.lesson != nil && m.mode != modeCommand && m.mode != modeFilter {
+		if cmd := m.lkeys.command(msg); cmd != "" {
+			return m.pane.submit(cmd)
+		}
+	}
 	if m.paneFocus && m.pane != nil {
 		return m.paneKey(msg)
 	}
@@ -219,6 +229,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.paneFocus = true
 		return m.pane.focus()
+	case key.Matches(msg, k.Split):
+		return m.cycleSplit()
 	case key.Matches(msg, k.Command):
 		m.startLine(modeCommand, ":", "")
 	case key.Matches(msg, k.Filter):
@@ -271,6 +283,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 // and ctrl+c (cancel the running command).
 func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
+	case msg.String() == "ctrl+t": // the Split key that is not a letter
+		return m.cycleSplit()
 	case key.Matches(msg, m.keys.Back):
 		m.paneFocus = false
 		m.pane.blur()
@@ -286,6 +300,24 @@ func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	return m.pane.key(msg)
+}
+
+// cycleSplit moves to the next split: the pane focused at its new size,
+// or, for the view's split, the view focused and the pane compact.
+func (m *model) cycleSplit() tea.Cmd {
+	if m.pane == nil {
+		m.c.note(themes.SlotDim, "no shell pane: this dashboard was started without the verbs shell")
+		return nil
+	}
+	m.split = (m.split + 1) % splitModes
+	m.c.note(themes.SlotDim, splitNames[m.split]+"; z or ctrl+t for the next")
+	if m.split == splitView {
+		m.paneFocus = false
+		m.pane.blur()
+		return nil
+	}
+	m.paneFocus = true
+	return m.pane.focus()
 }
 
 func (m *model) paste(text string) tea.Cmd {
@@ -377,6 +409,10 @@ func (m *model) jump(name string) tea.Cmd {
 	if name == "q" || name == "quit" {
 		return m.quit()
 	}
+	if name == "learn" {
+		m.mode = modeNormal
+		return m.learn()
+	}
 	p := m.find(name)
 	if p == nil {
 		m.c.note(themes.SlotWarn, "no view "+strconv.Quote(name)+": views are "+strings.Join(ViewNames(), " "))
@@ -465,6 +501,9 @@ func (m *model) click(ms tea.Mouse) tea.Cmd {
 		return nil
 	}
 	if m.mode == modeNormal && ms.Y >= hh {
+		if d, ok := m.cur.view.(drawn); ok {
+			return m.jump(d.openAt(ms.X, ms.Y-hh, m.w, m.lay.mainH))
+		}
 		m.cur.table.ClickRow(ms.Y - hh)
 	}
 	return nil

@@ -201,7 +201,12 @@ func (h *History) reset() {
 // HistoryPath is the file `verbscope shell` keeps its history in:
 // $XDG_STATE_HOME/verbscope/history, or ~/.local/state/verbscope/history.
 // It is "" when neither $XDG_STATE_HOME nor a home directory is known.
-func HistoryPath() string {
+func HistoryPath() string { return StatePath("history") }
+
+// StatePath is a file of verbscope's state (the XDG Base Directory
+// spec's $XDG_STATE_HOME): $XDG_STATE_HOME/verbscope/NAME, or
+// ~/.local/state/verbscope/NAME; "" when neither is known.
+func StatePath(name string) string {
 	dir := os.Getenv("XDG_STATE_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()
@@ -210,5 +215,5 @@ func HistoryPath() string {
 		}
 		dir = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(dir, "verbscope", "history")
+	return filepath.Join(dir, "verbscope", name)
 }

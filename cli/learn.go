@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/verbscope/verbscope/dash"
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/learn"
+	"github.com/verbscope/verbscope/shell"
+	"github.com/verbscope/verbscope/shell/front"
+)
+
+func init() { register(learnCmd) }
+
+func learnCmd() *Command {
+	return &Command{
+		Name:          "learn",
+		FlagsAnywhere: true,
+		Summary:       "the course: the verbs call flow and the QP state machine, learned by doing, each step checked on the kernel",
+		Usage:         "[N] [--plain] [--dir DIR] [--reset] [--dev DEVICE] | --check [DIR]",
+		Help: `On a terminal, the dashboard with the lesson in a pane beside the
+verbs shell (focused) and the QP view above: F2 a hint (again: the
+solution), F3 the step before, F4 do this step for me, F5 the lessons.
+
+Lessons in order, each a few steps: what to do and why, then the
+verbs shell waits while you type; a step is done when the shell's objects
+and the kernel's (RDMA netlink, as rdma resource show sees them) show it,
+whatever you typed to get there. A refused command is part of the lesson.
+N starts at lesson N; otherwise the course resumes where you left it
+(progress is saved in $XDG_STATE_HOME/verbscope, or
+~/.local/state/verbscope; --reset clears it first). Each lesson has its
+own shell session: everything a lesson creates is destroyed at its end.
+
+--plain runs the course in the line shell (for a screen reader or a plain
+terminal); its own commands start with ':' (:hint twice for the solution,
+:next, :prev, :step, :lessons, :lesson N). With stdin not a terminal the
+lines are read from it, as 'verbscope shell' does.
+
+--check [DIR] runs every lesson's solution on the device (the built-in
+course, or the pack in DIR) and reports each step; it exits 1 naming each
+step whose checks failed. --dir DIR runs a teacher's pack of lessons (see
+docs/learn.md for the format) instead of the built-in course.
+
+Examples:
+  verbscope learn
+  verbscope learn 2 --plain
+  verbscope learn --check
+  verbscope learn --check ./my-lessons`,
+		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+			check := fs.Bool("check", false, "run every lesson's solution and report each step")
+			dir := fs.String("dir", "", "run the lessons in `directory` instead of the built-in course")
+			plain := fs.Bool("plain", false, "run the course in the line shell")
+			reset := fs.Bool("reset", false, "clear saved progress first")
+			dev := fs.String("dev", "", "the `device` lessons open (default the first device)")
+			gidIndex := fs.Int("gid-index", 0, "source GID `index` of RoCE address vectors (0: the RoCE v2 GID of an IPv4 address on the port)")
+			return func(ctx context.Context, args []string) error {
+				lo := learnOptions{check: *check, dir: *dir, plain: *plain, reset: *reset,
+					shell: shell.Options{Device: *dev, GIDIndex: *gidIndex}}
+				if err := lo.args(args); err != nil {
+					return err
+				}
+				return lo.run(ctx, env)
+			}
+		},
+	}
+}
+
+// checkSettle is how long --check judges a step again: the device
+// reports some outcomes (an overrun's async event) after the command.
+const checkSettle = 10 * time.Second
+
+type learnOptions struct {
+	check, plain, reset bool
+	dir                 string
+	start               int
+	shell               shell.Options
+}
+
+// args reads the one argument: a lesson number, or with --check a pack.
+func (lo *learnOptions) args(args []string) error {
+	if len(args) > 1 {
+		return usageErrorf("unexpected argument %q", args[1])
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	n, err := strconv.Atoi(args[0])
+	switch {
+	case err == nil && n > 0 && !lo.check:
+		lo.start = n
+	case err == nil && lo.check:
+		return usageErrorf("--check runs every lesson; it takes a pack's directory, not a lesson number")
+	case lo.check && lo.dir == "":
+		lo.dir = args[0]
+	default:
+		return usageErrorf("%q is not a lesson number", args[0])
+	}
+	return nil
+}
+
+func (lo *learnOptions) run(ctx context.Context, env *Env) error {
+	lessons, err := learn.Course()
+	progress := learn.ProgressPath()
+	if lo.dir != "" {
+		lessons, err = learn.LoadDir(lo.dir)
+		progress = learn.PackProgressPath(lo.dir)
+	}
+	if err != nil {
+		return err
+	}
+	lessons = learn.Expand(lessons, learn.HostVars(lo.shell.Device, lo.shell.GIDIndex))
+	if lo.reset {
+		if err := learn.ResetProgress(progress); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stderr, "verbscope learn: progress cleared")
+	}
+	conn, err := inspect.Dial()
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	kernel := learn.Netlink{Conn: conn}
+	newEngine := func() front.Engine { return shell.New(lo.shell) }
+	if lo.check {
+		err := learn.RunCheck(ctx, lessons, learn.CheckOptions{NewEngine: newEngine, Kernel: kernel, Out: env.Stdout,
+			Settle: checkSettle})
+		var ce *learn.CheckError
+		if errors.As(err, &ce) {
+			fmt.Fprintln(env.Stderr, err)
+			return ExitError{Code: 1}
+		}
+		return err
+	}
+	dashboard := !lo.plain && onTerminal(env)
+	tutor, opening, err := learn.NewTutor(ctx, learn.TutorOptions{Lessons: lessons, NewEngine: newEngine,
+		Kernel: kernel, ProgressPath: progress, Start: lo.start, Brief: dashboard})
+	if err != nil {
+		return err
+	}
+	defer tutor.Close()
+	if dashboard {
+		// The lesson in its pane beside the shell, the QP view above.
+		return runDash(ctx, env, dash.Options{Course: tutor, View: "qp", Interval: time.Second,
+			Dev: lo.shell.Device, GIDIndex: lo.shell.GIDIndex}, false, false)
+	}
+	fmt.Fprintln(env.Stdout, opening)
+	in, isFile := env.Stdin.(*os.File)
+	if !isFile || !term.IsTerminal(int(in.Fd())) {
+		// Refusals are part of a lesson: the course goes on after them.
+		err := runScript(ctx, tutor, env.Stdin, scriptOptions{keepGoing: true, out: env.Stdout, errw: env.Stdout})
+		var exit ExitError
+		if errors.As(err, &exit) {
+			return nil
+		}
+		return err
+	}
+	return runPrompt(tutor, in, env)
+}

@@ -1,0 +1,271 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/shell/front"
+)
+
+// Seen is what the device and the shell answered during a lesson: the
+// completions polled, by CQ, and the last command's refusal. Checks read
+// it, never the commands typed.
+type Seen struct {
+	Completions map[string][]Completion
+	Refusal     *front.Error // the last command's refusal; nil when it ran
+	Events      []Event      // async events, oldest first
+}
+
+// Event is one async event the device raised (ibv_get_async_event(3)),
+// named as the shell names it.
+type Event struct {
+	Type   string // CQ_ERR, QP_FATAL, PORT_ACTIVE, ...
+	Object string // the session's name of the object, "" if none
+}
+
+// Completion is one work completion as the shell reported it.
+type Completion struct {
+	QP, Opcode, Status, Data string
+}
+
+// Observe records one command's outcome: the completions a poll or wait
+// returned (front.Result.Data), under the CQ polled, and whether the
+// command was refused.
+func (s *Seen) Observe(res front.Result, err error) {
+	s.Refusal = nil
+	var fe *front.Error
+	if errors.As(err, &fe) {
+		s.Refusal = fe
+	}
+	wcs, ok := res.Data.([]map[string]any)
+	if err != nil || !ok {
+		return
+	}
+	f := strings.Fields(res.Command)
+	if len(f) < 2 || (f[0] != "poll" && f[0] != "poll_cq" && f[0] != "wait") {
+		return
+	}
+	if s.Completions == nil {
+		s.Completions = map[string][]Completion{}
+	}
+	for _, d := range wcs {
+		str := func(k string) string { v, _ := d[k].(string); return v }
+		s.Completions[f[1]] = append(s.Completions[f[1]], Completion{QP: str("qp"), Opcode: str("opcode"), Status: str("status"), Data: str("data")})
+	}
+}
+
+// KernelView is what RDMA netlink says of the learner's process: each
+// QP's state by number, and how many objects of each kind it holds.
+type KernelView struct {
+	QPStates map[uint32]string
+	Counts   map[rdma.Kind]int
+}
+
+// Outcome is one check judged: whether it holds, and what was found.
+type Outcome struct {
+	Check Check
+	OK    bool
+	Got   string
+}
+
+// Evaluate judges checks against the shell's State, what was seen, and
+// the kernel's view (nil: the session's State alone).
+func Evaluate(checks []Check, st front.State, seen *Seen, kv *KernelView) []Outcome {
+	out := make([]Outcome, 0, len(checks))
+	for _, c := range checks {
+		ok, got := evaluate(c, st, seen, kv)
+		out = append(out, Outcome{Check: c, OK: ok, Got: got})
+	}
+	return out
+}
+
+// Passed reports whether every outcome holds.
+func Passed(outs []Outcome) bool {
+	for _, o := range outs {
+		if !o.OK {
+			return false
+		}
+	}
+	return true
+}
+
+func evaluate(c Check, st front.State, seen *Seen, kv *KernelView) (bool, string) {
+	switch c.Kind {
+	case CheckRefusal:
+		if seen == nil || seen.Refusal == nil {
+			return false, "the last command was not refused"
+		}
+		text := seen.Refusal.Error()
+		for _, a := range c.Attrs {
+			if !strings.Contains(strings.ToLower(text), strings.ToLower(a.Value)) {
+				return false, fmt.Sprintf("the refusal does not mention %q: %s", a.Value, seen.Refusal.What)
+			}
+		}
+		return true, "refused: " + seen.Refusal.What
+	case CheckCount:
+		return evalCount(c, st, kv)
+	case CheckEvent:
+		return evalEvent(c, seen)
+	case CheckCompletion:
+		return evalCompletion(c, seen)
+	}
+	o, exists := st.Object(c.Subject)
+	if c.Kind == CheckGone {
+		if exists {
+			return false, c.Subject + " still exists"
+		}
+		return true, "no " + c.Subject
+	}
+	if !exists {
+		return false, "there is no " + c.Subject + " (yet)"
+	}
+	var got []string
+	ok := true
+	for _, a := range c.Attrs {
+		v := objectField(o, a.Key, kv)
+		got = append(got, a.Key+"="+v)
+		ok = ok && matches(a, v)
+	}
+	return ok, c.Subject + ": " + strings.Join(got, " ")
+}
+
+// objectField is one field of an object, as checks name them. A QP's
+// state is the kernel's when the kernel has it: it may have moved the
+// QP (to ERR) since the shell last asked.
+func objectField(o front.Object, key string, kv *KernelView) string {
+	switch key {
+	case "kind":
+		return string(o.Kind)
+	case "state":
+		if kv != nil {
+			if s, ok := kv.QPStates[o.QPN]; ok && o.Kind == rdma.KindQP {
+				return s
+			}
+		}
+		return o.State
+	case "type":
+		return o.QPType
+	case "parent":
+		return o.Parent
+	case "device":
+		return o.Device
+	case "port":
+		return strconv.Itoa(o.Port)
+	case "cqe":
+		return strconv.Itoa(o.CQE)
+	case "length":
+		return strconv.FormatUint(o.Length, 10)
+	case "access":
+		return o.Access
+	case "send_cq":
+		return o.SendCQ
+	case "recv_cq":
+		return o.RecvCQ
+	}
+	return ""
+}
+
+// matches compares a found value with the check's: names and states
+// without regard to case, numbers as numbers, access flags as a set
+// that must hold the ones named.
+func matches(a Attr, got string) bool {
+	if a.Op == ">=" {
+		g, err1 := strconv.ParseUint(got, 10, 64)
+		w, err2 := strconv.ParseUint(a.Value, 10, 64)
+		return err1 == nil && err2 == nil && g >= w
+	}
+	if a.Key == "access" || a.Key == "data" {
+		return strings.Contains(strings.ToLower(got), strings.ToLower(a.Value))
+	}
+	return strings.EqualFold(got, a.Value)
+}
+
+func evalCount(c Check, st front.State, kv *KernelView) (bool, string) {
+	kind := rdma.Kind(c.Subject)
+	n := 0
+	for o := range st.Objects() {
+		if o.Kind == kind {
+			n++
+		}
+	}
+	got := fmt.Sprintf("%d %s in the session", n, kind)
+	ok := matches(c.Attrs[0], strconv.Itoa(n))
+	if kv != nil && kv.Counts != nil && kernelCounted(kind) {
+		k := kv.Counts[kind]
+		got += fmt.Sprintf(", %d in the kernel's restrack", k)
+		ok = ok && matches(c.Attrs[0], strconv.Itoa(k))
+	}
+	return ok, got
+}
+
+// kernelCounted: the kinds RDMA netlink dumps (channels and AHs are the
+// process's own).
+func kernelCounted(k rdma.Kind) bool {
+	switch k {
+	case rdma.KindCtx, rdma.KindPD, rdma.KindCQ, rdma.KindQP, rdma.KindMR:
+		return true
+	}
+	return false
+}
+
+func evalCompletion(c Check, seen *Seen) (bool, string) {
+	var all []Completion
+	if seen != nil {
+		all = seen.Completions[c.Subject]
+	}
+	n := 0
+	for _, wc := range all {
+		ok := true
+		for _, a := range c.Attrs {
+			switch a.Key {
+			case "opcode":
+				ok = ok && matches(a, wc.Opcode)
+			case "status":
+				ok = ok && matches(a, wc.Status)
+			case "data":
+				ok = ok && matches(a, wc.Data)
+			case "qp":
+				ok = ok && matches(a, wc.QP)
+			}
+		}
+		if ok {
+			n++
+		}
+	}
+	var count *Attr
+	for _, a := range c.Attrs {
+		if a.Key == "count" {
+			count = &a
+		}
+	}
+	got := fmt.Sprintf("%d matching of %d completion(s) polled from %s", n, len(all), c.Subject)
+	if len(all) > 0 {
+		last := all[len(all)-1]
+		got += fmt.Sprintf(" (last: %s %s)", last.Opcode, last.Status)
+	}
+	if count != nil {
+		return matches(*count, strconv.Itoa(n)), got
+	}
+	return n > 0, got
+}
+
+func evalEvent(c Check, seen *Seen) (bool, string) {
+	var types []string
+	for _, ev := range seen.Events {
+		ok := strings.EqualFold(ev.Type, c.Subject)
+		for _, a := range c.Attrs {
+			ok = ok && matches(a, ev.Object)
+		}
+		if ok {
+			return true, ev.Type + " on " + ev.Object
+		}
+		types = append(types, ev.Type)
+	}
+	if len(types) == 0 {
+		return false, "no async event yet"
+	}
+	return false, "async events so far: " + strings.Join(types, ", ")
+}
