@@ -64,10 +64,12 @@ func TestUnderChurn(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	qps, mods := wait()
+	head, _, _ := strings.Cut(s.screen(), "\n") // what the dashboard's trace lost, if any
 	took := time.Since(start).Seconds()
 	dashCPU, exportCPU := (cpuTicks(dashProc)-dashCPU0)/took, (cpuTicks(exportProc)-exportCPU0)/took // USER_HZ is 100: %
 	peak := procStatusKB(t, dash, "VmHWM")
-	t.Logf("churn: %d QPs to RTS and destroyed in %v (%.0f QPs/s, %d modifies)", qps, churnFor, float64(qps)/churnFor.Seconds(), mods)
+	t.Logf("churn: %d QPs to RTS and destroyed in %v (%.0f QPs/s, %d modifies); the dashboard's first line: %s",
+		qps, churnFor, float64(qps)/churnFor.Seconds(), mods, strings.TrimSpace(head))
 	t.Logf("dashboard: a key shown after %v before the churn, after %v at worst of %d during it; %.0f%% of a CPU; RSS %.1f MB before, up to %.1f MB, peak %.1f MB; the exporter: %.0f%% of a CPU",
 		before.Round(time.Millisecond), worst.Round(time.Millisecond), keys, dashCPU, rss0/1024, rss/1024, peak/1024, exportCPU)
 	if worst > labkit.Answer {
