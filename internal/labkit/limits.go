@@ -32,10 +32,10 @@ const (
 
 	// Answer is a busy dashboard's answer to a key: its echo on the
 	// screen through tmux. 0.7-0.8 s with 10,000 QPs refreshing every
-	// second (BenchmarkDashboard10kQPs); the slowest seen: 36 s, under
-	// a minute of QP churn with the dashboard and the exporter both
-	// tracing at a 500 ms refresh, race-built, on a host loaded 8 deep
-	// on its 2 cores (3-4 s before the churn).
+	// second (BenchmarkDashboard10kQPs); under a minute of QP churn
+	// with the dashboard and the exporter both tracing, race-built, the
+	// slowest seen: 36 s at a 500 ms refresh on a host loaded 8 deep on
+	// its 2 cores, 11-14 s at 1 s (1.3-3.9 s before the churn).
 	Answer = 2 * time.Minute
 
 	// Settle is a live reader catching up after a burst: the exporter
