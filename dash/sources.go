@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/verbscope/verbscope/doctor"
@@ -43,6 +44,10 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 	if o.Trace {
 		wo.Modifies = trace.FeedModifies(ctx, trace.FeedOptions{Env: trace.CachedEnv(verbs.DeviceCheckEnv), Latency: o.Interval,
 			Warn: notice, Ready: func(n int) {
+				// Loading parsed the kernel's BTF: tens of MB, garbage
+				// now. Returned at once, not at the scavenger's pace,
+				// or the dashboard sits over its RSS target for minutes.
+				debug.FreeOSMemory()
 				notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))
 			}})
 	}
