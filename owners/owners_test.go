@@ -1,0 +1,179 @@
+package owners
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
+)
+
+const (
+	cid = "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899"
+	pod = "0f6a9c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
+)
+
+// user makes a user object of thread pid in process tgid.
+func user(pid, tgid uint32, comm string, owner inspect.Owner) inspect.Object {
+	o := inspect.Object{DevName: "rxe0", PID: pid, TGID: tgid, Comm: comm, Owner: owner}
+	if pid != 0 {
+		o.Attrs.Add(inspect.AttrResPID)
+	}
+	return o
+}
+
+// fixture is a host with a systemd service (two processes), a docker
+// container, a pod's containerd container, a process that exited and a
+// kernel QP.
+func fixture() (*inspect.Snapshot, Lookup) {
+	kern := inspect.Object{DevName: "rxe0", KernName: "ib_core", Comm: "ib_core"}
+	kern.Attrs.Add(inspect.AttrResKernName)
+	s := &inspect.Snapshot{
+		QPs: []inspect.QP{
+			{Object: kern, LQPN: 1, State: rdma.QPStateRTS},
+			{Object: user(101, 100, "pingpong", inspect.OwnerLive), LQPN: 17, State: rdma.QPStateRTS},
+			{Object: user(201, 200, "pingpong", inspect.OwnerLive), LQPN: 18, State: rdma.QPStateRTS},
+			{Object: user(300, 300, "ib_write_bw", inspect.OwnerLive), LQPN: 19, State: rdma.QPStateErr},
+			{Object: user(0, 0, "", inspect.OwnerExited), LQPN: 20, State: rdma.QPStateInit},
+		},
+		MRs: []inspect.MR{
+			{Object: user(100, 100, "pingpong", inspect.OwnerLive), MRN: 1, Len: 4096},
+			{Object: user(400, 400, "mrloop", inspect.OwnerLive), MRN: 2, Len: 1 << 20},
+			{Object: user(400, 400, "mrloop", inspect.OwnerLive), MRN: 3, Len: 1 << 20},
+		},
+		PDs: []inspect.PD{{Object: user(400, 400, "mrloop", inspect.OwnerLive), PDN: 1}},
+	}
+	podSlice := "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + strings.ReplaceAll(pod, "-", "_") + ".slice"
+	procs := map[int]sysfsmon.ProcessOwner{
+		100: {Comm: "pingpong", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: sysfsmon.Limit{Value: 65536}},
+		200: {Comm: "pingpong", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: sysfsmon.Limit{Unlimited: true}},
+		300: {Comm: "ib_write_bw", User: "root", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/docker-" + cid + ".scope"), MemlockSoft: sysfsmon.Limit{Value: 8 << 20}, IPCLock: true},
+		400: {Comm: "mrloop", User: "bob", Cgroup: sysfsmon.ParseCgroupPath(podSlice + "/cri-containerd-" + cid + ".scope"), MemlockSoft: sysfsmon.Limit{Value: 2 << 20}},
+	}
+	return s, func(tgid int) (sysfsmon.ProcessOwner, error) {
+		p, ok := procs[tgid]
+		if !ok {
+			return p, fmt.Errorf("process %d: %w", tgid, sysfsmon.ErrNoProcess)
+		}
+		p.TGID = tgid
+		return p, nil
+	}
+}
+
+func texts(gs []Group) []string {
+	var out []string
+	for i := range gs {
+		out = append(out, gs[i].Row().Text())
+	}
+	return out
+}
+
+func TestGroups(t *testing.T) {
+	s, lookup := fixture()
+	ps := Read(s, lookup)
+	for _, c := range []struct {
+		by   By
+		want []string
+	}{
+		{ByProcess, []string{
+			"pid 400 comm mrloop user bob unit cri-containerd-" + cid + ".scope container containerd:3f4e5d6c7b8a pod " + pod +
+				" qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% flags memlock",
+			"pid 100 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 4096 memlock 65536 memlock-used 6% flags -",
+			// objects of a reaped task: no pid, no cgroup
+			"pid 0 comm - user - unit - container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 memlock - memlock-used 0% flags gone",
+			"pid 200 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 0 memlock unlimited memlock-used 0% flags -",
+			"pid 300 comm ib_write_bw user root unit docker-" + cid + ".scope container docker:3f4e5d6c7b8a pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% flags -",
+		}},
+		{ByUnit, []string{
+			"unit cri-containerd-" + cid + ".scope pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% flags memlock",
+			// the group's limit is its worst member's: 100's, not 200's unlimited
+			"unit x.service pids 100,200 comm pingpong user alice qp 2 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:2 pinned 4096 memlock 65536 memlock-used 6% flags -",
+			"unit - pids 0 comm - user - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 memlock - memlock-used 0% flags gone",
+			"unit docker-" + cid + ".scope pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% flags -",
+		}},
+		{ByContainer, []string{
+			"container - pids 0,100,200 comm pingpong user alice qp 3 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2 pinned 4096 memlock 65536 memlock-used 6% flags gone",
+			"container containerd:3f4e5d6c7b8a pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% flags memlock",
+			"container docker:3f4e5d6c7b8a pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% flags -",
+		}},
+		{ByPod, []string{
+			"pod - pids 0,100,200,300 comm pingpong,ib_write_bw user alice,root qp 4 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2,ERR:1 pinned 4096 memlock 65536 memlock-used 6% flags gone",
+			"pod " + pod + " pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% flags memlock",
+		}},
+	} {
+		if diff := cmp.Diff(c.want, texts(Groups(ps, c.by))); diff != "" {
+			t.Errorf("by %s (-want +got):\n%s", c.by, diff)
+		}
+	}
+}
+
+func TestMemlockAlert(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    Process
+		want bool
+	}{
+		{"over 80%", Process{ProcessOwner: sysfsmon.ProcessOwner{MemlockSoft: sysfsmon.Limit{Value: 1000}}, Pinned: 801}, true},
+		{"at 80%", Process{ProcessOwner: sysfsmon.ProcessOwner{MemlockSoft: sysfsmon.Limit{Value: 1000}}, Pinned: 800}, false},
+		{"CAP_IPC_LOCK lifts the limit", Process{ProcessOwner: sysfsmon.ProcessOwner{MemlockSoft: sysfsmon.Limit{Value: 1000}, IPCLock: true}, Pinned: 999}, false},
+		{"unlimited", Process{ProcessOwner: sysfsmon.ProcessOwner{MemlockSoft: sysfsmon.Limit{Unlimited: true}}, Pinned: 1 << 40}, false},
+		{"exited", Process{ProcessOwner: sysfsmon.ProcessOwner{MemlockSoft: sysfsmon.Limit{Value: 1000}}, Pinned: 999, Gone: true}, false},
+	} {
+		if got := c.p.MemlockAlert(); got != c.want {
+			t.Errorf("%s: MemlockAlert = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestRowJSONAndFilters(t *testing.T) {
+	s, lookup := fixture()
+	gs := Groups(Read(s, lookup), ByUnit)
+	got := string(gs[1].Row().AppendJSON(nil))
+	want := `{"unit":"x.service","pids":["100","200"],"comm":"pingpong","user":"alice","qp":2,"cq":0,"mr":1,"pd":0,"ctx":0,"srq":0,"cm_id":0,"qp-states":{"RTS":2},"pinned":4096,"memlock":65536,"memlock-used":0.063,"flags":null}`
+	if got != want {
+		t.Errorf("JSON\n got %s\nwant %s", got, want)
+	}
+	for _, c := range []struct {
+		words []string
+		want  []string // the keys of the groups that match
+	}{
+		{[]string{"pid", "200"}, []string{"x.service"}},
+		{[]string{"flags", "memlock"}, []string{"cri-containerd-" + cid + ".scope"}},
+		{[]string{"unit", "docker"}, []string{"docker-" + cid + ".scope"}},
+		{[]string{"memlock-used", "50-100"}, []string{"cri-containerd-" + cid + ".scope"}},
+		{[]string{"qp", "2-10"}, []string{"x.service"}},
+	} {
+		fs, err := view.ParseFilterWords(Kind, c.words)
+		if err != nil {
+			t.Fatalf("%v: %v", c.words, err)
+		}
+		var keys []string
+		for i := range gs {
+			if fs.Match(gs[i].Row()) {
+				keys = append(keys, gs[i].Key)
+			}
+		}
+		if diff := cmp.Diff(c.want, keys); diff != "" {
+			t.Errorf("filter %v (-want +got):\n%s", c.words, diff)
+		}
+	}
+}
+
+func TestParseBy(t *testing.T) {
+	for _, b := range Bys() {
+		if got, err := ParseBy(string(b)); err != nil || got != b {
+			t.Errorf("ParseBy(%q) = %q, %v", b, got, err)
+		}
+	}
+	if _, err := ParseBy("node"); err == nil || err.Error() != `owners: group by "node": want process, unit, container or pod` {
+		t.Errorf("ParseBy(node): %v", err)
+	}
+	if got := ByPod.Next(); got != ByProcess {
+		t.Errorf("ByPod.Next() = %q", got)
+	}
+}
