@@ -46,6 +46,7 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 		Control:  control{w, sys},
 		Interval: o.Interval,
 		Dev:      o.Dev,
+		Owners:   fsys.ProcessOwner,
 		Doctor: func(context.Context) ([]ui.DoctorCheck, error) {
 			return doctorChecks(fsys), nil
 		},

@@ -164,13 +164,24 @@ func Groups(ps []Process, b By) []Group {
 	return out
 }
 
-// worse tells the member nearer its memlock limit; a limited process is
-// worse than an unlimited one, which the ratio (0) alone would not say.
+// worse tells the member nearer a memlock limit that applies to it; a
+// limited process is worse than an unlimited one (or one with
+// CAP_IPC_LOCK), which the ratio alone would not say.
 func worse(a, b *Process) bool {
-	if ra, rb := a.MemlockRatio(), b.MemlockRatio(); ra != rb {
+	if ra, rb := a.appliedRatio(), b.appliedRatio(); ra != rb {
 		return ra > rb
 	}
-	return !a.MemlockSoft.Unlimited && b.MemlockSoft.Unlimited
+	return a.limited() && !b.limited()
+}
+
+// limited reports whether RLIMIT_MEMLOCK bounds what the process pins.
+func (p *Process) limited() bool { return !p.MemlockSoft.Unlimited && !p.IPCLock }
+
+func (p *Process) appliedRatio() float64 {
+	if !p.limited() {
+		return 0
+	}
+	return p.MemlockRatio()
 }
 
 // kindsShown are the kinds a group's row counts, in

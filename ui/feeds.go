@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/shell/front"
 )
 
@@ -22,7 +23,7 @@ func (m *model) waitRes() tea.Cmd {
 	if m.c.src.Res == nil {
 		return nil
 	}
-	ch, p := m.c.src.Res, m.resBuilder
+	ch, p, look := m.c.src.Res, m.resBuilder, m.c.src.Owners
 	var st front.State
 	if m.pane != nil {
 		st = m.pane.state
@@ -32,7 +33,11 @@ func (m *model) waitRes() tea.Cmd {
 		if !ok {
 			return resClosedMsg{}
 		}
-		return resMsg{p.build(f, st)}
+		d := p.build(f, st)
+		if look != nil && f.Snapshot != nil {
+			d.owners = owners.Read(f.Snapshot, look)
+		}
+		return resMsg{d}
 	}
 }
 

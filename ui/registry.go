@@ -18,6 +18,7 @@ var registry = []viewSpec{
 	sysfsSpec("gid", "GIDs", "the ports' GID tables", "gids"),
 	sysfsSpec("irq", "IRQs", "the devices' interrupts and their CPUs (procfs)", "irqs"),
 	sysfsSpec("counters", "counters", "port and hardware counters with rates", "counter", "stat"),
+	ownersSpec,
 	eventsSpec,
 	doctorSpec,
 	fleetSpec,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 )
@@ -25,6 +26,8 @@ type resData struct {
 	events []tableRow
 	// qpStates counts live QPs by state for the header.
 	qpStates map[rdma.QPState]int
+	// owners are the processes holding the objects (Sources.Owners).
+	owners []owners.Process
 }
 
 // resBuilder turns frames into resData. It keeps what marks need (when each
