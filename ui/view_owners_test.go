@@ -151,6 +151,9 @@ func TestOwnersEnterOpensObjects(t *testing.T) {
 
 func TestOwnersFilterAndMarks(t *testing.T) {
 	m := ownersModel(t, 160, 48)
+	if a := "1 process near memlock: mrloop[900] 93% of 64.0K"; !slices.Contains(m.alerts(), a) {
+		t.Errorf("alerts %q lack %q", m.alerts(), a)
+	}
 	tb := m.find("owners").table
 	tb.SetFilter([]string{"flags=memlock"})
 	if len(tb.view) != 1 || tb.rows[tb.view[0]].Mark != markError || !strings.HasPrefix(tb.rows[tb.view[0]].Cells[0], "containerd:") {
