@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -47,6 +48,10 @@ type Facts struct {
 	Holders           []sysfsmon.FDHolder
 	HoldersUnreadable int
 	HoldersErr        error
+
+	// Owners are the processes holding the Netlink snapshot's objects,
+	// with their pinned bytes and RLIMIT_MEMLOCK (owners.Read).
+	Owners []owners.Process
 }
 
 // VerbsFacts is libibverbs' view: ibv_get_device_list(3), and for each

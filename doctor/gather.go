@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -57,8 +58,11 @@ func Gather(fs *sysfsmon.FS, live bool, o Options) *Facts {
 	if n&(NeedVerbs|NeedProbe) != 0 {
 		f.Verbs = gatherVerbs()
 	}
-	if n&(NeedNetlink|NeedProcs) != 0 {
+	if n&(NeedNetlink|NeedProcs|NeedOwners) != 0 {
 		f.Netlink, f.NetlinkErr = snapshot()
+	}
+	if n&NeedOwners != 0 && f.Netlink != nil {
+		f.Owners = owners.Read(f.Netlink, fs.ProcessOwner)
 	}
 	if n&NeedProcs != 0 && f.Netlink != nil {
 		progress("reading which processes hold /dev/infiniband open")
