@@ -23,6 +23,11 @@ const (
 	ByPod       By = "pod"
 )
 
+// ByPlace groups by where a process lives: its container, else its
+// systemd unit or cgroup path (Where). The exporter's labels use it: a
+// name an operator knows, bounded, never a pid.
+const ByPlace By = "place"
+
 // Bys lists the groupings in cycling order.
 func Bys() []By { return []By{ByProcess, ByUnit, ByContainer, ByPod} }
 
@@ -75,6 +80,11 @@ func KeyOf(p *Process, b By) string {
 		if c.PodUID != "" {
 			return c.PodUID
 		}
+	case ByPlace:
+		if k := KeyOf(p, ByContainer); k != None {
+			return k
+		}
+		return KeyOf(p, ByUnit)
 	default:
 		return strconv.Itoa(p.TGID)
 	}
@@ -116,6 +126,15 @@ func (g *Group) Memlock() (sysfsmon.Limit, float64) {
 	return p.MemlockSoft, p.MemlockRatio()
 }
 
+// AppliedRatio is the worst member's Process.AppliedRatio; 0 for a
+// group of gone processes.
+func (g *Group) AppliedRatio() float64 {
+	if g.Worst < 0 {
+		return 0
+	}
+	return g.Processes[g.Worst].AppliedRatio()
+}
+
 // MemlockAlert reports whether a member pins more than AlertRatio of
 // its limit.
 func (g *Group) MemlockAlert() bool {
@@ -139,18 +158,7 @@ func Groups(ps []Process, b By) []Group {
 			idx[k] = i
 			out = append(out, Group{By: b, Key: k, Objects: map[inspect.Kind]int{}, QPStates: map[rdma.QPState]int{}, Worst: -1})
 		}
-		g := &out[i]
-		g.Processes = append(g.Processes, p)
-		for k, n := range p.Objects {
-			g.Objects[k] += n
-		}
-		for s, n := range p.QPStates {
-			g.QPStates[s] += n
-		}
-		g.Pinned += p.Pinned
-		if !p.Gone && (g.Worst < 0 || worse(&p, &g.Processes[g.Worst])) {
-			g.Worst = len(g.Processes) - 1
-		}
+		out[i].add(p)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if a, z := out[i].Total(), out[j].Total(); a != z {
@@ -162,6 +170,21 @@ func Groups(ps []Process, b By) []Group {
 		return out[i].Key < out[j].Key
 	})
 	return out
+}
+
+// add makes p a member.
+func (g *Group) add(p Process) {
+	g.Processes = append(g.Processes, p)
+	for k, n := range p.Objects {
+		g.Objects[k] += n
+	}
+	for s, n := range p.QPStates {
+		g.QPStates[s] += n
+	}
+	g.Pinned += p.Pinned
+	if !p.Gone && (g.Worst < 0 || worse(&p, &g.Processes[g.Worst])) {
+		g.Worst = len(g.Processes) - 1
+	}
 }
 
 // worse tells the member nearer a memlock limit that applies to it; a
@@ -176,6 +199,10 @@ func worse(a, b *Process) bool {
 
 // limited reports whether RLIMIT_MEMLOCK bounds what the process pins.
 func (p *Process) limited() bool { return !p.MemlockSoft.Unlimited && !p.IPCLock }
+
+// AppliedRatio is MemlockRatio where the limit binds the process, and 0
+// where it does not (unlimited, or CAP_IPC_LOCK): what an alert compares.
+func (p *Process) AppliedRatio() float64 { return p.appliedRatio() }
 
 func (p *Process) appliedRatio() float64 {
 	if !p.limited() {
@@ -192,4 +219,32 @@ var kindsShown = rdma.ResourceKinds()
 // machine's order.
 func statesShown(m map[rdma.QPState]int) []rdma.QPState {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// Other is the key of the groups Top folds together.
+const Other = "other"
+
+// Top keeps the n groups with the most objects (gs comes from Groups,
+// most first) and folds the rest, with any group already named Other,
+// into one group Other: a bounded set of label values for an exporter.
+func Top(gs []Group, n int) []Group {
+	var out []Group
+	var rest *Group
+	for i := range gs {
+		g := gs[i]
+		if len(out) < n && g.Key != Other {
+			out = append(out, g)
+			continue
+		}
+		if rest == nil {
+			rest = &Group{By: g.By, Key: Other, Objects: map[inspect.Kind]int{}, QPStates: map[rdma.QPState]int{}, Worst: -1}
+		}
+		for _, p := range g.Processes {
+			rest.add(p)
+		}
+	}
+	if rest != nil {
+		out = append(out, *rest)
+	}
+	return out
 }

@@ -177,3 +177,34 @@ func TestParseBy(t *testing.T) {
 		t.Errorf("ByPod.Next() = %q", got)
 	}
 }
+
+func TestTop(t *testing.T) {
+	s, lookup := fixture()
+	gs := Groups(Read(s, lookup), ByPlace)
+	var keys []string
+	for _, g := range gs {
+		keys = append(keys, g.Key)
+	}
+	if want := []string{"containerd:3f4e5d6c7b8a", "x.service", "-", "docker:3f4e5d6c7b8a"}; !cmp.Equal(keys, want) {
+		t.Fatalf("by place: %q, want %q", keys, want)
+	}
+	top := Top(gs, 2)
+	if len(top) != 3 || top[0].Key != gs[0].Key || top[1].Key != "x.service" || top[2].Key != Other {
+		t.Fatalf("Top(2) = %d groups", len(top))
+	}
+	o := top[2]
+	if o.Objects[rdma.KindQP] != 2 || o.QPStates[rdma.QPStateErr] != 1 || len(o.Processes) != 2 {
+		t.Errorf("other: %+v", o)
+	}
+	// docker's ib_write_bw has CAP_IPC_LOCK and the other member exited:
+	// no limit applies to the fold.
+	if lim, ratio := o.Memlock(); ratio != 0 || lim.Value != 8<<20 {
+		t.Errorf("other's memlock %v %v", lim, ratio)
+	}
+	if got := Top(gs, 10); len(got) != len(gs) {
+		t.Errorf("Top(10) of %d groups gave %d", len(gs), len(got))
+	}
+	if got := Top(gs, 0); len(got) != 1 || got[0].Total() != 8 {
+		t.Errorf("Top(0) = %+v, want everything in other", got)
+	}
+}

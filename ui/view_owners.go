@@ -83,7 +83,7 @@ func (v *ownersView) rows() []tableRow {
 		r := g.Row()
 		owner := g.Key
 		if g.By == owners.ByProcess {
-			owner = whereLives(&g.Processes[0])
+			owner = owners.KeyOf(&g.Processes[0], owners.ByPlace)
 		}
 		row := fromFields(ownerCols, ownerIndex, append(view.Row{{Key: "owner", Text: owner}}, r...))
 		row.Cells[ownerIndex["pinned"]] = sizeText(g.Pinned)
@@ -100,15 +100,6 @@ func (v *ownersView) rows() []tableRow {
 		rows = append(rows, row)
 	}
 	return rows
-}
-
-// whereLives names a process's place: its container, else its systemd
-// unit or cgroup path.
-func whereLives(p *owners.Process) string {
-	if k := owners.KeyOf(p, owners.ByContainer); k != owners.None {
-		return k
-	}
-	return owners.KeyOf(p, owners.ByUnit)
 }
 
 func (v *ownersView) empty() string {
