@@ -108,6 +108,7 @@ Examples:
 			interval := fs.Duration("interval", 2*time.Second, "how often to read netlink and sysfs")
 			procs := fs.Int("collector.processes", 0, "also export the objects of the `N` processes with the most, by command name (0: off)")
 			ownersN := fs.Int("collector.owners", 0, "also export the objects, pinned bytes and memlock ratio of the `N` containers or systemd units with the most objects, the rest as \"other\" (0: off)")
+			window := fs.Duration("window", inspect.DefaultGrowthWindow, "with --collector.owners: a kind that only grew over this `duration` is growing (verbscope_owner_objects_growing)")
 			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry states only)")
 			sensitive := fs.Bool("api.sensitive", false, "serve /api/v1/qps's PSNs, rqpn, keys and traced attributes to clients that did not authenticate too")
 			return func(ctx context.Context, args []string) error {
@@ -123,7 +124,10 @@ Examples:
 				if *ownersN < 0 {
 					return usageErrorf("--collector.owners %d: want 0 or more", *ownersN)
 				}
-				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *procs, *ownersN, !*noTrace, *sensitive})
+				if err := checkWindow(*window, *interval); err != nil {
+					return err
+				}
+				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, !*noTrace, *sensitive})
 			}
 		},
 	}
@@ -131,7 +135,7 @@ Examples:
 
 type exportConfig struct {
 	listen, webConfig string
-	interval          time.Duration
+	interval, window  time.Duration
 	processes, owners int
 	trace, sensitive  bool
 }
@@ -160,7 +164,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go c.WatchSysfs(ctx, sys, cfg.interval)
-	nl := export.NetlinkOptions{Interval: cfg.interval, Limits: export.DeviceLimits(log)}
+	nl := export.NetlinkOptions{Interval: cfg.interval, Window: cfg.window, Limits: export.DeviceLimits(log)}
 	if cfg.trace {
 		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(deviceEnv)
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	FrameFile string
 	// Limits are the device limits the Tracker warns near.
 	Limits map[string]inspect.Limits
+	// Window is how far back the Tracker looks for growing objects
+	// (inspect.TrackerConfig.GrowthWindow; 0: its default).
+	Window time.Duration
 	// Modifies, when set, starts trace's modify events for the QP
 	// histories: warn says what trace cannot do, ready reports the
 	// programs attached.

@@ -30,7 +30,7 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 	}
 	wo := inspect.WatchOptions{Interval: o.Interval,
 		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.Dev}},
-		Tracker:  inspect.TrackerConfig{Limits: o.Limits}}
+		Tracker:  inspect.TrackerConfig{Limits: o.Limits, GrowthWindow: o.Window}}
 	if o.Modifies != nil {
 		wo.Modifies = o.Modifies(ctx, notice, func(n int) {
 			notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))

@@ -127,7 +127,9 @@ func (c *Collector) Observe(f inspect.Frame) {
 	// /proc is read before the lock: a scrape never waits for it.
 	var gs []owners.Group
 	if c.opts.TopOwners > 0 && c.opts.Owners != nil && f.Snapshot != nil {
-		gs = owners.Top(owners.Groups(owners.Read(f.Snapshot, c.opts.Owners), owners.ByPlace), c.opts.TopOwners)
+		ps := owners.Read(f.Snapshot, c.opts.Owners)
+		owners.AddGrowth(ps, f.Update.Growing)
+		gs = owners.Top(owners.Groups(ps, owners.ByPlace), c.opts.TopOwners)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

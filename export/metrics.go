@@ -39,6 +39,7 @@ var (
 	descOwnerObjects = desc("owner_objects", "Objects of the groups of processes with the most of them (--collector.owners=N), each named by its container (runtime:id) or systemd unit (else its cgroup path); the rest are folded into owner=\"other\", processes whose cgroup is unknown into \"none\".",
 		"owner", "kind")
 	descOwnerPinned  = desc("owner_pinned_bytes", "Bytes the group's MRs pin (the sum of their lengths, rdma resource show mr's mrlen), as --collector.owners groups them.", "owner")
+	descOwnerGrowing = desc("owner_objects_growing", "Objects a minute the group's processes gained, per kind, where the kind only grew over the Tracker's window (default 10 min) by at least 10: a leak suspect; 0 otherwise.", "owner", "kind")
 	descMemlockRatio = desc("process_memlock_ratio", "Of the group's processes, the one nearest its RLIMIT_MEMLOCK: its pinned MR bytes against its soft limit (/proc/PID/limits); 0 when no limit binds it (unlimited, or CAP_IPC_LOCK). Past 0.8 its next ibv_reg_mr is likely to fail with ENOMEM.", "owner")
 
 	descTraceUp   = desc("trace_up", "Whether trace's programs attached (1), so that every QP modify reaches the histories and transitions between readings are counted, or not yet or not at all (0: transitions two readings do not straddle are missed). Present when the exporter traces.")

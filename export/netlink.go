@@ -89,6 +89,10 @@ func collectOwners(ch chan<- prometheus.Metric, gs []owners.Group) {
 			ch <- gauge(descOwnerObjects, float64(g.Objects[k]), name, string(k))
 		}
 		ch <- gauge(descOwnerPinned, float64(g.Pinned), name)
+		growth := g.Growth()
+		for _, k := range kinds {
+			ch <- gauge(descOwnerGrowing, growth[k], name, string(k))
+		}
 		ch <- gauge(descMemlockRatio, g.AppliedRatio(), name)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/verbscope/verbscope/inspect"
@@ -81,10 +82,45 @@ func TestOwnerGauges(t *testing.T) {
 			t.Errorf("%s = %v (present %v), want %v", k, v, ok, want)
 		}
 	}
+	// A growing kind of the service's process.
+	minTGID := uint32(1 << 31)
+	rts.Each(func(_ inspect.Kind, o *inspect.Object, _ uint32) {
+		if o.HasPID() {
+			minTGID = min(minTGID, max(o.TGID, o.PID))
+		}
+	})
+	c.Observe(inspect.Frame{Snapshot: rts, Update: inspect.Update{Growing: []inspect.Growth{{TGID: minTGID, Kind: "mr", PerMinute: 2.5}}}})
+	if v := testutil.ToFloat64(onlyOwner(t, c, "verbscope_owner_objects_growing", "x.service", "mr")); v != 2.5 {
+		t.Errorf("verbscope_owner_objects_growing{owner=x.service,kind=mr} = %v, want 2.5", v)
+	}
 	if n := testutil.CollectAndCount(feed(Options{TopOwners: 1, Owners: placeLookup(rts, 2*pinned)}, rts), "verbscope_owner_pinned_bytes"); n != 2 {
 		t.Errorf("--collector.owners=1: %d pinned series, want the top group and other", n)
 	}
 	if n := testutil.CollectAndCount(feed(Options{}, rts), "verbscope_owner_objects"); n != 0 {
 		t.Errorf("without --collector.owners: %d owner series", n)
 	}
+}
+
+// onlyOwner is a collector of c's one series of metric name for owner
+// (and kind, when given).
+func onlyOwner(t *testing.T, c *Collector, name, owner, kind string) prometheus.Collector {
+	t.Helper()
+	for _, mf := range gather(t, c) {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			ok := true
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "owner" && l.GetValue() != owner || l.GetName() == "kind" && l.GetValue() != kind {
+					ok = false
+				}
+			}
+			if ok {
+				return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "x"}, m.GetGauge().GetValue)
+			}
+		}
+	}
+	t.Fatalf("no %s{owner=%q,kind=%q}", name, owner, kind)
+	return nil
 }

@@ -126,6 +126,21 @@ func (g *Group) Memlock() (sysfsmon.Limit, float64) {
 	return p.MemlockSoft, p.MemlockRatio()
 }
 
+// Growth sums the slopes (objects a minute) of the members' kinds that
+// grow; empty when none does.
+func (g *Group) Growth() map[inspect.Kind]float64 {
+	var out map[inspect.Kind]float64
+	for _, p := range g.Processes {
+		for _, gr := range p.Growing {
+			if out == nil {
+				out = map[inspect.Kind]float64{}
+			}
+			out[gr.Kind] += gr.PerMinute
+		}
+	}
+	return out
+}
+
 // AppliedRatio is the worst member's Process.AppliedRatio; 0 for a
 // group of gone processes.
 func (g *Group) AppliedRatio() float64 {

@@ -82,28 +82,28 @@ func TestGroups(t *testing.T) {
 	}{
 		{ByProcess, []string{
 			"pid 400 comm mrloop user bob unit cri-containerd-" + cid + ".scope container containerd:3f4e5d6c7b8a pod " + pod +
-				" qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% flags memlock",
-			"pid 100 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 4096 memlock 65536 memlock-used 6% flags -",
+				" qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% growth - flags memlock",
+			"pid 100 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 4096 memlock 65536 memlock-used 6% growth - flags -",
 			// objects of a reaped task: no pid, no cgroup
-			"pid 0 comm - user - unit - container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 memlock - memlock-used 0% flags gone",
-			"pid 200 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 0 memlock unlimited memlock-used 0% flags -",
-			"pid 300 comm ib_write_bw user root unit docker-" + cid + ".scope container docker:3f4e5d6c7b8a pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% flags -",
+			"pid 0 comm - user - unit - container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 memlock - memlock-used 0% growth - flags gone",
+			"pid 200 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 0 memlock unlimited memlock-used 0% growth - flags -",
+			"pid 300 comm ib_write_bw user root unit docker-" + cid + ".scope container docker:3f4e5d6c7b8a pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% growth - flags -",
 		}},
 		{ByUnit, []string{
-			"unit cri-containerd-" + cid + ".scope pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% flags memlock",
+			"unit cri-containerd-" + cid + ".scope pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% growth - flags memlock",
 			// the group's limit is its worst member's: 100's, not 200's unlimited
-			"unit x.service pids 100,200 comm pingpong user alice qp 2 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:2 pinned 4096 memlock 65536 memlock-used 6% flags -",
-			"unit - pids 0 comm - user - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 memlock - memlock-used 0% flags gone",
-			"unit docker-" + cid + ".scope pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% flags -",
+			"unit x.service pids 100,200 comm pingpong user alice qp 2 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:2 pinned 4096 memlock 65536 memlock-used 6% growth - flags -",
+			"unit - pids 0 comm - user - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 memlock - memlock-used 0% growth - flags gone",
+			"unit docker-" + cid + ".scope pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% growth - flags -",
 		}},
 		{ByContainer, []string{
-			"container - pids 0,100,200 comm pingpong user alice qp 3 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2 pinned 4096 memlock 65536 memlock-used 6% flags gone",
-			"container containerd:3f4e5d6c7b8a pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% flags memlock",
-			"container docker:3f4e5d6c7b8a pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% flags -",
+			"container - pids 0,100,200 comm pingpong user alice qp 3 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2 pinned 4096 memlock 65536 memlock-used 6% growth - flags gone",
+			"container containerd:3f4e5d6c7b8a pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% growth - flags memlock",
+			"container docker:3f4e5d6c7b8a pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% growth - flags -",
 		}},
 		{ByPod, []string{
-			"pod - pids 0,100,200,300 comm pingpong,ib_write_bw user alice,root qp 4 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2,ERR:1 pinned 4096 memlock 65536 memlock-used 6% flags gone",
-			"pod " + pod + " pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% flags memlock",
+			"pod - pids 0,100,200,300 comm pingpong,ib_write_bw user alice,root qp 4 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2,ERR:1 pinned 4096 memlock 65536 memlock-used 6% growth - flags gone",
+			"pod " + pod + " pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% growth - flags memlock",
 		}},
 	} {
 		if diff := cmp.Diff(c.want, texts(Groups(ps, c.by))); diff != "" {
@@ -134,7 +134,7 @@ func TestRowJSONAndFilters(t *testing.T) {
 	s, lookup := fixture()
 	gs := Groups(Read(s, lookup), ByUnit)
 	got := string(gs[1].Row().AppendJSON(nil))
-	want := `{"unit":"x.service","pids":["100","200"],"comm":"pingpong","user":"alice","qp":2,"cq":0,"mr":1,"pd":0,"ctx":0,"srq":0,"cm_id":0,"qp-states":{"RTS":2},"pinned":4096,"memlock":65536,"memlock-used":0.063,"flags":null}`
+	want := `{"unit":"x.service","pids":["100","200"],"comm":"pingpong","user":"alice","qp":2,"cq":0,"mr":1,"pd":0,"ctx":0,"srq":0,"cm_id":0,"qp-states":{"RTS":2},"pinned":4096,"memlock":65536,"memlock-used":0.063,"growth":{},"flags":null}`
 	if got != want {
 		t.Errorf("JSON\n got %s\nwant %s", got, want)
 	}
@@ -161,6 +161,26 @@ func TestRowJSONAndFilters(t *testing.T) {
 		if diff := cmp.Diff(c.want, keys); diff != "" {
 			t.Errorf("filter %v (-want +got):\n%s", c.words, diff)
 		}
+	}
+}
+
+// A Tracker's growth marks the process's groups.
+func TestGrowthFlags(t *testing.T) {
+	s, lookup := fixture()
+	ps := Read(s, lookup)
+	AddGrowth(ps, []inspect.Growth{{TGID: 400, Kind: rdma.KindMR, From: 2, To: 14, PerMinute: 6}, {TGID: 0, Kind: rdma.KindQP, PerMinute: 1}})
+	gs := Groups(ps, ByPod)
+	got := gs[1].Row().Text()
+	if !strings.HasSuffix(got, "growth mr:+6.0/min flags memlock,growing") {
+		t.Errorf("pod row %q lacks the growth", got)
+	}
+	// The reaped task's pid 0 is no process to blame.
+	if f := gs[0].Flags(); !cmp.Equal(f, []string{FlagGone}) {
+		t.Errorf("host group flags %q", f)
+	}
+	fs, err := view.ParseFilterWords(Kind, []string{"flags", "growing"})
+	if err != nil || !fs.Match(gs[1].Row()) || fs.Match(gs[0].Row()) {
+		t.Errorf("flags=growing: %v", err)
 	}
 }
 

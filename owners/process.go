@@ -23,6 +23,21 @@ type Process struct {
 	Objects  map[inspect.Kind]int `json:"objects"`
 	QPStates map[rdma.QPState]int `json:"-"`
 	Pinned   uint64               `json:"pinned_bytes"`
+	// Growing are the kinds the Tracker judged leak suspects
+	// (inspect.Growth; AddGrowth sets them).
+	Growing []inspect.Growth `json:"growing,omitempty"`
+}
+
+// AddGrowth gives each process its kinds that grow (inspect's
+// Update.Growing).
+func AddGrowth(ps []Process, gs []inspect.Growth) {
+	for _, g := range gs {
+		for i := range ps {
+			if ps[i].TGID == int(g.TGID) && !ps[i].Gone {
+				ps[i].Growing = append(ps[i].Growing, g)
+			}
+		}
+	}
 }
 
 // Lookup reads what /proc says about a process: sysfsmon.FS.ProcessOwner

@@ -19,7 +19,7 @@ func init() {
 	view.Register(view.Schema{Kind: Kind, Keys: []view.Key{
 		num("pid"), word("comm"), word("user"), word("unit"), word("container"), word("pod"), word("cgroup"),
 		num("qp"), num("cq"), num("mr"), num("pd"), num("pinned"), num("memlock-used"),
-		{Name: "flags", Match: view.MatchWord, Values: []string{FlagMemlock, FlagGone}},
+		{Name: "flags", Match: view.MatchSubstring, Values: []string{FlagMemlock, FlagGrowing, FlagGone}},
 	}})
 }
 
@@ -31,6 +31,9 @@ const (
 	// FlagGone: a member has exited, its objects kept alive by another
 	// process's descriptor, or leaked.
 	FlagGone = "gone"
+	// FlagGrowing: a member's objects of a kind only grew over the
+	// Tracker's window (inspect.Growth): a leak suspect.
+	FlagGrowing = "growing"
 )
 
 // Flags lists what needs a look in the group.
@@ -39,10 +42,26 @@ func (g *Group) Flags() []string {
 	if g.MemlockAlert() {
 		out = append(out, FlagMemlock)
 	}
+	if len(g.Growth()) > 0 {
+		out = append(out, FlagGrowing)
+	}
 	if slices.ContainsFunc(g.Processes, func(p Process) bool { return p.Gone }) {
 		out = append(out, FlagGone)
 	}
 	return out
+}
+
+// GrowthText is the kinds that grow with their slopes, "mr:+6.0/min", or
+// None.
+func (g *Group) GrowthText() string {
+	gr := g.Growth()
+	var parts []string
+	for _, k := range kindsShown {
+		if v, ok := gr[k]; ok {
+			parts = append(parts, string(k)+":+"+strconv.FormatFloat(v, 'f', 1, 64)+"/min")
+		}
+	}
+	return orNone(strings.Join(parts, ","))
 }
 
 // Row is the group as `verbscope res owners` prints it: the key under
@@ -94,6 +113,11 @@ func (g *Group) Row() view.Row {
 	pct := uint64(math.Round(ratio * 100))
 	r = append(r, view.Field{Key: "memlock", Text: limText, Value: limJSON},
 		view.Field{Key: "memlock-used", Text: strconv.FormatUint(pct, 10) + "%", Value: math.Round(ratio*1000) / 1000, Num: pct, IsNum: true})
+	growth := map[string]float64{}
+	for k, v := range g.Growth() {
+		growth[string(k)] = math.Round(v*10) / 10
+	}
+	r = append(r, view.Field{Key: "growth", Text: g.GrowthText(), Value: growth})
 	flags := g.Flags()
 	r = append(r, view.Field{Key: "flags", Text: orNone(strings.Join(flags, ",")), Value: flags})
 	return r

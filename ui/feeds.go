@@ -36,6 +36,7 @@ func (m *model) waitRes() tea.Cmd {
 		d := p.build(f, st)
 		if look != nil && f.Snapshot != nil {
 			d.owners = owners.Read(f.Snapshot, look)
+			owners.AddGrowth(d.owners, f.Update.Growing)
 		}
 		return resMsg{d}
 	}

@@ -124,6 +124,10 @@ func (m *model) alerts() []string {
 		if a := memlockAlert(m.c.res.owners); a != "" {
 			out = append(out, a)
 		}
+		if g := u.Growing; len(g) > 0 {
+			out = append(out, plural(len(g), "growing object kind")+": "+view.Printable(g[0].Comm)+"["+strconv.Itoa(int(g[0].TGID))+"] "+
+				string(g[0].Kind)+" +"+strconv.FormatFloat(g[0].PerMinute, 'f', 1, 64)+"/min")
+		}
 		for _, l := range u.Limits {
 			if l.Over {
 				out = append(out, l.Dev+" "+string(l.Kind)+" at "+strconv.Itoa(int(l.Fraction*100))+"% of max")

@@ -39,7 +39,7 @@ var ownerCols = []column{
 	col("user", "user", 4, false), col("qp", "QPs", 0, true), {Key: "qp-states", Title: "states", Prio: 3, Max: 28},
 	col("cq", "CQs", 3, true), col("mr", "MRs", 0, true), col("pd", "PDs", 3, true),
 	col("pinned", "pinned", 0, true), col("memlock", "memlock", 1, true), col("memlock-used", "used", 0, true),
-	col("flags", "flags", 1, false),
+	{Key: "growth", Title: "growth", Prio: 1, Max: 24}, col("flags", "flags", 2, false),
 }
 
 var ownerIndex = func() map[string]int {

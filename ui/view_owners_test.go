@@ -95,8 +95,11 @@ func ownersModel(t *testing.T, w, h int) *model {
 	m := fixtureModel(t, "rxe0", "dark", w, h, false)
 	s, look := ownersHost()
 	m.c.src.Owners = look
-	d := m.resBuilder.build(inspect.Frame{Snapshot: s}, front.State{})
+	// mrloop's MRs grew over the window.
+	u := inspect.Update{Growing: []inspect.Growth{{TGID: 900, Comm: "mrloop", Kind: rdma.KindMR, From: 3, To: 15, Since: t0, PerMinute: 1.2}}}
+	d := m.resBuilder.build(inspect.Frame{Snapshot: s, Update: u}, front.State{})
 	d.owners = owners.Read(s, look)
+	owners.AddGrowth(d.owners, u.Growing)
 	m.Update(resMsg{d})
 	m.Update(m.jumpMsg("owners"))
 	return m
@@ -151,8 +154,10 @@ func TestOwnersEnterOpensObjects(t *testing.T) {
 
 func TestOwnersFilterAndMarks(t *testing.T) {
 	m := ownersModel(t, 160, 48)
-	if a := "1 process near memlock: mrloop[900] 93% of 64.0K"; !slices.Contains(m.alerts(), a) {
-		t.Errorf("alerts %q lack %q", m.alerts(), a)
+	for _, a := range []string{"1 process near memlock: mrloop[900] 93% of 64.0K", "1 growing object kind: mrloop[900] mr +1.2/min"} {
+		if !slices.Contains(m.alerts(), a) {
+			t.Errorf("alerts %q lack %q", m.alerts(), a)
+		}
 	}
 	tb := m.find("owners").table
 	tb.SetFilter([]string{"flags=memlock"})
