@@ -31,6 +31,7 @@ const (
 	NeedProbe                     // Probes: a real MR and QP on each device
 	NeedProcs                     // Holders: fds on /dev/infiniband (the owners of netlink objects come with the dump)
 	NeedOwners                    // Owners: each RDMA process's pinned bytes, cgroup and memlock limit
+	NeedGrowth                    // Growing: every process's objects watched over time (Options.Watch)
 )
 
 // Check is one item of the checklist.
@@ -80,6 +81,9 @@ var Checks = []Check{
 	{ID: "limits", Title: "Object counts against device limits", Needs: NeedNetlink | NeedVerbs,
 		About: "QPs, CQs, MRs, PDs and SRQs in use (all processes) stay below 80% of max_qp, max_cq, ... (ENOSPC when exhausted)",
 		run:   checkLimits},
+	{ID: "growth", Title: "Objects that only grow", Needs: NeedNetlink | NeedOwners | NeedGrowth,
+		About: "with --watch D: no process's QPs, CQs, MRs, ... only grew while doctor watched (a leak suspect, with its slope)",
+		run:   checkGrowth},
 }
 
 // IDs lists the check ids in order.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/owners"
@@ -304,6 +305,21 @@ var checkCases = []checkCase{
 		facts:   with(rxe0, func(t *testing.T, f *Facts) { f.Owners = rdmaProcesses()[1:] }),
 		summary: []string{"the limit (8 MiB) does not apply"}},
 
+	// growth
+	{name: "not watched", id: "growth", facts: rxe0, verdict: NA, summary: []string{"--watch 2m"}},
+	{name: "watched, nothing grew", id: "growth", verdict: Pass,
+		facts:   with(rxe0, func(t *testing.T, f *Facts) { f.Watched = 2 * time.Minute }),
+		summary: []string{"no process's objects only grew in 2m0s"}},
+	{name: "a process leaking MRs", id: "growth", verdict: Warn,
+		facts: with(rxe0, func(t *testing.T, f *Facts) {
+			f.Watched, f.Owners = 2*time.Minute, rdmaProcesses()
+			f.Owners[0].Cgroup = sysfsmon.ParseCgroupPath("/system.slice/x.service")
+			f.Growing = []inspect.Growth{{TGID: 900, Comm: "mrloop", Kind: "mr", From: 3, To: 27, PerMinute: 12}}
+		}),
+		summary:  []string{"mrloop[900] in x.service created 24 mrs in 2m0s and destroyed none (+12.0 a minute): a leak suspect"},
+		evidence: []string{"mrloop[900] in x.service mrs=3 → 27, +12.0 a minute"},
+		fix:      []string{"verbscope res mr pid PID"}},
+
 	// mr-qp
 	{name: "lab numbers", id: "mr-qp", facts: liveRxe0, verdict: Pass,
 		summary:  []string{"rxe0: registered 64 MiB (lkey 0x2ba, rkey 0x2ba) and took RC QP 17 to INIT on port 1"},
@@ -515,7 +531,7 @@ func TestChecks(t *testing.T) {
 		"modules": {Pass, Warn, Fail, NA}, "devices": {Pass, Warn, Fail}, "rdma-core": {Pass, Warn, Fail, NA},
 		"uverbs-perms": {Pass, Warn, Fail, NA}, "ports": {Pass, Warn, Fail, NA}, "gids": {Pass, Warn, Fail, NA},
 		"memlock": {Pass, Warn, NA}, "mr-qp": {Pass, Fail, NA}, "irqs": {Pass, Warn, Fail, NA},
-		"leaks": {Pass, Warn, Fail, NA}, "limits": {Pass, Warn, Fail, NA},
+		"leaks": {Pass, Warn, Fail, NA}, "limits": {Pass, Warn, Fail, NA}, "growth": {Pass, Warn, NA},
 	}
 	for _, id := range IDs() {
 		for _, v := range can[id] {

@@ -52,6 +52,10 @@ type Facts struct {
 	// Owners are the processes holding the Netlink snapshot's objects,
 	// with their pinned bytes and RLIMIT_MEMLOCK (owners.Read).
 	Owners []owners.Process
+	// Growing are the kinds of each process that only grew while doctor
+	// watched for Watched (--watch); Watched is 0 when it did not.
+	Growing []inspect.Growth
+	Watched time.Duration
 }
 
 // VerbsFacts is libibverbs' view: ibv_get_device_list(3), and for each
