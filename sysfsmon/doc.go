@@ -57,5 +57,7 @@
 // The kernel documents these files in Documentation/ABI/stable/
 // sysfs-class-infiniband, Documentation/ABI/testing/sysfs-bus-pci,
 // Documentation/filesystems/proc.rst and
-// Documentation/core-api/irq/irq-affinity.rst.
+// Documentation/core-api/irq/irq-affinity.rst; the kernel log, of which
+// FollowKernelLog keeps the RDMA drivers' lines, in
+// Documentation/ABI/testing/dev-kmsg.
 package sysfsmon

@@ -218,3 +218,15 @@ func FuzzParseCgroup(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseKmsg(f *testing.F) {
+	for _, s := range []string{"6,1203,18437201,-;rdma_rxe: loaded\n", "4,7,5,c;infiniband rxe0: x\n DEVICE=+infiniband:rxe0\n", "1,2,3;", ",,;", "6,1,99999999999999999,-;x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := parseKmsg(s)
+		if err == nil && (l.Level < 0 || l.Level > 7 || l.Since < 0 || (l.Driver != "" && l.Driver != RDMADriver(l.Text))) {
+			t.Fatalf("parseKmsg(%q) = %+v", s, l)
+		}
+	})
+}
