@@ -43,6 +43,11 @@ verbscope_port_*_total from counters/ and hw_counters/), object counts
 of dead processes and usage against the device limits. No label carries a
 QP number, a pid, a GID or a key. It never changes anything on the host.
 
+verbscope_kernel_log_messages_total{driver,level} counts the lines RDMA
+drivers and modules (rdma_rxe, mlx5_core, ib_core, ...) wrote to the
+kernel log, from what its ring holds at start (as root or with
+CAP_SYSLOG; without, the log says so once and the metric is absent).
+
 --collector.owners=N groups the processes holding objects by where they
 live (their container as runtime:id, else their systemd unit, else their
 cgroup path; /proc/PID/cgroup) and exports the N groups with the most
@@ -169,6 +174,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(deviceEnv)
 	}
 	go c.FollowNetlink(ctx, nl)
+	go c.FollowKernelLog(ctx, sys, log)
 	// The first readings come before the first scrape can, unless one
 	// hangs: then the server starts anyway and reports it failed.
 	select {

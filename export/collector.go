@@ -77,6 +77,10 @@ type Collector struct {
 	trace *inspect.TraceStatus
 	// owners are the latest frame's groups of processes (TopOwners).
 	owners []owners.Group
+	// kmsg counts the RDMA lines of the kernel log while kmsgOn
+	// (FollowKernelLog reads it).
+	kmsg   map[kmsgKey]uint64
+	kmsgOn bool
 }
 
 type stateKey struct {
@@ -216,6 +220,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch <- gauge(descBuild, 1, c.opts.Version, runtime.Version())
+	c.collectKernelLog(ch)
 	now := c.now()
 	switch {
 	case c.late(c.seenSysfs, c.sysAt, now):
