@@ -7,10 +7,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // KernelLine is one record of the kernel's log as /dev/kmsg gives it
@@ -24,8 +27,10 @@ type KernelLine struct {
 	// Seq is the record's sequence number: a gap means records were
 	// overwritten before they were read.
 	Seq uint64
-	// Since is the time since boot the record was written (TS_USEC).
+	// Since is the time since boot the record was written (TS_USEC);
+	// Time is the same as wall-clock time (FollowKernelLog sets it).
 	Since time.Duration
+	Time  time.Time
 	// Text is the message, with the \xHH escapes the kernel writes for
 	// unprintable bytes left as they are.
 	Text string
@@ -77,6 +82,15 @@ func parseKmsg(rec string) (KernelLine, error) {
 		}
 	}
 	l.Driver = RDMADriver(l.Text)
+	if l.Device == "" && l.Driver != "" {
+		// "rxe0: ...", "infiniband mlx5_0: ...": the device it names.
+		for _, w := range strings.Fields(l.Text)[:min(2, len(strings.Fields(l.Text)))] {
+			if w = strings.TrimSuffix(w, ":"); deviceDriver(w) != "" {
+				l.Device = w
+				break
+			}
+		}
+	}
 	return l, nil
 }
 
@@ -104,9 +118,14 @@ func RDMADriver(text string) string {
 			return p
 		}
 	}
-	// A device named after its driver: rxe0, mlx5_0, irdma1, bnxt_re0.
+	return deviceDriver(word)
+}
+
+// deviceDriver is the driver of an ib_device named after it (rxe0,
+// mlx5_0, irdma1, bnxt_re0), or "".
+func deviceDriver(name string) string {
 	for _, d := range deviceDrivers {
-		if n, ok := strings.CutPrefix(word, d.prefix); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+		if n, ok := strings.CutPrefix(name, d.prefix); ok && n != "" && strings.Trim(n, "0123456789") == "" {
 			return d.driver
 		}
 	}
@@ -143,7 +162,21 @@ func (f *FS) FollowKernelLog(ctx context.Context, fn func(KernelLine)) error {
 	stop := context.AfterFunc(ctx, func() { file.Close() })
 	defer stop()
 	defer file.Close()
-	return readKmsg(file, fn)
+	boot := bootTime()
+	return readKmsg(file, func(l KernelLine) {
+		l.Time = boot.Add(l.Since)
+		fn(l)
+	})
+}
+
+// bootTime is when the kernel's clock of the log (local_clock, which
+// CLOCK_BOOTTIME follows closely) started, in wall-clock time.
+func bootTime() time.Time {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return time.Now()
+	}
+	return time.Now().Add(-time.Duration(ts.Nano()))
 }
 
 // readKmsg reads records, one per Read as /dev/kmsg returns them, until
@@ -167,4 +200,18 @@ func readKmsg(r io.Reader, fn func(KernelLine)) error {
 			return fmt.Errorf("sysfsmon: kernel log: %w", err)
 		}
 	}
+}
+
+// qpRef finds a QP number in a driver's line: "qp#17", "QPN 0x11",
+// "qpn=17", "qp 17".
+var qpRef = regexp.MustCompile(`(?i)\bqp(?:n|#)?\s*[#:=]?\s*(0x[0-9a-f]+|\d+)\b`)
+
+// QPN returns the QP number the line names, if it names one.
+func (l KernelLine) QPN() (uint32, bool) {
+	m := qpRef.FindStringSubmatch(l.Text)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(m[1], 0, 24)
+	return uint32(n), err == nil
 }

@@ -25,8 +25,8 @@ func TestParseKmsg(t *testing.T) {
 		{in: "4,7,5,c;infiniband rxe0: DMA mapping error\n DEVICE=+infiniband:rxe0\n",
 			want: KernelLine{Level: 4, Seq: 7, Since: 5 * time.Microsecond, Text: "infiniband rxe0: DMA mapping error", Device: "rxe0", Driver: "infiniband"}},
 		{in: "12,8,0,-;rxe0: qp#17 moved to error state\n",
-			want: KernelLine{Level: 4, Facility: 1, Seq: 8, Text: "rxe0: qp#17 moved to error state", Driver: "rdma_rxe"}},
-		{in: "6,9,1,-;mlx5_1: port 1 link up\n", want: KernelLine{Level: 6, Seq: 9, Since: time.Microsecond, Text: "mlx5_1: port 1 link up", Driver: "mlx5_ib"}},
+			want: KernelLine{Level: 4, Facility: 1, Seq: 8, Text: "rxe0: qp#17 moved to error state", Device: "rxe0", Driver: "rdma_rxe"}},
+		{in: "6,9,1,-;mlx5_1: port 1 link up\n", want: KernelLine{Level: 6, Seq: 9, Since: time.Microsecond, Text: "mlx5_1: port 1 link up", Device: "mlx5_1", Driver: "mlx5_ib"}},
 		{in: "6,10,1,-;e1000e: eth0 NIC Link is Up\n", want: KernelLine{Level: 6, Seq: 10, Since: time.Microsecond, Text: "e1000e: eth0 NIC Link is Up"}},
 		{in: "6,11,1,-;rxeon: not a device\n", want: KernelLine{Level: 6, Seq: 11, Since: time.Microsecond, Text: "rxeon: not a device"}},
 		{in: "no header", err: "kmsg: no ';' after the record's header"},
@@ -97,5 +97,17 @@ func TestFollowKernelLogMissing(t *testing.T) {
 	}
 	if err := f.FollowKernelLog(t.Context(), func(KernelLine) {}); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("no /dev/kmsg: %v", err)
+	}
+}
+
+func TestKernelLineQPN(t *testing.T) {
+	for text, want := range map[string]int{
+		"rxe0: qp#17 moved to error state": 17, "mlx5_ib: QPN 0x11 err": 17, "rdma_rxe: qpn=300 x": 300,
+		"irdma0: qp 5 flushed": 5, "rdma_rxe: loaded": -1, "qpx 12": -1, "mlx5_core: qp 99999999": -1,
+	} {
+		n, ok := KernelLine{Text: text}.QPN()
+		if got := map[bool]int{true: int(n), false: -1}[ok]; got != want {
+			t.Errorf("QPN(%q) = %d, want %d", text, got, want)
+		}
 	}
 }

@@ -26,6 +26,9 @@ type Sources struct {
 	// the owners view; it is called off the UI goroutine, once per
 	// process per frame. Nil leaves the view empty.
 	Owners owners.Lookup
+	// Kernel delivers the lines RDMA drivers write to the kernel log
+	// (sysfsmon.FS.FollowKernelLog), for the events view.
+	Kernel <-chan sysfsmon.KernelLine
 	// Notices are one-line messages of background parts (trace saying
 	// what it cannot see), shown on the status line.
 	Notices <-chan string
