@@ -105,11 +105,19 @@ var rdmaPrefixes = []string{
 
 // RDMADriver names the RDMA driver or module a kernel log line comes
 // from, by its prefix ("rdma_rxe: ...", "mlx5_core 0000:3b:00.0: ...",
-// "infiniband rxe0: ...", "rxe0: ..." of a device named after its
-// driver), or "" for other lines.
+// "infiniband rxe0: ..." and "rxe0: ..." of a device named after its
+// driver, which count as the driver's: rdma_rxe), or "" for other lines.
 func RDMADriver(text string) string {
-	word, _, _ := strings.Cut(text, " ")
+	word, rest, _ := strings.Cut(text, " ")
 	word = strings.TrimSuffix(word, ":")
+	if word == "infiniband" {
+		// dev_printk on an ib_device: "infiniband rxe0: set active" is
+		// rdma_rxe's; a device not named after its driver is the core's.
+		dev, _, _ := strings.Cut(rest, " ")
+		if d := deviceDriver(strings.TrimSuffix(dev, ":")); d != "" {
+			return d
+		}
+	}
 	for _, p := range rdmaPrefixes {
 		if word == p {
 			if p == "rxe" {

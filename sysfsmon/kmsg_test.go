@@ -23,7 +23,9 @@ func TestParseKmsg(t *testing.T) {
 			want: KernelLine{Level: 3, Seq: 2001, Since: 99 * time.Second, Text: "mlx5_core 0000:3b:00.0: mlx5_cmd_out_err:803:(pid 1234): CREATE_QP(0x500) op_mod(0x0) failed, status bad parameter(0x3)",
 				Device: "0000:3b:00.0", Driver: "mlx5_core"}},
 		{in: "4,7,5,c;infiniband rxe0: DMA mapping error\n DEVICE=+infiniband:rxe0\n",
-			want: KernelLine{Level: 4, Seq: 7, Since: 5 * time.Microsecond, Text: "infiniband rxe0: DMA mapping error", Device: "rxe0", Driver: "infiniband"}},
+			want: KernelLine{Level: 4, Seq: 7, Since: 5 * time.Microsecond, Text: "infiniband rxe0: DMA mapping error", Device: "rxe0", Driver: "rdma_rxe"}},
+		{in: "6,12,1,-;infiniband roce0: set active\n DEVICE=+infiniband:roce0\n",
+			want: KernelLine{Level: 6, Seq: 12, Since: time.Microsecond, Text: "infiniband roce0: set active", Device: "roce0", Driver: "infiniband"}},
 		{in: "12,8,0,-;rxe0: qp#17 moved to error state\n",
 			want: KernelLine{Level: 4, Facility: 1, Seq: 8, Text: "rxe0: qp#17 moved to error state", Device: "rxe0", Driver: "rdma_rxe"}},
 		{in: "6,9,1,-;mlx5_1: port 1 link up\n", want: KernelLine{Level: 6, Seq: 9, Since: time.Microsecond, Text: "mlx5_1: port 1 link up", Device: "mlx5_1", Driver: "mlx5_ib"}},
@@ -79,7 +81,7 @@ func TestReadKmsg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"rdma_rxe||rdma_rxe: loaded", "infiniband|rxe0|infiniband rxe0: DMA mapping error"}
+	want := []string{"rdma_rxe||rdma_rxe: loaded", "rdma_rxe|rxe0|infiniband rxe0: DMA mapping error"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lines (-want +got):\n%s", diff)
 	}
