@@ -13,12 +13,14 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/internal/qpholder"
 	"github.com/verbscope/verbscope/internal/syncio"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
@@ -36,7 +38,8 @@ const (
 // res owners -j groups them by unit, container and pod; the exporter
 // flags the shell's MRs growing and agrees with rdma resource show on
 // the pair's objects; the memlock flag is raised before the shell's
-// registration fails with ENOMEM.
+// registration fails with ENOMEM. Then a killed QP holder whose files a
+// child keeps: its QPs are flagged gone until the kernel releases them.
 func TestResOwners(t *testing.T) {
 	labkit.Clean(t)
 	start := time.Now()
@@ -135,6 +138,25 @@ func TestResOwners(t *testing.T) {
 	case <-time.After(labkit.Run):
 		t.Fatalf("the shell's registrations never failed under a 1 MiB limit:\n%s", stderr.String())
 	}
+
+	// A holder killed while a child keeps its uverbs files: its QPs are
+	// a gone process's until the keeper ends.
+	holder, _, stop := qpholder.StartKept(t, 2)
+	defer stop()
+	if err := syscall.Kill(int(holder), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	gone := func() map[string]any {
+		for _, r := range ownerRows(t) {
+			if strings.Contains(fmt.Sprint(r["flags"]), "gone") && num(r, "qp") == 2 {
+				return r
+			}
+		}
+		return nil
+	}
+	labkit.WaitFor(t, labkit.Step, "the killed holder's 2 QPs flagged gone", func() bool { return gone() != nil })
+	stop()
+	labkit.WaitFor(t, labkit.Release, "the gone process's QPs released", func() bool { return gone() == nil })
 	t.Logf("TestResOwners took %v", time.Since(start).Round(time.Second))
 }
 
