@@ -37,4 +37,11 @@ func TestKernelLinesInEvents(t *testing.T) {
 	if !marked {
 		t.Error("the kernel's error line is not marked as an error")
 	}
+	// The QP's detail shows the line.
+	m.Update(m.jumpMsg("qp"))
+	m.find("qp").table.SetFilter([]string{"lqpn=17"})
+	send(m, "enter")
+	if out := screen(m); !strings.Contains(out, "the kernel log on this QP") || !strings.Contains(out, "err: rxe0: qp#17 moved to error state") {
+		t.Errorf("the QP's detail lacks its kernel line:\n%s", out)
+	}
 }

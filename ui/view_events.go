@@ -51,8 +51,11 @@ func (p *resBuilder) recordKernel(ls []sysfsmon.KernelLine) {
 	for _, l := range ls {
 		p.seq++
 		obj := l.Device
+		text := l.LevelName() + ": " + view.Printable(l.Text)
 		if n, ok := l.QPN(); ok && l.Device != "" {
-			obj = inspect.Key{Kind: rdma.KindQP, Dev: l.Device, ID: n}.String()
+			k := inspect.Key{Kind: rdma.KindQP, Dev: l.Device, ID: n}
+			obj = k.String()
+			p.kernelLine(k, l.Time.Format("15:04:05")+" "+text)
 		}
 		mark := markNone
 		switch {
@@ -62,9 +65,24 @@ func (p *resBuilder) recordKernel(ls []sysfsmon.KernelLine) {
 			mark = markWarn
 		}
 		p.events = append(p.events, tableRow{Key: strconv.Itoa(len(p.events)) + "/" + strconv.Itoa(p.seq),
-			Cells: []string{l.Time.Format("15:04:05"), "kernel", obj, "[" + l.Driver + "]", l.LevelName() + ": " + view.Printable(l.Text)}, Mark: mark})
+			Cells: []string{l.Time.Format("15:04:05"), "kernel", obj, "[" + l.Driver + "]", text}, Mark: mark})
 	}
 	p.trimEvents()
+}
+
+// maxKernelPerQP bounds the kernel lines kept for one QP's detail.
+const maxKernelPerQP = 20
+
+// kernelLine keeps a line for QP k's detail. The map and its slices are
+// copied on write: a resData already sent keeps the ones it was given.
+func (p *resBuilder) kernelLine(k inspect.Key, line string) {
+	m := make(map[inspect.Key][]string, len(p.kernel)+1)
+	for key, ls := range p.kernel {
+		m[key] = ls
+	}
+	ls := append(append([]string(nil), m[k]...), line)
+	m[k] = ls[max(0, len(ls)-maxKernelPerQP):]
+	p.kernel = m
 }
 
 // trimEvents keeps the newest maxEvents.
