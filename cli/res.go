@@ -84,6 +84,9 @@ state, the bytes its MRs pin against the process's RLIMIT_MEMLOCK
 "runtime:ID" (docker, containerd, cri-o, podman); "-" is none. Filters:
 ` + "  owners " + strings.Join(ownerFilterNames(), " ") + `
 Objects whose creating task was reaped have no pid: they count as pid 0.
+One reading cannot tell a leak: growth is "-" here; the dashboard's
+owners view, 'export --collector.owners=N' and 'doctor --watch D' watch
+over a window and name the kinds that only grow.
 
 This host's kernel may have no RDMA at all; then run it in the lab VM:
   verbscope lab -- verbscope res qp
