@@ -171,7 +171,7 @@ func memlockAlert(ps []owners.Process) string {
 		who = strconv.Itoa(n) + " processes"
 	}
 	return who + " near memlock: " + view.Printable(p.Comm) + "[" + strconv.Itoa(p.TGID) + "] " +
-		strconv.Itoa(int(p.MemlockRatio()*100)) + "% of " + sizeText(p.MemlockSoft.Value)
+		strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% of " + sizeText(p.MemlockSoft.Value)
 }
 
 func (m *model) alertsLine() string {

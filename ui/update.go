@@ -49,6 +49,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case gotoObjectsMsg:
 		return m.gotoObjects(msg)
+	case openDetailMsg:
+		m.openDetail()
+		return nil
 	case noticeMsg:
 		m.c.note(themes.SlotDim, msg.text)
 		return m.waitNotice()
@@ -385,6 +388,10 @@ func (m *model) jump(name string) tea.Cmd {
 	m.c.note("", "")
 	return m.route(p, shownMsg{})
 }
+
+// openDetailMsg asks the root to open the selected row's detail, for a
+// view whose enter does something else (owners: i).
+type openDetailMsg struct{}
 
 // gotoObjects filters every object view by the words and shows the
 // view named (enter on an owners row: the group's objects).

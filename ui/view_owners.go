@@ -21,13 +21,14 @@ var ownersSpec = viewSpec{name: "owners", title: "owners", about: "who holds the
 	make: func(c *common) component {
 		return &ownersView{c: c, by: owners.ByProcess,
 			cycle: key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "group owners by process/unit/container/pod")),
-			open:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "owners: open the group's objects, filtered"))}
+			open:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "owners: open the group's objects, filtered")),
+			info:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "owners: the group's processes (cmdline, cgroup, memlock)"))}
 	}}
 
 type ownersView struct {
-	c           *common
-	by          owners.By
-	cycle, open key.Binding
+	c                 *common
+	by                owners.By
+	cycle, open, info key.Binding
 	// groups are the rows' groups, by row key, for enter.
 	groups map[string]*owners.Group
 }
@@ -50,7 +51,7 @@ var ownerIndex = func() map[string]int {
 
 func (v *ownersView) columns() []column   { return ownerCols }
 func (v *ownersView) filter() matcher     { return rowMatcher(owners.Kind) }
-func (v *ownersView) keys() []key.Binding { return []key.Binding{v.cycle, v.open} }
+func (v *ownersView) keys() []key.Binding { return []key.Binding{v.cycle, v.open, v.info} }
 
 func (v *ownersView) heading() string { return "owners by " + string(v.by) }
 
@@ -66,6 +67,8 @@ func (v *ownersView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
 			return v.rows(), true, nil
 		case key.Matches(msg, v.open) && v.c.hasSelected:
 			return nil, false, v.openGroup(v.c.selected.Key)
+		case key.Matches(msg, v.info):
+			return nil, false, func() tea.Msg { return openDetailMsg{} }
 		}
 	}
 	return nil, false, nil
@@ -112,7 +115,8 @@ func (v *ownersView) empty() string {
 	return "no process holds RDMA objects"
 }
 
-// detail lists each member: pid, command line, user, cgroup, memlock.
+// detail lists each member: pid, command line, user, cgroup, memlock
+// (i opens it: enter opens the group's objects).
 func (v *ownersView) detail(r tableRow) []string {
 	out := cellLines(v.c.theme, ownerCols, r)
 	g := v.groups[r.Key]

@@ -152,9 +152,26 @@ func TestOwnersEnterOpensObjects(t *testing.T) {
 	}
 }
 
+// i opens a group's processes: command line, cgroup, memlock.
+func TestOwnersInfo(t *testing.T) {
+	m := ownersModel(t, 160, 48)
+	m.find("owners").table.SetFilter([]string{"comm=mrloop"})
+	_, cmd := m.Update(keyMsg("i"))
+	if cmd == nil {
+		t.Fatal("i gave no command")
+	}
+	m.Update(cmd())
+	out := strings.Join(strings.Fields(screen(m)), " ")
+	for _, want := range []string{"process 900 mrloop", "cmdline verbscope shell -f /mr-loop.vs", "cgroup /kubepods.slice/", "memlock 64.0K (94% used)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the detail lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestOwnersFilterAndMarks(t *testing.T) {
 	m := ownersModel(t, 160, 48)
-	for _, a := range []string{"1 process near memlock: mrloop[900] 93% of 64.0K", "1 growing object kind: mrloop[900] mr +1.2/min"} {
+	for _, a := range []string{"1 process near memlock: mrloop[900] 94% of 64.0K", "1 growing object kind: mrloop[900] mr +1.2/min"} {
 		if !slices.Contains(m.alerts(), a) {
 			t.Errorf("alerts %q lack %q", m.alerts(), a)
 		}
