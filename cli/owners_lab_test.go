@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -32,7 +33,8 @@ const (
 )
 
 // TestResOwners: an ibv_rc_pingpong pair in a cgroup named like a systemd
-// service and a verbs shell registering a 32 KiB MR every 2 s in one
+// service and a verbs shell registering a 4 KiB MR a second (then 32 KiB
+// every 2 s) in one
 // named like a containerd container of a Kubernetes pod, under a 1 MiB
 // RLIMIT_MEMLOCK and without CAP_IPC_LOCK (so the limit binds it).
 // res owners -j groups them by unit, container and pod, and so does the
@@ -53,14 +55,14 @@ func TestResOwners(t *testing.T) {
 	// under TCG, and it must see the shell's MRs grow from the start.
 	os.Setenv("XDG_STATE_HOME", t.TempDir())
 	dash := newTmux(t)
-	dash.line("verbscope dash --no-trace --no-shell --interval 1s --window 30s")
+	dash.line("verbscope dash --no-trace --no-shell --interval 1s --window 30s --view owners")
 
 	srv, cli := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-e", "-n", "100000000")
 	labkit.Throttle(t, 100*time.Millisecond, time.Second, srv, cli)
 	for _, p := range []*labkit.Proc{srv, cli} {
 		joinCgroup(t, unitDir, int(p.PID()))
 	}
-	shell, stderr := startMRLoop(t, podDir)
+	shell, stderr, mrSize := startMRLoop(t, podDir)
 	shellPID := shell.Process.Pid
 
 	// Grouped by unit, container and pod.
@@ -91,10 +93,7 @@ func TestResOwners(t *testing.T) {
 
 	// The dashboard's owners view: by process, then by unit; its header
 	// names the growing kind.
-	dash.waitLong("QPs [")
-	dash.key(":")
-	dash.keys("-l", "owners")
-	dash.key("Enter")
+	dash.waitLong("owners by process")
 	dash.waitFor("containerd:" + ownersCID[:12])
 	dash.waitFor("x.service")
 	dash.key("b")
@@ -126,9 +125,11 @@ func TestResOwners(t *testing.T) {
 		m := metricRE(growing).FindStringSubmatch(b)
 		return m != nil && m[1] != "0"
 	})
-	if v := metricFloat(t, body, regexp.QuoteMeta(growing)); v < 10 || v > 60 {
-		t.Errorf("%s = %v MRs a minute; the shell registers about 30", growing, v)
+	if v := metricFloat(t, body, regexp.QuoteMeta(growing)); v < 10 || v > 120 {
+		t.Errorf("%s = %v MRs a minute; the shell registers about 60", growing, v)
 	}
+	// Now MRs 8 times larger: the limit comes near, then binds.
+	mrSize.Store(32 << 10)
 	flagged := false
 	labkit.WaitFor(t, labkit.Run, "the shell's memlock flag", func() bool {
 		r := ownerRows(t)[strconv.Itoa(shellPID)]
@@ -238,9 +239,10 @@ func joinCgroup(t *testing.T, dir string, pid int) {
 // the pod's cgroup, with RLIMIT_MEMLOCK 1 MiB and without CAP_IPC_LOCK
 // (dropped from the bounding set of the thread that forks it, so the
 // root-run shell has it in no set): then ib_umem_get enforces the
-// limit. It opens the device and a PD, then registers a 32 KiB MR every
-// 2 s until a registration fails (the 33rd) and the script stops.
-func startMRLoop(t *testing.T, podDir string) (*exec.Cmd, *syncio.Buffer) {
+// limit. It opens the device and a PD, then registers a 4 KiB MR a
+// second, or once the test stores 32 KiB in the size it returns, one of
+// those every 2 s, until a registration fails and the script stops.
+func startMRLoop(t *testing.T, podDir string) (*exec.Cmd, *syncio.Buffer, *atomic.Int64) {
 	t.Helper()
 	cmd := exec.Command("verbscope", "shell", "--dev", labkit.Env(t, "LAB_DEV"))
 	in, err := cmd.StdinPipe()
@@ -269,16 +271,19 @@ func startMRLoop(t *testing.T, podDir string) (*exec.Cmd, *syncio.Buffer) {
 		t.Fatalf("prlimit: %v", err)
 	}
 	joinCgroup(t, podDir, cmd.Process.Pid)
+	size := new(atomic.Int64)
+	size.Store(4 << 10)
 	go func() {
 		io.WriteString(in, "open\npd\n")
 		for {
-			if _, err := io.WriteString(in, "mr size=32768\n"); err != nil {
+			n := size.Load()
+			if _, err := fmt.Fprintf(in, "mr size=%d\n", n); err != nil {
 				return // the shell stopped
 			}
-			time.Sleep(2 * time.Second)
+			time.Sleep(time.Duration(n>>12) * 250 * time.Millisecond) // 1 s for 4 KiB, 2 s for 32 KiB
 		}
 	}()
-	return cmd, out
+	return cmd, out, size
 }
 
 // ownerRows runs `verbscope res owners -j ARGS` and returns its rows by
