@@ -20,11 +20,17 @@ driver's own) of every port, and the device-level hw_counters/ (port 0).
 With --interval it reads twice and shows the change and the rate per second.
 Error counters (symbol_error, *_err, discards, retry_exceeded, link_downed,
 out_of_sequence, out_of_buffer...) are marked with ! in the ERR column.
-port_xmit_data and port_rcv_data count 4-byte words, as the IBTA defines.
+Values and rates are shown in their unit: data counters in bytes with SI
+prefixes (port_xmit_data and port_rcv_data count 4-byte words, as the
+IBTA defines: shown converted), packet counters in packets, the rest as
+counts.
 
 JSON keys (-j, an array, one object per counter): dev, port (0: device
-level), group ("counters" or "hw_counters"), name, value, error; with
---interval also delta, rate (per second) and reset (the value went down).
+level), group ("counters" or "hw_counters"), name, value (as the kernel
+counts it), error, unit ("bytes", "packets" or "events"), bytes (data
+counters: the value in bytes); with --interval also delta, rate (counts
+per second), reset (the value went down) and byte_rate (bytes per
+second).
 ` + viewHelpJSON + `
 
 Examples:

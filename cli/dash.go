@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -59,7 +58,7 @@ Examples:
 			theme := fs.String("theme", "auto", "colour `theme`: auto, dark, light, high-contrast, mono or a user theme")
 			dev := fs.String("dev", "", "show only this `device` (default all); also the shell's default")
 			gidIndex := fs.Int("gid-index", 0, "the shell's source GID `index` for RoCE (0: the RoCE v2 GID of an IPv4 address); also the demo's")
-			first := fs.String("view", "qp", "the `view` shown first")
+			first := fs.String("view", "overview", "the `view` shown first")
 			noShell := fs.Bool("no-shell", false, "leave out the verbs shell pane")
 			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry the states each refresh saw)")
 			demo := fs.Bool("demo", false, "run the demo workload beside the dashboard (lab)")
@@ -128,10 +127,7 @@ func runDash(ctx context.Context, env *Env, o dash.Options, demo, traced bool) e
 			return lab.StartDemo(ctx, lab.DemoOptions{Dev: dev, GIDIndex: o.GIDIndex})
 		}
 	}
-	o.Limits = deviceLimits(slog.New(slog.DiscardHandler))
-	if traced {
-		o.Modifies = traceModifies
-	}
+	o.Trace = traced
 	// VERBSCOPE_DASH_FRAME names a file that gets each frame as text:
 	// the render tests compare it with what the terminal shows.
 	o.FrameFile = os.Getenv("VERBSCOPE_DASH_FRAME")

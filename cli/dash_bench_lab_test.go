@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,7 +108,7 @@ func cpuTicks(proc string) float64 {
 // threads), and the dashboard's memory (rss-MB).
 func BenchmarkDashboardIdle(b *testing.B) {
 	benchTmux(b, 160, 48, "verbscope dash --interval 1s")
-	waitScreen(b, "vsb", "QPs [", 2*time.Minute)
+	waitScreen(b, "vsb", "1 ports", 2*time.Minute) // the overview, the first view
 	proc := dashProc(b)
 	// Idle is after the start: the trace's programs loaded (seconds
 	// under emulation) and the first readings settled.
@@ -178,7 +179,7 @@ func wakeups(proc string) float64 {
 func BenchmarkDashboard10kQPs(b *testing.B) {
 	_, stop := qpholder.Start(b, 10000)
 	defer stop()
-	benchTmux(b, 200, 60, "verbscope dash --interval 1s --no-shell")
+	benchTmux(b, 200, 60, "verbscope dash --view qp --interval 1s --no-shell")
 	waitScreen(b, "vsb", "programs attached", 5*time.Minute)
 	waitScreen(b, "vsb", "QPs [10001/10001]", 5*time.Minute)
 	proc := dashProc(b)
@@ -224,4 +225,49 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFirstFrame: how long after its start the dashboard shows its
+// first frame (first-frame-s: the overview's boxes, before any data),
+// the ports read from sysfs (ports-s) and the QPs from netlink (qps-s,
+// the header's count), against htop's first frame in the same
+// guest (htop-first-frame-s: its "Load average" line), each measured by
+// reading the tmux screen every 20 ms from the moment the command is
+// given to tmux.
+func BenchmarkFirstFrame(b *testing.B) {
+	firstScreen := func(cmd string, want ...string) []float64 {
+		exec.Command("tmux", "kill-session", "-t", "vsf").Run()
+		t0 := time.Now()
+		c := exec.Command("tmux", "new-session", "-d", "-s", "vsf", "-x", "160", "-y", "48", cmd)
+		c.Env = append(os.Environ(), "TERM=xterm-256color")
+		if out, err := c.CombinedOutput(); err != nil {
+			b.Fatalf("tmux: %v\n%s", err, out)
+		}
+		defer func() {
+			exec.Command("tmux", "kill-session", "-t", "vsf").Run()
+			labkit.WaitFor(b, labkit.Release, "the dashboard to exit", func() bool { return findDash() == "" })
+		}()
+		took := make([]float64, len(want))
+		for i, w := range want {
+			re := regexp.MustCompile(w)
+			deadline := time.Now().Add(2 * time.Minute)
+			for !re.MatchString(capture("vsf")) {
+				if time.Now().After(deadline) {
+					b.Fatalf("%s never showed %q:\n%s", cmd, w, capture("vsf"))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			took[i] = time.Since(t0).Seconds()
+		}
+		return took
+	}
+	var dash, htop []float64
+	for range b.N {
+		dash = firstScreen("verbscope dash --no-trace", "1 ports", `rxe0/1 +ACTIVE`, `QPs \d`)
+		htop = firstScreen("htop -d 10", "Load average")
+	}
+	b.ReportMetric(dash[0], "first-frame-s")
+	b.ReportMetric(dash[1], "ports-s")
+	b.ReportMetric(dash[2], "qps-s")
+	b.ReportMetric(htop[0], "htop-first-frame-s")
 }

@@ -42,14 +42,19 @@ func dashPID(t *testing.T, s *tmuxSession) int {
 }
 
 // startDash runs line (which starts the dashboard) in a new tmux
-// session with a history file of the test's own, waits for the QP view
-// and returns the session and the dashboard's pid.
+// session with a history file of the test's own, waits for its first
+// view (the QP view with --view qp, else the overview) and returns the
+// session and the dashboard's pid.
 func startDash(t *testing.T, line string) (*tmuxSession, int) {
 	t.Helper()
 	os.Setenv("XDG_STATE_HOME", t.TempDir())
 	s := newTmux(t)
 	s.line(line)
-	s.waitLong("QPs [")
+	if strings.Contains(line, "--view qp") {
+		s.waitLong("QPs [")
+	} else {
+		s.waitLong("1 ports")
+	}
 	return s, dashPID(t, s)
 }
 
@@ -62,7 +67,7 @@ func startDash(t *testing.T, line string) (*tmuxSession, int) {
 func TestDashboardLive(t *testing.T) {
 	labkit.Clean(t)
 	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
-	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --interval 500ms; echo status=$?")
+	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --view qp --interval 500ms; echo status=$?")
 
 	// The pair runs until the test ends it (a short run could be over
 	// before the screen is read).
@@ -146,7 +151,7 @@ func TestDashboardLive(t *testing.T) {
 // is destroyed.
 func TestDashboardSIGTERM(t *testing.T) {
 	labkit.Clean(t)
-	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash; echo status=$?")
+	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --view qp; echo status=$?")
 	s.key("Tab")
 	s.keys("-l", "open; pd; cq; qp cq=cq1")
 	s.key("Enter")
@@ -240,7 +245,7 @@ func TestDashboardTerminal(t *testing.T) {
 	s := newTmux(t)
 	s.run("resize-window", "-t", s.name, "-x", "80", "-y", "24")
 	s.line("NO_COLOR=1 verbscope dash; echo status=$?")
-	scr := s.waitLong("QPs [")
+	scr := s.waitLong("1 ports") // the overview, the first view
 	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
 	if len(lines) > 24 {
 		t.Errorf("%d lines on a 24-line terminal", len(lines))

@@ -54,6 +54,7 @@ func TestMakeRunOpensTheDashboard(t *testing.T) {
 		}
 	}
 	waitFor("demo: pingpong pair", 5*time.Minute)
+	waitFor("2 QPs", time.Minute) // it opens on the overview
 	waitFor("ibv_rc_pingpong", 2*time.Minute)
 	waitFor("in ERR/SQE", time.Minute)
 	waitFor("rxe0 1:ACTIVE", time.Minute) // the header, once sysfs was read

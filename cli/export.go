@@ -13,6 +13,7 @@ import (
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/trace"
+	"github.com/verbscope/verbscope/verbs"
 )
 
 func init() { register(exportCmd) }
@@ -171,7 +172,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	go c.WatchSysfs(ctx, sys, cfg.interval)
 	nl := export.NetlinkOptions{Interval: cfg.interval, Window: cfg.window, Limits: export.DeviceLimits(log)}
 	if cfg.trace {
-		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(deviceEnv)
+		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(verbs.DeviceCheckEnv)
 	}
 	go c.FollowNetlink(ctx, nl)
 	go c.FollowKernelLog(ctx, sys, log)
@@ -191,7 +192,3 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	}
 	return err
 }
-
-// deviceLimits is export.DeviceLimits, for the dashboard's wiring
-// (dash_sources.go).
-func deviceLimits(log *slog.Logger) map[string]inspect.Limits { return export.DeviceLimits(log) }

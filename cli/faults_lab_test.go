@@ -46,7 +46,7 @@ func TestUnderFaults(t *testing.T) {
 
 	// Neither traces (other tests cover trace; its loading is a minute of
 	// the guest's CPUs under TCG).
-	s, dash := startDash(t, "verbscope dash --no-trace --interval 500ms; echo status=$?")
+	s, dash := startDash(t, "verbscope dash --view qp --no-trace --interval 500ms; echo status=$?")
 	addr := "127.0.0.1:19883"
 	x := labkit.Start(t, "verbscope", "export", "--no-trace", "--web.listen-address="+addr, "--interval=500ms")
 	devInfo := regexp.MustCompile(`(?m)^verbscope_device_info\{[^}]*device="` + dev + `"`)

@@ -344,9 +344,9 @@ func TestReadmeParser(t *testing.T) {
 func TestReadmeViews(t *testing.T) {
 	readme := readREADME(t)
 	want := ui.ViewNames()
-	tabs := regexp.MustCompile(`(?m)^    (qp .*)$`).FindStringSubmatch(readme)
+	tabs := regexp.MustCompile(`(?m)^    (` + want[0] + ` .*)$`).FindStringSubmatch(readme)
 	if tabs == nil {
-		t.Fatal("no tab row (a screen line starting with qp) in the README's dashboard")
+		t.Fatalf("no tab row (a screen line starting with %s) in the README's dashboard", want[0])
 	}
 	if diff := cmp.Diff(want, strings.Fields(tabs[1])); diff != "" {
 		t.Errorf("the README's tab row differs from the registry (-registry +README):\n%s", diff)

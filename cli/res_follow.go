@@ -7,6 +7,7 @@ import (
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/trace"
+	"github.com/verbscope/verbscope/verbs"
 )
 
 // followQPs is `verbscope res qp --follow`: the current QPs, then one
@@ -22,7 +23,7 @@ func followQPs(ctx context.Context, env *Env, req *resRequest, o *outFlags, coun
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	mods := trace.FeedModifies(ctx, trace.FeedOptions{
-		Env:  trace.CachedEnv(deviceEnv),
+		Env:  trace.CachedEnv(verbs.DeviceCheckEnv),
 		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "res: trace: "+msg) },
 		Ready: func(n int) {
 			fmt.Fprintf(env.Stderr, "res: tracing every process's QP modifies (%d programs attached): changes carry the attributes each modify set\n", n)

@@ -40,7 +40,7 @@ func TestTextHostileComm(t *testing.T) {
 		t.Errorf("verbscope res qp -j should keep the comm's exact bytes, JSON-escaped:\n%s", js)
 	}
 
-	s, _ := startDash(t, "verbscope dash --interval 500ms; echo status=$?")
+	s, _ := startDash(t, "verbscope dash --view qp --interval 500ms; echo status=$?")
 	title := func() string { return s.run("display-message", "-p", "-t", s.name, "#{pane_title}") }
 	s.waitLong(`\x1b]2;PWN`) // the QP view's comm column
 	s.key("/")

@@ -8,10 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/verbscope/verbscope/inspect"
-	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -77,7 +74,7 @@ Examples:
 					defer mu.Unlock()
 					fmt.Fprintln(env.Stderr, msg)
 				}
-				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(deviceEnv), Notify: func(msg string) { say("trace: " + msg) }}
+				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(verbs.DeviceCheckEnv), Notify: func(msg string) { say("trace: " + msg) }}
 				if *record != "" {
 					f, err := createPrivate(*record, *force)
 					if err != nil {
@@ -132,24 +129,6 @@ Examples:
 			}
 		},
 	}
-}
-
-// deviceEnv is what the device says about itself for rdma.Check, asked
-// the way the verbs shell asks before a modify; nil when it cannot be
-// opened.
-func deviceEnv(dev string, port int) *rdma.CheckEnv {
-	ctx, err := verbs.Open(dev)
-	if err != nil {
-		return nil
-	}
-	defer ctx.Close()
-	return ctx.CheckEnv(port)
-}
-
-// traceModifies is trace.FeedModifies with rdma.Check's device facts,
-// for the dashboard's wiring (dash_sources.go).
-func traceModifies(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue {
-	return trace.FeedModifies(ctx, trace.FeedOptions{Env: trace.CachedEnv(deviceEnv), Latency: latency, Warn: warn, Ready: ready})
 }
 
 // lostText is what verbscope trace says of the events it lost.

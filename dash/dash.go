@@ -41,15 +41,12 @@ type Options struct {
 	Prometheus, Job string
 	// FrameFile receives each frame as text (ui.Options.FrameFile).
 	FrameFile string
-	// Limits are the device limits the Tracker warns near.
-	Limits map[string]inspect.Limits
 	// Window is how far back the Tracker looks for growing objects
 	// (inspect.TrackerConfig.GrowthWindow; 0: its default).
 	Window time.Duration
-	// Modifies, when set, starts trace's modify events for the QP
-	// histories: warn says what trace cannot do, ready reports the
-	// programs attached.
-	Modifies func(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue
+	// Trace feeds the QP histories with trace's modify events (what each
+	// ibv_modify_qp set); what trace cannot do goes to the status line.
+	Trace bool
 	// Demo, when set, starts a labelled workload beside the dashboard;
 	// stop ends it.
 	Demo func(ctx context.Context, dev string) (label string, stop func(), err error)

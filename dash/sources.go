@@ -3,14 +3,18 @@ package dash
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/doctor"
+	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/ui"
+	"github.com/verbscope/verbscope/verbs"
 	"github.com/verbscope/verbscope/view"
 )
 
@@ -31,11 +35,17 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 	}
 	wo := inspect.WatchOptions{Interval: o.Interval,
 		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.Dev}},
-		Tracker:  inspect.TrackerConfig{Limits: o.Limits, GrowthWindow: o.Window}}
-	if o.Modifies != nil {
-		wo.Modifies = o.Modifies(ctx, notice, func(n int) {
-			notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))
-		}, o.Interval)
+		// The Tracker warns near the devices' object limits, which
+		// netlink does not carry; asked on the watcher's goroutine, so
+		// the first frame does not wait for libibverbs.
+		Tracker: inspect.TrackerConfig{GrowthWindow: o.Window, LoadLimits: func() map[string]inspect.Limits {
+			return export.DeviceLimits(slog.New(slog.DiscardHandler))
+		}}}
+	if o.Trace {
+		wo.Modifies = trace.FeedModifies(ctx, trace.FeedOptions{Env: trace.CachedEnv(verbs.DeviceCheckEnv), Latency: o.Interval,
+			Warn: notice, Ready: func(n int) {
+				notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))
+			}})
 	}
 	w := inspect.Watch(ctx, conn, wo)
 	sys := fsys.Watch(ctx, sysfsmon.WatchOptions{Interval: o.Interval, FullEvery: fullEvery})

@@ -66,6 +66,11 @@ var DefaultRetryCounters = []string{
 type TrackerConfig struct {
 	// Limits are per-device object limits, by device name.
 	Limits map[string]Limits
+	// LoadLimits, when set, gives Limits on the first Observe instead:
+	// asking libibverbs opens every device (ibv_query_device(3)), which
+	// a watcher does on its own goroutine rather than before its owner
+	// has drawn anything.
+	LoadLimits func() map[string]Limits
 	// LimitFraction is the share of a limit at which usage is flagged
 	// (default 0.9).
 	LimitFraction float64
@@ -364,6 +369,9 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	sort.Slice(u.Stuck, func(i, j int) bool { return keyLess(u.Stuck[i].Key, u.Stuck[j].Key) })
 	u.Processes = processUsage(s)
 	u.Growing = t.trackGrowth(s.Time, u.Processes)
+	if t.cfg.LoadLimits != nil {
+		t.cfg.Limits, t.cfg.LoadLimits = t.cfg.LoadLimits(), nil
+	}
 	u.Limits = limitUsage(s, u.Processes, t.cfg.Limits, t.cfg.LimitFraction)
 	u.Dead = deadObjects(s)
 	return u

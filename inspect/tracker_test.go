@@ -368,3 +368,23 @@ func TestDeadOwners(t *testing.T) {
 		})
 	}
 }
+
+// TestTrackerLoadsLimitsOnce: LoadLimits is asked on the first update,
+// once, and its limits count as Limits would.
+func TestTrackerLoadsLimitsOnce(t *testing.T) {
+	srq := recorded(t, "srq", at(0))
+	limits := map[string]Limits{"rxe0": {MaxQP: 18, MaxCQ: 1000, MaxSRQ: 1}}
+	calls := 0
+	tr := NewTracker(TrackerConfig{LoadLimits: func() map[string]Limits { calls++; return limits }})
+	if calls != 0 {
+		t.Fatal("LoadLimits was asked before the first update")
+	}
+	u := tr.Update(srq)
+	tr.Update(recorded(t, "srq", at(1)))
+	if calls != 1 {
+		t.Errorf("LoadLimits asked %d times, want once", calls)
+	}
+	if diff := cmp.Diff(Usage(srq, limits, 0), u.Limits); diff != "" {
+		t.Errorf("limits from LoadLimits (-want +got):\n%s", diff)
+	}
+}

@@ -59,6 +59,6 @@ func runAH(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("ah", err)
 	}
-	e := s.add(&entry{kind: rdma.KindAH, ah: ah, parent: pd}, as)
+	e := s.add(&entry{kind: rdma.KindAH, ah: ah, obj: ah, parent: pd}, as)
 	return created(e, fmt.Sprintf("address handle to %s from GID index %d", attr.AH.GRH.DGID, attr.AH.GRH.SGIDIndex), nil), nil
 }

@@ -91,7 +91,7 @@ func runMR(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("mr", err)
 	}
-	e := s.add(&entry{kind: rdma.KindMR, mr: mr, parent: pd}, as)
+	e := s.add(&entry{kind: rdma.KindMR, mr: mr, obj: mr, parent: pd}, as)
 	return created(e, fmt.Sprintf("%d bytes at 0x%x, lkey 0x%x rkey 0x%x, access %s", mr.Len(), mr.Addr(), mr.LKey(), mr.RKey(), access),
 		map[string]any{"size": mr.Len(), "addr": mr.Addr(), "lkey": mr.LKey(), "rkey": mr.RKey(), "access": access.String()}), nil
 }

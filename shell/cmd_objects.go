@@ -154,7 +154,7 @@ func runOpen(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("open "+name, err)
 	}
-	e := s.add(&entry{kind: rdma.KindCtx, ctx: c}, as)
+	e := s.add(&entry{kind: rdma.KindCtx, ctx: c, obj: c}, as)
 	attr, _ := c.QueryDevice()
 	return Result{
 		Text: fmt.Sprintf("%s = device %s (%s, fw %s, %d port(s), max_qp %d)", e.name, name, c.Device.Transport, attr.FWVer, attr.PhysPortCnt, attr.MaxQP),
@@ -222,14 +222,14 @@ func runInCtx(s *Shell, a *args, what string, create func(ctx *entry) (*entry, e
 func runPD(_ context.Context, s *Shell, a *args) (Result, error) {
 	return runInCtx(s, a, "protection domain", func(ctx *entry) (*entry, error) {
 		pd, err := ctx.ctx.AllocPD()
-		return &entry{kind: rdma.KindPD, pd: pd, parent: ctx}, err
+		return &entry{kind: rdma.KindPD, pd: pd, obj: pd, parent: ctx}, err
 	})
 }
 
 func runChannel(_ context.Context, s *Shell, a *args) (Result, error) {
 	return runInCtx(s, a, "completion channel", func(ctx *entry) (*entry, error) {
 		ch, err := ctx.ctx.CreateCompChannel()
-		return &entry{kind: rdma.KindChannel, ch: ch, parent: ctx}, err
+		return &entry{kind: rdma.KindChannel, ch: ch, obj: ch, parent: ctx}, err
 	})
 }
 
@@ -268,7 +268,7 @@ func runCQ(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err != nil {
 		return Result{}, failed("cq", err)
 	}
-	e := s.add(&entry{kind: rdma.KindCQ, cq: cq, parent: ctx}, as)
+	e := s.add(&entry{kind: rdma.KindCQ, cq: cq, obj: cq, parent: ctx}, as)
 	note := ""
 	if cq.CQE() != int(size) {
 		note = fmt.Sprintf(" (asked for %d; the provider rounds up)", size)
@@ -344,7 +344,7 @@ func runQP(_ context.Context, s *Shell, a *args) (Result, error) {
 	}
 	// A random first PSN, as rc_pingpong draws one: a stale packet of an
 	// earlier connection is then unlikely to be taken for a new one.
-	e := s.add(&entry{kind: rdma.KindQP, qp: qp, parent: pd, sendCQ: send, recvCQ: recv, psn: rand.Uint32() & 0xffffff}, as)
+	e := s.add(&entry{kind: rdma.KindQP, qp: qp, obj: qp, parent: pd, sendCQ: send, recvCQ: recv, psn: rand.Uint32() & 0xffffff}, as)
 	c := qp.Cap()
 	return created(e, fmt.Sprintf("%s QP number %d in %s, completions to %s, state RESET (send_wr %d recv_wr %d)",
 		typ, qp.Num(), pd.name, cqNames(send, recv), c.MaxSendWR, c.MaxRecvWR),

@@ -133,31 +133,12 @@ func runLs(_ context.Context, s *Shell, a *args) (Result, error) {
 // with cascade the library's Close, which destroys what uses it first.
 // cascades says which it is.
 func (e *entry) closeFn(cascade bool) (fn func() error, cascades bool) {
-	type both interface {
-		Close() error
-		Destroy() error
+	// A context and a completion channel have no bare destroy: closing
+	// them is the cascade.
+	if d, ok := e.obj.(destroyer); ok && !cascade {
+		return d.Destroy, false
 	}
-	var o both
-	switch e.kind {
-	case rdma.KindCtx:
-		return e.ctx.Close, true // a context has no bare destroy: closing it is the cascade
-	case rdma.KindPD:
-		o = e.pd
-	case rdma.KindCQ:
-		o = e.cq
-	case rdma.KindQP:
-		o = e.qp
-	case rdma.KindMR:
-		o = e.mr
-	case rdma.KindAH:
-		o = e.ah
-	case rdma.KindChannel:
-		return e.ch.Close, true
-	}
-	if cascade {
-		return o.Close, true
-	}
-	return o.Destroy, false
+	return e.obj.Close, true
 }
 
 func runDestroy(_ context.Context, s *Shell, a *args) (Result, error) {

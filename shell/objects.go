@@ -24,6 +24,10 @@ type entry struct {
 	id     uint64 // creation order in the session (front.Object.ID)
 	parent *entry // ctx for pd/cq/ch; pd for qp/mr/ah
 
+	// obj is the library's object, whichever its kind: what destroy
+	// and closed need of it. The typed field beside it is the same
+	// object, for what only its kind has.
+	obj verbsObject
 	ctx *verbs.Context
 	pd  *verbs.PD
 	cq  *verbs.CQ
@@ -47,27 +51,21 @@ type transition struct {
 	Mask     verbs.QPAttrMask
 }
 
+// verbsObject is what every verbs object of the session has: Close
+// destroys it after what uses it (verbs' cascade), Closed tells it is
+// gone. Most also have a bare Destroy (destroyer).
+type verbsObject interface {
+	Close() error
+	Closed() bool
+}
+
+// destroyer is a verbs object with a bare destroy: libibverbs' own
+// ibv_destroy_*, which fails while something still uses the object.
+type destroyer interface{ Destroy() error }
+
 // closed asks the library whether the object is gone (a cascade may have
 // taken it).
-func (e *entry) closed() bool {
-	switch e.kind {
-	case rdma.KindCtx:
-		return e.ctx.Closed()
-	case rdma.KindPD:
-		return e.pd.Closed()
-	case rdma.KindCQ:
-		return e.cq.Closed()
-	case rdma.KindChannel:
-		return e.ch.Closed()
-	case rdma.KindQP:
-		return e.qp.Closed()
-	case rdma.KindMR:
-		return e.mr.Closed()
-	case rdma.KindAH:
-		return e.ah.Closed()
-	}
-	return true
-}
+func (e *entry) closed() bool { return e.obj == nil || e.obj.Closed() }
 
 // uses tells whether e depends on o: o is its parent or one of its CQs.
 func (e *entry) uses(o *entry) bool { return e.parent == o || e.sendCQ == o || e.recvCQ == o }

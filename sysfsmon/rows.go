@@ -191,14 +191,20 @@ func (p *Port) GIDRows() []view.Row {
 // interval the line has the change and rate since the first snapshot
 // (CounterRates). Its identity is Counter.Key.
 func (r *CounterRate) Row(interval bool) view.Row {
+	unit, scale := r.Unit()
+	total := float64(r.Value) * float64(scale)
 	row := view.Row{
 		view.IDField(r.Key()),
 		cell("dev", "DEV", r.Device, r.Device),
 		cell("port", "PORT", itoa(r.Port), int64(r.Port)),
 		cell("group", "GROUP", r.Group, r.Group),
 		cell("name", "NAME", r.Name, r.Name),
-		cell("value", "VALUE", strconv.FormatUint(r.Value, 10), r.Value),
+		cell("value", "VALUE", valueText(unit, total, r.Value), r.Value),
 		value("error", r.Error),
+		value("unit", unit.String()),
+	}
+	if unit == UnitBytes {
+		row = append(row, value("bytes", r.Value*scale))
 	}
 	if interval {
 		d := strconv.FormatUint(r.Delta, 10)
@@ -207,8 +213,11 @@ func (r *CounterRate) Row(interval bool) view.Row {
 		}
 		row = append(row,
 			cell("delta", "DELTA", d, r.Delta),
-			cell("rate", "RATE/s", RateText(r.Rate), r.Rate),
+			cell("rate", "RATE", rateText(unit, r.Rate*float64(scale)), r.Rate),
 			value("reset", r.Reset))
+		if unit == UnitBytes {
+			row = append(row, value("byte_rate", r.Rate*float64(scale)))
+		}
 	}
 	mark := ""
 	if r.Error {

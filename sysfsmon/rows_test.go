@@ -53,8 +53,27 @@ func TestRowsJSONAndIdentity(t *testing.T) {
 		}
 		for _, c := range snap.Counters {
 			r := CounterRate{Counter: c, Delta: 3, Rate: 1.5}
-			sameJSON(t, r.Row(false), c)
-			sameJSON(t, r.Row(true), r)
+			// The row adds the unit, and a byte counter its bytes.
+			type united struct {
+				Counter
+				Unit  string  `json:"unit"`
+				Bytes *uint64 `json:"bytes,omitempty"`
+			}
+			u, scale := c.Unit()
+			plain := united{Counter: c, Unit: u.String()}
+			var byteRate *float64
+			if u == UnitBytes {
+				b, br := c.Value*scale, r.Rate*float64(scale)
+				plain.Bytes, byteRate = &b, &br
+			}
+			sameJSON(t, r.Row(false), plain)
+			sameJSON(t, r.Row(true), struct {
+				united
+				Delta    uint64   `json:"delta"`
+				Rate     float64  `json:"rate"`
+				Reset    bool     `json:"reset"`
+				ByteRate *float64 `json:"byte_rate,omitempty"`
+			}{plain, r.Delta, r.Rate, r.Reset, byteRate})
 			checkID(r.Row(false))
 		}
 		irqs, err := f.IRQs()

@@ -125,7 +125,7 @@ func create10k(b *testing.B) {
 // decoding; the BPF programs count in the helper's CPU).
 func BenchmarkCreate10kQPs(b *testing.B) {
 	b.Run("untraced", create10k)
-	tr, err := Open(Options{Env: CachedEnv(deviceEnv)})
+	tr, err := Open(Options{Env: CachedEnv(verbs.DeviceCheckEnv)})
 	if err != nil {
 		b.Fatal(err)
 	}

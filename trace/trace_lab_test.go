@@ -54,21 +54,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// deviceEnv asks the lab's device for rdma.Check's facts, as verbscope
-// trace does.
-func deviceEnv(dev string, port int) *rdma.CheckEnv {
-	ctx, err := verbs.Open(dev)
-	if err != nil {
-		return nil
-	}
-	defer ctx.Close()
-	return ctx.CheckEnv(port)
-}
-
-// sharedTrace is the tracer of every process with deviceEnv.
+// sharedTrace is the tracer of every process with verbs.DeviceCheckEnv.
 func sharedTrace(t *testing.T) *collector {
 	t.Helper()
-	shared.once.Do(func() { shared.c, shared.err = openCollector(t, Options{Env: CachedEnv(deviceEnv)}) })
+	shared.once.Do(func() { shared.c, shared.err = openCollector(t, Options{Env: CachedEnv(verbs.DeviceCheckEnv)}) })
 	if shared.err != nil {
 		t.Fatalf("Open: %v", shared.err)
 	}

@@ -53,14 +53,14 @@ func (m *model) detailKey(msg tea.KeyPressMsg) {
 // scrollDetail moves the detail by delta lines, kept between its first
 // line and the last screenful.
 func (m *model) scrollDetail(delta int) {
-	body := len(m.detailLines()) - 1
+	body := len(m.detailLines(m.w)) - 1
 	m.detail.scroll = min(max(0, m.detail.scroll+delta), max(0, body-(m.lay.mainH-1)))
 }
 
 // renderDetail draws the opened object in w×h.
 func (m *model) renderDetail(w, h int) string {
 	th := m.c.theme
-	lines := m.detailLines()
+	lines := m.detailLines(w)
 	title := th.Render(themes.SlotTitle, lines[0]) + th.Render(themes.SlotDim, "  (esc back, ↑↓ scroll)")
 	body := lines[1:]
 	body = body[min(m.detail.scroll, max(0, len(body)-(h-1))):]
@@ -76,8 +76,8 @@ func (m *model) renderDetail(w, h int) string {
 }
 
 // detailLines are the opened row's title and what its view says of it,
-// from the latest data.
-func (m *model) detailLines() []string {
+// from the latest data, each line wrapped at w (wrapDetail).
+func (m *model) detailLines(w int) []string {
 	d := &m.detail
 	if d.page == nil {
 		return []string{""}
@@ -94,7 +94,39 @@ func (m *model) detailLines() []string {
 	if row.Mark == markVanishing {
 		lines = append(lines, m.c.theme.Render(themes.SlotVanished, "gone: this object no longer exists (last values shown)"))
 	}
-	return append(lines, d.page.view.detail(row)...)
+	for _, l := range d.page.view.detail(row) {
+		lines = append(lines, wrapDetail(l, w)...)
+	}
+	return lines
+}
+
+// detailIndent is where a detail line's value starts (padTo's 12 cells
+// and a space): a wrapped labelled line goes on there, under the value.
+const detailIndent = 13
+
+// wrapDetail wraps a detail line at w cells, at spaces and commas where it
+// can (a traced modify's attributes are one long line); the lines after
+// the first are indented as the line is, or under the value of a
+// labelled line.
+func wrapDetail(l string, w int) []string {
+	if ansi.StringWidth(l) <= w {
+		return []string{l}
+	}
+	plain := ansi.Strip(l)
+	indent := len(plain) - len(strings.TrimLeft(plain, " "))
+	if indent == 0 {
+		indent = detailIndent
+	}
+	if w < indent+20 {
+		return []string{l} // too narrow to wrap usefully: cut at render
+	}
+	parts := strings.Split(ansi.Wrap(l, w, " ,"), "\n")
+	out := parts[:1]
+	rest := strings.Join(parts[1:], " ")
+	for _, p := range strings.Split(ansi.Wrap(rest, w-indent, " ,"), "\n") {
+		out = append(out, strings.Repeat(" ", indent)+strings.TrimLeft(p, " "))
+	}
+	return out
 }
 
 func padTo(s string, w int) string { return align(s, w, false) + " " }

@@ -20,5 +20,11 @@
 // note and keys) in a file of its own, and add its viewSpec (name,
 // aliases, title, constructor) to registry. The tab row, the ':' jump,
 // '?', --view and ViewNames follow from the registry;
-// TestAddedViewNeedsOnlyTheRegistry does exactly this.
+// TestAddedViewNeedsOnlyTheRegistry does exactly this. Every view has its
+// file (view_NAME.go); the object kinds' views share objectView
+// (view_objects.go) and the sysfs readings' share sysfsView
+// (view_sysfs.go), each giving only its columns, since one row builder
+// makes their rows. A view that is not a table (the overview's boxes,
+// view_overview.go and boxes.go) also implements drawn: it draws its
+// body at the size it is given, and names the view a click opens.
 package ui

@@ -25,14 +25,21 @@ func (m *model) waitRes() tea.Cmd {
 		return nil
 	}
 	ch, p, look, kern := m.c.src.Res, m.resBuilder, m.c.src.Owners, m.c.src.Kernel
-	var st front.State
-	if m.pane != nil {
-		st = m.pane.state
+	eng := m.c.src.Shell
+	if m.pane == nil {
+		eng = nil
 	}
 	return func() tea.Msg {
 		f, ok := <-ch
 		if !ok {
 			return resClosedMsg{}
+		}
+		// The shell's state now, not when this Cmd began waiting: the
+		// frame a command's refresh brings marks what it just created
+		// (Engine.State is safe to call from any goroutine).
+		var st front.State
+		if eng != nil {
+			st = eng.State()
 		}
 		p.recordKernel(drainKernel(kern))
 		d := p.build(f, st)

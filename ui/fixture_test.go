@@ -102,9 +102,12 @@ func readTree(t testing.TB, tree string) sysfsmon.Update {
 	}
 	c1, _ := f.Counters()
 	q1, _ := f.IRQs()
-	for _, p := range []string{"mlx5_0/ports/1/counters/port_rcv_data", "mlx5_0/ports/1/counters/port_xmit_data"} {
+	// Traffic in the second reading: mlx5's data in 4-byte words, rxe's
+	// packets.
+	for p, n := range map[string]uint64{"mlx5_0/ports/1/counters/port_rcv_data": 250000, "mlx5_0/ports/1/counters/port_xmit_data": 250000,
+		"rxe0/ports/1/hw_counters/sent_pkts": 1200, "rxe0/ports/1/hw_counters/rcvd_pkts": 1100} {
 		if path := filepath.Join(dir, "sys/class/infiniband", p); fileExists(path) {
-			testtree.Bump(t, path, 250000)
+			testtree.Bump(t, path, n)
 		}
 	}
 	now = now.Add(time.Second)
@@ -178,7 +181,7 @@ func fixtureModel(t testing.TB, tree, theme string, w, h int, withShell bool) *m
 	if withShell {
 		src.Shell = newFakeEngine()
 	}
-	m := newModel(src, Options{Theme: theme}, th)
+	m := newModel(src, Options{Theme: theme, View: "qp"}, th)
 	m.c.now = func() time.Time { return t0.Add(time.Minute) }
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	for _, f := range recordedFrames(t, "idle", "rc-init", "rc-rts") {
@@ -216,6 +219,8 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyPgDown}
 	case "ctrl+c":
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "ctrl+t":
+		return tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	}

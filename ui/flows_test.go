@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -21,7 +22,7 @@ func TestJumpToEveryView(t *testing.T) {
 		}
 	}
 	m.Update(m.jumpMsg("nosuch"))
-	if !strings.Contains(screen(m), `no view "nosuch": views are qp cq`) {
+	if !strings.Contains(screen(m), `no view "nosuch": views are overview qp cq`) {
 		t.Errorf("an unknown view should list the views:\n%s", screen(m))
 	}
 }
@@ -223,7 +224,7 @@ func collect(cmd tea.Cmd) tea.Msg {
 		return nil
 	}
 	switch msg.(type) {
-	case shellDoneMsg, shellCompleteMsg:
+	case shellDoneMsg, shellCompleteMsg, openViewMsg:
 		return msg
 	}
 	return nil
@@ -329,5 +330,174 @@ func TestHistorySaveFailureShown(t *testing.T) {
 	}
 	if !strings.Contains(screen(m), "shell history not saved: front: save history /x: permission denied") {
 		t.Errorf("the failed save is not on the status line:\n%s", screen(m))
+	}
+}
+
+// The events view opens at the newest event and follows new ones, as
+// less +F does; moving up pauses it, G follows again; the title says
+// which.
+func TestEventsFollowNewest(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+	m.Update(m.jumpMsg("events"))
+	_, n := m.cur.table.Counts()
+	if n < 3 {
+		t.Fatalf("the recordings give %d events; the test needs three or more", n)
+	}
+	at := func(want int, title string) {
+		t.Helper()
+		if m.cur.table.cursor != want {
+			t.Errorf("cursor on row %d, want %d of %d", m.cur.table.cursor, want, n)
+		}
+		if !strings.Contains(screen(m), title) {
+			t.Errorf("the title should say %q:\n%s", title, screen(m))
+		}
+	}
+	at(n-1, "following new rows")
+	// A state change, seen twice: every new frame adds its events.
+	f := recordedFrames(t, "rc-rts")[0]
+	s := *f.Snapshot
+	s.QPs = append([]inspect.QP(nil), s.QPs...)
+	s.QPs[0].State = rdma.QPStateErr
+	f.Snapshot = &s
+	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
+	_, n2 := m.cur.table.Counts()
+	if n2 <= n {
+		t.Fatalf("a QP moved to ERR added no event (%d then %d)", n, n2)
+	}
+	n = n2
+	at(n-1, "following new rows")
+	send(m, "k")
+	at(n-2, "paused (G follows again)")
+	s2 := s
+	s2.QPs = append([]inspect.QP(nil), s.QPs...)
+	s2.QPs[0].State = rdma.QPStateReset
+	f.Snapshot = &s2
+	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
+	_, n2 = m.cur.table.Counts()
+	at(n-2, "paused (G follows again)") // the reader's row stays put
+	n = n2
+	send(m, "G")
+	at(n-1, "following new rows")
+}
+
+// The frame that a shell command's refresh brings marks what the command
+// created (◆), although the Cmd that waited for it began before the
+// command ran.
+func TestOursMarkedInTheFirstFrame(t *testing.T) {
+	f := recordedFrames(t, "rc-rts")[0]
+	var qp *inspect.QP
+	for i := range f.Snapshot.QPs {
+		if q := &f.Snapshot.QPs[i]; q.HasPID() {
+			qp = q
+			break
+		}
+	}
+	if qp == nil {
+		t.Fatal("the rc-rts recording has no user QP")
+	}
+	pid := int(qp.PID)
+	if qp.TGID != 0 {
+		pid = int(qp.TGID)
+	}
+	th := mustLoad(t, "dark", true)
+	ch := make(chan inspect.Frame, 1)
+	eng := newFakeEngine()
+	m := newModel(Sources{Res: ch, Shell: eng, Interval: time.Second}, Options{}, th)
+	wait := m.waitRes() // waiting before the command, as the model always is
+	eng.state = front.State{PID: pid}.Put(front.Object{ID: 1, Kind: rdma.KindQP, Name: "qp1", QPN: qp.LQPN})
+	ch <- f
+	msg, ok := wait().(resMsg)
+	if !ok {
+		t.Fatal("waitRes gave no frame")
+	}
+	for _, r := range msg.d.rows[rdma.KindQP] {
+		if r.res != nil && r.res.qp != nil && r.res.qp.LQPN == qp.LQPN && r.res.qp.DevName == qp.DevName {
+			if !r.Ours || r.OursName != "qp1" {
+				t.Errorf("QP %d: ours=%v name=%q, want ◆ qp1 in the first frame after the command", qp.LQPN, r.Ours, r.OursName)
+			}
+			return
+		}
+	}
+	t.Errorf("QP %d is not in the frame's rows", qp.LQPN)
+}
+
+// The shell pane is compact (its rule, the last answer's first line, the
+// prompt) while nobody types in it; tab grows it; z in the view and
+// ctrl+t in the pane cycle its size when focused, and the choice stays.
+func TestPaneSplit(t *testing.T) {
+	const w, h = 100, 40
+	m := fixtureModel(t, "rxe0", "dark", w, h, true)
+	room := h - headerHeight - 1
+	want := func(paneH int, focus bool, step string) {
+		t.Helper()
+		if m.lay.paneH != paneH || m.paneFocus != focus {
+			t.Errorf("%s: pane %d rows (focused %v), want %d (focused %v)", step, m.lay.paneH, m.paneFocus, paneH, focus)
+		}
+		if got := strings.Count(screen(m), "\n") + 1; got != h {
+			t.Errorf("%s: the screen has %d lines, want %d", step, got, h)
+		}
+	}
+	want(paneCompact, false, "at start")
+	send(m, "tab")
+	want(room/3, true, "tab")
+	typeText(m, "open")
+	_, cmd := m.Update(keyMsg("enter"))
+	runCmd(m, cmd)
+	send(m, "ctrl+t")
+	want(room/2, true, "ctrl+t once")
+	send(m, "ctrl+t")
+	want(room-mainMin, true, "ctrl+t twice")
+	if m.pane.input.Value() != "" {
+		t.Errorf("ctrl+t was typed into the pane: %q", m.pane.input.Value())
+	}
+	send(m, "ctrl+t")
+	want(paneCompact, false, "ctrl+t thrice: the view's split")
+	if !strings.Contains(screen(m), "ran open") {
+		t.Errorf("the compact pane should show the last answer's first line:\n%s", screen(m))
+	}
+	send(m, "z")
+	want(room/3, true, "z in the view: back to a third")
+	send(m, "esc")
+	want(paneCompact, false, "esc")
+	send(m, "tab")
+	want(room/3, true, "tab again: the split chosen stays")
+}
+
+// Each overview box opens its full view: by its digit, or by a click
+// anywhere in it.
+func TestOverviewOpensItsViews(t *testing.T) {
+	for _, w := range []int{80, 160} { // one column, two
+		m := fixtureModel(t, "rxe0", "dark", w, 40, false)
+		hh := strings.Count(m.header(), "\n") + 1
+		for _, b := range overviewBoxes {
+			m.Update(m.jumpMsg("overview"))
+			_, cmd := m.Update(keyMsg(b.key))
+			runCmd(m, cmd)
+			if m.cur.name != b.view {
+				t.Errorf("%d wide: %s went to %s, want %s", w, b.key, m.cur.name, b.view)
+			}
+		}
+		m.Update(m.jumpMsg("overview"))
+		lines := strings.Split(screen(m), "\n")
+		for _, b := range overviewBoxes {
+			// The click lands on the box's title.
+			y, x := -1, -1
+			for i, l := range lines {
+				if j := strings.Index(l, " "+b.key+" "+b.title+" "); j >= 0 && i >= hh {
+					y, x = i, len([]rune(l[:j]))+2
+					break
+				}
+			}
+			if y < 0 {
+				t.Errorf("%d wide: no %q box on screen", w, b.title)
+				continue
+			}
+			m.Update(m.jumpMsg("overview"))
+			_, cmd := m.Update(tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft})
+			runCmd(m, cmd)
+			if m.cur.name != b.view {
+				t.Errorf("%d wide: a click on the %s box went to %s, want %s", w, b.title, m.cur.name, b.view)
+			}
+		}
 	}
 }

@@ -10,7 +10,7 @@ type keyMap struct {
 	Command, Filter                         key.Binding
 	Sort, Reverse                           key.Binding
 	Pause, Faster, Slower                   key.Binding
-	Focus, Help, Quit, Cancel               key.Binding
+	Focus, Split, Help, Quit, Cancel        key.Binding
 }
 
 // defaultKeyMap follows k9s and htop habits.
@@ -35,9 +35,11 @@ func defaultKeyMap() keyMap {
 		Faster:   b([]string{"+"}, "+", "refresh faster"),
 		Slower:   b([]string{"-"}, "-", "refresh slower"),
 		Focus:    b([]string{"tab"}, "tab", "focus the shell pane / the view"),
-		Help:     b([]string{"?"}, "?", "help"),
-		Quit:     b([]string{"q"}, "q", "quit"),
-		Cancel:   b([]string{"ctrl+c"}, "ctrl+c", "cancel the shell command / quit"),
+		// ctrl+t as well as z: in the pane every letter is typed.
+		Split:  b([]string{"z", "ctrl+t"}, "z/ctrl+t", "cycle the shell pane's size (⅓, ½, shell, view)"),
+		Help:   b([]string{"?"}, "?", "help"),
+		Quit:   b([]string{"q"}, "q", "quit"),
+		Cancel: b([]string{"ctrl+c"}, "ctrl+c", "cancel the shell command / quit"),
 	}
 }
 
@@ -53,6 +55,6 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown},
 		{k.Command, k.Filter, k.Open, k.Back, k.Sort, k.Reverse},
 		{k.Pause, k.Faster, k.Slower},
-		{k.Focus, k.Help, k.Quit, k.Cancel},
+		{k.Focus, k.Split, k.Help, k.Quit, k.Cancel},
 	}
 }

@@ -71,11 +71,49 @@ func (m *model) paneHeight() int {
 		// The help takes the pane's room too: it is read, not typed in.
 		return 0
 	}
-	if m.paneFocus {
-		return max(7, m.h*2/5)
+	if !m.paneFocus || m.split == splitView {
+		return paneCompact
 	}
-	return max(6, m.h/3)
+	room := m.h - headerHeight - 1 // all but the header and the footer
+	switch m.split {
+	case splitHalf:
+		return max(paneMin, room/2)
+	case splitShell:
+		return max(paneMin, room-mainMin)
+	}
+	return max(paneMin, room/3)
 }
+
+// paneSplit is how the focused shell pane shares the screen; the Split
+// key cycles it, as lazygit's screen modes do, and the choice lasts the
+// session. Unfocused, the pane is compact whatever the split: the data
+// gets the room while nobody types.
+type paneSplit int
+
+const (
+	splitThird paneSplit = iota // the pane a third of the screen
+	splitHalf                   // half
+	splitShell                  // the pane all but a few rows of the view
+	splitView                   // the view all but the pane's compact lines
+	splitModes
+)
+
+// splitNames say each split on the status line.
+var splitNames = [...]string{
+	"the shell pane takes a third of the screen",
+	"the shell pane takes half the screen",
+	"the shell pane takes the screen (the view keeps a row)",
+	"the view takes the screen (the pane keeps its prompt)",
+}
+
+// The pane's heights: compact is its rule, the last answer's first line
+// and the prompt; paneMin the least a focused pane gets; mainMin the
+// view's title, column heads and a row, which the shell never takes.
+const (
+	paneCompact = 3
+	paneMin     = 7
+	mainMin     = 3
+)
 
 // render composes the screen: header, the main area, the shell pane and
 // the footer, exactly w×h.

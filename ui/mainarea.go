@@ -20,6 +20,9 @@ func (m *model) mainArea() string {
 	case m.mode == modeDetail:
 		return m.renderDetail(m.w, h)
 	}
+	if d, ok := m.cur.view.(drawn); ok {
+		return d.body(m.w, h, m.alerts())
+	}
 	t := m.cur.table
 	out := t.Render(m.c.theme)
 	if note := m.cur.view.empty(); note != "" && len(t.rows) == 0 {

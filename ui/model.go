@@ -62,6 +62,7 @@ type model struct {
 	detail     detailState
 	pane       *shellPane
 	paneFocus  bool
+	split      paneSplit // how the focused pane shares the screen
 	resBuilder *resBuilder
 	sysBuilder *sysBuilder
 	paused     bool
@@ -88,7 +89,9 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	}
 	for _, s := range registry {
 		v := s.make(c)
-		m.pages = append(m.pages, &page{viewSpec: s, view: v, table: newTable(s.title, v.columns(), v.filter())})
+		t := newTable(s.title, v.columns(), v.filter())
+		t.tail = s.tail
+		m.pages = append(m.pages, &page{viewSpec: s, view: v, table: t})
 	}
 	if opts.FrameFile != "" {
 		m.frames = &frameFile{path: opts.FrameFile}

@@ -6,22 +6,10 @@ import "strings"
 // the tabs, `?`, --view and ViewNames all read it: a new view is a line
 // here and a file of its own.
 var registry = []viewSpec{
-	objectSpec("qp", "QPs", "every process's queue pairs, as 'rdma resource show' sees them", "qps"),
-	objectSpec("cq", "CQs", "every process's completion queues"),
-	objectSpec("mr", "MRs", "every process's memory regions"),
-	objectSpec("pd", "PDs", "every process's protection domains"),
-	objectSpec("ctx", "contexts", "every process's device contexts"),
-	objectSpec("srq", "SRQs", "every process's shared receive queues"),
-	objectSpec("cm_id", "CM IDs", "every process's RDMA CM identifiers", "cmid", "cm-id"),
-	sysfsSpec("dev", "devices", "the RDMA devices (sysfs)", "devices", "device"),
-	sysfsSpec("port", "ports", "their ports: state, link layer, rate, MTU", "ports", "link"),
-	sysfsSpec("gid", "GIDs", "the ports' GID tables", "gids"),
-	sysfsSpec("irq", "IRQs", "the devices' interrupts and their CPUs (procfs)", "irqs"),
-	sysfsSpec("counters", "counters", "port and hardware counters with rates", "counter", "stat"),
-	ownersSpec,
-	eventsSpec,
-	doctorSpec,
-	fleetSpec,
+	overviewSpec,
+	qpSpec, cqSpec, mrSpec, pdSpec, ctxSpec, srqSpec, cmidSpec,
+	devSpec, portSpec, gidSpec, irqSpec, countersSpec,
+	ownersSpec, eventsSpec, doctorSpec, fleetSpec,
 }
 
 // lookup returns the registry's view named name or one of its aliases.

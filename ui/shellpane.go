@@ -34,12 +34,15 @@ type shellPane struct {
 	running  string
 	cancel   context.CancelFunc
 	progress string
-	comp     front.Completion
-	compFor  string
-	compSel  int
-	compSeq  int
-	state    front.State
-	w, h     int
+	// answer is the line where the last command's answer starts, which
+	// the compact pane shows.
+	answer  int
+	comp    front.Completion
+	compFor string
+	compSel int
+	compSeq int
+	state   front.State
+	w, h    int
 }
 
 type paneLine struct {
@@ -96,8 +99,9 @@ func (p *shellPane) say(slot themes.Slot, text string) {
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		p.lines = append(p.lines, paneLine{slot, view.Printable(l)})
 	}
-	if len(p.lines) > maxScrollback {
-		p.lines = append([]paneLine(nil), p.lines[len(p.lines)-maxScrollback:]...)
+	if n := len(p.lines) - maxScrollback; n > 0 {
+		p.lines = append([]paneLine(nil), p.lines[n:]...)
+		p.answer = max(0, p.answer-n)
 	}
 }
 
@@ -157,6 +161,7 @@ func (p *shellPane) done(msg shellDoneMsg) tea.Cmd {
 	}
 	p.running, p.cancel, p.progress = "", nil, ""
 	p.state = msg.state
+	p.answer = len(p.lines)
 	if msg.err != nil {
 		p.sayError(msg.err)
 		if len(p.queue) > 0 {
@@ -369,6 +374,10 @@ func (p *shellPane) render(th *themes.Theme, focused bool) string {
 	outH := body - len(popup)
 	end := max(0, len(p.lines)-p.scroll)
 	start := max(0, end-outH)
+	if outH == 1 && p.scroll == 0 && p.answer < len(p.lines) {
+		// Compact: the last answer's first line says how it went.
+		start, end = p.answer, p.answer+1
+	}
 	var b strings.Builder
 	b.WriteString(th.Render(ruleSlot, head))
 	shown := 0

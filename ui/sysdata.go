@@ -20,16 +20,20 @@ type sysData struct {
 	u     sysfsmon.Update
 	rows  map[string][]tableRow
 	notes map[string]string // per view: why it is empty (rxe has no IRQs)
+	// flows are the ports' rates for the overview (flows.go).
+	flows []portFlow
 }
 
 // sysBuilder keeps each counter's recent rates for the sparklines.
 type sysBuilder struct {
 	rates map[string][]float64
-	dev   string // only this device, when set
+	// flowHist keeps each port's recent rates (flows.go).
+	flowHist map[string][]float64
+	dev      string // only this device, when set
 }
 
 func newSysBuilder(dev string) *sysBuilder {
-	return &sysBuilder{rates: map[string][]float64{}, dev: dev}
+	return &sysBuilder{rates: map[string][]float64{}, flowHist: map[string][]float64{}, dev: dev}
 }
 
 // skip tells a device the dashboard was not asked to show.

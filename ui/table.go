@@ -68,8 +68,11 @@ type matcher func(cols []column, words []string) (func(*tableRow) bool, string)
 // row's key across refreshes.
 type table struct {
 	Title string
-	cols  []column
-	rows  []tableRow
+	// tail: the table follows its newest row (model.apply) while the
+	// cursor is on the last one, as less +F does; its title says which.
+	tail bool
+	cols []column
+	rows []tableRow
 	// view holds indexes into rows: the filtered, sorted rows shown.
 	view    []int
 	widths  []int
@@ -393,11 +396,22 @@ func (t *table) emptyText() string {
 	return "  none"
 }
 
+// following says a tail table shows its newest row: the cursor is on
+// the last row (or there is none yet).
+func (t *table) following() bool { return t.cursor >= len(t.view)-1 }
+
 func (t *table) titleLine(th *themes.Theme, w int) string {
 	shown, total := t.Counts()
 	s := th.Render(themes.SlotTitle, t.Title) + th.Render(themes.SlotDim, " ["+strconv.Itoa(shown)+"/"+strconv.Itoa(total)+"]")
 	if len(t.filter) > 0 {
 		s += th.Render(themes.SlotAccent, " </"+strings.Join(t.filter, " ")+">")
+	}
+	if t.tail {
+		if t.following() {
+			s += th.Render(themes.SlotOK, " following new rows")
+		} else {
+			s += th.Render(themes.SlotWarn, " paused (G follows again)")
+		}
 	}
 	if t.sortCol >= 0 && t.sortCol < len(t.cols) {
 		dir := "↑"
@@ -468,20 +482,27 @@ func (t *table) rowLine(th *themes.Theme, r *tableRow, cols []int, w int, select
 	switch {
 	case selected:
 		return th.Render(themes.SlotSelected, line)
-	case r.Mark == markError:
-		return th.Render(themes.SlotError, line)
-	case r.Mark == markVanishing:
-		return th.Render(themes.SlotVanished, line)
-	case r.Mark == markWarn:
-		return th.Render(themes.SlotWarn, line)
-	case r.Mark == markNew:
-		return th.Render(themes.SlotNew, line)
+	case r.Mark > markChanged:
+		return th.Render(markSlot[r.Mark], line)
 	case r.Ours:
 		return th.Render(themes.SlotOurs, line)
 	case r.Mark == markChanged:
 		return th.Render(themes.SlotChanged, line)
 	}
 	return line
+}
+
+// markSlot is each mark's colour.
+var markSlot = [...]themes.Slot{markNone: "", markChanged: themes.SlotChanged, markNew: themes.SlotNew,
+	markWarn: themes.SlotWarn, markVanishing: themes.SlotVanished, markError: themes.SlotError}
+
+// markText is a mark as a line outside a table begins: its symbol and a
+// space, in its colour.
+func markText(th *themes.Theme, m rowMark) string {
+	if m == markNone {
+		return "  "
+	}
+	return th.Render(markSlot[m], markSymbols[m]) + " "
 }
 
 // align pads or cuts s to exactly w cells.

@@ -55,6 +55,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case noticeMsg:
 		m.c.note(themes.SlotDim, msg.text)
 		return m.waitNotice()
+	case openViewMsg:
+		return m.jump(msg.name)
 	case shellDoneMsg:
 		if m.pane == nil {
 			return nil
@@ -157,7 +159,7 @@ func (m *model) apply(p *page) {
 	}
 	// A tail page follows the newest row unless the user moved up to
 	// read an older one.
-	follow := p.tail && p.table.cursor >= len(p.table.view)-1
+	follow := p.tail && p.table.following()
 	p.table.SetRows(p.pending)
 	p.pending, p.dirty = nil, false
 	if follow {
@@ -218,6 +220,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.paneFocus = true
 		return m.pane.focus()
+	case key.Matches(msg, k.Split):
+		return m.cycleSplit()
 	case key.Matches(msg, k.Command):
 		m.startLine(modeCommand, ":", "")
 	case key.Matches(msg, k.Filter):
@@ -271,6 +275,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 // and ctrl+c (cancel the running command).
 func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
+	case msg.String() == "ctrl+t": // the Split key that is not a letter
+		return m.cycleSplit()
 	case key.Matches(msg, m.keys.Back):
 		m.paneFocus = false
 		m.pane.blur()
@@ -286,6 +292,24 @@ func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	return m.pane.key(msg)
+}
+
+// cycleSplit moves to the next split: the pane focused at its new size,
+// or, for the view's split, the view focused and the pane compact.
+func (m *model) cycleSplit() tea.Cmd {
+	if m.pane == nil {
+		m.c.note(themes.SlotDim, "no shell pane: this dashboard was started without the verbs shell")
+		return nil
+	}
+	m.split = (m.split + 1) % splitModes
+	m.c.note(themes.SlotDim, splitNames[m.split]+"; z or ctrl+t for the next")
+	if m.split == splitView {
+		m.paneFocus = false
+		m.pane.blur()
+		return nil
+	}
+	m.paneFocus = true
+	return m.pane.focus()
 }
 
 func (m *model) paste(text string) tea.Cmd {
@@ -477,6 +501,9 @@ func (m *model) click(ms tea.Mouse) tea.Cmd {
 		return nil
 	}
 	if m.mode == modeNormal && ms.Y >= hh {
+		if d, ok := m.cur.view.(drawn); ok {
+			return m.jump(d.openAt(ms.X, ms.Y-hh, m.w, m.lay.mainH))
+		}
 		m.cur.table.ClickRow(ms.Y - hh)
 	}
 	return nil

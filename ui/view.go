@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/themes"
 )
@@ -46,7 +47,13 @@ type viewSpec struct {
 	about string
 	// tail: the table follows its newest row unless the user moved up.
 	tail bool
-	make func(c *common) component
+	// cols are a table view's columns, where the view is one of a family
+	// (an object kind's, a sysfs reading's) whose rows a shared builder
+	// makes; kind is the object kind, sysfs says a sysfs view.
+	cols  []column
+	kind  inspect.Kind
+	sysfs bool
+	make  func(c *common) component
 }
 
 // common is what the root model shares with every view: the sources,

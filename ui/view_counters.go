@@ -2,8 +2,14 @@ package ui
 
 import "github.com/verbscope/verbscope/sysfsmon"
 
-// The counters view is a sysfs view (view_sysfs.go) whose rows add each
-// counter's sparkline of its recent rates.
+// countersSpec is the ports' counters and hw_counters with rates: a sysfs
+// view (view_sysfs.go) whose rows add each counter's sparkline of its
+// recent rates.
+var countersSpec = sysfsSpec("counters", "counters", "port and hardware counters with rates", "counters", []column{
+	col("dev", "dev", 0, false), col("port", "port", 0, true), col("group", "group", 3, false),
+	col("name", "counter", 0, false), col("value", "value", 1, true), col("rate", "rate", 0, true),
+	{Key: "spark", Title: "recent", Prio: 2}},
+	"counter", "stat")
 
 func (p *sysBuilder) counters(d *sysData, u sysfsmon.Update, ascii bool) {
 	if u.Counters == nil {
@@ -13,6 +19,7 @@ func (p *sysBuilder) counters(d *sysData, u sysfsmon.Update, ascii bool) {
 	cols := sysfsColumns["counters"]
 	index := colIndex(cols)
 	rates := u.CounterValues() // the first reading: values without rates
+	p.flows(d, u, rates)
 	live := map[string]bool{}
 	for i := range rates {
 		r := &rates[i]

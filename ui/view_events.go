@@ -101,15 +101,8 @@ func (p *resBuilder) record(f inspect.Frame, now time.Time) {
 		ts = now
 	}
 	add := func(what string, mark rowMark, k inspect.Key, pid uint32, comm, detail string) {
-		proc := ""
-		if pid != 0 {
-			proc = comm + "[" + strconv.FormatUint(uint64(pid), 10) + "]"
-		} else if comm != "" {
-			proc = "[" + comm + "]"
-		}
-		obj := k.String()
 		p.events = append(p.events, tableRow{Key: strconv.Itoa(len(p.events)) + "/" + strconv.Itoa(p.seq),
-			Cells: []string{ts.Format("15:04:05"), what, obj, proc, detail}, Mark: mark})
+			Cells: []string{ts.Format("15:04:05"), what, k.String(), procName(pid, comm), detail}, Mark: mark})
 	}
 	if p.seq > 1 { // the first frame's objects were there before we looked
 		for _, c := range u.Appeared {

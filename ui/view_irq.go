@@ -8,8 +8,15 @@ import (
 	"github.com/verbscope/verbscope/themes"
 )
 
-// The irq view is a sysfs view (view_sysfs.go) whose rows add the
-// per-CPU strip and flags, and whose detail adds the per-CPU rates.
+// irqSpec is the devices' interrupts (/proc/interrupts, /proc/irq/N):
+// a sysfs view (view_sysfs.go) whose rows add the per-CPU strip and
+// flags, and whose detail adds the per-CPU rates.
+var irqSpec = sysfsSpec("irq", "IRQs", "the devices' interrupts and their CPUs (procfs)", "irqs", []column{
+	col("dev", "dev", 0, false), col("irq", "IRQ", 0, true), col("name", "name", 1, false),
+	col("mode", "mode", 2, false), col("smp_affinity_list", "smp_affinity", 1, false),
+	col("effective_affinity_list", "effective", 0, false), col("rate", "irq/s", 0, true),
+	{Key: "cpus", Title: "per-CPU", Prio: 3}, col("flags", "flags", 0, false)},
+	"irqs")
 
 func (p *sysBuilder) irqs(d *sysData, u sysfsmon.Update, ascii bool) {
 	if u.IRQs == nil {

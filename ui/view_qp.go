@@ -10,6 +10,15 @@ import (
 	"github.com/verbscope/verbscope/themes"
 )
 
+// qpSpec is every process's queue pairs (ibv_create_qp(3)); its detail
+// is the QP's story (qpDetail).
+var qpSpec = objectSpec("qp", "QPs", "every process's queue pairs, as 'rdma resource show' sees them", withOwner(
+	col("link", "link", 0, false), col("lqpn", "lqpn", 0, true),
+	col("rqpn", "rqpn", 3, true), col("type", "type", 0, false), col("state", "state", 0, false),
+	col("rq-psn", "rq-psn", 4, true), col("sq-psn", "sq-psn", 4, true), col("path-mig-state", "mig", 6, false),
+	col("pdn", "pdn", 5, true)),
+	"qps")
+
 // qpDetail is a QP's story: state history, PSNs and whether they move,
 // retries, its process and PD, and — for the shell pane's QPs — its
 // CQs, MRs and the legal next steps.

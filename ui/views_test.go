@@ -54,7 +54,7 @@ func TestViewsGolden(t *testing.T) {
 	for _, tree := range []string{"rxe0", "mlx5"} {
 		for _, sz := range sizes {
 			for _, v := range ViewNames() {
-				if tree == "mlx5" && !isSysView(v) {
+				if tree == "mlx5" && !isSysView(v) && v != "overview" {
 					continue
 				}
 				t.Run(fmt.Sprintf("%s/%s/%dx%d", tree, v, sz[0], sz[1]), func(t *testing.T) {
@@ -66,6 +66,27 @@ func TestViewsGolden(t *testing.T) {
 					golden.RequireEqual(t, out)
 				})
 			}
+		}
+	}
+}
+
+// The overview at the three sizes the issue names: it must fit at 80x24
+// (boxes drop by priority) and use the room at 200x60.
+func TestOverviewGolden(t *testing.T) {
+	for _, tree := range []string{"rxe0", "mlx5"} {
+		for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", tree, sz[0], sz[1]), func(t *testing.T) {
+				m := fixtureModel(t, tree, "dark", sz[0], sz[1], true)
+				m.Update(m.jumpMsg("overview"))
+				out := screen(m)
+				checkFits(t, out, sz[0], sz[1])
+				for _, box := range []string{"1 ports", "2 QPs", "4 events"} {
+					if !strings.Contains(out, box) {
+						t.Errorf("the %q box is missing:\n%s", box, out)
+					}
+				}
+				golden.RequireEqual(t, out)
+			})
 		}
 	}
 }

@@ -24,3 +24,17 @@ func (c *Context) CheckEnv(port int) *rdma.CheckEnv {
 	}
 	return env
 }
+
+// DeviceCheckEnv is CheckEnv of a device opened for the question and
+// closed after it (ibv_open_device(3)), for a watcher of other
+// processes' QPs that keeps no device open: an open context would make
+// `rdma link delete` wait for it (rxe has no disassociate_ucontext).
+// It is nil when the device cannot be opened.
+func DeviceCheckEnv(dev string, port int) *rdma.CheckEnv {
+	ctx, err := Open(dev)
+	if err != nil {
+		return nil
+	}
+	defer ctx.Close()
+	return ctx.CheckEnv(port)
+}
