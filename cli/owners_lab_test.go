@@ -280,7 +280,7 @@ func startMRLoop(t *testing.T, podDir string) (*exec.Cmd, *syncio.Buffer, *atomi
 			if _, err := fmt.Fprintf(in, "mr size=%d\n", n); err != nil {
 				return // the shell stopped
 			}
-			time.Sleep(time.Duration(n>>12) * 250 * time.Millisecond) // 1 s for 4 KiB, 2 s for 32 KiB
+			time.Sleep(time.Second + time.Duration(n>>15)*time.Second) // 1 s for 4 KiB, 2 s for 32 KiB
 		}
 	}()
 	return cmd, out, size
