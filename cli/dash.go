@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/verbscope/verbscope/dash"
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/lab"
 	"github.com/verbscope/verbscope/ui"
 )
@@ -64,6 +65,7 @@ Examples:
 			ascii := fs.Bool("ascii", false, "draw with ASCII only")
 			prom := fs.String("prometheus", "", "the fleet view asks this Prometheus `URL` for every host running verbscope export")
 			job := fs.String("job", "verbscope", "with --prometheus: the scrape `job` of the exporters")
+			window := fs.Duration("window", inspect.DefaultGrowthWindow, "flag a process whose objects of a kind only grew over this `duration` (a leak suspect)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("dash takes no arguments, got %q", strings.Join(args, " "))
@@ -74,11 +76,23 @@ Examples:
 				if *gidIndex < 0 {
 					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
 				}
+				if err := checkWindow(*window, *interval); err != nil {
+					return err
+				}
 				return runDash(ctx, env, dash.Options{Interval: *interval, Theme: *theme, Dev: *dev, GIDIndex: *gidIndex, View: *first,
-					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell}, *demo, !*noTrace)
+					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell, Window: *window}, *demo, !*noTrace)
 			}
 		},
 	}
+}
+
+// checkWindow refuses a growth window that holds fewer than four
+// readings: a trend needs several.
+func checkWindow(window, interval time.Duration) error {
+	if window < 4*interval {
+		return usageErrorf("--window %s: give at least 4 intervals (%s)", window, 4*interval)
+	}
+	return nil
 }
 
 // viewList is the dashboard's views for its help, one a line.

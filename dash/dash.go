@@ -46,6 +46,9 @@ type Options struct {
 	Prometheus, Job string
 	// FrameFile receives each frame as text (ui.Options.FrameFile).
 	FrameFile string
+	// Window is how far back the Tracker looks for growing objects
+	// (inspect.TrackerConfig.GrowthWindow; 0: its default).
+	Window time.Duration
 	// Trace feeds the QP histories with trace's modify events (what each
 	// ibv_modify_qp set); what trace cannot do goes to the status line.
 	Trace bool

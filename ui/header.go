@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/view"
@@ -120,6 +121,13 @@ func (m *model) alerts() []string {
 		if n := deadCount(u); n > 0 {
 			out = append(out, plural(n, "object")+" of dead processes")
 		}
+		if a := memlockAlert(m.c.res.owners); a != "" {
+			out = append(out, a)
+		}
+		if g := u.Growing; len(g) > 0 {
+			out = append(out, plural(len(g), "growing object kind")+": "+view.Printable(g[0].Comm)+"["+strconv.Itoa(int(g[0].TGID))+"] "+
+				string(g[0].Kind)+" +"+strconv.FormatFloat(g[0].PerMinute, 'f', 1, 64)+"/min")
+		}
 		for _, l := range u.Limits {
 			if l.Over {
 				out = append(out, l.Dev+" "+string(l.Kind)+" at "+strconv.Itoa(int(l.Fraction*100))+"% of max")
@@ -139,6 +147,31 @@ func (m *model) alerts() []string {
 		}
 	}
 	return out
+}
+
+// memlockAlert names the processes pinning more than owners.AlertRatio
+// of their RLIMIT_MEMLOCK, the nearest first: their next ibv_reg_mr is
+// likely to fail with ENOMEM.
+func memlockAlert(ps []owners.Process) string {
+	worst, n := -1, 0
+	for i := range ps {
+		if ps[i].MemlockAlert() {
+			n++
+			if worst < 0 || ps[i].MemlockRatio() > ps[worst].MemlockRatio() {
+				worst = i
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	p := &ps[worst]
+	who := "1 process"
+	if n > 1 {
+		who = strconv.Itoa(n) + " processes"
+	}
+	return who + " near memlock: " + view.Printable(p.Comm) + "[" + strconv.Itoa(p.TGID) + "] " +
+		strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% of " + sizeText(p.MemlockSoft.Value)
 }
 
 func (m *model) alertsLine() string {

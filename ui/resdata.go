@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 )
@@ -25,6 +26,10 @@ type resData struct {
 	events []tableRow
 	// qpStates counts live QPs by state for the header.
 	qpStates map[rdma.QPState]int
+	// owners are the processes holding the objects (Sources.Owners).
+	owners []owners.Process
+	// kernel are the kernel log's lines that name a QP, by QP.
+	kernel map[inspect.Key][]string
 }
 
 // resBuilder turns frames into resData. It keeps what marks need (when each
@@ -34,6 +39,9 @@ type resBuilder struct {
 	meta   map[inspect.Key]*rowMeta
 	events []tableRow
 	seq    int
+	// kernel are the kernel log's lines naming each QP (the newest
+	// maxKernelPerQP of each), copied into every resData.
+	kernel map[inspect.Key][]string
 }
 
 type rowMeta struct {
@@ -143,6 +151,7 @@ func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
 	p.ghosts(d, seen, now)
 	p.record(f, now)
 	d.events = p.events
+	d.kernel = p.kernel
 	return d
 }
 
