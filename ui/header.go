@@ -184,26 +184,75 @@ func (m *model) alertsLine() string {
 	return m.c.theme.Render(themes.SlotError, "! "+strings.Join(a, " · "))
 }
 
-// tabs is the row of view names; the current one is highlighted.
+// tabs is the row of view names; the current one is highlighted. When
+// the row is wider than the screen it shows the stretch around the
+// current view, with ‹ and › where views are left out.
 func (m *model) tabs() string {
+	th := m.c.theme
 	var b strings.Builder
-	for i, p := range m.pages {
-		if i > 0 {
+	first, last := m.tabRange()
+	if first > 0 {
+		b.WriteString(th.Render(themes.SlotDim, "‹ "))
+	}
+	for i := first; i < last; i++ {
+		p := m.pages[i]
+		if i > first {
 			b.WriteByte(' ')
 		}
 		slot := themes.SlotDim
 		if p == m.cur {
 			slot = themes.SlotSelected
 		}
-		b.WriteString(m.c.theme.Render(slot, p.name))
+		b.WriteString(th.Render(slot, p.name))
+	}
+	if last < len(m.pages) {
+		b.WriteString(th.Render(themes.SlotDim, " ›"))
 	}
 	return b.String()
 }
 
+// tabRange is the pages the tab row shows, [first, last): all of them
+// when they fit in the screen's width, else the widest run around the
+// current page that fits with its ‹ › marks.
+func (m *model) tabRange() (first, last int) {
+	width := func(a, b int) int {
+		n := 0
+		for i := a; i < b; i++ {
+			n += len(m.pages[i].name) + 1
+		}
+		if a > 0 {
+			n += 2 // "‹ "
+		}
+		if b < len(m.pages) {
+			n += 2 // " ›"
+		}
+		return n - 1
+	}
+	if width(0, len(m.pages)) <= m.w {
+		return 0, len(m.pages)
+	}
+	cur := slices.Index(m.pages, m.cur)
+	first, last = cur, cur+1
+	for grew := true; grew; {
+		grew = false
+		if last < len(m.pages) && width(first, last+1) <= m.w {
+			last, grew = last+1, true
+		}
+		if first > 0 && width(first-1, last) <= m.w {
+			first, grew = first-1, true
+		}
+	}
+	return first, last
+}
+
 // tabAt is the view tab at column x.
 func (m *model) tabAt(x int) *page {
+	first, last := m.tabRange()
 	pos := 0
-	for _, p := range m.pages {
+	if first > 0 {
+		pos = 2
+	}
+	for _, p := range m.pages[first:last] {
 		if x >= pos && x < pos+len(p.name) {
 			return p
 		}
