@@ -137,6 +137,7 @@ func Run(ctx context.Context, o Options) error {
 		c := &fleet.Client{URL: strings.TrimRight(o.Prometheus, "/")}
 		src.Fleet = func(ctx context.Context) ([]fleet.Host, error) { return fleet.Rows(ctx, c, o.Job) }
 	}
+	applyMemoryLimit()
 	m := ui.New(src, ui.Options{Theme: o.Theme, ThemeOpts: topts, View: o.View, FrameFile: o.FrameFile}, th)
 	// SIGINT and SIGTERM cancel ctx (the caller's), which ends the
 	// program with ctx's error. Bubble Tea's own handler would race it,
