@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/internal/privfile"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/verbs"
@@ -79,7 +80,7 @@ Examples:
 				}
 				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(deviceEnv), Notify: func(msg string) { say("trace: " + msg) }}
 				if *record != "" {
-					f, err := createPrivate(*record, *force)
+					f, err := privfile.Create(*record, *force)
 					if err != nil {
 						return fmt.Errorf("trace: record: %w", err)
 					}
