@@ -99,7 +99,7 @@ func open(ctx context.Context, path string) (*sql.DB, int, error) {
 	}
 	db.SetMaxOpenConns(1)
 	var id, version int64
-	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err == nil {
+	if err = db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err == nil {
 		err = db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version)
 	}
 	switch {
