@@ -3,6 +3,7 @@ package rec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
@@ -20,7 +21,8 @@ type RunOptions struct {
 	// Modifies, when set, starts trace's modify events, so that the
 	// transitions carry what each modify set (dash.Options.Modifies).
 	Modifies func(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue
-	// Warn hears what trace cannot do.
+	// Warn hears what trace cannot do, and how many programs it
+	// attached once it runs.
 	Warn func(string)
 	// Written hears of each reading committed: the objects' (res) or
 	// sysfs' (sys).
@@ -41,7 +43,9 @@ func Run(ctx context.Context, c *inspect.Conn, fsys *sysfsmon.FS, w *Writer, o R
 		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.Dev}},
 		Tracker:  inspect.TrackerConfig{Limits: o.Limits}}
 	if o.Modifies != nil {
-		wo.Modifies = o.Modifies(ctx, warn, func(int) {}, o.Interval)
+		wo.Modifies = o.Modifies(ctx, warn, func(n int) {
+			warn(fmt.Sprintf("%d programs attached: transitions carry what each modify set", n))
+		}, o.Interval)
 	}
 	res := inspect.Watch(ctx, c, wo)
 	defer res.Close()
