@@ -80,7 +80,9 @@ func TestRecordSessionLab(t *testing.T) {
 	})
 	peek(func(r *Reader) bool { before = readings(r); return true })
 	recorder.Signal(syscall.SIGKILL)
-	recorder.Wait(t, labkit.Step)
+	if code := recorder.Exit(t, labkit.Step); code != -1 { // -1: ended by a signal
+		t.Fatalf("the recorder exited with status %d before SIGKILL:\n%s", code, recorder.Output())
+	}
 
 	r, err := Open(ctx, path)
 	if err != nil {
