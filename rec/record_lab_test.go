@@ -60,7 +60,9 @@ func TestRecordSessionLab(t *testing.T) {
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; cq; qp type=rc; next qp1; modify qp1 err; wait cq1 timeout=10m")
 	q := docQueries(t)["to-err"]
 	var toErr [][]string
-	labkit.WaitFor(t, labkit.Step, "the move to ERR recorded", func() bool {
+	// The shell opens the device, creates and moves its QP: a short
+	// program run, not one step.
+	labkit.WaitFor(t, labkit.Run, "the move to ERR recorded", func() bool {
 		return peek(func(r *Reader) bool {
 			toErr, _ = queryRows(ctx, r, q)
 			return len(toErr) > 0

@@ -3,6 +3,7 @@ package rec
 import (
 	"context"
 	"database/sql"
+	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -151,5 +152,30 @@ func TestTransitions(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("transitions (-want +got):\n%s", diff)
+	}
+}
+
+// A QP created and moved between two readings has traced transitions
+// before any reading shows it: they name the modifier as its owner.
+func TestTransitionOfUnseenQP(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "unseen.vsrec")
+	ctx := context.Background()
+	w, err := Create(ctx, path, Host{}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	m := errModify
+	m.QPN = 50
+	tr.Observe(m)
+	s := &inspect.Snapshot{Time: t0}
+	if err := w.Frame(ctx, inspect.Frame{Seq: 1, Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var pid int
+	var comm string
+	if err := openT(t, path).db.QueryRow("SELECT pid, comm FROM transitions WHERE qpn = 50").Scan(&pid, &comm); err != nil || pid != 400 || comm != "verbscope" {
+		t.Errorf("unseen QP's transition owner %d %q (%v), want the modifier 400 verbscope", pid, comm, err)
 	}
 }

@@ -176,9 +176,16 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 				mark = transMark{t: e.Time, n: 1}
 				skip = 0
 			}
-			owner := s.objs[k]
+			owner, seen := s.objs[k]
 			var byPID, byComm, mask, attrs, ret, errno any
 			if m := e.Modify; m != nil {
+				if !seen {
+					// No reading has shown the QP yet (created and
+					// moved between two): its modifier is its owner
+					// as far as anyone can tell, since only the
+					// owner's verbs context can modify it.
+					owner.pid, owner.comm = uint32(m.PID), m.Comm
+				}
 				byPID, byComm, mask, ret, errno = m.PID, m.Comm, strings.Join(m.Mask, " "), m.Ret, m.Errno
 				if len(m.AttrsJSON) > 0 {
 					attrs = string(m.AttrsJSON)
