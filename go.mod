@@ -24,6 +24,9 @@ require (
 	golang.org/x/crypto v0.57.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
+	// The recordings' SQLite (rec/): pure Go, so no cgo and the least
+	// cold-build CPU of the three drivers measured (docs/record.md).
+	modernc.org/sqlite v1.62.0
 )
 
 require (
@@ -68,5 +71,4 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.62.0 // indirect
 )
