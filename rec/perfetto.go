@@ -88,6 +88,9 @@ func (r *Reader) trace(ctx context.Context) (*Trace, error) {
 				Args: map[string]any{"state": l.State, "vanished": l.Ended}})
 	}
 	for _, x := range trs {
+		if _, ok := names[x.PID]; !ok {
+			names[x.PID] = fmt.Sprintf("%s (pid %d)", x.Comm, x.PID)
+		}
 		args := map[string]any{"state": x.State, "sq_psn": x.SQPSN, "rq_psn": x.RQPSN}
 		if x.ByPID != nil {
 			args["by_pid"], args["by_comm"], args["mask"] = *x.ByPID, x.ByComm, x.Mask

@@ -111,7 +111,13 @@ func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key 
 		}
 		h := fnv.New64a()
 		h.Write(body)
-		now := objState{hash: h.Sum64(), pid: o.PID, comm: o.Comm}
+		// The process, not the thread: the kernel records the thread
+		// that created the object (Object.TGID).
+		pid := o.PID
+		if o.TGID != 0 {
+			pid = o.TGID
+		}
+		now := objState{hash: h.Sum64(), pid: pid, comm: o.Comm}
 		var typ, state, sq, rq, rqpn any
 		if q, ok := x.(*inspect.QP); ok {
 			now.typ = q.Type
@@ -133,7 +139,7 @@ func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key 
 			return
 		}
 		s.objs[k] = now
-		_, werr = ins.ExecContext(ctx, seq, op, string(kind), k.Dev, id, o.PID, o.Comm, typ, state, sq, rq, rqpn, string(body))
+		_, werr = ins.ExecContext(ctx, seq, op, string(kind), k.Dev, id, pid, o.Comm, typ, state, sq, rq, rqpn, string(body))
 	})
 	if werr != nil {
 		return werr
