@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 // fakeReplay records the calls the keys make.
@@ -58,5 +60,23 @@ func TestNoReplayKeysLive(t *testing.T) {
 	send(m, "?")
 	if strings.Contains(screen(m), "one reading back") {
 		t.Errorf("live help lists the playback keys:\n%s", screen(m))
+	}
+}
+
+// Stepping back in a replay starts the change marks afresh: nothing is
+// "changed" since a frame that comes later.
+func TestStepBackClearsMarks(t *testing.T) {
+	fs := recordedFrames(t, "idle", "rc-init", "rc-rts")
+	p := newResBuilder()
+	for _, f := range fs {
+		p.build(f, front.State{})
+	}
+	d := p.build(fs[1], front.State{})
+	for kind, rows := range d.rows {
+		for _, r := range rows {
+			if r.Mark == markChanged || r.Mark == markNew {
+				t.Errorf("%s row %v marked %v after stepping back", kind, r.Cells, r.Mark)
+			}
+		}
 	}
 }

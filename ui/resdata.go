@@ -34,6 +34,8 @@ type resBuilder struct {
 	meta   map[inspect.Key]*rowMeta
 	events []tableRow
 	seq    int
+	// last is the newest frame's time.
+	last time.Time
 }
 
 type rowMeta struct {
@@ -95,6 +97,12 @@ func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
 		return d
 	}
 	now := f.Snapshot.Time
+	if now.Before(p.last) {
+		// A replay stepped back: what was new or changed "since" a
+		// later frame means nothing; start the marks afresh.
+		p.meta, p.events, p.seq = map[inspect.Key]*rowMeta{}, nil, 0
+	}
+	p.last = now
 	seen := make(map[inspect.Key]bool, len(p.meta))
 	ourQPs := map[uint32]string{}
 	for o := range st.Objects() {
