@@ -39,7 +39,7 @@ func TestDashReplayLab(t *testing.T) {
 		out, err = exec.Command("verbscope", "record", "export", path, "-j").Output()
 		return err == nil && strings.Contains(string(out), want)
 	}
-	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return export(`"lifetimes"`) })
+	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return export(`"lifetimes":[`) })
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; cq; qp type=rc; next qp1; modify qp1 err; wait cq1 timeout=10m")
 	t.Cleanup(func() {
 		if t.Failed() {
