@@ -40,7 +40,7 @@ func TestDashReplayLab(t *testing.T) {
 		return err == nil && strings.Contains(string(out), want)
 	}
 	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return export(`"lifetimes":[`) })
-	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; cq; qp type=rc; next qp1; modify qp1 err; wait cq1 timeout=10m")
+	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; modify qp1 err; wait cq1 timeout=10m")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("recorder:\n%s\nshell:\n%s\nlast export (%v):\n%.2000s", recorder.Output(), sh.Output(), err, out)

@@ -57,7 +57,7 @@ func TestRecordSessionLab(t *testing.T) {
 			t.Fatalf("ibv_rc_pingpong exit status %d:\n%s", code, p.Output())
 		}
 	}
-	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; cq; qp type=rc; next qp1; modify qp1 err; wait cq1 timeout=10m")
+	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; modify qp1 err; wait cq1 timeout=10m")
 	q := docQueries(t)["to-err"]
 	var toErr [][]string
 	// The shell opens the device, creates and moves its QP: a short
