@@ -56,6 +56,7 @@ func TestDashReplayLab(t *testing.T) {
 	}
 	s := startTmux(t, "replay", "xterm-256color", "verbscope dash --replay "+path+" --at start", 140, 40)
 	s.waitFor("REPLAY ")
+	s.waitFor(") paused (space plays)") // the first frame is drawn
 	if !strings.Contains(s.screen(), "(1/") {
 		t.Errorf("the replay should start at the first reading:\n%s", s.screen())
 	}
