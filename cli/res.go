@@ -11,6 +11,7 @@ import (
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/owners"
+	"github.com/verbscope/verbscope/internal/privfile"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
 )
@@ -150,7 +151,7 @@ Examples:
 				if *record != "" {
 					// Created first, so a name that cannot be written
 					// fails before the dump, not after it.
-					if recFile, err = createPrivate(*record, *force); err != nil {
+					if recFile, err = privfile.Create(*record, *force); err != nil {
 						return fmt.Errorf("res: record: %w", err)
 					}
 					defer recFile.Close()

@@ -357,6 +357,7 @@ func TestEventsFollowNewest(t *testing.T) {
 	// A state change, seen twice: every new frame adds its events.
 	f := recordedFrames(t, "rc-rts")[0]
 	s := *f.Snapshot
+	s.Time = s.Time.Add(time.Hour) // later than the fixture's frames
 	s.QPs = append([]inspect.QP(nil), s.QPs...)
 	s.QPs[0].State = rdma.QPStateErr
 	f.Snapshot = &s
@@ -370,6 +371,7 @@ func TestEventsFollowNewest(t *testing.T) {
 	send(m, "k")
 	at(n-2, "paused (G follows again)")
 	s2 := s
+	s2.Time = s.Time.Add(time.Second)
 	s2.QPs = append([]inspect.QP(nil), s.QPs...)
 	s2.QPs[0].State = rdma.QPStateReset
 	f.Snapshot = &s2

@@ -27,7 +27,11 @@ func (m *model) header() string {
 			first += sep + part
 		}
 	}
-	first += sep + "every " + m.interval.String()
+	if m.c.src.Replay != nil {
+		first += sep + m.replayField()
+	} else {
+		first += sep + "every " + m.interval.String()
+	}
 	if m.paused {
 		first += sep + th.Render(themes.SlotWarn, "PAUSED (p resumes)")
 	}

@@ -42,6 +42,8 @@ type resBuilder struct {
 	// kernel are the kernel log's lines naming each QP (the newest
 	// maxKernelPerQP of each), copied into every resData.
 	kernel map[inspect.Key][]string
+	// last is the newest frame's time.
+	last time.Time
 }
 
 type rowMeta struct {
@@ -103,6 +105,12 @@ func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
 		return d
 	}
 	now := f.Snapshot.Time
+	if now.Before(p.last) {
+		// A replay stepped back: what was new or changed "since" a
+		// later frame means nothing; start the marks afresh.
+		p.meta, p.events, p.seq = map[inspect.Key]*rowMeta{}, nil, 0
+	}
+	p.last = now
 	seen := make(map[inspect.Key]bool, len(p.meta))
 	ourQPs := map[uint32]string{}
 	for o := range st.Objects() {

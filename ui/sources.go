@@ -60,6 +60,9 @@ type Sources struct {
 	// Dev limits the sysfs views to one device (Res is limited by the
 	// watch's own query).
 	Dev string
+	// Replay, when set, is a recording played back: Res and Sys carry
+	// its frames, the header says REPLAY and the playback keys steer it.
+	Replay Replay
 	// Demo, when set, labels the demo workload that runs beside the
 	// dashboard in the lab (shown in the header).
 	Demo string

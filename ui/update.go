@@ -215,6 +215,9 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.helpKey(msg)
 		return nil
 	}
+	if m.replayKey(msg) {
+		return nil
+	}
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
