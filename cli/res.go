@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/verbscope/verbscope/inspect"
-	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/internal/privfile"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
 )
