@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/verbscope/verbscope/dash"
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/lab"
 	"github.com/verbscope/verbscope/ui"
 )
@@ -22,7 +23,7 @@ func dashCmd() *Command {
 	return &Command{
 		Name:    "dash",
 		Summary: "the dashboard: devices, ports, GIDs, IRQs, counters and every process's QPs live, with the verbs shell in a pane",
-		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--no-trace] [--demo] [--prometheus URL]",
+		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--no-trace] [--demo] [--prometheus URL] [--replay FILE [--at TIME]]",
 		Help: `The inspector as a full-screen dashboard (also what 'verbscope' alone
 opens on a terminal). Its views, one at a time:
 ` + viewList() + `
@@ -42,6 +43,14 @@ device, and one QP left in ERR by a verbs shell. It ends with the
 dashboard. 'make run' turns it on inside the lab VM (make run DEMO=0
 leaves it out).
 
+--replay FILE plays a recording of 'verbscope record' through the same
+views instead of reading this host: the header says REPLAY, the recorded
+host and the time shown. [ and ] step one reading back and forward, { and }
+jump to the previous and next event (an object appeared or vanished, a QP
+changed state, an alert), space plays and pauses, < and > play slower and
+faster (1x to 64x). --at starts it at start, end, -3m (before the end),
+09:24:05 (on its first day) or 2026-12-01T09:24:05.
+
 The dashboard needs a terminal; without one, the same data is in
 'verbscope res', 'devices', 'ports', 'gids', 'irqs' and 'counters' (-j
 for scripts).
@@ -51,7 +60,8 @@ Examples:
   verbscope dash --interval 500ms --theme high-contrast --view dev
   NO_COLOR=1 verbscope dash --dev rxe0
   verbscope lab -i -- 'verbscope dash --dev $LAB_DEV --gid-index $LAB_GID_INDEX --demo'
-  verbscope dash --prometheus http://prometheus:9090 --view fleet`,
+  verbscope dash --prometheus http://prometheus:9090 --view fleet
+  verbscope dash --replay night.vsrec --at 02:47:00`,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			interval := fs.Duration("interval", time.Second, "refresh every `duration` (+ and - change it live)")
 			theme := fs.String("theme", "auto", "colour `theme`: auto, dark, light, high-contrast, mono or a user theme")
@@ -64,6 +74,9 @@ Examples:
 			ascii := fs.Bool("ascii", false, "draw with ASCII only")
 			prom := fs.String("prometheus", "", "the fleet view asks this Prometheus `URL` for every host running verbscope export")
 			job := fs.String("job", "verbscope", "with --prometheus: the scrape `job` of the exporters")
+			window := fs.Duration("window", inspect.DefaultGrowthWindow, "flag a process whose objects of a kind only grew over this `duration` (a leak suspect)")
+			replay := fs.String("replay", "", "play this recording (verbscope record) instead of reading the host: `file`")
+			at := fs.String("at", "", "with --replay: start at `time` (start, end, -3m, 09:24:05, 2026-12-01T09:24:05)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("dash takes no arguments, got %q", strings.Join(args, " "))
@@ -74,11 +87,29 @@ Examples:
 				if *gidIndex < 0 {
 					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
 				}
+				if *at != "" && *replay == "" {
+					return usageErrorf("--at needs --replay FILE")
+				}
+				if *replay != "" {
+					return runDash(ctx, env, dash.Options{Theme: *theme, View: *first, ASCII: *ascii, Replay: *replay, At: *at}, false, false)
+				}
+				if err := checkWindow(*window, *interval); err != nil {
+					return err
+				}
 				return runDash(ctx, env, dash.Options{Interval: *interval, Theme: *theme, Dev: *dev, GIDIndex: *gidIndex, View: *first,
-					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell}, *demo, !*noTrace)
+					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell, Window: *window}, *demo, !*noTrace)
 			}
 		},
 	}
+}
+
+// checkWindow refuses a growth window that holds fewer than four
+// readings: a trend needs several.
+func checkWindow(window, interval time.Duration) error {
+	if window < 4*interval {
+		return usageErrorf("--window %s: give at least 4 intervals (%s)", window, 4*interval)
+	}
+	return nil
 }
 
 // viewList is the dashboard's views for its help, one a line.

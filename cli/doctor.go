@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/verbscope/verbscope/doctor"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -42,6 +43,12 @@ summary {pass, warn, fail, na, failed [ids], warned [ids]}. Evidence that
 was judged has a verdict (pass, warn or fail), context has none; lists are
 never null.
 
+--watch D first reads every process's objects for D (a reading every
+second, or D/60) and the growth check names each process whose objects of
+a kind only grew all that time by 10 or more, with its slope: a leak
+suspect. The memlock check looks at every process holding RDMA objects
+too: the bytes its MRs pin against its own RLIMIT_MEMLOCK.
+
 With --sysfs/--procfs/--root on a recorded tree only the file checks run;
 libibverbs, netlink and the probe describe this host, so those checks are
 n/a.
@@ -53,13 +60,15 @@ Examples:
   verbscope doctor
   verbscope doctor --only modules,ports,mr-qp
   verbscope doctor -j | jq -r '.checks[] | select(.verdict=="fail") | .fix[]'
-  verbscope doctor --mr-size 1024`,
+  verbscope doctor --mr-size 1024
+  verbscope doctor --watch 2m --only growth,memlock`,
 		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addViewFlags(fs)
 			root := fs.String("root", "/", "read /dev/infiniband, /etc/libibverbs.d and dpkg's database under this `folder`")
 			only := fs.String("only", "", "run only these checks: `ids` separated by commas")
 			noProbe := fs.Bool("no-probe", false, "do not register memory or create a QP (mr-qp is then n/a)")
+			watch := fs.Duration("watch", 0, "first watch every process's objects for this `duration` (2m) and report those that only grew (the growth check)")
 			mrMiB := fs.Int("mr-size", doctor.DefaultMRSize>>20, "register this many `MiB` in the probe; the memlock check measures the limit against it")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
@@ -78,12 +87,15 @@ Examples:
 				if *mrMiB <= 0 || *mrMiB > 1<<20 {
 					return usageErrorf("--mr-size %d: give a size in MiB, from 1 to 1048576", *mrMiB)
 				}
+				if *watch < 0 || *watch > 0 && *watch < 5*time.Second {
+					return usageErrorf("--watch %s: give at least 5s (a trend needs several readings)", *watch)
+				}
 				fsys, err := sysfsmon.NewFS(o.sys, o.proc, sysfsmon.WithHostRoot(*root))
 				if err != nil {
 					return err
 				}
 				live := fsys.IsLive() && filepath.Clean(*root) == "/"
-				opts := doctor.Options{Needs: doctor.NeedsOf(sel), MRSize: *mrMiB << 20,
+				opts := doctor.Options{Needs: doctor.NeedsOf(sel), MRSize: *mrMiB << 20, Watch: *watch, WatchEvery: max(time.Second, *watch/60),
 					Progress: func(msg string) { fmt.Fprintf(env.Stderr, "doctor: %s...\n", msg) }}
 				if *noProbe {
 					opts.NoProbe = "skipped (--no-probe)"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/export"
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/verbs"
@@ -43,6 +44,21 @@ verbscope_port_*_total from counters/ and hw_counters/), object counts
 and what two readings saw that no modify explains), stuck QPs (verbscope_qps_stuck), objects
 of dead processes and usage against the device limits. No label carries a
 QP number, a pid, a GID or a key. It never changes anything on the host.
+
+verbscope_kernel_log_messages_total{driver,level} counts the lines RDMA
+drivers and modules (rdma_rxe, mlx5_core, ib_core, ...) wrote to the
+kernel log, from what its ring holds at start (as root or with
+CAP_SYSLOG; without, the log says so once and the metric is absent).
+
+--collector.owners=N groups the processes holding objects by where they
+live (their container as runtime:id, else their systemd unit, else their
+cgroup path; /proc/PID/cgroup) and exports the N groups with the most
+objects, the rest as owner="other": verbscope_owner_objects{owner,kind},
+verbscope_owner_pinned_bytes{owner} (the sum of their MR lengths) and
+verbscope_process_memlock_ratio{owner}, the pinned bytes of the group's
+process nearest its RLIMIT_MEMLOCK against that limit (0 where none binds:
+unlimited, or CAP_IPC_LOCK); past 0.8 its next ibv_reg_mr is likely to
+fail with ENOMEM.
 
 As root (CAP_BPF and CAP_PERFMON) on a kernel with BTF it also traces every
 process's QP modifies from the kernel (the programs of 'verbscope trace'
@@ -91,12 +107,15 @@ Examples:
   verbscope export --web.config.file=/etc/verbscope/web.yml
   verbscope export --web.listen-address=10.0.0.5:` + exportPort + ` --api.sensitive
   verbscope export --collector.processes=5
+  verbscope export --collector.owners=10
   verbscope export --no-trace`,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			listen := fs.String("web.listen-address", ":"+exportPort, "`address` to listen on")
 			webConfig := fs.String("web.config.file", "", "exporter-toolkit web config `file` for TLS and basic auth")
 			interval := fs.Duration("interval", 2*time.Second, "how often to read netlink and sysfs")
 			procs := fs.Int("collector.processes", 0, "also export the objects of the `N` processes with the most, by command name (0: off)")
+			ownersN := fs.Int("collector.owners", 0, "also export the objects, pinned bytes and memlock ratio of the `N` containers or systemd units with the most objects, the rest as \"other\" (0: off)")
+			window := fs.Duration("window", inspect.DefaultGrowthWindow, "with --collector.owners: a kind that only grew over this `duration` is growing (verbscope_owner_objects_growing)")
 			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry states only)")
 			sensitive := fs.Bool("api.sensitive", false, "serve /api/v1/qps's PSNs, rqpn, keys and traced attributes to clients that did not authenticate too")
 			return func(ctx context.Context, args []string) error {
@@ -109,7 +128,13 @@ Examples:
 				if *procs < 0 {
 					return usageErrorf("--collector.processes %d: want 0 or more", *procs)
 				}
-				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *procs, !*noTrace, *sensitive})
+				if *ownersN < 0 {
+					return usageErrorf("--collector.owners %d: want 0 or more", *ownersN)
+				}
+				if err := checkWindow(*window, *interval); err != nil {
+					return err
+				}
+				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, !*noTrace, *sensitive})
 			}
 		},
 	}
@@ -117,8 +142,8 @@ Examples:
 
 type exportConfig struct {
 	listen, webConfig string
-	interval          time.Duration
-	processes         int
+	interval, window  time.Duration
+	processes, owners int
 	trace, sensitive  bool
 }
 
@@ -128,7 +153,8 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	if err != nil {
 		return err
 	}
-	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes, Interval: cfg.interval})
+	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes, Interval: cfg.interval,
+		TopOwners: cfg.owners, Owners: sys.ProcessOwner})
 	api := export.APIOptions{WebConfig: cfg.webConfig, Sensitive: cfg.sensitive}
 	level, exposure, err := api.Exposure()
 	if err != nil {
@@ -145,11 +171,12 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go c.WatchSysfs(ctx, sys, cfg.interval)
-	nl := export.NetlinkOptions{Interval: cfg.interval, Limits: export.DeviceLimits(log)}
+	nl := export.NetlinkOptions{Interval: cfg.interval, Window: cfg.window, Limits: export.DeviceLimits(log)}
 	if cfg.trace {
 		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(verbs.DeviceCheckEnv)
 	}
 	go c.FollowNetlink(ctx, nl)
+	go c.FollowKernelLog(ctx, sys, log)
 	// The first readings come before the first scrape can, unless one
 	// hangs: then the server starts anyway and reports it failed.
 	select {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/internal/privfile"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
 )
@@ -29,7 +31,7 @@ func resCmd() *Command {
 	return &Command{
 		Name:    "res",
 		Summary: "every process's QPs, CQs, MRs, PDs, contexts, SRQs and cm_ids, like rdma resource show",
-		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [FILTER VALUE]... | qp --follow [-j] [-n COUNT] [FILTERS]",
+		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [FILTER VALUE]... | qp --follow [-j] [-n COUNT] [FILTERS] | owners [-j] [by process|unit|container|pod] [FILTERS]",
 		Help: `Asks the kernel over RDMA netlink (nldev), as iproute2's 'rdma resource
 show' does, so it sees the objects of every process and of the kernel.
 Without an object kind it prints each device's object counts.
@@ -71,6 +73,22 @@ that lived between two readings shows only through its traced modifies
 (the filters judge them by the modifying process); a traced modify can
 reach the list up to 100 ms late, after the reading that saw its result.
 
+'res owners' says who holds the objects: one row per process (pid, comm,
+user, its systemd unit, container and Kubernetes pod as its cgroup path
+names them, /proc/PID/cgroup), or with "by unit", "by container" or "by
+pod" one per group of them, with the objects of each kind, the QPs by
+state, the bytes its MRs pin against the process's RLIMIT_MEMLOCK
+(/proc/PID/limits; a group shows its member nearest its limit) and flags:
+"memlock" when a process pins more than 80% of a limit that applies to it
+(its next ibv_reg_mr may fail with ENOMEM; CAP_IPC_LOCK lifts the limit),
+"gone" for objects of processes that exited. Containers are
+"runtime:ID" (docker, containerd, cri-o, podman); "-" is none. Filters:
+` + "  owners " + strings.Join(ownerFilterNames(), " ") + `
+Objects whose creating task was reaped have no pid: they count as pid 0.
+One reading cannot tell a leak: growth is "-" here; the dashboard's
+owners view, 'export --collector.owners=N' and 'doctor --watch D' watch
+over a window and name the kinds that only grow.
+
 This host's kernel may have no RDMA at all; then run it in the lab VM:
   verbscope lab -- verbscope res qp
 
@@ -86,7 +104,10 @@ Examples:
   verbscope res -dd qp
   verbscope res qp --follow
   verbscope res qp --follow -j comm ibv_rc_pingpong
-  verbscope res qp rxe0 --follow -n 10`,
+  verbscope res qp rxe0 --follow -n 10
+  verbscope res owners
+  verbscope res owners by unit -j
+  verbscope res owners by pod flags memlock`,
 		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addOutFlags(fs)
@@ -112,6 +133,12 @@ Examples:
 					}
 					return followQPs(ctx, env, req, o, *count)
 				}
+				if req.object == resOwnersWord {
+					if *record != "" || o.details > 0 {
+						return usageErrorf("res owners takes neither --record nor -d")
+					}
+					return resOwners(ctx, env, req, o)
+				}
 				req.driver = o.details >= 2
 				defer noGC()()
 				conn, err := dialRes(req)
@@ -124,7 +151,7 @@ Examples:
 				if *record != "" {
 					// Created first, so a name that cannot be written
 					// fails before the dump, not after it.
-					if recFile, err = createPrivate(*record, *force); err != nil {
+					if recFile, err = privfile.Create(*record, *force); err != nil {
 						return fmt.Errorf("res: record: %w", err)
 					}
 					defer recFile.Close()
@@ -211,6 +238,8 @@ type resRequest struct {
 	query   inspect.Query
 	filters inspect.Filters
 	driver  bool
+	// by groups `res owners`.
+	by owners.By
 }
 
 // parseResArgs parses the words of `verbscope res` (the flags taken
@@ -219,6 +248,9 @@ func parseResArgs(args []string) (*resRequest, error) {
 	r := &resRequest{}
 	if len(args) > 0 && (args[0] == "show" || args[0] == "list") {
 		args = args[1:]
+	}
+	if len(args) > 0 && args[0] == resOwnersWord {
+		return parseOwnersArgs(r, args[1:])
 	}
 	kind := "res"
 	if len(args) > 0 && slices.Contains(resObjects, args[0]) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/verbscope/verbscope/internal/privfile"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -76,7 +77,7 @@ Examples:
 				}
 				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(verbs.DeviceCheckEnv), Notify: func(msg string) { say("trace: " + msg) }}
 				if *record != "" {
-					f, err := createPrivate(*record, *force)
+					f, err := privfile.Create(*record, *force)
 					if err != nil {
 						return fmt.Errorf("trace: record: %w", err)
 					}

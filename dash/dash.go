@@ -46,9 +46,16 @@ type Options struct {
 	Prometheus, Job string
 	// FrameFile receives each frame as text (ui.Options.FrameFile).
 	FrameFile string
+	// Window is how far back the Tracker looks for growing objects
+	// (inspect.TrackerConfig.GrowthWindow; 0: its default).
+	Window time.Duration
 	// Trace feeds the QP histories with trace's modify events (what each
 	// ibv_modify_qp set); what trace cannot do goes to the status line.
 	Trace bool
+	// Replay, when set, plays this recording (verbscope record) instead
+	// of reading the system, from At (rec.ParseAt: start, end, -3m,
+	// 09:24:05).
+	Replay, At string
 	// Demo, when set, starts a labelled workload beside the dashboard;
 	// stop ends it.
 	Demo func(ctx context.Context, dev string) (label string, stop func(), err error)
@@ -77,6 +84,17 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", ErrBadOption, strings.TrimPrefix(err.Error(), "themes: "))
 	}
+	if o.View != "" && !ui.IsView(o.View) {
+		return fmt.Errorf("%w: --view %q: views are %s", ErrBadOption, o.View, strings.Join(ui.ViewNames(), " "))
+	}
+	if o.Replay != "" {
+		src, stop, err := replaySources(ctx, o.Replay, o.At)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		return program(ctx, o, ui.New(src, ui.Options{Theme: o.Theme, ThemeOpts: topts, View: o.View, FrameFile: o.FrameFile}, th), noColor)
+	}
 	fsys, err := sysfsmon.NewDefaultFS()
 	if err != nil {
 		return err
@@ -89,9 +107,6 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer conn.Close()
-	if o.View != "" && !ui.IsView(o.View) {
-		return fmt.Errorf("%w: --view %q: views are %s", ErrBadOption, o.View, strings.Join(ui.ViewNames(), " "))
-	}
 	src, stop := sources(ctx, fsys, conn, o)
 	defer stop()
 	if o.Course != nil {
@@ -134,7 +149,13 @@ func Run(ctx context.Context, o Options) error {
 		c := &fleet.Client{URL: strings.TrimRight(o.Prometheus, "/")}
 		src.Fleet = func(ctx context.Context) ([]fleet.Host, error) { return fleet.Rows(ctx, c, o.Job) }
 	}
-	m := ui.New(src, ui.Options{Theme: o.Theme, ThemeOpts: topts, View: o.View, FrameFile: o.FrameFile}, th)
+	return program(ctx, o, ui.New(src, ui.Options{Theme: o.Theme, ThemeOpts: topts, View: o.View, FrameFile: o.FrameFile}, th), noColor)
+}
+
+// program runs the dashboard's model on the terminal until the user
+// quits or ctx ends.
+func program(ctx context.Context, o Options, m tea.Model, noColor bool) error {
+	applyMemoryLimit()
 	// SIGINT and SIGTERM cancel ctx (the caller's), which ends the
 	// program with ctx's error. Bubble Tea's own handler would race it,
 	// turning a SIGTERM into a plain quit (status 0) when it wins.
@@ -143,7 +164,7 @@ func Run(ctx context.Context, o Options) error {
 		// Attributes (bold, reverse) stay; colours go.
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	_, err = tea.NewProgram(m, opts...).Run()
+	_, err := tea.NewProgram(m, opts...).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/doctor"
@@ -38,7 +39,7 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 		// The Tracker warns near the devices' object limits, which
 		// netlink does not carry; asked on the watcher's goroutine, so
 		// the first frame does not wait for libibverbs.
-		Tracker: inspect.TrackerConfig{LoadLimits: func() map[string]inspect.Limits {
+		Tracker: inspect.TrackerConfig{GrowthWindow: o.Window, LoadLimits: func() map[string]inspect.Limits {
 			return export.DeviceLimits(slog.New(slog.DiscardHandler))
 		}}}
 	if o.Trace {
@@ -53,6 +54,23 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 	}
 	w := inspect.Watch(ctx, conn, wo)
 	sys := fsys.Watch(ctx, sysfsmon.WatchOptions{Interval: o.Interval, FullEvery: fullEvery})
+	// The kernel log's RDMA lines, for the events view; without the
+	// privilege to read it, one line on the status line says so.
+	kern := make(chan sysfsmon.KernelLine, 1024)
+	go func() {
+		err := fsys.FollowKernelLog(ctx, func(l sysfsmon.KernelLine) {
+			select {
+			case kern <- l:
+			default: // the view is behind by a thousand lines: drop
+			}
+		})
+		if err != nil && ctx.Err() == nil {
+			select {
+			case notices <- "kernel log: " + strings.TrimPrefix(err.Error(), "sysfsmon: "):
+			default:
+			}
+		}
+	}()
 	src := ui.Sources{
 		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version},
 		Res:      w.Frames(),
@@ -61,6 +79,8 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 		Control:  control{w, sys},
 		Interval: o.Interval,
 		Dev:      o.Dev,
+		Owners:   fsys.ProcessOwner,
+		Kernel:   kern,
 		Doctor: func(context.Context) ([]ui.DoctorCheck, error) {
 			return doctorChecks(fsys), nil
 		},

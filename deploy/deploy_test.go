@@ -23,8 +23,8 @@ func promtool(t *testing.T, args ...string) string {
 }
 
 func TestRulesAndConfig(t *testing.T) {
-	if out := promtool(t, "check", "rules", "verbscope.rules.yml"); !strings.Contains(out, "SUCCESS: 9 rules found") {
-		t.Errorf("promtool check rules: want 9 rules:\n%s", out)
+	if out := promtool(t, "check", "rules", "verbscope.rules.yml"); !strings.Contains(out, "SUCCESS: 11 rules found") {
+		t.Errorf("promtool check rules: want 11 rules:\n%s", out)
 	}
 	promtool(t, "check", "config", "prometheus.yml")
 	promtool(t, "test", "rules", "verbscope.rules.test.yml")

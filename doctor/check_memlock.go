@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -19,6 +20,7 @@ func checkMemlock(f *Facts) Result {
 	if soft == (sysfsmon.Limit{}) && hard == (sysfsmon.Limit{}) {
 		r.judge(Warn, "RLIMIT_MEMLOCK", "unknown", srcLimits)
 		r.problem(Warn, "could not read the locked-memory limit")
+		checkProcMemlock(r, f.Owners)
 		return r.done()
 	}
 	r.judge(limitVerdict(h, f.MRSize), "RLIMIT_MEMLOCK", fmt.Sprintf("soft %s, hard %s", bytesOrUnlimited(soft), bytesOrUnlimited(hard)), srcLimits)
@@ -45,7 +47,35 @@ func checkMemlock(f *Facts) Result {
 			r.fix("%s", fx)
 		}
 	}
+	checkProcMemlock(r, f.Owners)
 	return r.done()
+}
+
+// checkProcMemlock looks at every process holding RDMA objects: the bytes
+// its MRs pin against its own RLIMIT_MEMLOCK. Past owners.AlertRatio its
+// next ibv_reg_mr is likely to fail with ENOMEM.
+func checkProcMemlock(r *result, ps []owners.Process) {
+	for i := range ps {
+		p := &ps[i]
+		if p.Gone {
+			continue
+		}
+		who := fmt.Sprintf("%s[%d] pins", p.Comm, p.TGID)
+		src := fmt.Sprintf("/proc/%d/limits, netlink RES_MR_GET", p.TGID)
+		switch {
+		case p.IPCLock:
+			r.note(who, fmt.Sprintf("%s; CAP_IPC_LOCK: no limit applies", bytesText(p.Pinned)), src)
+		case p.MemlockSoft.Unlimited:
+			r.note(who, fmt.Sprintf("%s of unlimited", bytesText(p.Pinned)), src)
+		case p.MemlockAlert():
+			r.judge(Warn, who, fmt.Sprintf("%s of %s (%d%%)", bytesText(p.Pinned), bytesText(p.MemlockSoft.Value), int(p.MemlockRatio()*100)), src)
+			r.problem(Warn, "%s[%d] has pinned %d%% of its RLIMIT_MEMLOCK (%s): its next ibv_reg_mr is likely to fail with ENOMEM",
+				p.Comm, p.TGID, int(p.MemlockRatio()*100), bytesText(p.MemlockSoft.Value))
+			r.fix("raise the limit of a running process: prlimit --pid %d --memlock=unlimited:unlimited (as root); for the next start, LimitMEMLOCK=infinity in its unit or --ulimit memlock=-1:-1 for its container", p.TGID)
+		default:
+			r.note(who, fmt.Sprintf("%s of %s (%d%%)", bytesText(p.Pinned), bytesText(p.MemlockSoft.Value), int(p.MemlockRatio()*100)), src)
+		}
+	}
 }
 
 // limitVerdict is Pass when the soft limit allows size bytes or does not

@@ -30,6 +30,8 @@ const (
 	NeedVerbs                     // Verbs: libibverbs' device list, opened and queried
 	NeedProbe                     // Probes: a real MR and QP on each device
 	NeedProcs                     // Holders: fds on /dev/infiniband (the owners of netlink objects come with the dump)
+	NeedOwners                    // Owners: each RDMA process's pinned bytes, cgroup and memlock limit
+	NeedGrowth                    // Growing: every process's objects watched over time (Options.Watch)
 )
 
 // Check is one item of the checklist.
@@ -64,8 +66,8 @@ var Checks = []Check{
 	{ID: "gids", Title: "GID tables", Needs: NeedDevices,
 		About: "active ports have GIDs; RoCE ports have a RoCE v2 GID of an IPv4 address",
 		run:   checkGIDs},
-	{ID: "memlock", Title: "Locked-memory limit (RLIMIT_MEMLOCK)", Needs: NeedHost,
-		About: "ibv_reg_mr may pin enough memory: the limit is large, or this process is exempt (CAP_IPC_LOCK)",
+	{ID: "memlock", Title: "Locked-memory limit (RLIMIT_MEMLOCK)", Needs: NeedHost | NeedOwners,
+		About: "ibv_reg_mr may pin enough memory: the limit is large, or this process is exempt (CAP_IPC_LOCK); no RDMA process has pinned more than 80% of its own limit",
 		run:   checkMemlock},
 	{ID: "mr-qp", Title: "Memory registration and QP creation", Needs: NeedHost | NeedVerbs | NeedProbe,
 		About: "a real ibv_reg_mr (64 MiB by default) and an RC QP taken to INIT succeed on every device",
@@ -79,6 +81,9 @@ var Checks = []Check{
 	{ID: "limits", Title: "Object counts against device limits", Needs: NeedNetlink | NeedVerbs,
 		About: "QPs, CQs, MRs, PDs and SRQs in use (all processes) stay below 80% of max_qp, max_cq, ... (ENOSPC when exhausted)",
 		run:   checkLimits},
+	{ID: "growth", Title: "Objects that only grow", Needs: NeedNetlink | NeedOwners | NeedGrowth,
+		About: "with --watch D: no process's QPs, CQs, MRs, ... only grew while doctor watched (a leak suspect, with its slope)",
+		run:   checkGrowth},
 }
 
 // IDs lists the check ids in order.

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -293,6 +295,30 @@ var checkCases = []checkCase{
 		}),
 		summary: []string{"1 GiB may be pinned, enough for the probe's 64 MiB"}},
 	{name: "no host facts", id: "memlock", verdict: NA, facts: with(rxe0, func(t *testing.T, f *Facts) { f.Host = nil })},
+	{name: "an RDMA process near its own limit", id: "memlock", verdict: Warn,
+		facts:   with(rxe0, func(t *testing.T, f *Facts) { f.Owners = rdmaProcesses() }),
+		summary: []string{"mrloop[900] has pinned 93% of its RLIMIT_MEMLOCK (64 KiB): its next ibv_reg_mr is likely to fail with ENOMEM"},
+		fix:     []string{"prlimit --pid 900 --memlock=unlimited:unlimited"},
+		evidence: []string{"mrloop[900] pins=60 KiB of 64 KiB (93%)", "ib_write_bw[1001] pins=2 MiB; CAP_IPC_LOCK: no limit applies",
+			"ibv_rc_pingpong[812] pins=4 KiB of 8 MiB (0%)", "all_reduce_perf[1100] pins=256 MiB of unlimited"}},
+	{name: "RDMA processes within their limits", id: "memlock", verdict: Pass,
+		facts:   with(rxe0, func(t *testing.T, f *Facts) { f.Owners = rdmaProcesses()[1:] }),
+		summary: []string{"the limit (8 MiB) does not apply"}},
+
+	// growth
+	{name: "not watched", id: "growth", facts: rxe0, verdict: NA, summary: []string{"--watch 2m"}},
+	{name: "watched, nothing grew", id: "growth", verdict: Pass,
+		facts:   with(rxe0, func(t *testing.T, f *Facts) { f.Watched = 2 * time.Minute }),
+		summary: []string{"no process's objects only grew in 2m0s"}},
+	{name: "a process leaking MRs", id: "growth", verdict: Warn,
+		facts: with(rxe0, func(t *testing.T, f *Facts) {
+			f.Watched, f.Owners = 2*time.Minute, rdmaProcesses()
+			f.Owners[0].Cgroup = sysfsmon.ParseCgroupPath("/system.slice/x.service")
+			f.Growing = []inspect.Growth{{TGID: 900, Comm: "mrloop", Kind: "mr", From: 3, To: 27, PerMinute: 12}}
+		}),
+		summary:  []string{"mrloop[900] in x.service created 24 mrs in 2m0s and destroyed none (+12.0 a minute): a leak suspect"},
+		evidence: []string{"mrloop[900] in x.service mrs=3 → 27, +12.0 a minute"},
+		fix:      []string{"verbscope res mr pid PID"}},
 
 	// mr-qp
 	{name: "lab numbers", id: "mr-qp", facts: liveRxe0, verdict: Pass,
@@ -505,7 +531,7 @@ func TestChecks(t *testing.T) {
 		"modules": {Pass, Warn, Fail, NA}, "devices": {Pass, Warn, Fail}, "rdma-core": {Pass, Warn, Fail, NA},
 		"uverbs-perms": {Pass, Warn, Fail, NA}, "ports": {Pass, Warn, Fail, NA}, "gids": {Pass, Warn, Fail, NA},
 		"memlock": {Pass, Warn, NA}, "mr-qp": {Pass, Fail, NA}, "irqs": {Pass, Warn, Fail, NA},
-		"leaks": {Pass, Warn, Fail, NA}, "limits": {Pass, Warn, Fail, NA},
+		"leaks": {Pass, Warn, Fail, NA}, "limits": {Pass, Warn, Fail, NA}, "growth": {Pass, Warn, NA},
 	}
 	for _, id := range IDs() {
 		for _, v := range can[id] {
@@ -542,5 +568,21 @@ func TestGatherNeeds(t *testing.T) {
 	f := Gather(fs, false, Options{Needs: NeedDevices})
 	if f.Host != nil || f.IRQs != nil || len(f.Devices) != 1 || f.Verbs != nil || f.Netlink != nil || f.MRSize != DefaultMRSize {
 		t.Errorf("Gather(devices only): %+v", f)
+	}
+}
+
+// rdmaProcesses are processes holding objects: one near its memlock
+// limit, one exempt (CAP_IPC_LOCK), one well within, one unlimited, and
+// one that exited (not judged).
+func rdmaProcesses() []owners.Process {
+	p := func(tgid int, comm string, pinned uint64, lim sysfsmon.Limit, ipcLock, gone bool) owners.Process {
+		return owners.Process{ProcessOwner: sysfsmon.ProcessOwner{TGID: tgid, Comm: comm, MemlockSoft: lim, IPCLock: ipcLock}, Pinned: pinned, Gone: gone}
+	}
+	return []owners.Process{
+		p(900, "mrloop", 60<<10, sysfsmon.Limit{Value: 64 << 10}, false, false),
+		p(1001, "ib_write_bw", 2<<20, sysfsmon.Limit{Value: 1 << 20}, true, false),
+		p(812, "ibv_rc_pingpong", 4<<10, sysfsmon.Limit{Value: 8 << 20}, false, false),
+		p(1100, "all_reduce_perf", 256<<20, sysfsmon.Limit{Unlimited: true}, false, false),
+		p(0, "", 1<<30, sysfsmon.Limit{Value: 1}, false, true),
 	}
 }

@@ -3,7 +3,8 @@
 // nothing works" — kernel modules (ib_umad included), devices visible to
 // the kernel and to libibverbs, rdma-core against the kernel's uverbs
 // ABI, uverbs permissions, ports ACTIVE with usable GIDs,
-// RLIMIT_MEMLOCK, a real memory registration and QP creation, interrupts
+// RLIMIT_MEMLOCK (this process's, and every RDMA process's against the
+// bytes its MRs pin), a real memory registration and QP creation, interrupts
 // spread over CPUs, verbs objects left behind by dead processes, and
 // object counts against the device limits.
 //

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -47,6 +48,14 @@ type Facts struct {
 	Holders           []sysfsmon.FDHolder
 	HoldersUnreadable int
 	HoldersErr        error
+
+	// Owners are the processes holding the Netlink snapshot's objects,
+	// with their pinned bytes and RLIMIT_MEMLOCK (owners.Read).
+	Owners []owners.Process
+	// Growing are the kinds of each process that only grew while doctor
+	// watched for Watched (--watch); Watched is 0 when it did not.
+	Growing []inspect.Growth
+	Watched time.Duration
 }
 
 // VerbsFacts is libibverbs' view: ibv_get_device_list(3), and for each

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -25,6 +26,11 @@ type Options struct {
 	NoProbe string
 	// Progress, when set, is told before each slow step.
 	Progress func(msg string)
+	// Watch, when above 0, observes every process's objects for that
+	// long before the checks (the growth check): a snapshot every
+	// WatchEvery (0: a second), fed to a Tracker whose growth window is
+	// Watch.
+	Watch, WatchEvery time.Duration
 }
 
 // Gather collects the facts from fs and, when live (fs reads this
@@ -57,8 +63,16 @@ func Gather(fs *sysfsmon.FS, live bool, o Options) *Facts {
 	if n&(NeedVerbs|NeedProbe) != 0 {
 		f.Verbs = gatherVerbs()
 	}
-	if n&(NeedNetlink|NeedProcs) != 0 {
+	if n&NeedGrowth != 0 && o.Watch > 0 {
+		progress("watching every process's objects for " + o.Watch.String())
+		f.Netlink, f.Growing, f.NetlinkErr = watchGrowth(o.Watch, o.WatchEvery)
+		f.Watched = o.Watch
+	}
+	if n&(NeedNetlink|NeedProcs|NeedOwners) != 0 && f.Netlink == nil && f.NetlinkErr == nil {
 		f.Netlink, f.NetlinkErr = snapshot()
+	}
+	if n&NeedOwners != 0 && f.Netlink != nil {
+		f.Owners = owners.Read(f.Netlink, fs.ProcessOwner)
 	}
 	if n&NeedProcs != 0 && f.Netlink != nil {
 		progress("reading which processes hold /dev/infiniband open")
@@ -115,6 +129,35 @@ func snapshot() (*inspect.Snapshot, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
 	defer cancel()
 	return c.Snapshot(ctx, inspect.SnapshotOptions{NoCounters: true})
+}
+
+// watchGrowth takes a snapshot every interval for d and returns the last
+// one with the kinds that only grew over the whole time (inspect.Growth,
+// the window being d).
+func watchGrowth(d, every time.Duration) (*inspect.Snapshot, []inspect.Growth, error) {
+	if every <= 0 {
+		every = time.Second
+	}
+	c, err := inspect.Dial()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.Close()
+	tr := inspect.NewTracker(inspect.TrackerConfig{GrowthWindow: d})
+	end := time.Now().Add(d)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
+		s, err := c.Snapshot(ctx, inspect.SnapshotOptions{NoCounters: true})
+		cancel()
+		if err != nil {
+			return nil, nil, err
+		}
+		u := tr.Update(s)
+		if !time.Now().Before(end) {
+			return s, u.Growing, nil
+		}
+		time.Sleep(min(every, time.Until(end)))
+	}
 }
 
 // probePort is the device's first ACTIVE port, else port 1.

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/pace"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -19,6 +20,14 @@ type Options struct {
 	// that many processes with the most objects per device (by command
 	// name); the rest are folded into one series.
 	TopProcesses int
+	// TopOwners, when above 0, adds the owner gauges
+	// (verbscope_owner_objects, verbscope_owner_pinned_bytes,
+	// verbscope_process_memlock_ratio) for the that many groups of
+	// processes with the most objects, each named by its container or
+	// systemd unit (owners.ByPlace); the rest are folded into "other".
+	// Owners looks the processes up (sysfsmon.FS.ProcessOwner).
+	TopOwners int
+	Owners    owners.Lookup
 	// Interval is how often the poll loops read; a source whose last
 	// reading ended more than LateAfter intervals ago is reported failed
 	// (zero: never, for callers that feed readings by hand).
@@ -67,6 +76,12 @@ type Collector struct {
 	qps *qpDoc
 	// trace is the latest frame's trace status; nil when not traced.
 	trace *inspect.TraceStatus
+	// owners are the latest frame's groups of processes (TopOwners).
+	owners []owners.Group
+	// kmsg counts the RDMA lines of the kernel log while kmsgOn
+	// (FollowKernelLog reads it).
+	kmsg   map[kmsgKey]uint64
+	kmsgOn bool
 }
 
 type stateKey struct {
@@ -108,6 +123,13 @@ func (c *Collector) markReady() {
 // order. A frame the stream dropped (latest wins) loses nothing: each
 // carries the Tracker's whole counts.
 func (c *Collector) Observe(f inspect.Frame) {
+	// /proc is read before the lock: a scrape never waits for it.
+	var gs []owners.Group
+	if c.opts.TopOwners > 0 && c.opts.Owners != nil && f.Snapshot != nil {
+		ps := owners.Read(f.Snapshot, c.opts.Owners)
+		owners.AddGrowth(ps, f.Update.Growing)
+		gs = owners.Top(owners.Groups(ps, owners.ByPlace), c.opts.TopOwners)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seenFrame, c.frameAt = true, c.now()
@@ -120,6 +142,7 @@ func (c *Collector) Observe(f inspect.Frame) {
 		return
 	}
 	c.frame = f
+	c.owners = gs
 	c.qps = newQPDoc(f.Snapshot, f.History)
 	idx := qpIndex(f.Snapshot)
 	c.counts, c.stuck = map[stateKey]int{}, map[group]int{}
@@ -181,6 +204,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch <- gauge(descBuild, 1, c.opts.Version, runtime.Version())
+	c.collectKernelLog(ch)
 	now := c.now()
 	switch {
 	case c.late(c.seenSysfs, c.sysAt, now):

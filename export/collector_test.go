@@ -54,7 +54,7 @@ func TestExpositionGolden(t *testing.T) {
 		{"rxe0-idle", "rxe0", func() *Collector { return feed(Options{}, recorded(t, "idle")) }},
 		// Two RC QPs in RTS; then one of them moves to ERR.
 		{"rxe0-rc-err", "rxe0", func() *Collector {
-			return feed(Options{TopProcesses: 1}, rts, withState(rts, 18, 6))
+			return feed(Options{TopProcesses: 1, TopOwners: 2, Owners: placeLookup(rts, 1<<20)}, rts, withState(rts, 18, 6))
 		}},
 		// The QPs go away: their groups stay, at 0.
 		{"rxe0-after", "rxe0", func() *Collector {

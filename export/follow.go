@@ -16,6 +16,9 @@ type NetlinkOptions struct {
 	Interval time.Duration
 	// Limits are the devices' object limits (DeviceLimits).
 	Limits map[string]inspect.Limits
+	// Window is how far back the Tracker looks for growing objects
+	// (0: inspect.DefaultGrowthWindow).
+	Window time.Duration
 	// Trace, when set, turns on the tracing of every process's QP
 	// modifies for the histories, and hears what trace has to say.
 	Trace *slog.Logger
@@ -43,7 +46,7 @@ func (c *Collector) FollowNetlink(ctx context.Context, o NetlinkOptions) {
 					},
 				})
 			}
-			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.Interval, Tracker: inspect.TrackerConfig{Limits: o.Limits}, Modifies: mods})
+			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.Interval, Tracker: inspect.TrackerConfig{Limits: o.Limits, GrowthWindow: o.Window}, Modifies: mods})
 			for f := range w.Frames() {
 				c.Observe(f)
 			}

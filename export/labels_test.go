@@ -15,7 +15,7 @@ import (
 // allowedLabels are every label name the exposition may carry.
 var allowedLabels = map[string]bool{
 	"device": true, "port": true, "kind": true, "type": true, "state": true, "to_state": true,
-	"collector": true, "version": true, "goversion": true, "process": true,
+	"collector": true, "version": true, "goversion": true, "process": true, "owner": true,
 	"node_guid": true, "sys_image_guid": true, "fw_version": true, "node_type": true,
 	"link_layer": true, "netdev": true,
 }
@@ -25,7 +25,7 @@ var allowedLabels = map[string]bool{
 // no value that is a QP number, a pid, a GID or a key of the snapshot.
 func TestNoUnboundedLabels(t *testing.T) {
 	rts := recorded(t, "rc-rts")
-	c := feed(Options{TopProcesses: 5}, rts, withState(rts, 18, rdma.QPStateErr))
+	c := feed(Options{TopProcesses: 5, TopOwners: 5, Owners: placeLookup(rts, 1<<20)}, rts, withState(rts, 18, rdma.QPStateErr))
 	sys := sysfsFixture(t, "rxe0")
 	c.ObserveSysfs(sys)
 

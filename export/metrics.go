@@ -36,6 +36,14 @@ var (
 	descProcesses = desc("process_objects", "Objects of the processes with the most of them, by command name; the rest are folded into process=\"other\".",
 		"device", "process", "kind")
 
+	descOwnerObjects = desc("owner_objects", "Objects of the groups of processes with the most of them (--collector.owners=N), each named by its container (runtime:id) or systemd unit (else its cgroup path); the rest are folded into owner=\"other\", processes whose cgroup is unknown into \"none\".",
+		"owner", "kind")
+	descOwnerPinned  = desc("owner_pinned_bytes", "Bytes the group's MRs pin (the sum of their lengths, rdma resource show mr's mrlen), as --collector.owners groups them.", "owner")
+	descOwnerGrowing = desc("owner_objects_growing", "Objects a minute the group's processes gained, per kind, where the kind only grew over the Tracker's window (default 10 min) by at least 10: a leak suspect; 0 otherwise.", "owner", "kind")
+	descMemlockRatio = desc("process_memlock_ratio", "Of the group's processes, the one nearest its RLIMIT_MEMLOCK: its pinned MR bytes against its soft limit (/proc/PID/limits); 0 when no limit binds it (unlimited, or CAP_IPC_LOCK). Past 0.8 its next ibv_reg_mr is likely to fail with ENOMEM.", "owner")
+
+	descKernelLog = desc("kernel_log_messages_total", "Lines RDMA drivers and modules wrote to the kernel log (/dev/kmsg; what its ring still held when the exporter started, then each new one), by driver or module and syslog level. Absent without the privilege to read it (root or CAP_SYSLOG).", "driver", "level")
+
 	descTraceUp   = desc("trace_up", "Whether trace's programs attached (1), so that every QP modify reaches the histories and transitions between readings are counted, or not yet or not at all (0: transitions two readings do not straddle are missed). Present when the exporter traces.")
 	descTraceLost = desc("trace_events_lost_total", "Trace events lost since the exporter started: dropped by the kernel because trace's ring buffer was full, or skipped because they did not decode. Present when the exporter traces.")
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rdma"
 )
 
@@ -70,6 +71,29 @@ func (c *Collector) collectNetlink(ch chan<- prometheus.Metric) {
 	}
 	if c.opts.TopProcesses > 0 {
 		collectProcesses(ch, f.Update.Processes, c.opts.TopProcesses)
+	}
+	collectOwners(ch, c.owners)
+}
+
+// collectOwners sends the groups of processes by where they live
+// (owners.ByPlace): objects by kind, pinned bytes, and the memlock ratio
+// of the member nearest a limit that binds it.
+func collectOwners(ch chan<- prometheus.Metric, gs []owners.Group) {
+	for i := range gs {
+		g := &gs[i]
+		name := g.Key
+		if name == owners.None {
+			name = "none" // no cgroup read: exited, or another pid namespace
+		}
+		for _, k := range kinds {
+			ch <- gauge(descOwnerObjects, float64(g.Objects[k]), name, string(k))
+		}
+		ch <- gauge(descOwnerPinned, float64(g.Pinned), name)
+		growth := g.Growth()
+		for _, k := range kinds {
+			ch <- gauge(descOwnerGrowing, growth[k], name, string(k))
+		}
+		ch <- gauge(descMemlockRatio, g.AppliedRatio(), name)
 	}
 }
 

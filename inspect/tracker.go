@@ -87,6 +87,11 @@ type TrackerConfig struct {
 	// GoneRetention is how many vanished QPs keep their history (default
 	// 1024).
 	GoneRetention int
+	// GrowthWindow is how far back Update.Growing looks (default
+	// DefaultGrowthWindow), and GrowthMin how many objects of a kind a
+	// process must have gained over it (default DefaultGrowthMin).
+	GrowthWindow time.Duration
+	GrowthMin    int
 }
 
 // defaultHistoryLen is TrackerConfig.HistoryLen's default.
@@ -204,6 +209,9 @@ type Update struct {
 	// Limits compares device totals with the limits passed in
 	// TrackerConfig (only kinds whose limit is known); see Usage.
 	Limits []LimitUsage
+	// Growing are the processes whose objects of a kind only grew over
+	// the window (Growth), by TGID and kind.
+	Growing []Growth
 	// Dead are the objects, present now, whose creating task has exited
 	// (Owner.Dead): kept alive by a descriptor another process inherited,
 	// or leaked. Ordered by key.
@@ -246,6 +254,8 @@ type Tracker struct {
 	entered     map[Key][]enteredState
 	held        []heldChange
 	traceUp     bool
+	// growth holds each process's counts per kind over the window.
+	growth map[ownerKind]*growthSeries
 }
 
 type goneEntry struct {
@@ -294,8 +304,14 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.GoneRetention <= 0 {
 		cfg.GoneRetention = 1024
 	}
+	if cfg.GrowthWindow <= 0 {
+		cfg.GrowthWindow = DefaultGrowthWindow
+	}
+	if cfg.GrowthMin <= 0 {
+		cfg.GrowthMin = DefaultGrowthMin
+	}
 	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}, unseen: map[Key]uint64{},
-		transitions: map[Transition]uint64{}, entered: map[Key][]enteredState{}}
+		growth: map[ownerKind]*growthSeries{}, transitions: map[Transition]uint64{}, entered: map[Key][]enteredState{}}
 }
 
 // History returns a QP's state history, oldest first: live QPs and the
@@ -379,6 +395,7 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	sort.Slice(u.Failed, func(i, j int) bool { return keyLess(u.Failed[i].Key, u.Failed[j].Key) })
 	sort.Slice(u.Stuck, func(i, j int) bool { return keyLess(u.Stuck[i].Key, u.Stuck[j].Key) })
 	u.Processes = processUsage(s)
+	u.Growing = t.trackGrowth(s.Time, u.Processes)
 	if t.cfg.LoadLimits != nil {
 		t.cfg.Limits, t.cfg.LoadLimits = t.cfg.LoadLimits(), nil
 	}

@@ -79,8 +79,3 @@ func (f *fakeShell) Close() error {
 	}
 	return nil
 }
-
-// fakeKernel answers from a fixed view.
-type fakeKernel struct{ kv KernelView }
-
-func (k fakeKernel) View(int) (*KernelView, error) { return &k.kv, nil }

@@ -7,7 +7,10 @@
 // checklist asks for (loaded modules, kernel and rdma-core versions,
 // /dev/infiniband permissions, RLIMIT_MEMLOCK and the credentials it
 // applies to, libibverbs' provider configuration), and which processes
-// exist and hold /dev/infiniband open (process.go).
+// exist and hold /dev/infiniband open (process.go), and who a process is:
+// its command line, user, cgroup with the systemd unit, container and
+// Kubernetes pod the path names, and its RLIMIT_MEMLOCK (owner.go,
+// cgroup.go).
 //
 // A Watcher (watch.go) is the one loop that reads them live, for the
 // dashboard's sysfs views and the exporter alike, with the controls of
@@ -54,5 +57,7 @@
 // The kernel documents these files in Documentation/ABI/stable/
 // sysfs-class-infiniband, Documentation/ABI/testing/sysfs-bus-pci,
 // Documentation/filesystems/proc.rst and
-// Documentation/core-api/irq/irq-affinity.rst.
+// Documentation/core-api/irq/irq-affinity.rst; the kernel log, of which
+// FollowKernelLog keeps the RDMA drivers' lines, in
+// Documentation/ABI/testing/dev-kmsg.
 package sysfsmon

@@ -189,3 +189,44 @@ func FuzzParseDriverConf(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseCgroup(f *testing.F) {
+	for _, s := range []string{
+		"0::/system.slice/x.service\n",
+		"1:name=systemd:/docker/3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899\n",
+		"0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod0f6a9c1e_2b3d_4e5f_8a9b_0c1d2e3f4a5b.slice/cri-containerd-3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899.scope\n",
+		"0::/kubepods/pod0f6a9c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b/3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899\n",
+		"0::/machine.slice/libpod-3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899.scope/container\n",
+		"::", "0::/\n", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := parseProcCgroup(s)
+		if err != nil {
+			return
+		}
+		if !strings.HasPrefix(p, "/") {
+			t.Fatalf("parseProcCgroup(%q) = %q, not absolute", s, p)
+		}
+		c := ParseCgroupPath(p)
+		// Whatever it names is a component of the path, in its form.
+		if c.Path != p || (c.Unit != "" && !strings.Contains(p, c.Unit)) || (c.Slice != "" && !strings.Contains(p, c.Slice)) ||
+			(c.ContainerID != "" && (!isContainerID(c.ContainerID) || !strings.Contains(p, c.ContainerID))) ||
+			(c.PodUID != "" && !isUUID(c.PodUID)) || (c.Runtime != "" && c.ContainerID == "") {
+			t.Fatalf("ParseCgroupPath(%q) = %+v", p, c)
+		}
+	})
+}
+
+func FuzzParseKmsg(f *testing.F) {
+	for _, s := range []string{"6,1203,18437201,-;rdma_rxe: loaded\n", "4,7,5,c;infiniband rxe0: x\n DEVICE=+infiniband:rxe0\n", "1,2,3;", ",,;", "6,1,99999999999999999,-;x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := parseKmsg(s)
+		if err == nil && (l.Level < 0 || l.Level > 7 || l.Since < 0 || (l.Driver != "" && l.Driver != RDMADriver(l.Text))) {
+			t.Fatalf("parseKmsg(%q) = %+v", s, l)
+		}
+	})
+}

@@ -3,7 +3,9 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/sysfsmon"
 )
 
 // Messages of the pollers' channels (Sources), each read in a Cmd.
@@ -22,7 +24,7 @@ func (m *model) waitRes() tea.Cmd {
 	if m.c.src.Res == nil {
 		return nil
 	}
-	ch, p := m.c.src.Res, m.resBuilder
+	ch, p, look, kern := m.c.src.Res, m.resBuilder, m.c.src.Owners, m.c.src.Kernel
 	eng := m.c.src.Shell
 	if m.pane == nil {
 		eng = nil
@@ -39,7 +41,29 @@ func (m *model) waitRes() tea.Cmd {
 		if eng != nil {
 			st = eng.State()
 		}
-		return resMsg{p.build(f, st)}
+		p.recordKernel(drainKernel(kern))
+		d := p.build(f, st)
+		if look != nil && f.Snapshot != nil {
+			d.owners = owners.Read(f.Snapshot, look)
+			owners.AddGrowth(d.owners, f.Update.Growing)
+		}
+		return resMsg{d}
+	}
+}
+
+// drainKernel takes the kernel log lines that came since the last frame.
+func drainKernel(ch <-chan sysfsmon.KernelLine) []sysfsmon.KernelLine {
+	var out []sysfsmon.KernelLine
+	for {
+		select {
+		case l, ok := <-ch:
+			if !ok {
+				return out
+			}
+			out = append(out, l)
+		default:
+			return out
+		}
 	}
 }
 

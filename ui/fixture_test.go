@@ -171,7 +171,7 @@ func (f *fakeEngine) Close() error               { return nil }
 // fixtureModel is a dashboard fed with the recordings: the rc-rts
 // objects after an idle and an rc-init reading (so histories and events
 // have steps), sysfs from tree.
-func fixtureModel(t testing.TB, tree, theme string, w, h int, withShell bool) *model {
+func fixtureModel(t testing.TB, tree, theme string, w, h int, withShell bool, with ...func(*Sources)) *model {
 	t.Helper()
 	th, err := themes.Load(theme, themes.Options{Dark: true})
 	if err != nil {
@@ -180,6 +180,9 @@ func fixtureModel(t testing.TB, tree, theme string, w, h int, withShell bool) *m
 	src := Sources{Host: HostInfo{Hostname: "lab", Kernel: "6.1.0-57-amd64", RDMACore: "44.0-2"}, Interval: time.Second}
 	if withShell {
 		src.Shell = newFakeEngine()
+	}
+	for _, fn := range with {
+		fn(&src)
 	}
 	m := newModel(src, Options{Theme: theme, View: "qp"}, th)
 	m.c.now = func() time.Time { return t0.Add(time.Minute) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
@@ -356,6 +357,7 @@ func TestEventsFollowNewest(t *testing.T) {
 	// A state change, seen twice: every new frame adds its events.
 	f := recordedFrames(t, "rc-rts")[0]
 	s := *f.Snapshot
+	s.Time = s.Time.Add(time.Hour) // later than the fixture's frames
 	s.QPs = append([]inspect.QP(nil), s.QPs...)
 	s.QPs[0].State = rdma.QPStateErr
 	f.Snapshot = &s
@@ -369,6 +371,7 @@ func TestEventsFollowNewest(t *testing.T) {
 	send(m, "k")
 	at(n-2, "paused (G follows again)")
 	s2 := s
+	s2.Time = s.Time.Add(time.Second)
 	s2.QPs = append([]inspect.QP(nil), s.QPs...)
 	s2.QPs[0].State = rdma.QPStateReset
 	f.Snapshot = &s2
@@ -499,5 +502,33 @@ func TestOverviewOpensItsViews(t *testing.T) {
 				t.Errorf("%d wide: a click on the %s box went to %s, want %s", w, b.title, m.cur.name, b.view)
 			}
 		}
+	}
+}
+
+// The tab row fits the screen: wider than the screen, it shows the views
+// around the current one with ‹ › where others are left out, and a click
+// on a tab still opens that view.
+func TestTabRowFits(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 80, 24, false)
+	for _, v := range ViewNames() {
+		m.Update(m.jumpMsg(v))
+		row := ansiStrip(m.tabs())
+		if n := ansi.StringWidth(row); n > 80 {
+			t.Errorf("at :%s the tab row is %d cells: %q", v, n, row)
+		}
+		if !strings.Contains(" "+row+" ", " "+v+" ") {
+			t.Errorf("at :%s the tab row does not show it: %q", v, row)
+		}
+	}
+	m.Update(m.jumpMsg("fleet"))
+	row := ansiStrip(m.tabs())
+	if !strings.HasPrefix(row, "‹ ") {
+		t.Errorf("at the last view the row should say views are left out before it: %q", row)
+	}
+	hh := strings.Count(m.header(), "\n") + 1
+	x := strings.Index(row, "doctor")
+	m.Update(tea.MouseClickMsg{X: len([]rune(row[:x])) + 1, Y: hh - 1, Button: tea.MouseLeft})
+	if m.cur.name != "doctor" {
+		t.Errorf("a click on the doctor tab went to %s", m.cur.name)
 	}
 }

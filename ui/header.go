@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/view"
@@ -26,7 +27,11 @@ func (m *model) header() string {
 			first += sep + part
 		}
 	}
-	first += sep + "every " + m.interval.String()
+	if m.c.src.Replay != nil {
+		first += sep + m.replayField()
+	} else {
+		first += sep + "every " + m.interval.String()
+	}
 	if m.paused {
 		first += sep + th.Render(themes.SlotWarn, "PAUSED (p resumes)")
 	}
@@ -125,6 +130,13 @@ func (m *model) alerts() []string {
 		if n := deadCount(u); n > 0 {
 			out = append(out, plural(n, "object")+" of dead processes")
 		}
+		if a := memlockAlert(m.c.res.owners); a != "" {
+			out = append(out, a)
+		}
+		if g := u.Growing; len(g) > 0 {
+			out = append(out, plural(len(g), "growing object kind")+": "+view.Printable(g[0].Comm)+"["+strconv.Itoa(int(g[0].TGID))+"] "+
+				string(g[0].Kind)+" +"+strconv.FormatFloat(g[0].PerMinute, 'f', 1, 64)+"/min")
+		}
 		for _, l := range u.Limits {
 			if l.Over {
 				out = append(out, l.Dev+" "+string(l.Kind)+" at "+strconv.Itoa(int(l.Fraction*100))+"% of max")
@@ -146,6 +158,31 @@ func (m *model) alerts() []string {
 	return out
 }
 
+// memlockAlert names the processes pinning more than owners.AlertRatio
+// of their RLIMIT_MEMLOCK, the nearest first: their next ibv_reg_mr is
+// likely to fail with ENOMEM.
+func memlockAlert(ps []owners.Process) string {
+	worst, n := -1, 0
+	for i := range ps {
+		if ps[i].MemlockAlert() {
+			n++
+			if worst < 0 || ps[i].MemlockRatio() > ps[worst].MemlockRatio() {
+				worst = i
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	p := &ps[worst]
+	who := "1 process"
+	if n > 1 {
+		who = strconv.Itoa(n) + " processes"
+	}
+	return who + " near memlock: " + view.Printable(p.Comm) + "[" + strconv.Itoa(p.TGID) + "] " +
+		strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% of " + sizeText(p.MemlockSoft.Value)
+}
+
 func (m *model) alertsLine() string {
 	a := m.alerts()
 	if len(a) == 0 {
@@ -156,26 +193,75 @@ func (m *model) alertsLine() string {
 	return m.c.theme.Render(themes.SlotError, "! "+strings.Join(a, " · "))
 }
 
-// tabs is the row of view names; the current one is highlighted.
+// tabs is the row of view names; the current one is highlighted. When
+// the row is wider than the screen it shows the stretch around the
+// current view, with ‹ and › where views are left out.
 func (m *model) tabs() string {
+	th := m.c.theme
 	var b strings.Builder
-	for i, p := range m.pages {
-		if i > 0 {
+	first, last := m.tabRange()
+	if first > 0 {
+		b.WriteString(th.Render(themes.SlotDim, "‹ "))
+	}
+	for i := first; i < last; i++ {
+		p := m.pages[i]
+		if i > first {
 			b.WriteByte(' ')
 		}
 		slot := themes.SlotDim
 		if p == m.cur {
 			slot = themes.SlotSelected
 		}
-		b.WriteString(m.c.theme.Render(slot, p.name))
+		b.WriteString(th.Render(slot, p.name))
+	}
+	if last < len(m.pages) {
+		b.WriteString(th.Render(themes.SlotDim, " ›"))
 	}
 	return b.String()
 }
 
+// tabRange is the pages the tab row shows, [first, last): all of them
+// when they fit in the screen's width, else the widest run around the
+// current page that fits with its ‹ › marks.
+func (m *model) tabRange() (first, last int) {
+	width := func(a, b int) int {
+		n := 0
+		for i := a; i < b; i++ {
+			n += len(m.pages[i].name) + 1
+		}
+		if a > 0 {
+			n += 2 // "‹ "
+		}
+		if b < len(m.pages) {
+			n += 2 // " ›"
+		}
+		return n - 1
+	}
+	if width(0, len(m.pages)) <= m.w {
+		return 0, len(m.pages)
+	}
+	cur := slices.Index(m.pages, m.cur)
+	first, last = cur, cur+1
+	for grew := true; grew; {
+		grew = false
+		if last < len(m.pages) && width(first, last+1) <= m.w {
+			last, grew = last+1, true
+		}
+		if first > 0 && width(first-1, last) <= m.w {
+			first, grew = first-1, true
+		}
+	}
+	return first, last
+}
+
 // tabAt is the view tab at column x.
 func (m *model) tabAt(x int) *page {
+	first, last := m.tabRange()
 	pos := 0
-	for _, p := range m.pages {
+	if first > 0 {
+		pos = 2
+	}
+	for _, p := range m.pages[first:last] {
 		if x >= pos && x < pos+len(p.name) {
 			return p
 		}

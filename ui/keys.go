@@ -11,6 +11,9 @@ type keyMap struct {
 	Sort, Reverse                           key.Binding
 	Pause, Faster, Slower                   key.Binding
 	Focus, Split, Help, Quit, Cancel        key.Binding
+	// replay are the playback's keys, listed only when replaying.
+	replay   replayKeys
+	replayOn bool
 }
 
 // defaultKeyMap follows k9s and htop habits.
@@ -40,6 +43,7 @@ func defaultKeyMap() keyMap {
 		Help:   b([]string{"?"}, "?", "help"),
 		Quit:   b([]string{"q"}, "q", "quit"),
 		Cancel: b([]string{"ctrl+c"}, "ctrl+c", "cancel the shell command / quit"),
+		replay: defaultReplayKeys(),
 	}
 }
 
@@ -51,10 +55,14 @@ func (k keyMap) ShortHelp() []key.Binding {
 // FullHelp is the `?` screen, in columns (the views add their own keys
 // to the third, helpGroups).
 func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
+	cols := [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown},
 		{k.Command, k.Filter, k.Open, k.Back, k.Sort, k.Reverse},
 		{k.Pause, k.Faster, k.Slower},
 		{k.Focus, k.Split, k.Help, k.Quit, k.Cancel},
 	}
+	if k.replayOn {
+		cols = append(cols, k.replay.list())
+	}
+	return cols
 }

@@ -63,7 +63,13 @@ func TestLessonKeys(t *testing.T) {
 		t.Errorf("the line being typed changed to %q", m.pane.input.Value())
 	}
 	send(m, "esc", "?")
-	if out := screen(m); !strings.Contains(out, "f2 lesson: hint, again the solution") || !strings.Contains(out, "f5 lesson: the lessons") {
+	// The help scrolls when it is longer than the screen: read it all.
+	out := screen(m)
+	for range 5 {
+		send(m, "pgdown")
+		out += screen(m)
+	}
+	if !strings.Contains(out, "f2 lesson: hint, again the solution") || !strings.Contains(out, "f5 lesson: the lessons") {
 		t.Errorf("? does not list the lesson's keys:\n%s", out)
 	}
 }

@@ -88,6 +88,7 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	c := &common{src: src, theme: th, now: time.Now}
 	m := &model{c: c, opts: opts, keys: defaultKeyMap(), lkeys: defaultLessonKeys(),
 		resBuilder: newResBuilder(), sysBuilder: newSysBuilder(src.Dev), interval: src.Interval}
+	m.keys.replayOn = src.Replay != nil
 	if m.interval <= 0 {
 		m.interval = time.Second
 	}

@@ -9,7 +9,7 @@ var registry = []viewSpec{
 	overviewSpec,
 	qpSpec, cqSpec, mrSpec, pdSpec, ctxSpec, srqSpec, cmidSpec,
 	devSpec, portSpec, gidSpec, irqSpec, countersSpec,
-	eventsSpec, doctorSpec, fleetSpec,
+	ownersSpec, eventsSpec, doctorSpec, fleetSpec,
 }
 
 // lookup returns the registry's view named name or one of its aliases.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 )
@@ -25,6 +26,10 @@ type resData struct {
 	events []tableRow
 	// qpStates counts live QPs by state for the header.
 	qpStates map[rdma.QPState]int
+	// owners are the processes holding the objects (Sources.Owners).
+	owners []owners.Process
+	// kernel are the kernel log's lines that name a QP, by QP.
+	kernel map[inspect.Key][]string
 }
 
 // resBuilder turns frames into resData. It keeps what marks need (when each
@@ -34,6 +39,11 @@ type resBuilder struct {
 	meta   map[inspect.Key]*rowMeta
 	events []tableRow
 	seq    int
+	// kernel are the kernel log's lines naming each QP (the newest
+	// maxKernelPerQP of each), copied into every resData.
+	kernel map[inspect.Key][]string
+	// last is the newest frame's time.
+	last time.Time
 }
 
 type rowMeta struct {
@@ -95,6 +105,12 @@ func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
 		return d
 	}
 	now := f.Snapshot.Time
+	if now.Before(p.last) {
+		// A replay stepped back: what was new or changed "since" a
+		// later frame means nothing; start the marks afresh.
+		p.meta, p.events, p.seq = map[inspect.Key]*rowMeta{}, nil, 0
+	}
+	p.last = now
 	seen := make(map[inspect.Key]bool, len(p.meta))
 	ourQPs := map[uint32]string{}
 	for o := range st.Objects() {
@@ -143,6 +159,7 @@ func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
 	p.ghosts(d, seen, now)
 	p.record(f, now)
 	d.events = p.events
+	d.kernel = p.kernel
 	return d
 }
 

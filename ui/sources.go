@@ -6,6 +6,7 @@ import (
 
 	"github.com/verbscope/verbscope/fleet"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
@@ -21,6 +22,13 @@ type Sources struct {
 	// Sys delivers sysfsmon's readings (devices, ports, GIDs, counters
 	// with rates, IRQs).
 	Sys <-chan sysfsmon.Update
+	// Owners looks a process up in /proc (sysfsmon.FS.ProcessOwner), for
+	// the owners view; it is called off the UI goroutine, once per
+	// process per frame. Nil leaves the view empty.
+	Owners owners.Lookup
+	// Kernel delivers the lines RDMA drivers write to the kernel log
+	// (sysfsmon.FS.FollowKernelLog), for the events view.
+	Kernel <-chan sysfsmon.KernelLine
 	// Notices are one-line messages of background parts (trace saying
 	// what it cannot see), shown on the status line.
 	Notices <-chan string
@@ -52,6 +60,9 @@ type Sources struct {
 	// Dev limits the sysfs views to one device (Res is limited by the
 	// watch's own query).
 	Dev string
+	// Replay, when set, is a recording played back: Res and Sys carry
+	// its frames, the header says REPLAY and the playback keys steer it.
+	Replay Replay
 	// Demo, when set, labels the demo workload that runs beside the
 	// dashboard in the lab (shown in the header).
 	Demo string

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/themes"
 )
 
@@ -51,6 +52,11 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case lateTickMsg:
 		m.judgeLate()
 		return m.lateTick()
+	case gotoObjectsMsg:
+		return m.gotoObjects(msg)
+	case openDetailMsg:
+		m.openDetail()
+		return nil
 	case noticeMsg:
 		m.c.note(themes.SlotDim, msg.text)
 		return m.waitNotice()
@@ -131,7 +137,7 @@ func (m *model) gotRes(d *resData) tea.Cmd {
 	m.resLate.arrived(m.c.now())
 	if old := m.c.res; d.frame.Snapshot == nil && old != nil {
 		// a failed snapshot keeps the last good data on screen
-		d.rows, d.qpStates = old.rows, old.qpStates
+		d.rows, d.qpStates, d.owners = old.rows, old.qpStates, old.owners
 		d.frame.Snapshot, d.frame.History = old.frame.Snapshot, old.frame.History
 	}
 	m.c.res = d
@@ -216,6 +222,9 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.helpKey(msg)
 		return nil
 	}
+	if m.replayKey(msg) {
+		return nil
+	}
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
@@ -254,6 +263,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Slower):
 		return m.step(+1)
 	case matchesAny(msg, m.cur.view.keys()):
+		m.c.selected, m.c.hasSelected = m.cur.table.Selected()
 		return m.route(m.cur, msg)
 	case m.mode == modeDetail:
 		m.detailKey(msg)
@@ -423,6 +433,23 @@ func (m *model) jump(name string) tea.Cmd {
 	m.apply(p)
 	m.c.note("", "")
 	return m.route(p, shownMsg{})
+}
+
+// openDetailMsg asks the root to open the selected row's detail, for a
+// view whose enter does something else (owners: i).
+type openDetailMsg struct{}
+
+// gotoObjects filters every object view by the words and shows the
+// view named (enter on an owners row: the group's objects).
+func (m *model) gotoObjects(msg gotoObjectsMsg) tea.Cmd {
+	for _, k := range rdma.ResourceKinds() {
+		if p := m.find(string(k)); p != nil {
+			p.table.SetFilter(msg.words)
+		}
+	}
+	cmd := m.jump(msg.name)
+	m.c.note(themes.SlotDim, "filtered by "+strings.Join(msg.words, " ")+" in every object view (esc clears)")
+	return cmd
 }
 
 func (m *model) setPaused(p bool) tea.Cmd {

@@ -65,11 +65,15 @@ type common struct {
 	sys   *sysData
 	// shell is the pane's shell session (nil without a pane).
 	shell *front.State
-	// shown is the view on screen.
-	shown      component
-	status     string
-	statusSlot themes.Slot
-	now        func() time.Time
+	// shown is the view on screen; selected is its table's selected row
+	// (hasSelected: there is one), set before a key of the view's own
+	// is routed to it, for keys that act on the selection.
+	shown       component
+	selected    tableRow
+	hasSelected bool
+	status      string
+	statusSlot  themes.Slot
+	now         func() time.Time
 }
 
 func (c *common) note(slot themes.Slot, text string) {

@@ -8,6 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
 )
 
 // maxEvents bounds the events view.
@@ -16,7 +19,7 @@ const maxEvents = 2000
 // eventsSpec is the view of what happened: objects appearing, vanishing,
 // changing state or getting stuck, as the Tracker reported them. The
 // resource row builder records them (record, below) off the UI goroutine.
-var eventsSpec = viewSpec{name: "events", title: "events", about: "what appeared, vanished, changed state or got stuck", aliases: []string{"event"}, tail: true,
+var eventsSpec = viewSpec{name: "events", title: "events", about: "what appeared, vanished, changed state or got stuck, and what the RDMA drivers wrote to the kernel log", aliases: []string{"event"}, tail: true,
 	make: func(c *common) component { return eventsView{c} }}
 
 type eventsView struct{ c *common }
@@ -41,6 +44,53 @@ func (eventsView) empty() string {
 }
 
 func (v eventsView) detail(r tableRow) []string { return cellLines(v.c.theme, eventCols, r) }
+
+// recordKernel appends the RDMA drivers' kernel log lines to the events
+// view, naming the QP a line names on its device ("rxe0 qp 17").
+func (p *resBuilder) recordKernel(ls []sysfsmon.KernelLine) {
+	for _, l := range ls {
+		p.seq++
+		obj := l.Device
+		text := l.LevelName() + ": " + view.Printable(l.Text)
+		if n, ok := l.QPN(); ok && l.Device != "" {
+			k := inspect.Key{Kind: rdma.KindQP, Dev: l.Device, ID: n}
+			obj = k.String()
+			p.kernelLine(k, l.Time.Format("15:04:05")+" "+text)
+		}
+		mark := markNone
+		switch {
+		case l.Level <= 3:
+			mark = markError
+		case l.Level == 4:
+			mark = markWarn
+		}
+		p.events = append(p.events, tableRow{Key: strconv.Itoa(len(p.events)) + "/" + strconv.Itoa(p.seq),
+			Cells: []string{l.Time.Format("15:04:05"), "kernel", obj, "[" + l.Driver + "]", text}, Mark: mark})
+	}
+	p.trimEvents()
+}
+
+// maxKernelPerQP bounds the kernel lines kept for one QP's detail.
+const maxKernelPerQP = 20
+
+// kernelLine keeps a line for QP k's detail. The map and its slices are
+// copied on write: a resData already sent keeps the ones it was given.
+func (p *resBuilder) kernelLine(k inspect.Key, line string) {
+	m := make(map[inspect.Key][]string, len(p.kernel)+1)
+	for key, ls := range p.kernel {
+		m[key] = ls
+	}
+	ls := append(append([]string(nil), m[k]...), line)
+	m[k] = ls[max(0, len(ls)-maxKernelPerQP):]
+	p.kernel = m
+}
+
+// trimEvents keeps the newest maxEvents.
+func (p *resBuilder) trimEvents() {
+	if len(p.events) > maxEvents {
+		p.events = append([]tableRow(nil), p.events[len(p.events)-maxEvents:]...)
+	}
+}
 
 // record appends the Tracker's news to the events view.
 func (p *resBuilder) record(f inspect.Frame, now time.Time) {
@@ -72,7 +122,5 @@ func (p *resBuilder) record(f inspect.Frame, now time.Time) {
 	for _, a := range u.Stuck {
 		add("stuck", markWarn, a.Key, a.PID, a.Comm, a.Evidence)
 	}
-	if len(p.events) > maxEvents {
-		p.events = append([]tableRow(nil), p.events[len(p.events)-maxEvents:]...)
-	}
+	p.trimEvents()
 }

@@ -39,12 +39,15 @@ var overviewBoxes = []struct {
 	{"4", "events", "events", 3},
 }
 
+// overviewKeys is one binding for the boxes' digits, so `?` lists them
+// in one line.
 var overviewKeys = func() []key.Binding {
-	var out []key.Binding
+	var keys []string
 	for _, b := range overviewBoxes {
-		out = append(out, key.NewBinding(key.WithKeys(b.key), key.WithHelp(b.key, "open the "+b.title+" box's view")))
+		keys = append(keys, b.key)
 	}
-	return out
+	return []key.Binding{key.NewBinding(key.WithKeys(keys...),
+		key.WithHelp(keys[0]+"-"+keys[len(keys)-1], "open an overview box's full view"))}
 }()
 
 func (v *overviewView) columns() []column   { return nil }

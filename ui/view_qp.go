@@ -57,6 +57,12 @@ func (v *objectView) qpDetail(row tableRow) []string {
 			out = append(out, th.Render(themes.SlotWarn, "stuck: "+a.Evidence))
 		}
 	}
+	if lines := v.c.res.kernel[ref.key]; len(lines) > 0 {
+		out = append(out, "", th.Render(themes.SlotHeader, "the kernel log on this QP"))
+		for _, l := range lines {
+			out = append(out, "  "+l)
+		}
+	}
 	out = append(out, "", th.Render(themes.SlotHeader, "state history (as the watch saw it; steps between two polls can be missed)"))
 	hist := v.c.res.frame.History[ref.key]
 	if len(hist) == 0 {

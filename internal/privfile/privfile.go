@@ -1,4 +1,4 @@
-package cli
+package privfile
 
 import (
 	"errors"
@@ -8,14 +8,14 @@ import (
 	"syscall"
 )
 
-// createPrivate creates path for a recording verbscope writes, often as
+// Create creates path for a recording verbscope writes, often as
 // root and holding comm names and keys: mode 0600, O_EXCL so an existing
 // file (another user's, or one planted to be clobbered) is never
 // overwritten, and O_NOFOLLOW so a symlink planted at path is never
 // followed. force replaces an existing regular file (removed, then
 // created afresh, so the new one is ours and private too); a symlink is
 // refused even then, since the user meant the name, not its target.
-func createPrivate(path string, force bool) (*os.File, error) {
+func Create(path string, force bool) (*os.File, error) {
 	if force {
 		st, err := os.Lstat(path)
 		switch {

@@ -1,4 +1,4 @@
-package cli
+package privfile
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestCreatePrivate(t *testing.T) {
+func TestCreate(t *testing.T) {
 	old := syscall.Umask(0o022) // a root shell's usual umask; the file must still be 0600
 	defer syscall.Umask(old)
 	dir := t.TempDir()
@@ -38,7 +38,7 @@ func TestCreatePrivate(t *testing.T) {
 		{"directory, --force", dir, true, "not a regular file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := createPrivate(tc.path, tc.force)
+			f, err := Create(tc.path, tc.force)
 			if tc.wantErr != "" {
 				if err == nil {
 					f.Close()

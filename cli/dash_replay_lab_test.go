@@ -1,0 +1,75 @@
+//go:build lab
+
+package cli
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+)
+
+// TestDashReplayLab records a few seconds of rxe0 with `verbscope record`
+// (no trace: fast) while a verbs shell moves its QP to ERR, then plays
+// the file in the dashboard through tmux: the header says REPLAY and the
+// recorded host, and `}` steps from event to event until the QP view
+// shows the QP in ERR; `[` steps back one reading.
+func TestDashReplayLab(t *testing.T) {
+	labkit.Clean(t)
+	path := filepath.Join(t.TempDir(), "replay.vsrec")
+	recorder := labkit.Start(t, "verbscope", "record", "-o", path, "--interval", "500ms", "--no-trace")
+	labkit.WaitFor(t, labkit.Step, "the recorder started", func() bool {
+		return strings.Contains(recorder.Output(), "recording to")
+	})
+	// export runs `verbscope record export FILE -j` at most once a
+	// second (each run is a process start under TCG) and says whether
+	// its output has want.
+	var last time.Time
+	var out []byte
+	var err error
+	export := func(want string) bool {
+		if time.Since(last) < time.Second {
+			return false
+		}
+		last = time.Now()
+		out, err = exec.Command("verbscope", "record", "export", path, "-j").Output()
+		return err == nil && strings.Contains(string(out), want)
+	}
+	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return export(`"lifetimes":[`) })
+	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; modify qp1 err; wait cq1 timeout=10m")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("recorder:\n%s\nshell:\n%s\nlast export (%v):\n%.2000s", recorder.Output(), sh.Output(), err, out)
+		}
+	})
+	labkit.WaitFor(t, labkit.Run, "the recorder sees a QP in ERR", func() bool { return export(`"state":"ERR"`) })
+	sh.Signal(syscall.SIGTERM)
+	sh.Exit(t, labkit.Run)
+	time.Sleep(time.Second) // a reading or two of the QP gone
+	recorder.Signal(syscall.SIGINT)
+	if code := recorder.Exit(t, labkit.Step); code != 0 {
+		t.Fatalf("record stopped by SIGINT: status %d\n%s", code, recorder.Output())
+	}
+	s := startTmux(t, "replay", "xterm-256color", "verbscope dash --replay "+path+" --at start", 140, 40)
+	s.waitFor("REPLAY ")
+	s.waitFor(") paused (space plays)") // the first frame is drawn
+	if !strings.Contains(s.screen(), "(1/") {
+		t.Errorf("the replay should start at the first reading:\n%s", s.screen())
+	}
+	deadline := time.Now().Add(labkit.Screen)
+	for !strings.Contains(s.screen(), " ERR ") {
+		if time.Now().After(deadline) {
+			t.Fatalf("} never reached the QP in ERR; the screen:\n%s", s.screen())
+		}
+		s.press("}")
+		time.Sleep(time.Second)
+	}
+	before := s.screen()
+	s.press("[")
+	labkit.WaitFor(t, labkit.Screen, "[ one reading back", func() bool { return s.screen() != before })
+	s.press("q")
+}

@@ -1,0 +1,71 @@
+//go:build lab
+
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+)
+
+// TestKernelLogCounted: rxe writes "infiniband rxe0: set down" and "set
+// active" (dev_info in rxe_net.c) when its netdev goes down and up; the
+// exporter counts them under driver rdma_rxe, level info, as dmesg shows
+// them.
+func TestKernelLogCounted(t *testing.T) {
+	labkit.Clean(t)
+	start := time.Now()
+	netdev, dev := labkit.Env(t, "LAB_NETDEV"), labkit.Env(t, "LAB_DEV")
+	addr := "127.0.0.1:19885"
+	labkit.Start(t, "verbscope", "export", "--no-trace", "--web.listen-address="+addr, "--interval=1s")
+	series := `verbscope_kernel_log_messages_total{driver="rdma_rxe",level="info"}`
+	value := func(body string) float64 {
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(body)
+		if m == nil {
+			return -1
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	// The ring holds what rxe said when the lab added rxe0.
+	before := value(waitMetricsFor(t, labkit.Step, addr, series, func(b string) bool { return value(b) >= 0 }))
+	setDown := regexp.MustCompile(`infiniband ` + dev + `: set (down|active)`)
+	lines0 := len(setDown.FindAllString(dmesg(t), -1))
+
+	link(t, netdev, "down")
+	t.Cleanup(func() { link(t, netdev, "up") })
+	waitMetricsFor(t, labkit.Step, addr, series+" counting set down", func(b string) bool { return value(b) >= before+1 })
+	link(t, netdev, "up")
+	body := waitMetricsFor(t, labkit.Step, addr, series+" counting set active", func(b string) bool { return value(b) >= before+2 })
+	labkit.WaitFor(t, labkit.Step, dev+" port 1 ACTIVE again", func() bool {
+		b, _ := os.ReadFile("/sys/class/infiniband/" + dev + "/ports/1/state")
+		return strings.Contains(string(b), "ACTIVE")
+	})
+	got := value(body) - before
+	if want := float64(len(setDown.FindAllString(dmesg(t), -1)) - lines0); got != want || want < 2 {
+		t.Errorf("counted %v new rdma_rxe info lines; dmesg shows %v new \"set down/active\" lines", got, want)
+	}
+	t.Logf("TestKernelLogCounted took %v", time.Since(start).Round(time.Second))
+}
+
+func dmesg(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("dmesg").Output()
+	if err != nil {
+		t.Fatalf("dmesg: %v", err)
+	}
+	return string(out)
+}
+
+func link(t *testing.T, netdev, state string) {
+	t.Helper()
+	if out, err := exec.Command("ip", "link", "set", "dev", netdev, state).CombinedOutput(); err != nil {
+		t.Fatalf("ip link set %s %s: %v\n%s", netdev, state, err, out)
+	}
+}

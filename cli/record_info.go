@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/verbscope/verbscope/internal/privfile"
+	"github.com/verbscope/verbscope/rec"
+)
+
+// recordInfo prints what a recording holds.
+func recordInfo(ctx context.Context, env *Env, args []string, asJSON bool) error {
+	if len(args) != 1 {
+		return usageErrorf("record info takes one FILE, got %d arguments", len(args))
+	}
+	r, err := rec.Open(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	in, err := r.Info(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(in)
+	}
+	w := env.Stdout
+	const stamp = "2006-01-02 15:04:05"
+	fmt.Fprintf(w, "recording  %s (%s, schema %d)\n", in.Path, byteSize(in.Size), in.Schema)
+	fmt.Fprintf(w, "host       %s · kernel %s · rdma-core %s · devices %s\n", in.Host["hostname"], in.Host["kernel"],
+		in.Host["rdma_core"], strings.Join(in.Devices(), " "))
+	fmt.Fprintf(w, "span       %s → %s (%s)\n", in.From.Format(stamp), in.To.Format(stamp), in.To.Sub(in.From).Round(time.Second))
+	fmt.Fprintf(w, "readings   %d of the objects, %d of sysfs, %d keyframes, every %s\n", in.Readings["res"], in.Readings["sys"], in.Keyframes, in.Interval())
+	fmt.Fprintf(w, "objects    %d · %d QP transitions · %d alerts\n", in.Objects, in.Transitions, in.Alerts)
+	if len(in.Gaps) == 0 {
+		fmt.Fprintln(w, "gaps       none")
+	}
+	for i, g := range in.Gaps {
+		label := ""
+		if i == 0 {
+			label = "gaps"
+		}
+		fmt.Fprintf(w, "%-10s %s %s: %s\n", label, g.Time.Format(stamp), g.What, g.Detail)
+	}
+	return nil
+}
+
+// byteSize prints n in the largest binary unit that keeps it above 1.
+func byteSize(n int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift {
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(int64(1)<<u.shift), u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+type exportFormat struct {
+	json, csv, force bool
+	perfetto         string
+}
+
+// recordExport writes a recording out in one format.
+func recordExport(ctx context.Context, env *Env, args []string, f exportFormat) error {
+	if len(args) != 1 {
+		return usageErrorf("record export takes one FILE, got %d arguments", len(args))
+	}
+	n := 0
+	for _, on := range []bool{f.json, f.csv, f.perfetto != ""} {
+		if on {
+			n++
+		}
+	}
+	if n != 1 {
+		return usageErrorf("record export: give one of --csv, -j or --perfetto FILE")
+	}
+	r, err := rec.Open(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	switch {
+	case f.perfetto == "-":
+		return r.Perfetto(ctx, env.Stdout)
+	case f.perfetto != "":
+		out, err := privfile.Create(f.perfetto, f.force)
+		if err != nil {
+			return fmt.Errorf("record export: %w", err)
+		}
+		if err := r.Perfetto(ctx, out); err != nil {
+			out.Close()
+			os.Remove(f.perfetto)
+			return err
+		}
+		return out.Close()
+	}
+	lts, err := r.Lifetimes(ctx)
+	if err != nil {
+		return err
+	}
+	trs, err := r.Transitions(ctx)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		als, err := r.Alerts(ctx)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(env.Stdout).Encode(map[string]any{"lifetimes": lts, "transitions": trs, "alerts": als})
+	}
+	return exportCSV(env.Stdout, lts, trs)
+}
+
+// exportCSV writes the lifetimes, then the transitions, as rows of one
+// table (row says which): for pandas and spreadsheets.
+func exportCSV(out io.Writer, lts []rec.Lifetime, trs []rec.Transition) error {
+	w := csv.NewWriter(out)
+	w.Write([]string{"row", "start", "end", "dev", "kind", "num", "pid", "comm", "qp_type", "state", "ended", "by_pid", "by_comm", "mask", "attrs"})
+	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	u := func(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
+	for _, l := range lts {
+		w.Write([]string{"lifetime", ts(l.Start), ts(l.End), l.Dev, l.Kind, u(l.Num), u(l.PID), l.Comm, l.Type, l.State,
+			strconv.FormatBool(l.Ended), "", "", "", ""})
+	}
+	for _, x := range trs {
+		by := ""
+		if x.ByPID != nil {
+			by = strconv.FormatInt(*x.ByPID, 10)
+		}
+		w.Write([]string{"transition", ts(x.Time), ts(x.Time), x.Dev, "qp", u(x.QPN), u(x.PID), x.Comm, "", x.State,
+			strconv.FormatBool(x.Gone), by, x.ByComm, x.Mask, string(x.Attrs)})
+	}
+	w.Flush()
+	return w.Error()
+}

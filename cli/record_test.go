@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/rec"
+)
+
+// smallRecording records two readings: QP 7 appears in RTS, then is
+// gone.
+func smallRecording(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "small.vsrec")
+	ctx := context.Background()
+	w, err := rec.Create(ctx, path, rec.Host{Hostname: "labhost", Kernel: "6.1.0", Devices: []string{"rxe0"}, Interval: time.Second}, rec.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	t0 := time.Date(2026, 12, 1, 9, 24, 5, 0, time.UTC)
+	q := inspect.QP{Object: inspect.Object{DevName: "rxe0", PID: 42, Comm: "pp"}, LQPN: 7, Type: rdma.QPTypeRC, State: rdma.QPStateRTS}
+	for i, s := range []*inspect.Snapshot{{Time: t0, QPs: []inspect.QP{q}}, {Time: t0.Add(time.Second)}} {
+		if err := w.Frame(ctx, inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRecordInfoAndExport(t *testing.T) {
+	path := smallRecording(t)
+	code, out, errs := runCLI("record", "info", path)
+	for _, want := range []string{"host       labhost · kernel 6.1.0", "readings   2 of the objects, 0 of sysfs, 1 keyframes", "objects    1 · 2 QP transitions", "gaps       none"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("record info: status %d, %q %s; want %q", code, out, errs, want)
+		}
+	}
+	code, out, errs = runCLI("record", "export", path, "--csv")
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != 0 || err != nil || len(rows) != 4 {
+		t.Fatalf("record export --csv: status %d, %v, %q %s", code, err, out, errs)
+	}
+	if got := strings.Join(rows[1][:11], ","); got != "lifetime,2026-12-01T09:24:05Z,2026-12-01T09:24:06Z,rxe0,qp,7,42,pp,RC,RTS,true" {
+		t.Errorf("lifetime row %s", got)
+	}
+	trace := filepath.Join(t.TempDir(), "out.json")
+	if code, _, errs := runCLI("record", "export", path, "--perfetto", trace); code != 0 {
+		t.Fatalf("record export --perfetto: status %d %s", code, errs)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil || !strings.Contains(string(b), `"name":"rxe0 QP 7","cat":"qp","ph":"b"`) {
+		t.Errorf("perfetto output %s %v", b, err)
+	}
+	if st, err := os.Stat(trace); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("perfetto file mode: %v %v", st.Mode(), err)
+	}
+}
+
+func TestRecordUsage(t *testing.T) {
+	path := smallRecording(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"record", "export", path}, 2, "give one of --csv, -j or --perfetto"},
+		{[]string{"record", "export", path, "--csv", "-j"}, 2, "give one of"},
+		{[]string{"record", "info"}, 2, "takes one FILE"},
+		{[]string{"record", "play"}, 2, "takes no arguments but info FILE or export FILE"},
+		{[]string{"record", "--max-size", "1XB"}, 2, "want a size such as 1GiB"},
+		{[]string{"record", "info", filepath.Join(t.TempDir(), "none")}, 1, "no such file"},
+	} {
+		code, _, errs := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.says) {
+			t.Errorf("%v: status %d %q; want %d saying %q", tc.args, code, errs, tc.code, tc.says)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"": 0, "1048576": 1 << 20, "1GiB": 1 << 30, "500MiB": 500 << 20, "2G": 2 << 30, "1.5K": 1536} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if _, err := parseSize("lots"); err == nil {
+		t.Errorf("parseSize(lots) took it")
+	}
+}

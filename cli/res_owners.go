@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
+	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
+)
+
+// resOwnersWord is the object word of `verbscope res owners`: who holds
+// the objects, not a kind of them.
+const resOwnersWord = "owners"
+
+// parseOwnersArgs parses what follows `res owners`: an optional
+// "by process|unit|container|pod" (iproute2's style of a keyword and a
+// value), then the filters of owner rows.
+func parseOwnersArgs(r *resRequest, args []string) (*resRequest, error) {
+	r.object, r.by = resOwnersWord, owners.ByProcess
+	if len(args) > 0 && args[0] == "by" {
+		if len(args) < 2 {
+			return nil, usageErrorf("by needs process, unit, container or pod")
+		}
+		b, err := owners.ParseBy(args[1])
+		if err != nil {
+			return nil, usageErrorf("%s", err.Error()[len("owners: "):])
+		}
+		r.by, args = b, args[2:]
+	}
+	flt, err := parseWords(owners.Kind, args)
+	if err != nil {
+		return nil, err
+	}
+	r.filters = flt
+	return r, nil
+}
+
+// resOwners prints one row per group of processes: a snapshot of every
+// object, each process looked up in /proc once.
+func resOwners(ctx context.Context, env *Env, req *resRequest, o *outFlags) error {
+	fsys, err := sysfsmon.NewDefaultFS()
+	if err != nil {
+		return err
+	}
+	conn, err := inspect.Dial()
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	s, err := conn.Snapshot(ctx, inspect.SnapshotOptions{NoCounters: true})
+	if err != nil {
+		return err
+	}
+	out := newRowStream(env.Stdout, o)
+	for _, g := range owners.Groups(owners.Read(s, fsys.ProcessOwner), req.by) {
+		if row := g.Row(); req.filters.Match(row) {
+			out.add(row)
+		}
+	}
+	sayNoMatch(env, "res", "owner", out.n, req.filters)
+	return out.close()
+}
+
+// ownerFilterNames are the filter words of owner rows, for the help.
+func ownerFilterNames() []string {
+	s, _ := view.Lookup(owners.Kind)
+	return s.KeyNames()
+}

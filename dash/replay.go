@@ -1,0 +1,51 @@
+package dash
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/verbscope/verbscope/rec"
+	"github.com/verbscope/verbscope/ui"
+)
+
+// replaySources plays the recording at path from at as the
+// dashboard's sources: the same views, fed from the file. No system is
+// read and there is no shell pane (the recording is read-only). stop
+// ends the playback and closes the file.
+func replaySources(ctx context.Context, path, at string) (ui.Sources, func(), error) {
+	r, err := rec.Open(ctx, path)
+	if err != nil {
+		return ui.Sources{}, nil, err
+	}
+	in, err := r.Info(ctx)
+	if err != nil {
+		r.Close()
+		return ui.Sources{}, nil, err
+	}
+	t, err := rec.ParseAt(at, in.From, in.To)
+	if err != nil {
+		r.Close()
+		return ui.Sources{}, nil, fmt.Errorf("%w: --at %v", ErrBadOption, err)
+	}
+	p, err := rec.NewPlayer(ctx, r, t)
+	if err != nil {
+		r.Close()
+		return ui.Sources{}, nil, err
+	}
+	src := ui.Sources{
+		Host:     ui.HostInfo{Hostname: in.Host["hostname"], Kernel: in.Host["kernel"], RDMACore: in.Host["rdma_core"]},
+		Res:      p.Frames(),
+		Sys:      p.Updates(),
+		Replay:   player{p},
+		Interval: in.Interval(),
+	}
+	return src, func() { p.Close(); r.Close() }, nil
+}
+
+// player is rec's Player as the dashboard steers it.
+type player struct{ *rec.Player }
+
+func (p player) Position() ui.ReplayPosition {
+	s := p.Status()
+	return ui.ReplayPosition{Time: s.Time, Index: s.Index, Len: s.Len, Playing: s.Playing, Speed: s.Speed}
+}

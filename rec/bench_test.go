@@ -1,0 +1,76 @@
+package rec
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+)
+
+// benchRecording records a keyframe span of 10,000 idle QPs of one
+// process, 100 of them sending (their PSNs move every reading), at one
+// reading a second: the worst seek is its last reading (a keyframe and
+// 59 readings of changes). naive is what storing every reading's
+// objects whole would take.
+func benchRecording(b *testing.B) (path string, last int64, naive int64) {
+	b.Helper()
+	const qps, busy, readings = 10000, 100, DefaultKeyEvery
+	path = filepath.Join(b.TempDir(), "bench.vsrec")
+	ctx := context.Background()
+	w, err := Create(ctx, path, Host{}, WriterOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := make([]inspect.QP, qps)
+	for i := range base {
+		base[i] = qp(uint32(100+i), 7000, "idle", rdma.QPStateRTS, 0, 0)
+	}
+	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	for r := range readings {
+		s := &inspect.Snapshot{Time: t0.Add(time.Duration(r) * time.Second), QPs: append([]inspect.QP(nil), base...)}
+		for i := range busy {
+			s.QPs[i].SQPSN, s.QPs[i].RQPSN = uint32(r*10), uint32(r*10)
+		}
+		for i := range s.QPs {
+			body, _ := json.Marshal(&s.QPs[i])
+			naive += int64(len(body))
+		}
+		if err := w.Frame(ctx, inspect.Frame{Seq: uint64(r + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	r := openT(b, path)
+	rs, err := r.Readings(ctx, "res")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return path, rs[len(rs)-1].Seq, naive
+}
+
+// BenchmarkSeek10kQPs rebuilds the worst reading of a span: the seek a
+// replay makes. The target is under 100 ms.
+func BenchmarkSeek10kQPs(b *testing.B) {
+	path, last, naive := benchRecording(b)
+	r := openT(b, path)
+	ctx := context.Background()
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s, err := r.Snapshot(ctx, last)
+		if err != nil || len(s.QPs) != 10000 {
+			b.Fatalf("%v, %d QPs", err, len(s.QPs))
+		}
+	}
+	b.ReportMetric(float64(st.Size())/float64(DefaultKeyEvery), "file-bytes/reading")
+	b.ReportMetric(float64(naive)/float64(st.Size()), "x-smaller-than-full-frames")
+}

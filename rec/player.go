@@ -1,0 +1,250 @@
+package rec
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/sysfsmon"
+)
+
+// MaxSpeed is the fastest a Player plays: 64 recorded seconds a second.
+const MaxSpeed = 64
+
+// Player plays a recording back as the dashboard's two streams, one
+// reading of the objects at a time with the sysfs reading of that
+// moment: the same frames the live watchers deliver, rebuilt from the
+// file. Its controls return at once (the dashboard calls them from its
+// Update); the rebuilding runs on the Player's goroutine.
+type Player struct {
+	r      *Reader
+	res    []Reading
+	sys    []Reading
+	frames chan inspect.Frame
+	sysOut chan sysfsmon.Update
+	cmds   chan func(*playState)
+	stop   context.CancelFunc
+	done   chan struct{}
+
+	mu  sync.Mutex
+	now PlayStatus
+}
+
+// PlayStatus is where a Player is, for the dashboard's header.
+type PlayStatus struct {
+	Time       time.Time // the reading shown
+	Index, Len int       // its place among the readings
+	Playing    bool
+	Speed      int
+}
+
+type playState struct {
+	pos     int
+	playing bool
+	speed   int
+}
+
+// NewPlayer starts playing r from the reading at or before at (the
+// first reading when at is zero), paused. Close stops it.
+func NewPlayer(ctx context.Context, r *Reader, at time.Time) (*Player, error) {
+	res, err := r.Readings(ctx, "res")
+	if err != nil {
+		return nil, err
+	}
+	if len(res) == 0 {
+		return nil, errors.Join(ErrNoReading, errors.New("the recording has no complete reading of the objects"))
+	}
+	sys, err := r.Readings(ctx, "sys")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	p := &Player{r: r, res: res, sys: sys, frames: make(chan inspect.Frame, 1), sysOut: make(chan sysfsmon.Update, 1),
+		cmds: make(chan func(*playState), 16), stop: cancel, done: make(chan struct{})}
+	st := playState{pos: p.index(at), speed: 1}
+	go p.run(ctx, st)
+	return p, nil
+}
+
+// index is the reading at or before t.
+func (p *Player) index(t time.Time) int {
+	if t.IsZero() {
+		return 0
+	}
+	i := sort.Search(len(p.res), func(i int) bool { return p.res[i].Time.After(t) })
+	return max(i-1, 0)
+}
+
+// Frames and Updates are the streams (ui.Sources.Res and Sys).
+func (p *Player) Frames() <-chan inspect.Frame    { return p.frames }
+func (p *Player) Updates() <-chan sysfsmon.Update { return p.sysOut }
+
+// Status says where the Player is.
+func (p *Player) Status() PlayStatus {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.now
+}
+
+// Step moves n readings (back when negative) and pauses.
+func (p *Player) Step(n int) {
+	p.send(func(s *playState) { s.pos, s.playing = clamp(s.pos+n, len(p.res)), false })
+}
+
+// Event moves to the next (dir > 0) or previous reading where
+// something happened: an object appeared or vanished, a QP changed
+// state, an alert began or ended.
+func (p *Player) Event(dir int) {
+	p.send(func(s *playState) {
+		if i, ok := p.event(s.pos, dir); ok {
+			s.pos, s.playing = i, false
+		}
+	})
+}
+
+// TogglePlay plays or pauses.
+func (p *Player) TogglePlay() { p.send(func(s *playState) { s.playing = !s.playing }) }
+
+// Faster doubles the speed, up to MaxSpeed×.
+func (p *Player) Faster() { p.send(func(s *playState) { s.speed = min(s.speed*2, MaxSpeed) }) }
+
+// Slower halves the speed, down to 1×.
+func (p *Player) Slower() { p.send(func(s *playState) { s.speed = max(s.speed/2, 1) }) }
+
+// Close stops the Player and closes its streams.
+func (p *Player) Close() {
+	p.stop()
+	<-p.done
+}
+
+func (p *Player) send(fn func(*playState)) {
+	select {
+	case p.cmds <- fn:
+	default: // keys faster than frames: the extra ones are dropped
+	}
+}
+
+func clamp(i, n int) int { return min(max(i, 0), n-1) }
+
+// run is the Player's goroutine: it delivers the reading at the
+// position after every move, and steps on while playing, at the
+// recording's own pace divided by the speed.
+func (p *Player) run(ctx context.Context, st playState) {
+	defer close(p.done)
+	defer close(p.frames)
+	defer close(p.sysOut)
+	shown := -1
+	for {
+		st.playing = st.playing && st.pos+1 < len(p.res)
+		// The status first: whoever takes the frame sees its status.
+		p.mu.Lock()
+		p.now = PlayStatus{Time: p.res[st.pos].Time, Index: st.pos, Len: len(p.res), Playing: st.playing, Speed: st.speed}
+		p.mu.Unlock()
+		if st.pos != shown {
+			p.deliver(ctx, st.pos)
+			shown = st.pos
+		}
+		var tick <-chan time.Time
+		if st.playing {
+			tick = time.After(p.res[st.pos+1].Time.Sub(p.res[st.pos].Time) / time.Duration(st.speed))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case fn := <-p.cmds:
+			fn(&st)
+		case <-tick:
+			st.pos++
+		}
+	}
+}
+
+// deliver sends reading i's frame and its moment's sysfs reading,
+// replacing any not yet taken.
+func (p *Player) deliver(ctx context.Context, i int) {
+	f := p.frame(ctx, i)
+	replace(p.frames, f)
+	if u, ok := p.sysAt(ctx, p.res[i].Time); ok {
+		replace(p.sysOut, u)
+	}
+}
+
+func replace[T any](ch chan T, v T) {
+	select {
+	case <-ch:
+	default:
+	}
+	ch <- v
+}
+
+// frame rebuilds reading i as inspect's watch made it: the snapshot, a
+// Tracker's report on it against the reading before (what appeared,
+// vanished, changed state, failed), and the QP histories with their
+// traced modifies.
+func (p *Player) frame(ctx context.Context, i int) inspect.Frame {
+	rd := p.res[i]
+	f := inspect.Frame{Seq: uint64(i + 1)}
+	if rd.Err != "" {
+		f.Err = errors.New(rd.Err)
+		return f
+	}
+	s, err := p.r.Snapshot(ctx, rd.Seq)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	if i > 0 && p.res[i-1].Err == "" {
+		if prev, err := p.r.Snapshot(ctx, p.res[i-1].Seq); err == nil {
+			tr.Update(prev)
+		}
+	}
+	f.Snapshot, f.Update = s, tr.Update(s)
+	if f.History, err = p.r.Histories(ctx, rd.Time); err != nil {
+		f.Err, f.Snapshot = err, nil
+	}
+	return f
+}
+
+// sysAt rebuilds the sysfs reading at or before t, with rates against
+// the one before it.
+func (p *Player) sysAt(ctx context.Context, t time.Time) (sysfsmon.Update, bool) {
+	i := sort.Search(len(p.sys), func(i int) bool { return p.sys[i].Time.After(t) }) - 1
+	if i < 0 {
+		return sysfsmon.Update{}, false
+	}
+	u, err := p.r.Sys(ctx, p.sys[i].Seq)
+	if err != nil {
+		return sysfsmon.Update{Seq: i, Time: t, Err: err}, true
+	}
+	if i > 0 {
+		if prev, err := p.r.Sys(ctx, p.sys[i-1].Seq); err == nil {
+			u.Interval = u.Time.Sub(prev.Time)
+			u.CounterRates, _ = sysfsmon.CounterRates(prev.Counters, u.Counters)
+		}
+	}
+	return u, true
+}
+
+// event finds the reading after (dir > 0) or before pos where
+// something happened.
+func (p *Player) event(pos, dir int) (int, bool) {
+	q := `SELECT MIN(seq) FROM (SELECT seq FROM objects WHERE op IN ('appear', 'vanish') UNION ALL
+		SELECT seq FROM transitions UNION ALL SELECT seq FROM alerts) WHERE seq > ?`
+	if dir < 0 {
+		q = `SELECT MAX(seq) FROM (SELECT seq FROM objects WHERE op IN ('appear', 'vanish') UNION ALL
+			SELECT seq FROM transitions UNION ALL SELECT seq FROM alerts) WHERE seq < ?`
+	}
+	var seq *int64
+	if err := p.r.db.QueryRow(q, p.res[pos].Seq).Scan(&seq); err != nil || seq == nil {
+		return 0, false
+	}
+	i := sort.Search(len(p.res), func(i int) bool { return p.res[i].Seq >= *seq })
+	if i >= len(p.res) {
+		return 0, false
+	}
+	return i, true
+}

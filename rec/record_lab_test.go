@@ -1,0 +1,151 @@
+//go:build lab
+
+package rec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+)
+
+// TestRecordSessionLab records a real session on rxe0 with `verbscope
+// record` (trace on): an ibv_rc_pingpong pair runs to its end, and a
+// verbs shell moves its own QP to ERR. The recorder is then killed with
+// SIGKILL mid-run. The file must open with every reading seen before
+// the kill; the documented query finds the move to ERR with the traced
+// modify; the pingpong QPs' lives are there; the Perfetto export passes
+// the structural check and holds the pingpong slices and the ERR
+// instant.
+func TestRecordSessionLab(t *testing.T) {
+	labkit.Clean(t)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "session.vsrec")
+	recorder := labkit.Start(t, "verbscope", "record", "-o", path, "--interval", "500ms")
+	labkit.WaitFor(t, labkit.Attach, "trace attached in the recorder", func() bool {
+		return strings.Contains(recorder.Output(), "programs attached")
+	})
+	// peek runs fn on the recording as it is now (WAL lets a reader in
+	// beside the writer).
+	peek := func(fn func(r *Reader) bool) bool {
+		r, err := Open(ctx, path)
+		if err != nil {
+			return false
+		}
+		defer r.Close()
+		return fn(r)
+	}
+	readings := func(r *Reader) int {
+		rs, err := r.Readings(ctx, "res")
+		if err != nil {
+			return 0
+		}
+		return len(rs)
+	}
+	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return peek(func(r *Reader) bool { return readings(r) > 0 }) })
+
+	server, client := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "200")
+	pids := map[uint32]bool{server.PID(): true, client.PID(): true}
+	for _, p := range []*labkit.Proc{server, client} {
+		if code := p.Exit(t, labkit.Run); code != 0 {
+			t.Fatalf("ibv_rc_pingpong exit status %d:\n%s", code, p.Output())
+		}
+	}
+	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; modify qp1 err; wait cq1 timeout=10m")
+	q := docQueries(t)["to-err"]
+	var toErr [][]string
+	// The shell opens the device, creates and moves its QP: a short
+	// program run, not one step.
+	labkit.WaitFor(t, labkit.Run, "the move to ERR recorded", func() bool {
+		return peek(func(r *Reader) bool {
+			toErr, _ = queryRows(ctx, r, q)
+			return len(toErr) > 0
+		})
+	})
+	sh.Signal(syscall.SIGTERM)
+	sh.Exit(t, labkit.Run)
+	var before int
+	labkit.WaitFor(t, labkit.Step, "two more readings", func() bool {
+		return peek(func(r *Reader) bool {
+			n := readings(r)
+			if before == 0 {
+				before = n
+			}
+			return n >= before+2
+		})
+	})
+	peek(func(r *Reader) bool { before = readings(r); return true })
+	recorder.Signal(syscall.SIGKILL)
+	if code := recorder.Exit(t, labkit.Step); code != -1 { // -1: ended by a signal
+		t.Fatalf("the recorder exited with status %d before SIGKILL:\n%s", code, recorder.Output())
+	}
+
+	r, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("the killed recorder's file: %v", err)
+	}
+	defer r.Close()
+	if n := readings(r); n < before {
+		t.Errorf("%d readings after SIGKILL, %d were there before", n, before)
+	}
+	if err := readAll(ctx, r); err != nil {
+		t.Errorf("reading the killed recorder's file: %v", err)
+	}
+
+	// The move to ERR: the shell's QP, moved by the shell, with the
+	// modify's attributes (columns as in docs/record.md).
+	shPID := strconv.Itoa(int(sh.PID()))
+	if len(toErr) != 1 {
+		t.Fatalf("to-err rows %q, want the shell's QP", toErr)
+	}
+	row := toErr[0]
+	if row[3] != "verbscope" || row[5] != shPID || row[6] != "verbscope" || !strings.Contains(row[7], `"qp_state"`) {
+		t.Errorf("to-err row %q: want the shell (pid %s) moving its own QP, with the traced attributes", row, shPID)
+	}
+
+	lts, err := r.Lifetimes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pp []Lifetime
+	for _, l := range lts {
+		if l.Kind == "qp" && pids[l.PID] {
+			pp = append(pp, l)
+		}
+	}
+	if len(pp) != 2 || !pp[0].Ended || !pp[1].Ended {
+		t.Errorf("pingpong QP lifetimes %+v, want two, both ended", pp)
+	}
+
+	var b bytes.Buffer
+	if err := r.Perfetto(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := checkTrace(b.Bytes())
+	if err != nil {
+		t.Fatalf("perfetto export: %v", err)
+	}
+	slices := 0
+	for _, e := range find(tr, "b", " QP ") {
+		if pids[e.PID] {
+			slices++
+		}
+	}
+	if slices != 2 {
+		t.Errorf("%d pingpong QP slices in the trace, want 2", slices)
+	}
+	errs := find(tr, "i", "→ ERR")
+	if len(errs) == 0 {
+		t.Fatalf("no ERR instant in the trace")
+	}
+	if a, _ := json.Marshal(errs[0].Args); !strings.Contains(string(a), `"by_comm":"verbscope"`) || !strings.Contains(string(a), `"qp_state"`) {
+		t.Errorf("ERR instant args %s: want the shell's traced modify", a)
+	}
+	t.Logf("recorded %d readings of the objects; the trace has %d events", before, len(tr.TraceEvents))
+}

@@ -1,0 +1,124 @@
+package rec
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/sysfsmon"
+)
+
+// t0 is the scenario's first reading.
+var t0 = time.Date(2026, 12, 1, 2, 47, 0, 0, time.UTC)
+
+func obj(pid uint32, comm string) inspect.Object {
+	o := inspect.Object{DevIndex: 1, DevName: "rxe0", PID: pid, TGID: pid, Comm: comm, Owner: inspect.OwnerLive}
+	o.Attrs.Add(inspect.AttrResPID)
+	return o
+}
+
+func qp(n uint32, pid uint32, comm string, st rdma.QPState, sq, rq uint32) inspect.QP {
+	q := inspect.QP{Object: obj(pid, comm), Port: 1, LQPN: n, Type: rdma.QPTypeRC, State: st, SQPSN: sq, RQPSN: rq, RQPN: n ^ 1}
+	if n == 17 {
+		// The pingpong's QP is created by a thread of its process,
+		// as a Go program's are: the recording names the process.
+		q.PID = pid + 1
+	}
+	return q
+}
+
+func mr(n uint32, pid uint32, comm string) inspect.MR {
+	return inspect.MR{Object: obj(pid, comm), MRN: n, Len: 4096}
+}
+
+// scenario is a short session, reading by reading: a pingpong pair
+// (pid 100) comes up, sends and goes; a victim's QP (pid 300) is moved
+// to ERR by a shell (pid 400, traced); a leaky process (pid 200) only
+// registers MRs; an idle process (pid 500) holds a QP throughout.
+func scenario() []*inspect.Snapshot {
+	idle := qp(40, 500, "idle", rdma.QPStateRTS, 0, 0)
+	var out []*inspect.Snapshot
+	add := func(qps []inspect.QP, mrs []inspect.MR) {
+		s := &inspect.Snapshot{Time: t0.Add(time.Duration(len(out)) * time.Second), QPs: append([]inspect.QP{idle}, qps...), MRs: mrs}
+		out = append(out, s)
+	}
+	add([]inspect.QP{qp(30, 300, "victim", rdma.QPStateRTS, 5, 5)}, []inspect.MR{mr(1, 200, "leaky")})
+	add([]inspect.QP{qp(17, 100, "pingpong", rdma.QPStateInit, 0, 0), qp(30, 300, "victim", rdma.QPStateRTS, 5, 5)},
+		[]inspect.MR{mr(1, 200, "leaky"), mr(2, 200, "leaky")})
+	add([]inspect.QP{qp(17, 100, "pingpong", rdma.QPStateRTS, 10, 10), qp(30, 300, "victim", rdma.QPStateErr, 5, 5)},
+		[]inspect.MR{mr(1, 200, "leaky"), mr(2, 200, "leaky"), mr(3, 200, "leaky")})
+	add([]inspect.QP{qp(17, 100, "pingpong", rdma.QPStateRTS, 20, 20), qp(30, 300, "victim", rdma.QPStateErr, 5, 5)},
+		[]inspect.MR{mr(1, 200, "leaky"), mr(2, 200, "leaky"), mr(3, 200, "leaky")})
+	add([]inspect.QP{qp(30, 300, "victim", rdma.QPStateErr, 5, 5)},
+		[]inspect.MR{mr(1, 200, "leaky"), mr(2, 200, "leaky"), mr(3, 200, "leaky"), mr(4, 200, "leaky")})
+	return out
+}
+
+// errModify is the shell's traced move of the victim's QP to ERR,
+// between readings 2 and 3 (0-based 1 and 2).
+var errModify = inspect.Modify{Time: t0.Add(1500 * time.Millisecond), Dev: "rxe0", QPN: 30, PID: 400, Comm: "verbscope",
+	From: rdma.QPStateRTS, To: rdma.QPStateErr, HasState: true, Mask: []string{"IB_QP_STATE"},
+	Attrs: []inspect.ModifyAttr{{Name: "qp_state", Value: "ERR"}}, AttrsJSON: []byte(`{"qp_state":"ERR"}`)}
+
+// frames runs the scenario through a Tracker, as inspect.Watch does.
+func frames() []inspect.Frame {
+	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	var out []inspect.Frame
+	for i, s := range scenario() {
+		if i == 2 {
+			tr.Observe(errModify)
+		}
+		out = append(out, inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()})
+	}
+	return out
+}
+
+// sysUpdate is a sysfs reading at time t with the given counters.
+func sysUpdate(seq int, t time.Time, xmit, rcv uint64) sysfsmon.Update {
+	return sysfsmon.Update{Seq: seq, Time: t,
+		Devices: []sysfsmon.Device{{Name: "rxe0", NodeTypeName: "CA", Ports: []sysfsmon.Port{{Device: "rxe0", Port: 1, StateName: "ACTIVE"}}}},
+		Counters: &sysfsmon.CounterSnapshot{Time: t, Counters: []sysfsmon.Counter{
+			{Device: "rxe0", Port: 1, Group: "counters", Name: "port_xmit_data", Value: xmit},
+			{Device: "rxe0", Port: 1, Group: "counters", Name: "port_rcv_data", Value: rcv},
+			{Device: "rxe0", Port: 1, Group: "counters", Name: "port_xmit_packets", Value: xmit / 256},
+			{Device: "rxe0", Port: 1, Group: "counters", Name: "port_rcv_packets", Value: rcv / 256},
+			{Device: "rxe0", Port: 1, Group: "hw_counters", Name: "rcvd_seq_err", Value: 0},
+		}}}
+}
+
+// record writes the scenario to a new file and returns its path.
+func record(t testing.TB, o WriterOptions) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "session.vsrec")
+	ctx := context.Background()
+	w, err := Create(ctx, path, Host{Hostname: "lab", Kernel: "6.12.0", RDMACore: "56.1", Devices: []string{"rxe0"}, Interval: time.Second}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range frames() {
+		if err := w.Frame(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		xmit := uint64(1000 * i * i)
+		if err := w.Sys(ctx, sysUpdate(i, f.Snapshot.Time.Add(100*time.Millisecond), xmit, xmit/2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func openT(t testing.TB, path string) *Reader {
+	t.Helper()
+	r, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}

@@ -1,0 +1,287 @@
+package rec
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+)
+
+// resState is what the recording last wrote of inspect's frames, to
+// write only what changed.
+type resState struct {
+	frame uint64 // the last Frame.Seq
+	lost  uint64 // trace's lost events last written
+	objs  map[inspect.Key]objState
+	// trans is, per QP, the last history event written and how many
+	// events of its time were written (two may share a time: a QP
+	// number that vanished and came back within a reading).
+	trans  map[inspect.Key]transMark
+	usage  map[usageKey]int
+	alerts map[alertKey]bool
+}
+
+type objState struct {
+	hash uint64
+	pid  uint32
+	comm string
+	typ  rdma.QPType
+}
+
+type transMark struct {
+	t time.Time
+	n int
+}
+
+type usageKey struct {
+	dev  string
+	pid  uint32
+	kind rdma.Kind
+}
+
+type alertKey struct {
+	what string
+	key  inspect.Key
+}
+
+func newResState() resState {
+	return resState{objs: map[inspect.Key]objState{}, trans: map[inspect.Key]transMark{},
+		usage: map[usageKey]int{}, alerts: map[alertKey]bool{}}
+}
+
+func (s *resState) write(ctx context.Context, tx *sql.Tx, seq int64, t time.Time, key bool, f inspect.Frame) error {
+	if s.frame != 0 && f.Seq > s.frame+1 {
+		if err := gap(ctx, tx, seq, t, "missed", fmt.Sprintf("%d readings of the objects not recorded (the recorder fell behind)", f.Seq-s.frame-1)); err != nil {
+			return err
+		}
+	}
+	s.frame = f.Seq
+	if f.Trace != nil && f.Trace.Lost > s.lost {
+		if err := gap(ctx, tx, seq, t, "trace lost", fmt.Sprintf("%d traced modifies lost (the transitions may lack their attributes)", f.Trace.Lost-s.lost)); err != nil {
+			return err
+		}
+		s.lost = f.Trace.Lost
+	}
+	if f.Err != nil {
+		return gap(ctx, tx, seq, t, "failed", f.Err.Error())
+	}
+	for _, step := range []func(context.Context, *sql.Tx, int64, bool, inspect.Frame) error{
+		s.writeObjects, s.writeTransitions, s.writeUsage, s.writeAlerts,
+	} {
+		if err := step(ctx, tx, seq, key, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeObjects writes each object that appeared or changed with its
+// whole body, a vanish row for each that went, and on a keyframe every
+// live object. A number now owned by another process, or a QP number
+// of another type, is a new object: the old one vanished.
+func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key bool, f inspect.Frame) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO objects (seq, op, kind, dev, num, pid, comm, qp_type, state, sq_psn, rq_psn, rqpn, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	vanish := func(k inspect.Key, o objState) error {
+		_, err := ins.ExecContext(ctx, seq, "vanish", string(k.Kind), k.Dev, k.ID, o.pid, o.comm, nil, nil, nil, nil, nil, nil)
+		return err
+	}
+	seen := make(map[inspect.Key]bool, len(s.objs))
+	var werr error
+	f.Snapshot.EachObject(func(kind inspect.Kind, o *inspect.Object, id uint32, x inspect.Rowed) {
+		if werr != nil {
+			return
+		}
+		k := inspect.Key{Kind: kind, Dev: o.DevName, ID: id}
+		seen[k] = true
+		body, err := json.Marshal(x)
+		if err != nil {
+			werr = err
+			return
+		}
+		h := fnv.New64a()
+		h.Write(body)
+		// The process, not the thread: the kernel records the thread
+		// that created the object (Object.TGID).
+		pid := o.PID
+		if o.TGID != 0 {
+			pid = o.TGID
+		}
+		now := objState{hash: h.Sum64(), pid: pid, comm: o.Comm}
+		var typ, state, sq, rq, rqpn any
+		if q, ok := x.(*inspect.QP); ok {
+			now.typ = q.Type
+			typ, state, sq, rq, rqpn = q.Type.String(), q.State.String(), q.SQPSN, q.RQPSN, q.RQPN
+		}
+		prev, had := s.objs[k]
+		op := "key"
+		switch {
+		case had && (prev.pid != now.pid || prev.typ != now.typ):
+			if werr = vanish(k, prev); werr != nil {
+				return
+			}
+			op = "appear"
+		case !had:
+			op = "appear"
+		case prev.hash != now.hash:
+			op = "change"
+		case !key:
+			return
+		}
+		s.objs[k] = now
+		_, werr = ins.ExecContext(ctx, seq, op, string(kind), k.Dev, id, pid, o.Comm, typ, state, sq, rq, rqpn, string(body))
+	})
+	if werr != nil {
+		return werr
+	}
+	for k, o := range s.objs {
+		if !seen[k] {
+			if err := vanish(k, o); err != nil {
+				return err
+			}
+			delete(s.objs, k)
+		}
+	}
+	return nil
+}
+
+// writeTransitions writes the history events the frame adds: each
+// QP's first state, every change (with the traced modify that made
+// it, when traced) and its end.
+func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, _ bool, f inspect.Frame) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO transitions (seq, t, dev, qpn, state, gone, sq_psn, rq_psn, pid, comm, by_pid, by_comm, mask, attrs, ret, errno)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for k, evs := range f.History {
+		mark := s.trans[k]
+		skip := 0
+		for _, e := range evs {
+			if e.Time.Before(mark.t) {
+				continue
+			}
+			if e.Time.Equal(mark.t) {
+				if skip < mark.n {
+					skip++
+					continue
+				}
+				mark.n++
+			} else {
+				mark = transMark{t: e.Time, n: 1}
+				skip = 0
+			}
+			owner, seen := s.objs[k]
+			var byPID, byComm, mask, attrs, ret, errno any
+			if m := e.Modify; m != nil {
+				if !seen {
+					// No reading has shown the QP yet (created and
+					// moved between two): its modifier is its owner
+					// as far as anyone can tell, since only the
+					// owner's verbs context can modify it.
+					owner.pid, owner.comm = uint32(m.PID), m.Comm
+				}
+				byPID, byComm, mask, ret, errno = m.PID, m.Comm, strings.Join(m.Mask, " "), m.Ret, m.Errno
+				if len(m.AttrsJSON) > 0 {
+					attrs = string(m.AttrsJSON)
+				}
+			}
+			if _, err := ins.ExecContext(ctx, seq, e.Time.UnixNano(), k.Dev, k.ID, e.State.String(), e.Gone, e.SQPSN, e.RQPSN,
+				owner.pid, owner.comm, byPID, byComm, mask, attrs, ret, errno); err != nil {
+				return err
+			}
+		}
+		s.trans[k] = mark
+	}
+	for k := range s.trans {
+		if _, ok := f.History[k]; !ok {
+			delete(s.trans, k) // the Tracker no longer keeps its history
+		}
+	}
+	return nil
+}
+
+// writeUsage writes each process's object count of a kind when it
+// changes; a count that dropped to nothing is written as 0.
+func (s *resState) writeUsage(ctx context.Context, tx *sql.Tx, seq int64, _ bool, f inspect.Frame) error {
+	now := map[usageKey]int{}
+	comm := map[usageKey]string{}
+	for _, p := range f.Update.Processes {
+		for k, n := range p.Counts {
+			uk := usageKey{p.Dev, p.PID, k}
+			now[uk], comm[uk] = n, p.Comm
+		}
+	}
+	put := func(k usageKey, n int, c string) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO usage (seq, dev, pid, comm, kind, count) VALUES (?, ?, ?, ?, ?, ?)", seq, k.dev, k.pid, c, string(k.kind), n)
+		return err
+	}
+	for k, n := range now {
+		if old, ok := s.usage[k]; !ok || old != n {
+			if err := put(k, n, comm[k]); err != nil {
+				return err
+			}
+		}
+	}
+	for k := range s.usage {
+		if _, ok := now[k]; !ok {
+			if err := put(k, 0, ""); err != nil {
+				return err
+			}
+		}
+	}
+	s.usage = now
+	return nil
+}
+
+// writeAlerts writes a begin row for each alert (a failed or stuck QP,
+// an object of a dead owner) that is new, an end row for each that is
+// over.
+func (s *resState) writeAlerts(ctx context.Context, tx *sql.Tx, seq int64, _ bool, f inspect.Frame) error {
+	type alert struct {
+		pid             uint32
+		comm, state, ev string
+	}
+	now := map[alertKey]alert{}
+	for what, as := range map[string][]inspect.QPAlert{"failed": f.Update.Failed, "stuck": f.Update.Stuck} {
+		for _, a := range as {
+			now[alertKey{what, a.Key}] = alert{a.PID, a.Comm, a.State.String(), a.Evidence}
+		}
+	}
+	for _, c := range f.Update.Dead {
+		now[alertKey{"dead", c.Key}] = alert{pid: c.PID, comm: c.Comm, ev: "its owner " + c.Owner.String()}
+	}
+	put := func(op string, k alertKey, a alert) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO alerts (seq, t, op, what, kind, dev, num, pid, comm, state, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			seq, f.Update.Time.UnixNano(), op, k.what, string(k.key.Kind), k.key.Dev, k.key.ID, a.pid, a.comm, a.state, a.ev)
+		return err
+	}
+	for k, a := range now {
+		if !s.alerts[k] {
+			if err := put("begin", k, a); err != nil {
+				return err
+			}
+			s.alerts[k] = true
+		}
+	}
+	for k := range s.alerts {
+		if _, ok := now[k]; !ok {
+			if err := put("end", k, alert{}); err != nil {
+				return err
+			}
+			delete(s.alerts, k)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package sysfsmon
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Container IDs and pod UIDs of the patterns below (made up, in the
+// runtimes' formats).
+const (
+	testCID = "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899"
+	testPod = "0f6a9c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
+)
+
+func TestParseCgroupPath(t *testing.T) {
+	podSlice := "kubepods-besteffort-pod" + strings.ReplaceAll(testPod, "-", "_") + ".slice"
+	for _, c := range []struct {
+		name string
+		path string
+		want Cgroup
+	}{
+		{"root", "/", Cgroup{}},
+		{"systemd service", "/system.slice/nginx.service", Cgroup{Unit: "nginx.service", Slice: "system.slice"}},
+		{"delegated subgroup of a service", "/system.slice/x.service/worker", Cgroup{Unit: "x.service", Slice: "system.slice"}},
+		{"login session", "/user.slice/user-1000.slice/session-3.scope", Cgroup{Unit: "session-3.scope", Slice: "user-1000.slice"}},
+		{"docker, systemd driver", "/system.slice/docker-" + testCID + ".scope",
+			Cgroup{Unit: "docker-" + testCID + ".scope", Slice: "system.slice", Runtime: "docker", ContainerID: testCID}},
+		{"docker, cgroupfs driver", "/docker/" + testCID, Cgroup{Runtime: "docker", ContainerID: testCID}},
+		{"containerd namespace, cgroupfs", "/default/" + testCID, Cgroup{Runtime: "containerd", ContainerID: testCID}},
+		{"nerdctl, systemd driver", "/system.slice/nerdctl-" + testCID + ".scope",
+			Cgroup{Unit: "nerdctl-" + testCID + ".scope", Slice: "system.slice", Runtime: "containerd", ContainerID: testCID}},
+		{"kubelet + containerd, systemd driver",
+			"/kubepods.slice/kubepods-besteffort.slice/" + podSlice + "/cri-containerd-" + testCID + ".scope",
+			Cgroup{Unit: "cri-containerd-" + testCID + ".scope", Slice: podSlice, Runtime: "containerd", ContainerID: testCID, PodUID: testPod}},
+		{"kubelet guaranteed pod, systemd driver",
+			"/kubepods.slice/kubepods-pod" + strings.ReplaceAll(testPod, "-", "_") + ".slice/cri-containerd-" + testCID + ".scope",
+			Cgroup{Unit: "cri-containerd-" + testCID + ".scope", Slice: "kubepods-pod" + strings.ReplaceAll(testPod, "-", "_") + ".slice", Runtime: "containerd", ContainerID: testCID, PodUID: testPod}},
+		{"kubelet + cri-o", "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + strings.ReplaceAll(testPod, "-", "_") + ".slice/crio-" + testCID + ".scope",
+			Cgroup{Unit: "crio-" + testCID + ".scope", Slice: "kubepods-burstable-pod" + strings.ReplaceAll(testPod, "-", "_") + ".slice", Runtime: "cri-o", ContainerID: testCID, PodUID: testPod}},
+		{"cri-o's conmon is no container", "/kubepods.slice/" + podSlice + "/crio-conmon-" + testCID + ".scope",
+			Cgroup{Unit: "crio-conmon-" + testCID + ".scope", Slice: podSlice, PodUID: testPod}},
+		{"kubelet, cgroupfs driver", "/kubepods/besteffort/pod" + testPod + "/" + testCID, Cgroup{ContainerID: testCID, PodUID: testPod}},
+		{"podman, nested container group", "/machine.slice/libpod-" + testCID + ".scope/container",
+			Cgroup{Unit: "libpod-" + testCID + ".scope", Slice: "machine.slice", Runtime: "podman", ContainerID: testCID}},
+		{"rootless podman", "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" + testCID + ".scope",
+			Cgroup{Unit: "libpod-" + testCID + ".scope", Slice: "user.slice", Runtime: "podman", ContainerID: testCID}},
+		{"a pod name outside kubepods is not a pod", "/pod" + testPod, Cgroup{}},
+		{"short ID is no container", "/docker/3f4e5d6c7b8a", Cgroup{}},
+		{"upper-case hex is no container ID", "/docker/" + strings.ToUpper(testCID), Cgroup{}},
+		{"anything else keeps the raw path", "/lab/jobs/42", Cgroup{}},
+	} {
+		c.want.Path = c.path
+		if diff := cmp.Diff(c.want, ParseCgroupPath(c.path)); diff != "" {
+			t.Errorf("%s: ParseCgroupPath(%q) (-want +got):\n%s", c.name, c.path, diff)
+		}
+	}
+	if got := (Cgroup{ContainerID: testCID}).ShortID(); got != testCID[:12] {
+		t.Errorf("ShortID = %q", got)
+	}
+}
+
+func TestParseProcCgroup(t *testing.T) {
+	for _, c := range []struct {
+		in, want, err string
+	}{
+		{in: "0::/system.slice/x.service\n", want: "/system.slice/x.service"},
+		// hybrid: v1 hierarchies and the unified one
+		{in: "12:cpu,cpuacct:/user.slice\n1:name=systemd:/user.slice/session-2.scope\n0::/user.slice/session-2.scope\n", want: "/user.slice/session-2.scope"},
+		// v1 only: systemd's named hierarchy
+		{in: "3:memory:/docker/x\n1:name=systemd:/docker/" + testCID + "\n", want: "/docker/" + testCID},
+		{in: "0::/\n", want: "/"},
+		{in: "", err: "cgroup: no cgroup v2 (0::) or name=systemd line"},
+		{in: "3:memory:/a\n", err: "cgroup: no cgroup v2 (0::) or name=systemd line"},
+		{in: "0::relative\n", err: `cgroup: "0::relative": want hierarchy-ID:controllers:/path`},
+		{in: "garbage\n", err: `cgroup: "garbage": want hierarchy-ID:controllers:/path`},
+	} {
+		got, err := parseProcCgroup(c.in)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("parseProcCgroup(%q) = %q, %v; want error %q", c.in, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("parseProcCgroup(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestProcessOwner(t *testing.T) {
+	root := t.TempDir()
+	proc := filepath.Join(root, "proc")
+	write := func(rel, s string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sys/.keep", "")
+	write("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n")
+	write("proc/812/status", "Name:\tib_write_bw\nTgid:\t812\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nCapEff:\t0000000000000000\n")
+	write("proc/812/comm", "ib_write_bw\n")
+	write("proc/812/cmdline", "ib_write_bw\x00-d\x00rxe0\x00")
+	write("proc/812/cgroup", "0::/system.slice/docker-"+testCID+".scope\n")
+	write("proc/812/limits", "Limit                     Soft Limit           Hard Limit           Units\nMax locked memory         8388608              unlimited            bytes\n")
+	// A root process whose limits file vanished half-way.
+	write("proc/900/status", "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nCapEff:\t000001ffffffffff\n")
+	write("proc/900/cgroup", "not a cgroup file")
+	fsys, err := NewFS(filepath.Join(root, "sys"), proc, WithHostRoot(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fsys.ProcessOwner(812)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ProcessOwner{
+		TGID: 812, Comm: "ib_write_bw", Cmdline: "ib_write_bw -d rxe0", UID: 1000, User: "alice",
+		Cgroup:      ParseCgroupPath("/system.slice/docker-" + testCID + ".scope"),
+		MemlockSoft: Limit{Value: 8 << 20}, MemlockHard: Limit{Unlimited: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ProcessOwner(812) (-want +got):\n%s", diff)
+	}
+	got, err = fsys.ProcessOwner(900)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.User != "root" || !got.IPCLock || got.Cgroup.Path != "" || len(got.Warnings) != 1 ||
+		got.Warnings[0].String() != `/proc/900/cgroup: cgroup: "not a cgroup file": want hierarchy-ID:controllers:/path` {
+		t.Errorf("ProcessOwner(900) = %+v", got)
+	}
+	if _, err := fsys.ProcessOwner(4242); !errors.Is(err, ErrNoProcess) {
+		t.Errorf("ProcessOwner(4242): %v, want ErrNoProcess", err)
+	}
+}
+
+func TestParsePasswdName(t *testing.T) {
+	const pw = "root:x:0:0::/:/bin/sh\n:x:5:5::/:/bin/sh\nbad line\nbob:x:1001:1001::/:/bin/sh"
+	for uid, want := range map[int]string{0: "root", 1001: "bob", 5: "", 7: ""} {
+		if got := parsePasswdName(pw, uid); got != want {
+			t.Errorf("parsePasswdName(%d) = %q, want %q", uid, got, want)
+		}
+	}
+}

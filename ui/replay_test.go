@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/verbscope/verbscope/shell/front"
+)
+
+// fakeReplay records the calls the keys make.
+type fakeReplay struct {
+	calls []string
+	pos   ReplayPosition
+}
+
+func (f *fakeReplay) Step(n int)               { f.calls = append(f.calls, fmt.Sprintf("step %d", n)) }
+func (f *fakeReplay) Event(dir int)            { f.calls = append(f.calls, fmt.Sprintf("event %d", dir)) }
+func (f *fakeReplay) TogglePlay()              { f.calls = append(f.calls, "play") }
+func (f *fakeReplay) Faster()                  { f.calls = append(f.calls, "faster") }
+func (f *fakeReplay) Slower()                  { f.calls = append(f.calls, "slower") }
+func (f *fakeReplay) Position() ReplayPosition { return f.pos }
+
+func TestReplayKeysAndHeader(t *testing.T) {
+	r := &fakeReplay{pos: ReplayPosition{Time: time.Date(2026, 12, 1, 2, 47, 5, 0, time.Local), Index: 2, Len: 10, Speed: 1}}
+	m := fixtureModel(t, "rxe0", "dark", 160, 48, false, func(s *Sources) { s.Replay = r })
+	if out := screen(m); !strings.Contains(out, "lab · kernel 6.1.0-57-amd64 · rdma-core 44.0-2 · REPLAY 2026-12-01 02:47:05 (3/10) paused (space plays)") {
+		t.Errorf("the header should say REPLAY, the host and the time shown:\n%s", out)
+	}
+	send(m, "[", "]", "{", "}")
+	m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
+	send(m, "<", ">")
+	want := []string{"step -1", "step 1", "event -1", "event 1", "play", "slower", "faster"}
+	if diff := cmp.Diff(want, r.calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	r.pos.Playing, r.pos.Speed = true, 8
+	if out := screen(m); !strings.Contains(out, "(3/10) ▶ 8×") {
+		t.Errorf("the header should say it plays at 8×:\n%s", out)
+	}
+	send(m, "?")
+	for _, b := range m.keys.replay.list() {
+		if out := screen(m); !strings.Contains(out, b.Help().Desc) {
+			t.Errorf("help lacks %q (%s)", b.Help().Desc, b.Help().Key)
+		}
+	}
+}
+
+// Live, the playback keys are not listed and `>` still sorts.
+func TestNoReplayKeysLive(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 160, 48, false)
+	send(m, ">")
+	if !strings.Contains(screen(m), "sort link") {
+		t.Errorf("> should sort when live:\n%s", screen(m))
+	}
+	send(m, "?")
+	if strings.Contains(screen(m), "one reading back") {
+		t.Errorf("live help lists the playback keys:\n%s", screen(m))
+	}
+}
+
+// Stepping back in a replay starts the change marks afresh: nothing is
+// "changed" since a frame that comes later.
+func TestStepBackClearsMarks(t *testing.T) {
+	fs := recordedFrames(t, "idle", "rc-init", "rc-rts")
+	p := newResBuilder()
+	for _, f := range fs {
+		p.build(f, front.State{})
+	}
+	d := p.build(fs[1], front.State{})
+	for kind, rows := range d.rows {
+		for _, r := range rows {
+			if r.Mark == markChanged || r.Mark == markNew {
+				t.Errorf("%s row %v marked %v after stepping back", kind, r.Cells, r.Mark)
+			}
+		}
+	}
+}
