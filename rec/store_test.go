@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 func TestInfo(t *testing.T) {
@@ -177,5 +178,36 @@ func TestTransitionOfUnseenQP(t *testing.T) {
 	var comm string
 	if err := openT(t, path).db.QueryRow("SELECT pid, comm FROM transitions WHERE qpn = 50").Scan(&pid, &comm); err != nil || pid != 400 || comm != "verbscope" {
 		t.Errorf("unseen QP's transition owner %d %q (%v), want the modifier 400 verbscope", pid, comm, err)
+	}
+}
+
+// A traced modify that reaches the Tracker after the reading that saw its
+// state is appended with its own, earlier time; it is still written.
+func TestLateModifyWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "late.vsrec")
+	ctx := context.Background()
+	w, err := Create(ctx, path, Host{}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := inspect.Key{Kind: rdma.KindQP, Dev: "rxe0", ID: 60}
+	seen := inspect.StateEvent{Time: t0.Add(2 * time.Second), State: rdma.QPStateErr}
+	m := errModify
+	m.QPN = 60
+	late := inspect.StateEvent{Time: t0.Add(time.Second), State: rdma.QPStateErr, Modify: &m}
+	for i, h := range [][]inspect.StateEvent{{seen}, {seen, late}, {seen, late}} {
+		s := &inspect.Snapshot{Time: t0.Add(time.Duration(i+2) * time.Second)}
+		f := inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: inspect.Update{Time: s.Time}, History: map[inspect.Key][]inspect.StateEvent{k: h}}
+		if err := w.Frame(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	var n, modified int
+	if err := openT(t, path).db.QueryRow("SELECT count(*), count(by_pid) FROM transitions WHERE qpn = 60").Scan(&n, &modified); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || modified != 1 {
+		t.Errorf("%d transitions of QP 60, %d with their modify; want the reading's and the late modify's, each once", n, modified)
 	}
 }

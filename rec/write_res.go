@@ -19,10 +19,11 @@ type resState struct {
 	frame uint64 // the last Frame.Seq
 	lost  uint64 // trace's lost events last written
 	objs  map[inspect.Key]objState
-	// trans is, per QP, the last history event written and how many
-	// events of its time were written (two may share a time: a QP
-	// number that vanished and came back within a reading).
-	trans  map[inspect.Key]transMark
+	// trans is, per QP, the history events already written. A traced
+	// modify can reach the Tracker after the reading that saw its state,
+	// and is then appended with its own, earlier time: what was written
+	// is known by the event, not by a time mark.
+	trans  map[inspect.Key]map[transKey]bool
 	usage  map[usageKey]int
 	alerts map[alertKey]bool
 }
@@ -34,9 +35,15 @@ type objState struct {
 	typ  rdma.QPType
 }
 
-type transMark struct {
-	t time.Time
-	n int
+// transKey tells one history event from another: a QP number that
+// vanished and came back within a reading has two events of one time,
+// told apart by Gone; a traced modify and the reading that saw the same
+// state, by the modify.
+type transKey struct {
+	t        int64
+	state    rdma.QPState
+	gone     bool
+	modified bool
 }
 
 type usageKey struct {
@@ -51,7 +58,7 @@ type alertKey struct {
 }
 
 func newResState() resState {
-	return resState{objs: map[inspect.Key]objState{}, trans: map[inspect.Key]transMark{},
+	return resState{objs: map[inspect.Key]objState{}, trans: map[inspect.Key]map[transKey]bool{},
 		usage: map[usageKey]int{}, alerts: map[alertKey]bool{}}
 }
 
@@ -166,21 +173,13 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 	}
 	defer ins.Close()
 	for k, evs := range f.History {
-		mark := s.trans[k]
-		skip := 0
+		done := s.trans[k]
+		kept := make(map[transKey]bool, len(evs))
 		for _, e := range evs {
-			if e.Time.Before(mark.t) {
+			tk := transKey{t: e.Time.UnixNano(), state: e.State, gone: e.Gone, modified: e.Modify != nil}
+			kept[tk] = true
+			if done[tk] {
 				continue
-			}
-			if e.Time.Equal(mark.t) {
-				if skip < mark.n {
-					skip++
-					continue
-				}
-				mark.n++
-			} else {
-				mark = transMark{t: e.Time, n: 1}
-				skip = 0
 			}
 			owner, seen := s.objs[k]
 			var byPID, byComm, mask, attrs, ret, errno any
@@ -202,7 +201,7 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 				return err
 			}
 		}
-		s.trans[k] = mark
+		s.trans[k] = kept
 	}
 	for k := range s.trans {
 		if _, ok := f.History[k]; !ok {
