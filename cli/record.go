@@ -11,12 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verbscope/verbscope/dash"
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/sysfsmon"
-	"github.com/verbscope/verbscope/trace"
-	"github.com/verbscope/verbscope/verbs"
 )
 
 func init() { register(recordCmd) }
@@ -130,9 +129,7 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 	o.run.Limits = export.DeviceLimits(slog.New(slog.DiscardHandler))
 	o.run.Warn = func(s string) { fmt.Fprintln(env.Stderr, "record: trace: "+s) }
 	if o.traced {
-		o.run.Modifies = func(ctx context.Context, warn func(string), ready func(int), latency time.Duration) *inspect.ModifyQueue {
-			return trace.FeedModifies(ctx, trace.FeedOptions{Env: trace.CachedEnv(verbs.DeviceCheckEnv), Latency: latency, Warn: warn, Ready: ready})
-		}
+		o.run.Modifies = dash.TraceModifies
 	}
 	readings := 0
 	o.run.Written = func(source string, _ time.Time) {

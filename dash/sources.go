@@ -43,14 +43,13 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 			return export.DeviceLimits(slog.New(slog.DiscardHandler))
 		}}}
 	if o.Trace {
-		wo.Modifies = trace.FeedModifies(ctx, trace.FeedOptions{Env: trace.CachedEnv(verbs.DeviceCheckEnv), Latency: o.Interval,
-			Warn: notice, Ready: func(n int) {
-				// Loading parsed the kernel's BTF: tens of MB, garbage
-				// now. Returned at once, not at the scavenger's pace,
-				// or the dashboard sits over its RSS target for minutes.
-				debug.FreeOSMemory()
-				notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))
-			}})
+		wo.Modifies = TraceModifies(ctx, notice, func(n int) {
+			// Loading parsed the kernel's BTF: tens of MB, garbage
+			// now. Returned at once, not at the scavenger's pace,
+			// or the dashboard sits over its RSS target for minutes.
+			debug.FreeOSMemory()
+			notice(fmt.Sprintf("%d programs attached: QP histories carry what each modify set", n))
+		}, o.Interval)
 	}
 	w := inspect.Watch(ctx, conn, wo)
 	sys := fsys.Watch(ctx, sysfsmon.WatchOptions{Interval: o.Interval, FullEvery: fullEvery})
@@ -111,4 +110,12 @@ func doctorChecks(fsys *sysfsmon.FS) []ui.DoctorCheck {
 		out = append(out, dc)
 	}
 	return out
+}
+
+// TraceModifies feeds QP histories with trace's modify events, each
+// checked against its device's facts as libibverbs gives them
+// (verbs.DeviceCheckEnv, asked once per device and port): the dashboard's
+// histories and the recorder's transitions (rec.RunOptions.Modifies).
+func TraceModifies(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue {
+	return trace.FeedModifies(ctx, trace.FeedOptions{Env: trace.CachedEnv(verbs.DeviceCheckEnv), Latency: latency, Warn: warn, Ready: ready})
 }

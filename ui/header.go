@@ -134,7 +134,7 @@ func (m *model) alerts() []string {
 			out = append(out, a)
 		}
 		if g := u.Growing; len(g) > 0 {
-			out = append(out, plural(len(g), "growing object kind")+": "+view.Printable(g[0].Comm)+"["+strconv.Itoa(int(g[0].TGID))+"] "+
+			out = append(out, plural(len(g), "growing object kind")+": "+procName(uint32(g[0].TGID), g[0].Comm)+" "+
 				string(g[0].Kind)+" +"+strconv.FormatFloat(g[0].PerMinute, 'f', 1, 64)+"/min")
 		}
 		for _, l := range u.Limits {
@@ -179,7 +179,7 @@ func memlockAlert(ps []owners.Process) string {
 	if n > 1 {
 		who = strconv.Itoa(n) + " processes"
 	}
-	return who + " near memlock: " + view.Printable(p.Comm) + "[" + strconv.Itoa(p.TGID) + "] " +
+	return who + " near memlock: " + procName(uint32(p.TGID), p.Comm) + " " +
 		strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% of " + sizeText(p.MemlockSoft.Value)
 }
 
