@@ -33,6 +33,9 @@ type ModifyQueue struct {
 	order  []Key
 	keep   int
 	status TraceStatus
+	// wake is poked by each Put: the Watcher that takes this queue
+	// brings its next snapshot forward (Watch).
+	wake chan struct{}
 }
 
 // TraceStatus is what trace's reader says of the modifies it hands over:
@@ -58,7 +61,7 @@ func NewModifyQueue(keep int) *ModifyQueue {
 	if keep <= 0 {
 		keep = defaultHistoryLen
 	}
-	return &ModifyQueue{byQP: map[Key][]Modify{}, keep: keep}
+	return &ModifyQueue{byQP: map[Key][]Modify{}, keep: keep, wake: make(chan struct{}, 1)}
 }
 
 // Put adds a modify; it never blocks beyond a short lock.
@@ -75,6 +78,10 @@ func (q *ModifyQueue) Put(m Modify) {
 		ms = append(ms[:0], ms[1:]...)
 	}
 	q.byQP[k] = append(ms, m)
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
 }
 
 // take empties the queue into t, and tells it whether trace is up (the

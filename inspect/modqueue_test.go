@@ -100,3 +100,23 @@ func TestWatchTraceStatus(t *testing.T) {
 		t.Errorf("a watch without a queue: trace status %+v", f.Trace)
 	}
 }
+
+// TestWatchTraceWakes: a traced modify brings the next snapshot forward
+// (the interval's pause never ends here: the fake clock is not fired),
+// so a QP that lives less than an interval is still read.
+func TestWatchTraceWakes(t *testing.T) {
+	q := NewModifyQueue(0)
+	w, _ := startWatch(t, replayConn(t, merged(t, "idle", "rc-init")), WatchOptions{Interval: time.Hour, Modifies: q})
+	f1 := nextFrame(t, w)
+	if _, ok := f1.History[pingpongQP]; ok {
+		t.Fatalf("frame 1 already holds QP 17")
+	}
+	q.Put(Modify{Time: time.Now(), Dev: "rxe0", QPN: 17, From: rdma.QPStateReset, To: rdma.QPStateInit, HasState: true})
+	f2 := nextFrame(t, w)
+	if f2.Seq != 2 || f2.Snapshot == nil {
+		t.Fatalf("frame 2: seq %d err %v", f2.Seq, f2.Err)
+	}
+	if _, ok := f2.History[pingpongQP]; !ok {
+		t.Errorf("frame 2, woken by the modify, does not hold QP 17")
+	}
+}

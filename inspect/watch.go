@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/verbscope/verbscope/internal/pace"
@@ -19,6 +20,14 @@ const DefaultWatchInterval = time.Second
 // snapshot seen in the lab (10,000 QPs, about 3 s under emulation on a
 // loaded host), so only a dump that hangs reaches it.
 const DefaultSnapshotDeadline = 30 * time.Second
+
+// TraceWakeGap is the least pause before a snapshot that a traced modify
+// brought forward (WatchOptions.Modifies): a QP that lives less than an
+// interval (ibv_rc_pingpong's, a job's failed connection attempt) is
+// still seen, while a burst of modifies (a job setting up thousands of
+// QPs) is one snapshot per gap, never back-to-back dumps: the pause is
+// also at least as long as the last snapshot took.
+const TraceWakeGap = 100 * time.Millisecond
 
 // WatchOptions tunes Watch; the zero value works.
 type WatchOptions struct {
@@ -38,7 +47,10 @@ type WatchOptions struct {
 	// Modifies, when set, are traced modifies (verbscope trace's eBPF
 	// events) for the Tracker's histories: the queue is emptied into the
 	// Tracker before each snapshot is tracked, and each Frame carries
-	// its status (Frame.Trace).
+	// its status (Frame.Trace). A modify also brings the next snapshot
+	// forward, to TraceWakeGap after the last one at the soonest, so
+	// the objects of short-lived QPs are read while they live. One
+	// Watcher per queue.
 	Modifies *ModifyQueue
 
 	// clock is the time source of the pauses (tests use a fake).
@@ -87,7 +99,14 @@ func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 		deadline = DefaultSnapshotDeadline
 	}
 	var seq uint64
+	var lastEnd, lastTook atomic.Int64 // for the wakes (wakeOnModify)
 	read := func(ctx context.Context) Frame {
+		start := time.Now()
+		defer func() {
+			end := time.Now()
+			lastEnd.Store(end.UnixNano())
+			lastTook.Store(int64(end.Sub(start)))
+		}()
 		seq++
 		f := Frame{Seq: seq}
 		if o.Modifies != nil {
@@ -110,7 +129,38 @@ func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 		f.Snapshot, f.Update, f.History = s, t.Update(s), t.Histories()
 		return f
 	}
-	return &Watcher{loop: pace.Start(ctx, pace.New(o.Interval, DefaultWatchInterval, o.clock), read, nil)}
+	w := &Watcher{loop: pace.Start(ctx, pace.New(o.Interval, DefaultWatchInterval, o.clock), read, nil)}
+	if o.Modifies != nil {
+		go w.wakeOnModify(ctx, o.Modifies, func() time.Time {
+			gap := max(TraceWakeGap, time.Duration(lastTook.Load()))
+			return time.Unix(0, lastEnd.Load()).Add(gap)
+		})
+	}
+	return w
+}
+
+// wakeOnModify asks for a snapshot each time q receives modifies, no
+// sooner than due() (TraceWakeGap after the last snapshot, or as long as
+// it took). Modifies that arrive meanwhile are covered by the same
+// snapshot (the Pacer coalesces requests). It ends with the loop.
+func (w *Watcher) wakeOnModify(ctx context.Context, q *ModifyQueue, due func() time.Time) {
+	for {
+		select {
+		case <-w.loop.Done():
+			return
+		case <-q.wake:
+		}
+		if d := time.Until(due()); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-w.loop.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		w.loop.Refresh()
+	}
 }
 
 // Frames returns the channel frames arrive on. It holds at most one

@@ -32,6 +32,9 @@ func Start[T any](ctx context.Context, p *Pacer, read func(context.Context) T, e
 // latest, never a queue. It is closed when the loop ends.
 func (l *Loop[T]) Out() <-chan T { return l.out }
 
+// Done is closed when the loop has ended.
+func (l *Loop[T]) Done() <-chan struct{} { return l.done }
+
 // Close ends the loop: it cancels the reading under way, waits for the
 // loop's goroutine to end and closes Out. It is safe to call more than
 // once.
