@@ -50,7 +50,12 @@ func TestRecordSessionLab(t *testing.T) {
 	}
 	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return peek(func(r *Reader) bool { return readings(r) > 0 }) })
 
-	server, client := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "200")
+	// The recorder reads every 500 ms; trace's modifies bring a reading
+	// forward (inspect.TraceWakeGap), so pingpong QPs that live less
+	// than the interval are read. 1,000 iterations keep them alive well
+	// past the gap on a fast machine (200 were over within one interval
+	// on one).
+	server, client := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "1000")
 	pids := map[uint32]bool{server.PID(): true, client.PID(): true}
 	for _, p := range []*labkit.Proc{server, client} {
 		if code := p.Exit(t, labkit.Run); code != 0 {
