@@ -74,3 +74,37 @@ func BenchmarkSeek10kQPs(b *testing.B) {
 	b.ReportMetric(float64(st.Size())/float64(DefaultKeyEvery), "file-bytes/reading")
 	b.ReportMetric(float64(naive)/float64(st.Size()), "x-smaller-than-full-frames")
 }
+
+// BenchmarkWriteIdle10kQPs is the recorder's cost per reading on a host
+// with 10,000 idle QPs (none changed since the last reading, no
+// keyframe due): what recording adds to an idle host every second.
+func BenchmarkWriteIdle10kQPs(b *testing.B) {
+	const qps = 10000
+	ctx := context.Background()
+	w, err := Create(ctx, filepath.Join(b.TempDir(), "idle.vsrec"), Host{}, WriterOptions{KeyEvery: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	seq := uint64(0)
+	frame := func() inspect.Frame {
+		seq++
+		s := &inspect.Snapshot{Time: t0.Add(time.Duration(seq) * time.Second), QPs: make([]inspect.QP, qps)}
+		for i := range s.QPs {
+			s.QPs[i] = qp(uint32(100+i), 7000, "idle", rdma.QPStateRTS, 0, 0)
+		}
+		return inspect.Frame{Seq: seq, Snapshot: s, Update: tr.Update(s), History: tr.Histories()}
+	}
+	if err := w.Frame(ctx, frame()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		f := frame()
+		b.StartTimer()
+		if err := w.Frame(ctx, f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
