@@ -66,6 +66,7 @@ func startDash(t *testing.T, line string) (*tmuxSession, int) {
 // the terminal is sane.
 func TestDashboardLive(t *testing.T) {
 	labkit.Clean(t)
+	labkit.RaceBinary(t)
 	gid, ip := labkit.Env(t, "LAB_GID_INDEX"), labkit.Env(t, "LAB_IP")
 	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --view qp --interval 500ms; echo status=$?")
 
@@ -151,6 +152,7 @@ func TestDashboardLive(t *testing.T) {
 // is destroyed.
 func TestDashboardSIGTERM(t *testing.T) {
 	labkit.Clean(t)
+	labkit.RaceBinary(t)
 	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --view qp; echo status=$?")
 	s.key("Tab")
 	s.keys("-l", "open; pd; cq; qp cq=cq1")

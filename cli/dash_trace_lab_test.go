@@ -33,6 +33,7 @@ func bpfLinks(pid int) int {
 // sets them; once trace's programs attached, the first line says so.
 func TestDashboardTracedDetail(t *testing.T) {
 	labkit.Clean(t)
+	labkit.RaceBinary(t)
 	s, pid := startDash(t, "verbscope dash --view qp --interval 500ms; echo status=$?")
 	// The dashboard loads the 7 QP programs in the background; the pair
 	// starts once they are attached, so that every modify is seen.

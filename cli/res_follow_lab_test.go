@@ -25,6 +25,7 @@ func rtsSetUp(attrs map[string]any) bool {
 // with status 0.
 func TestResFollowTraced(t *testing.T) {
 	labkit.Clean(t)
+	labkit.RaceBinary(t)
 	f := labkit.Start(t, "verbscope", "res", "qp", "--follow", "-j")
 	labkit.WaitFor(t, labkit.Attach, "res --follow tracing", func() bool {
 		return strings.Contains(f.Output(), "res: tracing every process's QP modifies")
@@ -71,6 +72,7 @@ func TestResFollowTraced(t *testing.T) {
 // modify carries timeout 14, retry_cnt 7 and rnr_retry 7.
 func TestExportQPsTraced(t *testing.T) {
 	labkit.Clean(t)
+	labkit.RaceBinary(t)
 	addr := "127.0.0.1:19879"
 	// --api.sensitive: the traced attributes go only to authenticated
 	// clients otherwise.
