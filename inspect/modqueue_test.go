@@ -103,7 +103,8 @@ func TestWatchTraceStatus(t *testing.T) {
 
 // TestWatchTraceWakes: a traced modify brings the next snapshot forward
 // (the interval's pause never ends here: the fake clock is not fired),
-// so a QP that lives less than an interval is still read.
+// so a QP that lives less than an interval is still read; a second one
+// within the interval does not (once per interval at most).
 func TestWatchTraceWakes(t *testing.T) {
 	q := NewModifyQueue(0)
 	w, _ := startWatch(t, replayConn(t, merged(t, "idle", "rc-init")), WatchOptions{Interval: time.Hour, Modifies: q})
@@ -118,5 +119,11 @@ func TestWatchTraceWakes(t *testing.T) {
 	}
 	if _, ok := f2.History[pingpongQP]; !ok {
 		t.Errorf("frame 2, woken by the modify, does not hold QP 17")
+	}
+	q.Put(Modify{Time: time.Now(), Dev: "rxe0", QPN: 17, From: rdma.QPStateInit, To: rdma.QPStateRTR, HasState: true})
+	select {
+	case f := <-w.Frames():
+		t.Errorf("frame %d came %v after a modify within the hour's interval; the first woke one already", f.Seq, 5*TraceWakeGap)
+	case <-time.After(5 * TraceWakeGap):
 	}
 }

@@ -24,9 +24,11 @@ const DefaultSnapshotDeadline = 30 * time.Second
 // TraceWakeGap is the least pause before a snapshot that a traced modify
 // brought forward (WatchOptions.Modifies): a QP that lives less than an
 // interval (ibv_rc_pingpong's, a job's failed connection attempt) is
-// still seen, while a burst of modifies (a job setting up thousands of
-// QPs) is one snapshot per gap, never back-to-back dumps: the pause is
-// also at least as long as the last snapshot took.
+// still seen. The pause is also at least as long as the last snapshot
+// took, and modifies bring a snapshot forward once per interval at
+// most: under churn (a job setting up thousands of QPs, QPs made and
+// destroyed all the time) the watcher reads twice an interval, never
+// back to back.
 const TraceWakeGap = 100 * time.Millisecond
 
 // WatchOptions tunes Watch; the zero value works.
@@ -48,9 +50,8 @@ type WatchOptions struct {
 	// events) for the Tracker's histories: the queue is emptied into the
 	// Tracker before each snapshot is tracked, and each Frame carries
 	// its status (Frame.Trace). A modify also brings the next snapshot
-	// forward, to TraceWakeGap after the last one at the soonest, so
-	// the objects of short-lived QPs are read while they live. One
-	// Watcher per queue.
+	// forward (TraceWakeGap), so the objects of short-lived QPs are read
+	// while they live. One Watcher per queue.
 	Modifies *ModifyQueue
 
 	// clock is the time source of the pauses (tests use a fake).
@@ -131,7 +132,7 @@ func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 	}
 	w := &Watcher{loop: pace.Start(ctx, pace.New(o.Interval, DefaultWatchInterval, o.clock), read, nil)}
 	if o.Modifies != nil {
-		go w.wakeOnModify(ctx, o.Modifies, func() time.Time {
+		go w.wakeOnModify(o.Modifies, func() time.Time {
 			gap := max(TraceWakeGap, time.Duration(lastTook.Load()))
 			return time.Unix(0, lastEnd.Load()).Add(gap)
 		})
@@ -139,18 +140,24 @@ func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 	return w
 }
 
-// wakeOnModify asks for a snapshot each time q receives modifies, no
-// sooner than due() (TraceWakeGap after the last snapshot, or as long as
-// it took). Modifies that arrive meanwhile are covered by the same
-// snapshot (the Pacer coalesces requests). It ends with the loop.
-func (w *Watcher) wakeOnModify(ctx context.Context, q *ModifyQueue, due func() time.Time) {
+// wakeOnModify asks for a snapshot when q receives modifies, no sooner
+// than soonest() (TraceWakeGap after the last snapshot, or as long as it
+// took) and an interval after the last one it asked for. Modifies that
+// arrive meanwhile are covered by the same snapshot (the Pacer
+// coalesces requests). It ends with the loop.
+func (w *Watcher) wakeOnModify(q *ModifyQueue, soonest func() time.Time) {
+	var last time.Time
 	for {
 		select {
 		case <-w.loop.Done():
 			return
 		case <-q.wake:
 		}
-		if d := time.Until(due()); d > 0 {
+		due := soonest()
+		if next := last.Add(w.loop.Interval()); next.After(due) {
+			due = next
+		}
+		if d := time.Until(due); d > 0 {
 			t := time.NewTimer(d)
 			select {
 			case <-w.loop.Done():
@@ -159,6 +166,7 @@ func (w *Watcher) wakeOnModify(ctx context.Context, q *ModifyQueue, due func() t
 			case <-t.C:
 			}
 		}
+		last = time.Now()
 		w.loop.Refresh()
 	}
 }
