@@ -51,10 +51,10 @@ func (t *Tutor) poke() {
 // Recheck judges the current step now, between commands, and when it
 // holds moves on as a command would, returning what it says then ("" when
 // the step is not done). It never waits for a running command: that
-// command judges the step itself when it ends. Steps that wait for a
-// refusal, a completion polled or a doctor run are left alone (only a
-// command brings those), as are steps never judged whose checks all
-// fail, so the pane's marks still start at the learner's first command.
+// command judges the step itself when it ends. Steps whose checks only a
+// command can change are left alone, and the marks of a step not judged
+// yet stay unset, so the pane's marks still start at the learner's first
+// command.
 func (t *Tutor) Recheck(ctx context.Context) (string, error) {
 	if !t.execMu.TryLock() {
 		return "", nil
@@ -86,14 +86,17 @@ func (t *Tutor) Recheck(ctx context.Context) (string, error) {
 }
 
 // changesAlone reports whether a step's outcome can come without a
-// command: its checks look at the kernel's QP states, objects counted by
-// the kernel, or async events, and none waits for a refusal, a
-// completion polled or a doctor run, which only a command brings.
+// command: a check looks at the kernel's QP states, objects counted by
+// the kernel, or async events. (Completions polled and doctor's verdicts
+// come with commands, but a step may wait for them and for the kernel
+// together: a completion polled, then the peer's objects gone.) A step
+// that waits for a refusal waits for a command's own refusal, not the
+// one that ended the step before.
 func changesAlone(s Step) bool {
 	alone := false
 	for _, c := range s.Checks {
 		switch c.Kind {
-		case CheckRefusal, CheckCompletion, CheckDoctor:
+		case CheckRefusal:
 			return false
 		case CheckEvent, CheckCount:
 			alone = true

@@ -48,7 +48,7 @@ func asyncCourse(t *testing.T) []Lesson {
 		"## Make\nMake qp1.\n```solution\nmk qp qp1\n```\n```check\nexpect qp1\n```\n" +
 		"## Refused\nBe refused.\n```solution\n! bogus\n```\n```check\nexpect refusal\n```\n" +
 		"## The kernel moves it\nWait for ERR.\n```solution\nset qp1 ERR\n```\n```check\nexpect qp1 state=ERR\n```\n" +
-		"## The other program ends\nWait.\n```solution\nmk pd pd1\n```\n```check\nexpect object qp count=0 owner=peer\n```\n" +
+		"## The other program ends\nMake it fail, wait.\n```solution\npoll cq1 qp1 SEND REM_OP_ERR -\n```\n```check\nexpect cq1 completion status=REM_OP_ERR\nexpect object qp count=0 owner=peer\n```\n" +
 		"## An event\nWait for it.\n```solution\nevent CQ_ERR cq1\n```\n```check\nexpect event CQ_ERR on=cq1\n```\n"
 	l, err := Parse("01-async.md", []byte(src))
 	if err != nil {
@@ -109,7 +109,10 @@ func TestTutorRechecksBetweenCommands(t *testing.T) {
 	if got := nextLesson(t, tu.Events()); !strings.Contains(got, "✓ The kernel moves it") || !strings.Contains(got, "Step 4 of 5") {
 		t.Errorf("the kernel's ERR:\n%s", got)
 	}
-	// Another process's objects go.
+	// A completion polled, then another process's objects go.
+	if res, _ := tu.Exec(ctx, "poll cq1 qp1 SEND REM_OP_ERR -"); strings.Contains(res.Text, "✓") {
+		t.Fatalf("step 4 passed while the peer's QP lives:\n%s", res.Text)
+	}
 	k.set(func() { k.others["peer"][rdma.KindQP] = 0 })
 	if got := nextLesson(t, tu.Events()); !strings.Contains(got, "✓ The other program ends") {
 		t.Errorf("the other program's end:\n%s", got)
