@@ -135,6 +135,10 @@ func TestLearnDashboard(t *testing.T) {
 	pasteLine(s, "modify qp1 init port=1 pkey_index=0 access_flags=remote_write")
 	s.waitLong("step 5 of 7")
 	mark("the fix, step 4 done")
+	// The state diagram of the step's QP, where the kernel has it now.
+	if scr := s.screen(); !strings.Contains(scr, "[INIT]") {
+		t.Errorf("the lesson pane does not draw qp1 in INIT on the state machine:\n%s", scr)
+	}
 	quitLearn(t, s, pid)
 	mark("quit")
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 )
@@ -108,6 +110,11 @@ func TestTutorRechecksBetweenCommands(t *testing.T) {
 	k.set(func() { k.states[qpn] = "ERR" })
 	if got := nextLesson(t, tu.Events()); !strings.Contains(got, "✓ The kernel moves it") || !strings.Contains(got, "Step 4 of 5") {
 		t.Errorf("the kernel's ERR:\n%s", got)
+	}
+	// The diagram shows the kernel's state of the newest QP (the shell
+	// still has it in RESET).
+	if d := cmp.Diff(QPStatus{Name: "qp1", State: "ERR", Next: []string{"RESET"}}, tu.Status().QP); d != "" {
+		t.Errorf("the QP after the kernel moved it (-want +got):\n%s", d)
 	}
 	// A completion polled, then another process's objects go.
 	if res, _ := tu.Exec(ctx, "poll cq1 qp1 SEND REM_OP_ERR -"); strings.Contains(res.Text, "✓") {

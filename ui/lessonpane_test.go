@@ -21,6 +21,7 @@ func lessonFixture() Lesson {
 			"The mask lacks two bits the kernel requires.\n\nRead which attributes the refusal names.",
 		Checks: []LessonCheck{{Text: "expect refusal mentions=PKEY_INDEX", Judged: true}, {Text: "expect qp1 state=RESET", OK: true, Judged: true}},
 		Said:   "✓ Try the shortcut: RESET→RTR is not in the kernel's table.",
+		QP:     "qp1", QPState: "RESET", QPNext: []string{"INIT"},
 	}
 }
 
@@ -153,4 +154,23 @@ func findMsg[T any](cmd tea.Cmd) *T {
 		}
 	}
 	return nil
+}
+
+// The learner's QP on the state machine's main line, marked as
+// `diagram` marks it.
+func TestQPLine(t *testing.T) {
+	for _, tc := range []struct {
+		l    Lesson
+		w    int
+		want string
+	}{
+		{Lesson{QP: "qp1", QPState: "RESET", QPNext: []string{"INIT"}}, 80, "qp1 [RESET] → (INIT) → RTR → RTS"},
+		{Lesson{QP: "qp2", QPState: "RTS", QPNext: []string{"RESET", "SQD", "ERR"}}, 80, "qp2 (RESET) → INIT → RTR → [RTS] · (SQD) · (ERR)"},
+		{Lesson{QP: "qp1", QPState: "ERR", QPNext: []string{"RESET"}}, 80, "qp1 (RESET) → INIT → RTR → RTS · [ERR]"},
+		{Lesson{QP: "qp1", QPState: "INIT", QPNext: []string{"RESET", "RTR", "ERR"}}, 30, "qp1 (RESET)→[INIT]→(RTR)→RTS · (ERR)"},
+	} {
+		if got := qpLine(tc.l, tc.w); got != tc.want {
+			t.Errorf("%+v at %d: %q, want %q", tc.l, tc.w, got, tc.want)
+		}
+	}
 }
