@@ -84,7 +84,7 @@ func NewTutor(ctx context.Context, o TutorOptions) (*Tutor, string, error) {
 		lesson, step = i, prog.Step
 	}
 	text, err := t.enter(ctx, lesson, step)
-	if o.Recheck >= 0 {
+	if err == nil && o.Recheck >= 0 {
 		every := o.Recheck
 		if every == 0 {
 			every = DefaultRecheck
