@@ -6,9 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/verbscope/verbscope/shell/front"
+	"github.com/google/go-cmp/cmp"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 func TestEvaluate(t *testing.T) {
@@ -117,5 +119,29 @@ func TestExpand(t *testing.T) {
 	skipped := Expand([]Lesson{l}, map[string]string{"ip": "10.0.0.1"})[0]
 	if !strings.Contains(Unmet(skipped), "this host's gid_index") {
 		t.Errorf("a missing value: %q", Unmet(skipped))
+	}
+}
+
+// The kernel's view counts the learner's objects apart, other
+// processes' by their name, and the kernel's own objects not at all.
+func TestKernelViewAdd(t *testing.T) {
+	kv := &KernelView{Counts: map[rdma.Kind]int{}, Others: map[string]map[rdma.Kind]int{}}
+	mine := func(o *inspect.Object) bool { return o.TGID == 4242 }
+	var kern inspect.Object
+	kern.Attrs.Add(inspect.AttrResKernName)
+	kern.Comm = "ib_core"
+	for _, o := range []inspect.Object{
+		{PID: 4243, TGID: 4242, Comm: "verbscope"},
+		{PID: 77, TGID: 77, Comm: "ibv_rc_pingpong"},
+		{PID: 78, TGID: 78, Comm: "ibv_rc_pingpong"},
+		{PID: 79, TGID: 79, Comm: "verbscope"},
+		kern,
+	} {
+		kv.add(rdma.KindQP, &o, mine)
+	}
+	want := &KernelView{Counts: map[rdma.Kind]int{rdma.KindQP: 1},
+		Others: map[string]map[rdma.Kind]int{"ibv_rc_pingpong": {rdma.KindQP: 2}, "verbscope": {rdma.KindQP: 1}}}
+	if d := cmp.Diff(want, kv); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }
