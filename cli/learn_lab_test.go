@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/internal/syncio"
 	"github.com/verbscope/verbscope/learn"
 )
 
@@ -39,7 +40,8 @@ func learnRun(t *testing.T, state, stdin string, args ...string) (string, int) {
 }
 
 // TestLearn: every built-in lesson's solution passes its checks on rxe0;
-// a pack with a broken solution fails naming the step; lesson 2 in the
+// a pack with a broken solution fails naming the step; a step done by
+// another program's end passes while the learner types nothing; lesson 2 in the
 // line shell takes the deliberate RESET→RTR mistake as the lesson, shows
 // the hint, advances on the fix, and resumes after a quit mid-lesson.
 func TestLearn(t *testing.T) {
@@ -69,6 +71,45 @@ func TestLearn(t *testing.T) {
 		out, code := learnRun(t, state, "", "--check", pack)
 		if code != 1 || !strings.Contains(out, `lesson 1 step 2 "A QP in INIT": expect qp1 state=INIT (line 17): qp1: state=RESET`) {
 			t.Errorf("a broken pack: exit %d, want 1 and the step named:\n%s", code, out)
+		}
+	})
+	t.Run("a step done between commands", func(t *testing.T) {
+		// A program beside the shell holds a QP for a few seconds; the
+		// second step is done when it ends, while the learner types
+		// nothing: the line shell says so before stdin closes.
+		pack := t.TempDir()
+		lesson := "# Between commands\nA program holds a QP.\n```background\n" +
+			`verbscope shell --dev {dev} -c "open; pd; cq; qp type=rc cq=cq1; poll cq1 wait=5s"` + "\n```\n" +
+			"## Its QP\nOpen.\n```solution\nopen\n```\n```check\nexpect object ctx count=1\nexpect object qp count=1 owner=verbscope\n```\n" +
+			"## It ends\nWait.\n```solution\nls\n```\n```check\nexpect object qp count=0 owner=verbscope\n```\n"
+		if err := os.WriteFile(filepath.Join(pack, "01-between.md"), []byte(lesson), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("verbscope", "learn", "--plain", "--dev", labkit.Env(t, "LAB_DEV"), "--dir", pack)
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+		out := syncio.NewBuffer()
+		cmd.Stdout, cmd.Stderr = out, out
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		if _, err := stdin.Write([]byte("open\n")); err != nil {
+			t.Fatal(err)
+		}
+		labkit.WaitFor(t, labkit.Step, "the second step done with no command typed", func() bool {
+			return strings.Contains(out.String(), "✓ It ends")
+		})
+		stdin.Close()
+		cmd.Wait()
+		if got := out.String(); !strings.Contains(got, "✓ Its QP") || !strings.Contains(got, "the course is complete") {
+			t.Errorf("the course between commands:\n%s", got)
+		}
+		if n := objectsOf(t, []string{strconv.Itoa(cmd.Process.Pid)}); n != 0 {
+			t.Errorf("verbscope learn left %d verbs objects", n)
 		}
 	})
 	t.Run("lesson 2 with the mistake, then resumed", func(t *testing.T) {
@@ -135,6 +176,10 @@ func TestLearnDashboard(t *testing.T) {
 	pasteLine(s, "modify qp1 init port=1 pkey_index=0 access_flags=remote_write")
 	s.waitLong("step 5 of 7")
 	mark("the fix, step 4 done")
+	// The state diagram of the step's QP, where the kernel has it now.
+	if scr := s.screen(); !strings.Contains(scr, "[INIT]") {
+		t.Errorf("the lesson pane does not draw qp1 in INIT on the state machine:\n%s", scr)
+	}
 	quitLearn(t, s, pid)
 	mark("quit")
 

@@ -180,11 +180,16 @@ func scriptRecord(cmd string, line int, res front.Result, err error) map[string]
 // come ("listening on TCP port 18515" before the peer connects), on w
 // (the script's stderr, or the terminal). At the prompt go-prompt owns
 // the screen: async events that arrive then are shown with the next
-// command's result, where the shell adds them.
+// command's result, where the shell adds them. The course's steps done
+// between commands (verbscope learn: the kernel or another program did
+// them) are shown when they come: the learner is waiting for them.
 func printProgress(events <-chan front.Event, inCommand *atomic.Bool, w io.Writer) {
 	for ev := range events {
-		if ev.Kind == front.EventProgress && inCommand.Load() {
+		switch {
+		case ev.Kind == front.EventProgress && inCommand.Load():
 			fmt.Fprintf(w, "… %s\n", ev.Text)
+		case ev.Kind == front.EventLesson:
+			fmt.Fprintf(w, "\n%s\n", ev.Text)
 		}
 	}
 }

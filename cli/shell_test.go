@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/verbscope/verbscope/shell"
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 // TestGIDIndexFlag: the lab's LAB_GID_INDEX is no default outside it,
@@ -56,5 +58,21 @@ func TestScriptJSONRefusal(t *testing.T) {
 	want := map[string]any{"what": `ls takes at most 0 argument(s); "extra" is one too many`, "fix": "usage: ls   (help ls shows examples)"}
 	if diff := cmp.Diff(want, recs[1]["refusal"]); diff != "" || recs[1]["line"] != 2.0 || !strings.Contains(recs[1]["error"].(string), "fix: usage: ls") {
 		t.Errorf("refusal record %v (-want +got refusal):\n%s", recs[1], diff)
+	}
+}
+
+// printProgress shows a running command's progress, and the course's
+// steps done between commands whenever they come.
+func TestPrintProgress(t *testing.T) {
+	events := make(chan front.Event, 4)
+	events <- front.Event{Kind: front.EventProgress, Text: "listening on TCP port 18515"}
+	events <- front.Event{Kind: front.EventLesson, Text: "✓ The kernel moved qp1\n\nStep 4 of 5"}
+	events <- front.Event{Kind: front.EventAsync, Text: "CQ_ERR on cq1"}
+	close(events)
+	var idle atomic.Bool
+	var b bytes.Buffer
+	printProgress(events, &idle, &b)
+	if want := "\n✓ The kernel moved qp1\n\nStep 4 of 5\n"; b.String() != want {
+		t.Errorf("between commands: %q, want %q", b.String(), want)
 	}
 }

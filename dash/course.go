@@ -15,7 +15,8 @@ import (
 // lessonOf is the course's state as the lesson pane's plain data.
 func lessonOf(s learn.Status) ui.Lesson {
 	l := ui.Lesson{Title: fmt.Sprintf("lesson %d of %d · %s", s.Position, s.Lessons, s.Title),
-		Step: fmt.Sprintf("step %d of %d · %s", s.Step, s.Steps, s.StepName), Text: s.Text, Said: s.Said, Over: s.Over}
+		Step: fmt.Sprintf("step %d of %d · %s", s.Step, s.Steps, s.StepName), Text: s.Text, Said: s.Said, Over: s.Over,
+		QP: s.QP.Name, QPState: s.QP.State, QPNext: s.QP.Next}
 	if s.Over {
 		l.Title, l.Step, l.Text = "the course is complete", "all lessons done", "`:lessons` lists them; `:lesson N` runs one again."
 	}

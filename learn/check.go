@@ -17,6 +17,9 @@ type Seen struct {
 	Completions map[string][]Completion
 	Refusal     *front.Error // the last command's refusal; nil when it ran
 	Events      []Event      // async events, oldest first
+	// Doctor is each doctor check's verdict, as the shell's `doctor`
+	// last reported it ("pass", "warn", "fail", "n/a").
+	Doctor map[string]string
 }
 
 // Event is one async event the device raised (ibv_get_async_event(3)),
@@ -40,14 +43,19 @@ func (s *Seen) Observe(res front.Result, err error) {
 	if errors.As(err, &fe) {
 		s.Refusal = fe
 	}
-	wcs, ok := res.Data.([]map[string]any)
+	rows, ok := res.Data.([]map[string]any)
 	if err != nil || !ok {
 		return
 	}
 	f := strings.Fields(res.Command)
+	if len(f) > 0 && f[0] == "doctor" {
+		s.observeDoctor(rows)
+		return
+	}
 	if len(f) < 2 || (f[0] != "poll" && f[0] != "poll_cq" && f[0] != "wait") {
 		return
 	}
+	wcs := rows
 	if s.Completions == nil {
 		s.Completions = map[string][]Completion{}
 	}
@@ -57,11 +65,28 @@ func (s *Seen) Observe(res front.Result, err error) {
 	}
 }
 
+// observeDoctor keeps the verdict of each check a doctor run reported.
+func (s *Seen) observeDoctor(rows []map[string]any) {
+	if s.Doctor == nil {
+		s.Doctor = map[string]string{}
+	}
+	for _, r := range rows {
+		id, _ := r["id"].(string)
+		v, _ := r["verdict"].(string)
+		if id != "" {
+			s.Doctor[id] = v
+		}
+	}
+}
+
 // KernelView is what RDMA netlink says of the learner's process: each
-// QP's state by number, and how many objects of each kind it holds.
+// QP's state by number, and how many objects of each kind it holds; and
+// of every other process, how many objects of each kind processes of
+// each name (comm) hold.
 type KernelView struct {
 	QPStates map[uint32]string
 	Counts   map[rdma.Kind]int
+	Others   map[string]map[rdma.Kind]int
 }
 
 // Outcome is one check judged: whether it holds, and what was found.
@@ -111,6 +136,8 @@ func evaluate(c Check, st front.State, seen *Seen, kv *KernelView) (bool, string
 		return evalEvent(c, seen)
 	case CheckCompletion:
 		return evalCompletion(c, seen)
+	case CheckDoctor:
+		return evalDoctor(c, seen)
 	}
 	o, exists := st.Object(c.Subject)
 	if c.Kind == CheckGone {
@@ -180,11 +207,19 @@ func matches(a Attr, got string) bool {
 	if a.Key == "access" || a.Key == "data" {
 		return strings.Contains(strings.ToLower(got), strings.ToLower(a.Value))
 	}
-	return strings.EqualFold(got, a.Value)
+	for _, v := range strings.Split(a.Value, "|") {
+		if strings.EqualFold(got, v) {
+			return true
+		}
+	}
+	return false
 }
 
 func evalCount(c Check, st front.State, kv *KernelView) (bool, string) {
 	kind := rdma.Kind(c.Subject)
+	if len(c.Attrs) > 1 {
+		return evalOwned(c.Attrs[0], kind, c.Attrs[1].Value, kv)
+	}
 	n := 0
 	for o := range st.Objects() {
 		if o.Kind == kind {
@@ -268,4 +303,34 @@ func evalEvent(c Check, seen *Seen) (bool, string) {
 		return false, "no async event yet"
 	}
 	return false, "async events so far: " + strings.Join(types, ", ")
+}
+
+// evalOwned counts the objects of kind that processes called comm hold,
+// as the kernel has them (the learner's own are not among them).
+func evalOwned(count Attr, kind rdma.Kind, comm string, kv *KernelView) (bool, string) {
+	if !kernelCounted(kind) {
+		return false, fmt.Sprintf("the kernel does not list other processes' %s objects (only ctx pd cq qp mr)", kind)
+	}
+	if kv == nil || kv.Others == nil {
+		return false, "the kernel's objects were not read"
+	}
+	// comm is at most 15 bytes (TASK_COMM_LEN): a longer name is cut.
+	n := kv.Others[comm[:min(len(comm), 15)]][kind]
+	return matches(count, strconv.Itoa(n)), fmt.Sprintf("%d %s of processes called %s in the kernel's restrack", n, kind, comm)
+}
+
+func evalDoctor(c Check, seen *Seen) (bool, string) {
+	v, ok := "", false
+	if seen != nil {
+		v, ok = seen.Doctor[c.Subject]
+	}
+	if !ok {
+		return false, "doctor has not run its " + c.Subject + " check in this lesson (`doctor " + c.Subject + "`)"
+	}
+	for _, a := range c.Attrs {
+		if !matches(a, v) {
+			return false, "doctor's " + c.Subject + " check said " + v
+		}
+	}
+	return true, "doctor's " + c.Subject + " check said " + v
 }

@@ -6,9 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/verbscope/verbscope/shell/front"
+	"github.com/google/go-cmp/cmp"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/shell/front"
 )
 
 func TestEvaluate(t *testing.T) {
@@ -16,12 +18,14 @@ func TestEvaluate(t *testing.T) {
 	s := NewSession(f, nil, nil)
 	defer s.Close()
 	ctx := context.Background()
-	for _, l := range []string{"mk ctx ctx1", "mk pd pd1 ctx1", "mk qp qp1 pd1", "set qp1 RTS", "poll cq1 qp2 RECV SUCCESS PING", "poll cq1 qp1 SEND SUCCESS -"} {
+	for _, l := range []string{"mk ctx ctx1", "mk pd pd1 ctx1", "mk qp qp1 pd1", "set qp1 RTS", "poll cq1 qp2 RECV SUCCESS PING", "poll cq1 qp1 SEND SUCCESS -",
+		"doctor memlock warn", "doctor memlock pass", "doctor irqs n/a"} {
 		if _, err := s.Exec(ctx, l); err != nil {
 			t.Fatal(err)
 		}
 	}
-	kernelERR := &KernelView{QPStates: map[uint32]string{3: "ERR"}, Counts: map[rdma.Kind]int{rdma.KindPD: 1, rdma.KindQP: 2}}
+	kernelERR := &KernelView{QPStates: map[uint32]string{3: "ERR"}, Counts: map[rdma.Kind]int{rdma.KindPD: 1, rdma.KindQP: 2},
+		Others: map[string]map[rdma.Kind]int{"ibv_rc_pingpong": {rdma.KindQP: 1}}}
 	for _, tc := range []struct {
 		check string
 		kv    *KernelView
@@ -43,6 +47,18 @@ func TestEvaluate(t *testing.T) {
 		{"expect cq1 completion status=WR_FLUSH_ERR", nil, false, "0 matching of 2 completion(s) polled from cq1 (last: SEND SUCCESS)"},
 		{"expect cq2 completion", nil, false, "0 matching of 0 completion(s) polled from cq2"},
 		{"expect refusal", nil, false, "the last command was not refused"},
+		{"expect qp1 state=RTR|RTS", nil, true, "qp1: state=RTS"},
+		{"expect qp1 state=INIT|RTR", nil, false, "qp1: state=RTS"},
+		{"expect object qp count=1 owner=ibv_rc_pingpong", kernelERR, true, "1 qp of processes called ibv_rc_pingpong in the kernel's restrack"},
+		{"expect object qp count=0 owner=ibv_rc_pingpong", kernelERR, false, "1 qp of processes called ibv_rc_pingpong in the kernel's restrack"},
+		{"expect object mr count=0 owner=ibv_rc_pingpong", kernelERR, true, "0 mr of processes called ibv_rc_pingpong in the kernel's restrack"},
+		{"expect object qp count=0 owner=ibv_rc_pingpong", nil, false, "the kernel's objects were not read"},
+		{"expect object ah count=0 owner=ibv_rc_pingpong", kernelERR, false, "the kernel does not list other processes' ah objects (only ctx pd cq qp mr)"},
+		{"expect doctor memlock", nil, true, "doctor's memlock check said pass"},
+		{"expect doctor memlock verdict=pass|warn", nil, true, "doctor's memlock check said pass"},
+		{"expect doctor memlock verdict=warn", nil, false, "doctor's memlock check said pass"},
+		{"expect doctor irqs verdict=n/a", nil, true, "doctor's irqs check said n/a"},
+		{"expect doctor gids", nil, false, "doctor has not run its gids check in this lesson (`doctor gids`)"},
 	} {
 		c, err := ParseCheck(tc.check)
 		if err != nil {
@@ -103,5 +119,29 @@ func TestExpand(t *testing.T) {
 	skipped := Expand([]Lesson{l}, map[string]string{"ip": "10.0.0.1"})[0]
 	if !strings.Contains(Unmet(skipped), "this host's gid_index") {
 		t.Errorf("a missing value: %q", Unmet(skipped))
+	}
+}
+
+// The kernel's view counts the learner's objects apart, other
+// processes' by their name, and the kernel's own objects not at all.
+func TestKernelViewAdd(t *testing.T) {
+	kv := &KernelView{Counts: map[rdma.Kind]int{}, Others: map[string]map[rdma.Kind]int{}}
+	mine := func(o *inspect.Object) bool { return o.TGID == 4242 }
+	var kern inspect.Object
+	kern.Attrs.Add(inspect.AttrResKernName)
+	kern.Comm = "ib_core"
+	for _, o := range []inspect.Object{
+		{PID: 4243, TGID: 4242, Comm: "verbscope"},
+		{PID: 77, TGID: 77, Comm: "ibv_rc_pingpong"},
+		{PID: 78, TGID: 78, Comm: "ibv_rc_pingpong"},
+		{PID: 79, TGID: 79, Comm: "verbscope"},
+		kern,
+	} {
+		kv.add(rdma.KindQP, &o, mine)
+	}
+	want := &KernelView{Counts: map[rdma.Kind]int{rdma.KindQP: 1},
+		Others: map[string]map[rdma.Kind]int{"ibv_rc_pingpong": {rdma.KindQP: 2}, "verbscope": {rdma.KindQP: 1}}}
+	if d := cmp.Diff(want, kv); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }

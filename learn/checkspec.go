@@ -18,6 +18,7 @@ const (
 	CheckCount                       // expect object KIND count=N
 	CheckRefusal                     // expect refusal [mentions=TEXT]: the last command was refused
 	CheckEvent                       // expect event TYPE [on=NAME]: the device raised this async event
+	CheckDoctor                      // expect doctor CHECK [verdict=V]: a doctor run in the shell reported CHECK
 )
 
 // Check is one `expect` line of a step.
@@ -40,9 +41,10 @@ func (a Attr) String() string { return a.Key + a.Op + quoteIfSpaced(a.Value) }
 var (
 	objectKeys     = map[string]bool{"kind": false, "state": false, "type": false, "parent": false, "device": false, "port": true, "cqe": true, "length": true, "access": false, "send_cq": false, "recv_cq": false}
 	completionKeys = map[string]bool{"opcode": false, "status": false, "data": false, "qp": false, "count": true}
-	countKeys      = map[string]bool{"count": true}
+	countKeys      = map[string]bool{"count": true, "owner": false}
 	refusalKeys    = map[string]bool{"mentions": false}
 	eventKeys      = map[string]bool{"on": false}
+	doctorKeys     = map[string]bool{"verdict": false}
 )
 
 // ParseCheck reads one check line:
@@ -50,11 +52,13 @@ var (
 //	expect NAME [KEY=VALUE...]        (kind state type parent device port cqe length access send_cq recv_cq)
 //	expect NAME gone
 //	expect CQ completion [opcode=OP] [status=S] [data=TEXT] [qp=QP] [count=N]
-//	expect object KIND count=N
+//	expect object KIND count=N [owner=COMM]
 //	expect refusal [mentions=TEXT]
 //	expect event TYPE [on=NAME]
+//	expect doctor CHECK [verdict=V]
 //
-// Values with spaces are quoted ("…"); numeric keys take >= as well as =.
+// Values with spaces are quoted ("…"); numeric keys take >= as well as =;
+// a name compared whole may list alternatives: state=RTR|RTS.
 func ParseCheck(line string) (Check, error) {
 	words, err := splitWords(line)
 	if err != nil {
@@ -73,6 +77,11 @@ func ParseCheck(line string) (Check, error) {
 			return c, fmt.Errorf("%q: `expect event TYPE` names the event (CQ_ERR, QP_FATAL, ...)", c.Text)
 		}
 		c.Kind, c.Subject, rest, keys = CheckEvent, strings.ToUpper(rest[0]), rest[1:], eventKeys
+	case c.Subject == "doctor":
+		if len(rest) == 0 || strings.Contains(rest[0], "=") {
+			return c, fmt.Errorf("%q: `expect doctor CHECK` names the check (modules, gids, memlock, ...: `doctor` in the shell lists them)", c.Text)
+		}
+		c.Kind, c.Subject, rest, keys = CheckDoctor, rest[0], rest[1:], doctorKeys
 	case c.Subject == "object":
 		if len(rest) == 0 || strings.Contains(rest[0], "=") {
 			return c, fmt.Errorf("%q: `expect object KIND count=N` names the kind (ctx pd cq qp mr ah ch)", c.Text)
@@ -93,8 +102,8 @@ func ParseCheck(line string) (Check, error) {
 		}
 		c.Attrs = append(c.Attrs, a)
 	}
-	if c.Kind == CheckCount && len(c.Attrs) != 1 {
-		return c, fmt.Errorf("%q: `expect object KIND` takes count=N", c.Text)
+	if c.Kind == CheckCount && (len(c.Attrs) == 0 || c.Attrs[0].Key != "count" || len(c.Attrs) > 1 && c.Attrs[1].Key != "owner" || len(c.Attrs) > 2) {
+		return c, fmt.Errorf("%q: `expect object KIND` takes count=N, then optionally owner=COMM", c.Text)
 	}
 	return c, nil
 }

@@ -17,6 +17,7 @@ import (
 //	refuse                  a refusal
 //	poll CQ QP OPCODE STATUS DATA   one completion
 //	event TYPE OBJECT       an async event
+//	doctor ID VERDICT       a doctor run with one check
 type fakeShell struct {
 	st     front.State
 	id     uint64
@@ -61,6 +62,8 @@ func (f *fakeShell) Exec(_ context.Context, line string) (front.Result, error) {
 		f.st = f.st.Remove(o.ID)
 	case w[0] == "event" && len(w) == 3:
 		f.events <- front.Event{Kind: front.EventAsync, Object: w[2], Text: w[1] + " on " + w[2] + ": it happened"}
+	case w[0] == "doctor" && len(w) == 3:
+		return front.Result{Text: "doctor", Data: []map[string]any{{"id": w[1], "verdict": w[2], "summary": "it is so"}}}, nil
 	case w[0] == "poll" && len(w) == 6:
 		return front.Result{Text: "polled", Data: []map[string]any{{"qp": w[2], "opcode": w[3], "status": w[4], "data": w[5]}}}, nil
 	default:

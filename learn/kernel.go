@@ -18,9 +18,10 @@ type Kernel interface {
 // show`, through inspect).
 type Netlink struct{ Conn *inspect.Conn }
 
-// View dumps the QPs, CQs, MRs, PDs and contexts and keeps the process's.
+// View dumps the QPs, CQs, MRs, PDs and contexts: the process's, and
+// the other processes' counted by name.
 func (n Netlink) View(pid int) (*KernelView, error) {
-	kv := &KernelView{QPStates: map[uint32]string{}, Counts: map[rdma.Kind]int{}}
+	kv := &KernelView{QPStates: map[uint32]string{}, Counts: map[rdma.Kind]int{}, Others: map[string]map[rdma.Kind]int{}}
 	mine := func(o *inspect.Object) bool { return int(o.TGID) == pid || int(o.PID) == pid }
 	qps, err := n.Conn.QPs(inspect.Query{})
 	if err != nil {
@@ -29,8 +30,8 @@ func (n Netlink) View(pid int) (*KernelView, error) {
 	for _, q := range qps {
 		if mine(&q.Object) {
 			kv.QPStates[q.LQPN] = q.State.String()
-			kv.Counts[rdma.KindQP]++
 		}
+		kv.add(rdma.KindQP, &q.Object, mine)
 	}
 	if err := count(kv, rdma.KindCQ, n.Conn.CQs, func(c inspect.CQ) *inspect.Object { return &c.Object }, mine); err != nil {
 		return nil, err
@@ -53,11 +54,23 @@ func count[T any](kv *KernelView, k rdma.Kind, dump func(inspect.Query) ([]T, er
 		return err
 	}
 	for _, o := range objs {
-		if mine(obj(o)) {
-			kv.Counts[k]++
-		}
+		kv.add(k, obj(o), mine)
 	}
 	return nil
+}
+
+// add counts one object: the process's own, or another process's under
+// its name (the kernel's own objects are no process's).
+func (kv *KernelView) add(k rdma.Kind, o *inspect.Object, mine func(*inspect.Object) bool) {
+	switch {
+	case mine(o):
+		kv.Counts[k]++
+	case !o.Kernel():
+		if kv.Others[o.Comm] == nil {
+			kv.Others[o.Comm] = map[rdma.Kind]int{}
+		}
+		kv.Others[o.Comm][k]++
+	}
 }
 
 // Unmet says which of the lesson's requirements this host lacks, in

@@ -23,6 +23,13 @@ func TestParseCheck(t *testing.T) {
 		{line: `expect refusal mentions="is not a transition"`, want: Check{Kind: CheckRefusal, Subject: "refusal", Attrs: []Attr{{"mentions", "=", "is not a transition"}}}},
 		{line: "expect event cq_err on=cq2", want: Check{Kind: CheckEvent, Subject: "CQ_ERR", Attrs: []Attr{{"on", "=", "cq2"}}}},
 		{line: "expect event on=cq2", err: "names the event"},
+		{line: "expect object qp count=0 owner=ibv_rc_pingpong", want: Check{Kind: CheckCount, Subject: "qp", Attrs: []Attr{{"count", "=", "0"}, {"owner", "=", "ibv_rc_pingpong"}}}},
+		{line: "expect object qp owner=x count=1", err: "takes count=N, then optionally owner=COMM"},
+		{line: "expect object qp count=1 owner=x owner=y", err: "takes count=N, then optionally owner=COMM"},
+		{line: "expect doctor memlock verdict=pass|warn", want: Check{Kind: CheckDoctor, Subject: "memlock", Attrs: []Attr{{"verdict", "=", "pass|warn"}}}},
+		{line: "expect doctor irqs", want: Check{Kind: CheckDoctor, Subject: "irqs"}},
+		{line: "expect doctor verdict=pass", err: "names the check"},
+		{line: "expect doctor gids state=up", err: `no key "state" here`},
 		{line: "check qp1 state=RTR", err: "a check is `expect WHAT"},
 		{line: "expect", err: "a check is `expect WHAT"},
 		{line: "expect qp1 colour=red", err: `no key "colour" here`},
@@ -134,7 +141,7 @@ func TestCourse(t *testing.T) {
 			}
 		}
 	}
-	if d := cmp.Diff([]int{1, 2, 3, 4, 5, 9, 10}, got); d != "" {
+	if d := cmp.Diff([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, got); d != "" {
 		t.Errorf("the course's lessons (-want +got):\n%s", d)
 	}
 }

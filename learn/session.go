@@ -19,7 +19,8 @@ type Session struct {
 	Seen   Seen
 
 	mu       sync.Mutex
-	events   []Event // async events so far, from the watcher
+	events   []Event     // async events so far, from the watcher
+	kv       *KernelView // the kernel's view at the last judgement
 	done     chan struct{}
 	programs []*program // the lesson's background programs
 }
@@ -75,6 +76,9 @@ func (s *Session) Judge(st Step) ([]Outcome, error) {
 			return nil, fmt.Errorf("learn: read the kernel's objects (RDMA netlink): %w", err)
 		}
 	}
+	s.mu.Lock()
+	s.kv = kv
+	s.mu.Unlock()
 	return Evaluate(st.Checks, state, &s.Seen, kv), nil
 }
 

@@ -1,5 +1,10 @@
 package learn
 
+import (
+	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/shell/front"
+)
+
 // Status is where the learner is, as a pane shows it: plain data, read
 // after each command.
 type Status struct {
@@ -14,6 +19,16 @@ type Status struct {
 	Checks   []CheckState
 	Said     string // what the last step done did
 	Over     bool   // the course is finished
+	// QP is the learner's QP the step is about, for the state diagram:
+	// "" when the session has none.
+	QP QPStatus
+}
+
+// QPStatus is a QP where it stands in the state machine.
+type QPStatus struct {
+	Name  string
+	State string   // as the kernel last said, else as the shell has it
+	Next  []string // the states a modify may take it to (rdma.LegalNext)
 }
 
 // CheckState is one check of the current step as last judged.
@@ -39,5 +54,49 @@ func (t *Tutor) Status() Status {
 		ok, was := judged[c.Text]
 		st.Checks = append(st.Checks, CheckState{Text: c.Text, OK: ok, Judged: was})
 	}
+	if t.sess != nil {
+		st.QP = t.sess.qpStatus(s)
+	}
 	return st
+}
+
+// qpStatus is the QP a step is about: the first QP its checks name,
+// else the session's newest. Its state is the kernel's as of the last
+// judgement (the kernel may have moved it to ERR), else the shell's.
+func (s *Session) qpStatus(step Step) QPStatus {
+	state := s.Engine.State()
+	var qp front.Object
+	found := false
+	for _, c := range step.Checks {
+		if o, ok := state.Object(c.Subject); ok && c.Kind == CheckObject && o.Kind == rdma.KindQP {
+			qp, found = o, true
+			break
+		}
+	}
+	for o := range state.Objects() {
+		if !found && o.Kind == rdma.KindQP && o.ID > qp.ID {
+			qp = o
+		}
+	}
+	if qp.Kind != rdma.KindQP {
+		return QPStatus{}
+	}
+	qs := QPStatus{Name: qp.Name, State: qp.State}
+	s.mu.Lock()
+	if kv := s.kv; kv != nil {
+		if k, ok := kv.QPStates[qp.QPN]; ok {
+			qs.State = k
+		}
+	}
+	s.mu.Unlock()
+	from, ok1 := rdma.ParseQPState(qs.State)
+	typ, ok2 := rdma.ParseQPType(qp.QPType)
+	if ok1 && ok2 {
+		for _, n := range rdma.LegalNext(from, typ) {
+			if n != from {
+				qs.Next = append(qs.Next, n.String())
+			}
+		}
+	}
+	return qs
 }

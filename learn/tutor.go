@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/verbscope/verbscope/shell/front"
 )
@@ -22,6 +23,10 @@ type TutorOptions struct {
 	// Brief leaves the step's text out of command results, for a front
 	// end that shows the lesson in a pane of its own.
 	Brief bool
+	// Recheck is how often the step is judged again between commands
+	// (tutor_watch.go); the lesson shell's events wake it too. 0 is
+	// DefaultRecheck; below 0 judges only after commands.
+	Recheck time.Duration
 }
 
 // Tutor runs the course as a front.Engine: verbs go to the current
@@ -46,6 +51,11 @@ type Tutor struct {
 	closed   bool
 
 	events chan front.Event
+	// The watcher (tutor_watch.go): wake asks it to judge, stopWatch
+	// ends it, watched closes when it has ended (nil: no watcher).
+	wake      chan struct{}
+	stopWatch context.CancelFunc
+	watched   chan struct{}
 }
 
 var _ front.Engine = (*Tutor)(nil)
@@ -62,7 +72,7 @@ func NewTutor(ctx context.Context, o TutorOptions) (*Tutor, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	t := &Tutor{o: o, prog: prog, events: make(chan front.Event, 256)}
+	t := &Tutor{o: o, prog: prog, events: make(chan front.Event, 256), wake: make(chan struct{}, 1)}
 	lesson, step := 0, 0
 	if o.Start != 0 {
 		i, ok := Find(o.Lessons, o.Start)
@@ -74,6 +84,16 @@ func NewTutor(ctx context.Context, o TutorOptions) (*Tutor, string, error) {
 		lesson, step = i, prog.Step
 	}
 	text, err := t.enter(ctx, lesson, step)
+	if err == nil && o.Recheck >= 0 {
+		every := o.Recheck
+		if every == 0 {
+			every = DefaultRecheck
+		}
+		// The watcher outlives NewTutor's ctx; Close ends it.
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		t.watched, t.stopWatch = make(chan struct{}), cancel
+		go t.watch(wctx, every)
+	}
 	return t, text, err
 }
 
@@ -139,8 +159,16 @@ func (t *Tutor) enter(ctx context.Context, i, step int) (string, error) {
 }
 
 // relay passes a lesson's shell's event on to the front end, dropping
-// it when the front end is behind, as the shell itself does.
+// it when the front end is behind, as the shell itself does. An async
+// event or a completion may have done the step: the watcher judges it.
 func (t *Tutor) relay(ev front.Event) {
+	if ev.Kind == front.EventAsync || ev.Kind == front.EventCompletion {
+		t.poke()
+	}
+	t.send(ev)
+}
+
+func (t *Tutor) send(ev front.Event) {
 	select {
 	case t.events <- ev:
 	default:

@@ -186,6 +186,10 @@ func (t *Tutor) Events() <-chan front.Event { return t.events }
 // Close closes the lesson's shell (destroying its objects) and saves
 // progress. It is idempotent.
 func (t *Tutor) Close() error {
+	if t.watched != nil {
+		t.stopWatch()
+		<-t.watched
+	}
 	t.execMu.Lock()
 	defer t.execMu.Unlock()
 	t.mu.Lock()

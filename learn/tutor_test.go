@@ -93,6 +93,10 @@ func TestTutorWalksTheCourse(t *testing.T) {
 		t.Errorf("Status (-want +got):\n%s", d)
 	}
 	r.exec("mk qp qp1 ctx1")
+	// The diagram's QP: the one the step's checks name, where it stands.
+	if d := cmp.Diff(QPStatus{Name: "qp1", State: "RESET", Next: []string{"INIT"}}, r.tutor.Status().QP); d != "" {
+		t.Errorf("the step's QP (-want +got):\n%s", d)
+	}
 	// The refusal is the lesson: shown, and the step done.
 	got := r.exec("modify qp1 rtr")
 	if !strings.HasPrefix(got, "refused: modify qp1 rtr\n  why: it is wrong") || !strings.Contains(got, "Lesson 1 is done") || !strings.Contains(got, "Lesson 2: States") {

@@ -264,6 +264,11 @@ func runCQ(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.unused([]string{"size", "vector", "channel", "as"}); err != nil {
 		return Result{}, err
 	}
+	if n, err := ctx.ctx.NumCompVectors(); err == nil && int(vector) >= n {
+		return Result{}, &Error{What: fmt.Sprintf("vector=%d: %s has %d completion vector(s), numbered from 0", vector, ctx.name, n),
+			Why: "a CQ reports through one of the device's completion vectors (num_comp_vectors); on a hardware device each is an interrupt (an MSI-X vector) with its own CPU affinity; the kernel refuses a vector past the last with EINVAL",
+			Fix: fmt.Sprintf("give vector= below %d (`show %s` shows num_comp_vectors), or leave it out for vector 0", n, ctx.name)}
+	}
 	cq, err := ctx.ctx.CreateCQ(int(size), ch, int(vector))
 	if err != nil {
 		return Result{}, failed("cq", err)

@@ -93,5 +93,13 @@ func showContext(b *strings.Builder, c *verbs.Context, data map[string]any) erro
 			"active_mtu": pa.ActiveMTU.Bytes(), "gids": gl})
 	}
 	data["ports"] = ports
+	// Each completion vector is one interrupt on a hardware device; a CQ
+	// picks its own (cq vector=N).
+	vectors, err := c.NumCompVectors()
+	if err != nil {
+		return failed("show", err)
+	}
+	fmt.Fprintf(b, "completion vectors (num_comp_vectors): %d\n", vectors)
+	data["num_comp_vectors"] = vectors
 	return nil
 }

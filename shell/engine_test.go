@@ -82,6 +82,7 @@ func TestRefusalsAreStructured(t *testing.T) {
 		{`write mr1 "open`, `unterminated " quote`, `close it, or escape it with \`},
 		{"bogus", `unknown command "bogus"`, "`help` lists the commands"},
 		{"ls extra", `ls takes at most 0 argument(s); "extra" is one too many`, "usage: ls   (help ls shows examples)"},
+		{"doctor nope", `no check "nope"; the checks are modules, devices, rdma-core, uverbs-perms, ports, gids, memlock, mr-qp, irqs, leaks, limits, growth`, "`help doctor` lists the checks"},
 	} {
 		_, err := s.Exec(context.Background(), tc.line)
 		var se *Error

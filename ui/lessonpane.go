@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -20,6 +21,11 @@ type Lesson struct {
 	Checks []LessonCheck
 	Said   string // what the step done last did
 	Over   bool   // the course is finished
+	// QP is the learner's QP the step is about, drawn on the state
+	// machine's main line ("" draws nothing).
+	QP      string
+	QPState string   // where it is
+	QPNext  []string // where a modify may take it
 }
 
 // LessonCheck is one check of the step, as last judged.
@@ -97,6 +103,11 @@ func renderLesson(th *themes.Theme, l Lesson, w, h int, focused bool) string {
 		}
 		checks = append(checks, th.Render(s, pad(ansi.Truncate(mark+" "+strings.TrimPrefix(c.Text, "expect "), w, "…"), w)))
 	}
+	if l.QP != "" {
+		for _, s := range wrap(qpLine(l, w), w) {
+			checks = append(checks, th.Render(themes.SlotAccent, pad(ansi.Truncate(s, w, "…"), w)))
+		}
+	}
 	if l.Said != "" {
 		for _, s := range wrap(l.Said, w) {
 			said = append(said, th.Render(themes.SlotOK, pad(ansi.Truncate(s, w, "…"), w)))
@@ -134,6 +145,36 @@ func renderLesson(th *themes.Theme, l Lesson, w, h int, focused bool) string {
 	lines = append(lines, tail...)
 	lines = append(lines, th.Render(themes.SlotKey, pad(keys, w)))
 	return strings.Join(lines[:h], "\n")
+}
+
+// qpLine draws the QP on the state machine's main line, as `diagram`
+// marks it: [its state], (the states a modify may take it to), ERR and
+// SQD when they are either: "qp1 [RESET] → (INIT) → RTR → RTS", without
+// the blanks when that does not fit in w.
+func qpLine(l Lesson, w int) string {
+	mark := func(st string) string {
+		switch {
+		case strings.EqualFold(st, l.QPState):
+			return "[" + st + "]"
+		case slices.ContainsFunc(l.QPNext, func(n string) bool { return strings.EqualFold(n, st) }):
+			return "(" + st + ")"
+		}
+		return st
+	}
+	var main []string
+	for _, st := range []string{"RESET", "INIT", "RTR", "RTS"} {
+		main = append(main, mark(st))
+	}
+	line := l.QP + " " + strings.Join(main, " → ")
+	for _, st := range []string{"SQD", "SQE", "ERR"} {
+		if m := mark(st); m != st {
+			line += " · " + m
+		}
+	}
+	if ansi.StringWidth(line) > w {
+		line = strings.ReplaceAll(line, " → ", "→")
+	}
+	return line
 }
 
 // learnMsg is the course started by `:learn`, or why it did not start.

@@ -21,6 +21,7 @@ func lessonFixture() Lesson {
 			"The mask lacks two bits the kernel requires.\n\nRead which attributes the refusal names.",
 		Checks: []LessonCheck{{Text: "expect refusal mentions=PKEY_INDEX", Judged: true}, {Text: "expect qp1 state=RESET", OK: true, Judged: true}},
 		Said:   "✓ Try the shortcut: RESET→RTR is not in the kernel's table.",
+		QP:     "qp1", QPState: "RESET", QPNext: []string{"INIT"},
 	}
 }
 
@@ -109,6 +110,34 @@ func TestColonLearn(t *testing.T) {
 	}
 }
 
+// A step the course finished between commands (the kernel moved the
+// QP, another program ended) reaches the pane as an EventLesson: said in
+// the scrollback, and the lesson pane reads the course again.
+func TestLessonMovesOnWithoutACommand(t *testing.T) {
+	m, eng := lessonModel(t, 100, 30)
+	l := lessonFixture()
+	m.pane.lessonFn = func() Lesson { return l }
+	l.Step, l.Said = "step 4 of 7 · RESET→INIT, complete", "✓ The mask: a missing bit"
+	ev := front.Event{Kind: front.EventLesson, Text: "✓ The mask: a missing bit: the kernel moved qp1"}
+	_, cmd := m.Update(shellEventMsg{ev, true, eng.Events()})
+	eng.events <- front.Event{Kind: front.EventNotice, Text: "so the pane's wait for the next event returns"}
+	msg := findMsg[lessonMsg](cmd)
+	if msg == nil {
+		t.Fatal("an EventLesson did not read the course again")
+	}
+	m.Update(*msg)
+	out := screen(m)
+	for _, want := range []string{"step 4 of 7 · RESET→INIT, complete", "✓ The mask: a missing bit: the kernel moved qp1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, out)
+		}
+	}
+	// Other events do not read it.
+	if msg := findMsg[lessonMsg](m.pane.reread(front.Event{Kind: front.EventAsync, Text: "CQ_ERR"})); msg != nil {
+		t.Error("an async event read the course again")
+	}
+}
+
 // findMsg runs a Cmd (and batches) and returns the first message of type T.
 func findMsg[T any](cmd tea.Cmd) *T {
 	if cmd == nil {
@@ -125,4 +154,23 @@ func findMsg[T any](cmd tea.Cmd) *T {
 		}
 	}
 	return nil
+}
+
+// The learner's QP on the state machine's main line, marked as
+// `diagram` marks it.
+func TestQPLine(t *testing.T) {
+	for _, tc := range []struct {
+		l    Lesson
+		w    int
+		want string
+	}{
+		{Lesson{QP: "qp1", QPState: "RESET", QPNext: []string{"INIT"}}, 80, "qp1 [RESET] → (INIT) → RTR → RTS"},
+		{Lesson{QP: "qp2", QPState: "RTS", QPNext: []string{"RESET", "SQD", "ERR"}}, 80, "qp2 (RESET) → INIT → RTR → [RTS] · (SQD) · (ERR)"},
+		{Lesson{QP: "qp1", QPState: "ERR", QPNext: []string{"RESET"}}, 80, "qp1 (RESET) → INIT → RTR → RTS · [ERR]"},
+		{Lesson{QP: "qp1", QPState: "INIT", QPNext: []string{"RESET", "RTR", "ERR"}}, 30, "qp1 (RESET)→[INIT]→(RTR)→RTS · (ERR)"},
+	} {
+		if got := qpLine(tc.l, tc.w); got != tc.want {
+			t.Errorf("%+v at %d: %q, want %q", tc.l, tc.w, got, tc.want)
+		}
+	}
 }

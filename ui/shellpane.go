@@ -222,9 +222,26 @@ func (p *shellPane) event(ev front.Event) {
 		p.say(themes.SlotDim, "… "+ev.Text)
 	case front.EventAsync:
 		p.say(themes.SlotWarn, "event: "+ev.Text)
+	case front.EventLesson:
+		p.say(themes.SlotOK, ev.Text)
 	default:
 		p.say(themes.SlotDim, ev.Text)
 	}
+}
+
+// lessonMsg is the course's state read again after it moved on between
+// commands.
+type lessonMsg struct{ lesson Lesson }
+
+// reread reads the course's state again (in a Cmd) when the course said
+// it moved on without a command: a step done by the device or another
+// program. Other events leave the lesson as the last command left it.
+func (p *shellPane) reread(ev front.Event) tea.Cmd {
+	if ev.Kind != front.EventLesson || p.lessonFn == nil {
+		return nil
+	}
+	fn := p.lessonFn
+	return func() tea.Msg { return lessonMsg{fn()} }
 }
 
 // complete asks the shell for candidates at the cursor (in a Cmd: it

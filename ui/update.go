@@ -79,7 +79,12 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.pane.event(msg.ev)
-		return m.pane.events()
+		return tea.Batch(m.pane.reread(msg.ev), m.pane.events())
+	case lessonMsg:
+		if m.pane != nil && m.pane.lessonFn != nil {
+			m.pane.lesson = &msg.lesson
+		}
+		return nil
 	case shellCompleteMsg:
 		if m.pane != nil {
 			m.pane.completed(msg)

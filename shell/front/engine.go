@@ -36,6 +36,10 @@ const (
 	EventCompletion EventKind = "completion" // a work completion the session saw
 	EventProgress   EventKind = "progress"   // a running command's progress line ("listening on port 18515")
 	EventNotice     EventKind = "notice"     // anything else worth a line
+	// EventLesson is the course (learn's Tutor) moving on between
+	// commands: a step done by what the device or another program did.
+	// Its Text may have several lines.
+	EventLesson EventKind = "lesson"
 )
 
 // Event is one thing that happened in the session.
