@@ -71,5 +71,11 @@ func TestDashReplayLab(t *testing.T) {
 	before := s.screen()
 	s.press("[")
 	labkit.WaitFor(t, labkit.Screen, "[ one reading back", func() bool { return s.screen() != before })
+	// t jumps to a time written as --at takes it: start is reading 1.
+	s.press("t")
+	s.waitFor("enter jumps")
+	s.typeText("start")
+	s.press("Enter")
+	labkit.WaitFor(t, labkit.Screen, "t start: the first reading", func() bool { return strings.Contains(s.screen(), "(1/") })
 	s.press("q")
 }

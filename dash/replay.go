@@ -36,14 +36,27 @@ func replaySources(ctx context.Context, path, at string) (ui.Sources, func(), er
 		Host:     ui.HostInfo{Hostname: in.Host["hostname"], Kernel: in.Host["kernel"], RDMACore: in.Host["rdma_core"]},
 		Res:      p.Frames(),
 		Sys:      p.Updates(),
-		Replay:   player{p},
+		Replay:   player{p, in},
 		Interval: in.Interval(),
 	}
 	return src, func() { p.Close(); r.Close() }, nil
 }
 
 // player is rec's Player as the dashboard steers it.
-type player struct{ *rec.Player }
+type player struct {
+	*rec.Player
+	info rec.Info
+}
+
+// SeekTo reads a time as --at does (start, end, -3m, 09:24:05, ...).
+func (p player) SeekTo(text string) error {
+	t, err := rec.ParseAt(text, p.info.From, p.info.To)
+	if err != nil {
+		return err
+	}
+	p.Seek(t)
+	return nil
+}
 
 func (p player) Position() ui.ReplayPosition {
 	s := p.Status()

@@ -105,6 +105,11 @@ func (p *Player) Event(dir int) {
 	})
 }
 
+// Seek moves to the reading at or before t, and pauses.
+func (p *Player) Seek(t time.Time) {
+	p.send(func(s *playState) { s.pos, s.playing = p.index(t), false })
+}
+
 // TogglePlay plays or pauses.
 func (p *Player) TogglePlay() { p.send(func(s *playState) { s.playing = !s.playing }) }
 

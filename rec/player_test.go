@@ -77,6 +77,10 @@ func TestPlayer(t *testing.T) {
 	if f = next(t, p); !f.Snapshot.Time.Equal(t0.Add(2 * time.Second)) {
 		t.Errorf("previous event at %s, want reading 3 (the move to ERR)", f.Snapshot.Time)
 	}
+	p.Seek(t0.Add(3500 * time.Millisecond))
+	if f = next(t, p); !f.Snapshot.Time.Equal(t0.Add(3 * time.Second)) {
+		t.Errorf("seek to 3.5 s at %s, want reading 4 (3 s), the last before", f.Snapshot.Time)
+	}
 	p.Step(-10)
 	if f = next(t, p); !f.Snapshot.Time.Equal(t0) {
 		t.Errorf("ten back at %s, want the first reading", f.Snapshot.Time)

@@ -274,8 +274,7 @@ func (m *model) tabAt(x int) *page {
 // or the key hints.
 func (m *model) footer() string {
 	th := m.c.theme
-	switch m.mode {
-	case modeCommand, modeFilter:
+	if m.mode.typing() {
 		return ansi.Truncate(m.line.View()+th.Render(themes.SlotDim, m.lineHint()), m.w, "…")
 	}
 	if m.c.status != "" {
@@ -290,8 +289,11 @@ func (m *model) footer() string {
 
 // lineHint is what the footer shows after the ':' or '/' line.
 func (m *model) lineHint() string {
-	if m.mode == modeCommand {
+	switch m.mode {
+	case modeCommand:
 		return "  " + strings.Join(ViewNames(), " ")
+	case modeTime:
+		return "  start end -3m 09:24:05 2026-12-01T09:24:05 · enter jumps · esc cancels"
 	}
 	return "  enter keeps · esc clears"
 }

@@ -73,7 +73,7 @@ func (m *model) relayout() {
 			l.lessonLines = strings.Split(renderLesson(m.c.theme, *m.pane.lesson, k.w, k.h, k.focused), "\n")
 		}
 	}
-	if m.mode == modeCommand || m.mode == modeFilter {
+	if m.mode.typing() {
 		// The line leaves room for the hint (the input pads to its width).
 		m.line.SetWidth(max(10, m.w-2-ansi.StringWidth(m.lineHint())))
 	}

@@ -30,7 +30,11 @@ const (
 	modeFilter       // typing a filter after '/'
 	modeHelp         // the '?' screen
 	modeDetail       // an object opened with enter
+	modeTime         // typing a time to jump to after 't' (replay)
 )
+
+// typing reports whether the mode is a line being typed (':', '/', 't').
+func (md mode) typing() bool { return md == modeCommand || md == modeFilter || md == modeTime }
 
 // page is a registered view on the main area: the view, its table and
 // the rows that arrived while another page was shown.

@@ -19,6 +19,10 @@ type Replay interface {
 	// Event moves to the next (dir > 0) or previous reading where an
 	// object appeared or vanished, a QP changed state or an alert came.
 	Event(dir int)
+	// SeekTo moves to a time written as dash --replay's --at takes it
+	// (start, end, -3m, 09:24:05, 2026-12-01T09:24:05) and pauses; an
+	// error says what it could not read.
+	SeekTo(text string) error
 	TogglePlay()
 	Faster()
 	Slower()
@@ -37,7 +41,7 @@ type ReplayPosition struct {
 // replayKeys are the playback's keys; `<` and `>` are the speed here,
 // not the sort (s and S still sort).
 type replayKeys struct {
-	Back, Forward, PrevEvent, NextEvent, Play, Slower, Faster key.Binding
+	Back, Forward, PrevEvent, NextEvent, Seek, Play, Slower, Faster key.Binding
 }
 
 func defaultReplayKeys() replayKeys {
@@ -49,6 +53,7 @@ func defaultReplayKeys() replayKeys {
 		Forward:   b("]", "one reading forward"),
 		PrevEvent: b("{", "previous event"),
 		NextEvent: b("}", "next event"),
+		Seek:      b("t", "jump to a time"),
 		Play:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play / pause")),
 		Slower:    b("<", "play slower"),
 		Faster:    b(">", "play faster (to 64×)"),
@@ -56,7 +61,7 @@ func defaultReplayKeys() replayKeys {
 }
 
 func (k replayKeys) list() []key.Binding {
-	return []key.Binding{k.Back, k.Forward, k.PrevEvent, k.NextEvent, k.Play, k.Slower, k.Faster}
+	return []key.Binding{k.Back, k.Forward, k.PrevEvent, k.NextEvent, k.Seek, k.Play, k.Slower, k.Faster}
 }
 
 // replayKey steers the playback; ok is false for a key that is not
@@ -75,6 +80,8 @@ func (m *model) replayKey(msg tea.KeyPressMsg) bool {
 		r.Event(-1)
 	case key.Matches(msg, k.NextEvent):
 		r.Event(+1)
+	case key.Matches(msg, k.Seek):
+		m.startLine(modeTime, "time ", "")
 	case key.Matches(msg, k.Play):
 		r.TogglePlay()
 	case key.Matches(msg, k.Slower):

@@ -24,6 +24,13 @@ func (f *fakeReplay) TogglePlay()              { f.calls = append(f.calls, "play
 func (f *fakeReplay) Faster()                  { f.calls = append(f.calls, "faster") }
 func (f *fakeReplay) Slower()                  { f.calls = append(f.calls, "slower") }
 func (f *fakeReplay) Position() ReplayPosition { return f.pos }
+func (f *fakeReplay) SeekTo(text string) error {
+	if text == "nonsense" {
+		return fmt.Errorf("%q: give start, end, -3m", text)
+	}
+	f.calls = append(f.calls, "seek "+text)
+	return nil
+}
 
 func TestReplayKeysAndHeader(t *testing.T) {
 	r := &fakeReplay{pos: ReplayPosition{Time: time.Date(2026, 12, 1, 2, 47, 5, 0, time.Local), Index: 2, Len: 10, Speed: 1}}
@@ -34,7 +41,16 @@ func TestReplayKeysAndHeader(t *testing.T) {
 	send(m, "[", "]", "{", "}")
 	m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
 	send(m, "<", ">")
-	want := []string{"step -1", "step 1", "event -1", "event 1", "play", "slower", "faster"}
+	// t asks for a time; what it cannot read is said, and nothing moves.
+	send(m, "t")
+	if out := screen(m); !strings.Contains(out, "time ") || !strings.Contains(out, "enter jumps") {
+		t.Errorf("t should ask for a time:\n%s", out)
+	}
+	send(m, "-", "3", "m", "enter", "t", "n", "o", "n", "s", "e", "n", "s", "e", "enter")
+	if out := screen(m); !strings.Contains(out, `t: "nonsense": give start, end, -3m`) {
+		t.Errorf("a time t cannot read should be said:\n%s", out)
+	}
+	want := []string{"step -1", "step 1", "event -1", "event 1", "play", "slower", "faster", "seek -3m"}
 	if diff := cmp.Diff(want, r.calls); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}

@@ -212,7 +212,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if m.pane != nil && m.pane.lesson != nil && m.mode != modeCommand && m.mode != modeFilter {
+	if m.pane != nil && m.pane.lesson != nil && !m.mode.typing() {
 		if cmd := m.lkeys.command(msg); cmd != "" {
 			return m.pane.submit(cmd)
 		}
@@ -220,10 +220,10 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.paneFocus && m.pane != nil {
 		return m.paneKey(msg)
 	}
-	switch m.mode {
-	case modeCommand, modeFilter:
+	switch {
+	case m.mode.typing():
 		return m.lineKey(msg)
-	case modeHelp:
+	case m.mode == modeHelp:
 		m.helpKey(msg)
 		return nil
 	}
@@ -339,7 +339,7 @@ func (m *model) paste(text string) tea.Cmd {
 	switch {
 	case m.paneFocus && m.pane != nil:
 		return m.pane.paste(text)
-	case m.mode == modeCommand || m.mode == modeFilter:
+	case m.mode.typing():
 		m.line.SetValue(m.line.Value() + strings.ReplaceAll(text, "\n", " "))
 		m.line.CursorEnd()
 		if m.mode == modeFilter {
@@ -380,8 +380,14 @@ func (m *model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
 		md := m.mode
 		m.mode = modeNormal
 		m.line.Blur()
-		if md == modeCommand {
+		switch md {
+		case modeCommand:
 			return m.jump(val)
+		case modeTime:
+			if err := m.c.src.Replay.SeekTo(val); err != nil {
+				m.c.note(themes.SlotWarn, "t: "+err.Error())
+			}
+			return nil
 		}
 		m.cur.table.SetFilter(strings.Fields(val))
 		if p := m.cur.table.FilterProblem(); p != "" {
