@@ -71,8 +71,30 @@ func (t *Tracker) Observe(m Modify) {
 	if m.Ret == 0 && m.HasState {
 		e.State = m.To
 	}
-	t.record(k, e)
+	if h := t.history[k]; explainsLast(h, &m) {
+		// Copied, not written in place: a delivered history is never
+		// written.
+		t.history[k] = append(h[:len(h)-1:len(h)-1], e)
+	} else {
+		t.record(k, e)
+	}
 	t.observeChange(k, &m)
+}
+
+// explainsLast reports whether a successful modify that changed the
+// state is the change the last entry of history h shows: a snapshot saw
+// the new state before the modify reached the Tracker (trace's reader a
+// moment behind a dump), so the modify takes that entry's place rather
+// than following it as a second entry into the same state. trace
+// delivers a QP's modifies in order, so any change between the two
+// would have come first and left another entry last.
+func explainsLast(h []StateEvent, m *Modify) bool {
+	if m.Ret != 0 || !m.HasState || (m.FromKnown && m.From == m.To) || len(h) == 0 {
+		return false
+	}
+	n := len(h)
+	last := h[n-1]
+	return last.Modify == nil && !last.Gone && last.State == m.To && (n == 1 || h[n-2].State != m.To)
 }
 
 // traced reports whether k's last history entry is a successful traced

@@ -53,8 +53,30 @@ func TestTrackerObserve(t *testing.T) {
 	s = clone(s, at(5))
 	qpIndex(t, s, 17).State = rdma.QPStateErr
 	tr.Update(s)
-	if h := tr.History(key); h[len(h)-1].State != rdma.QPStateErr || h[len(h)-1].Modify != nil {
+	h := tr.Histories()[key] // as a Frame delivers it: shared, not copied
+	if h[len(h)-1].State != rdma.QPStateErr || h[len(h)-1].Modify != nil {
 		t.Errorf("last entry after ERR: %+v", h[len(h)-1])
+	}
+	// The modify that set ERR, come late (trace a moment behind the
+	// dump that saw ERR), takes the snapshot's entry's place: one entry
+	// into ERR, with the attributes, not two.
+	toErr := mod(5, rdma.QPStateErr, 0, ModifyAttr{Name: "qp_state", Value: "ERR"})
+	toErr.From, toErr.FromKnown = rdma.QPStateRTS, true
+	tr.Observe(toErr)
+	got := tr.History(key)
+	want = append(want, StateEvent{Time: at(5), State: rdma.QPStateErr, Modify: &toErr})
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("history after the late modify into ERR (-want +got):\n%s", d)
+	}
+	if h[len(h)-1].Modify != nil {
+		t.Errorf("the history delivered before the late modify was written: %+v", h[len(h)-1])
+	}
+	// Another modify into ERR (the QP already there) is one more entry.
+	again := toErr
+	again.From, again.Time = rdma.QPStateErr, at(6)
+	tr.Observe(again)
+	if n := len(tr.History(key)); n != len(want)+1 {
+		t.Errorf("%d entries after a second modify into ERR, want %d", n, len(want)+1)
 	}
 }
 

@@ -28,15 +28,15 @@ type resState struct {
 	alerts map[alertKey]bool
 }
 
-// transDone is what was written of one QP's history: its events, and
-// the history slice they came from. The Tracker never writes a history
+// transDone is what was written of one QP's history: its events with
+// their rows' ids, and the history slice they came from. The Tracker never writes a history
 // it delivered, so the same slice (its first element and length) is
 // the same history, passed over without a look at its events: on an
 // idle host, every QP's.
 type transDone struct {
-	events map[transKey]bool
-	first  *inspect.StateEvent
-	n      int
+	rows  map[transKey]int64
+	first *inspect.StateEvent
+	n     int
 }
 
 type objState struct {
@@ -179,7 +179,10 @@ func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key 
 
 // writeTransitions writes the history events the frame adds: each
 // QP's first state, every change (with the traced modify that made
-// it, when traced) and its end.
+// it, when traced) and its end. A traced modify that took the place of
+// the entry a reading made of the same change (inspect's Tracker does
+// so when the modify comes after the reading that saw its state) is
+// written over that entry's row: one row per change.
 func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, _ bool, f inspect.Frame) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO transitions (seq, t, dev, qpn, state, gone, sq_psn, rq_psn, pid, comm, by_pid, by_comm, mask, attrs, ret, errno)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -192,11 +195,14 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 		if len(evs) == 0 || (done.n == len(evs) && done.first == &evs[0]) {
 			continue
 		}
-		kept := make(map[transKey]bool, len(evs))
+		now := make(map[transKey]int64, len(evs))
 		for _, e := range evs {
-			tk := transKey{t: e.Time.UnixNano(), state: e.State, gone: e.Gone, modified: e.Modify != nil}
-			kept[tk] = true
-			if done.events[tk] {
+			now[keyOf(e)] = 0
+		}
+		for _, e := range evs {
+			tk := keyOf(e)
+			if id, ok := done.rows[tk]; ok {
+				now[tk] = id
 				continue
 			}
 			owner, seen := s.objs[k]
@@ -213,13 +219,25 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 				if len(m.AttrsJSON) > 0 {
 					attrs = string(m.AttrsJSON)
 				}
+				if id, ok := done.replacedBy(now, e.State); ok {
+					if _, err := tx.ExecContext(ctx, `UPDATE transitions SET t = ?, by_pid = ?, by_comm = ?, mask = ?, attrs = ?, ret = ?, errno = ? WHERE id = ?`,
+						e.Time.UnixNano(), byPID, byComm, mask, attrs, ret, errno, id); err != nil {
+						return err
+					}
+					now[tk] = id
+					continue
+				}
 			}
-			if _, err := ins.ExecContext(ctx, seq, e.Time.UnixNano(), k.Dev, k.ID, e.State.String(), e.Gone, e.SQPSN, e.RQPSN,
-				owner.pid, owner.comm, byPID, byComm, mask, attrs, ret, errno); err != nil {
+			r, err := ins.ExecContext(ctx, seq, e.Time.UnixNano(), k.Dev, k.ID, e.State.String(), e.Gone, e.SQPSN, e.RQPSN,
+				owner.pid, owner.comm, byPID, byComm, mask, attrs, ret, errno)
+			if err != nil {
+				return err
+			}
+			if now[tk], err = r.LastInsertId(); err != nil {
 				return err
 			}
 		}
-		s.trans[k] = transDone{events: kept, first: &evs[0], n: len(evs)}
+		s.trans[k] = transDone{rows: now, first: &evs[0], n: len(evs)}
 	}
 	for k := range s.trans {
 		if _, ok := f.History[k]; !ok {
@@ -227,6 +245,22 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 		}
 	}
 	return nil
+}
+
+func keyOf(e inspect.StateEvent) transKey {
+	return transKey{t: e.Time.UnixNano(), state: e.State, gone: e.Gone, modified: e.Modify != nil}
+}
+
+// replacedBy finds the row of an entry a reading made of a change into
+// state st that the history no longer holds (now): a traced modify took
+// its place.
+func (d transDone) replacedBy(now map[transKey]int64, st rdma.QPState) (int64, bool) {
+	for k, id := range d.rows {
+		if _, kept := now[k]; !kept && !k.modified && !k.gone && k.state == st {
+			return id, true
+		}
+	}
+	return 0, false
 }
 
 // writeUsage writes each process's object count of a kind when it
