@@ -25,7 +25,7 @@ var resObjects = func() []string {
 	return out
 }()
 
-func init() { register(resCmd) }
+func init() { register("res", resCmd) }
 
 func resCmd() *Command {
 	return &Command{
