@@ -67,3 +67,42 @@ func FuzzQPAppendJSON(f *testing.F) {
 		checkQPJSON(t, &q)
 	})
 }
+
+// benchQPs are 10,000 user QPs in INIT as the lab's holder leaves them.
+func benchQPs() []QP {
+	qps := make([]QP, 10000)
+	for i := range qps {
+		qps[i] = qpWith(QP{Object: Object{DevIndex: 1, DevName: "rxe0", PID: uint32(1000 + i%3), TGID: 1000, Comm: "cli.test"},
+			Port: 1, LQPN: uint32(17 + i), PDN: 1, Type: rdma.QPTypeRC, State: rdma.QPStateInit},
+			AttrPortIndex, AttrResRQPN, AttrResRQPSN, AttrResPathMigState, AttrResPDN, AttrResPID)
+	}
+	return qps
+}
+
+// BenchmarkQPJSON10k writes 10,000 QPs' JSON through a reused Row, as
+// res qp -j did, and straight from each QP (AppendJSON), as it does
+// when no filter or -dd needs the row.
+func BenchmarkQPJSON10k(b *testing.B) {
+	qps := benchQPs()
+	buf := make([]byte, 0, 4<<20)
+	b.Run("row", func(b *testing.B) {
+		b.ReportAllocs()
+		var row Row
+		for b.Loop() {
+			buf = buf[:0]
+			for i := range qps {
+				row = qps[i].AppendRow(row[:0], false)
+				buf = row.AppendJSON(buf)
+			}
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = buf[:0]
+			for i := range qps {
+				buf = qps[i].AppendJSON(buf)
+			}
+		}
+	})
+}
