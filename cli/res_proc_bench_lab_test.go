@@ -21,7 +21,7 @@ import (
 // best run is reported, since the guest's timings are mostly noise from
 // the host (a loaded 2-core machine under TCG) and the best is the run
 // least disturbed by it.
-const resProcRuns = 7
+const resProcRuns = 11
 
 // BenchmarkResProcess times `verbscope res qp -j` (the binary labtest
 // put first on the guest's PATH) and `rdma -j resource show qp` as whole
