@@ -29,7 +29,7 @@ const resProcRuns = 11
 // reads, the JSON, exit. verbscope runs from a copy in the guest's tmpfs,
 // as rdma runs from the initramfs: the PATH's copy is on the lab's 9p
 // share, mounted without a page cache, where every run would read the
-// 28 MB binary over virtio again (5.5 s for a run that takes 0.9 s from
+// 36 MB binary over virtio again (5.5 s for a run that takes 0.9 s from
 // memory). Both run with the PATH less its 9p folders, as on a host:
 // atotto/clipboard (linked for the dashboard's text inputs) looks for
 // five clipboard tools along the PATH at every start, and each look
