@@ -47,11 +47,14 @@ func usageErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
 }
 
-// registry holds each subcommand's constructor; every command's file
-// registers its own in init, so adding one touches no shared list.
-var registry []func() *Command
+// registry holds each subcommand's constructor by name; every command's
+// file registers its own in init, so adding one touches no shared list.
+// Running a command builds that one only: the others' help texts are
+// work (filter lists, themes) that a one-shot `res` would pay at every
+// start.
+var registry = map[string]func() *Command{}
 
-func register(c func() *Command) { registry = append(registry, c) }
+func register(name string, c func() *Command) { registry[name] = c }
 
 // commands returns every subcommand, sorted by name.
 func commands() []*Command {
@@ -64,10 +67,8 @@ func commands() []*Command {
 }
 
 func lookup(name string) *Command {
-	for _, c := range commands() {
-		if c.Name == name {
-			return c
-		}
+	if c := registry[name]; c != nil {
+		return c()
 	}
 	return nil
 }

@@ -49,3 +49,13 @@ func TestCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistryNames holds each command's registered name to its own:
+// lookup finds a command by the name it was registered under.
+func TestRegistryNames(t *testing.T) {
+	for name, c := range registry {
+		if got := c().Name; got != name {
+			t.Errorf("registered as %q, the command calls itself %q", name, got)
+		}
+	}
+}

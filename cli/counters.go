@@ -8,7 +8,7 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-func init() { register(countersCmd) }
+func init() { register("counters", countersCmd) }
 
 func countersCmd() *Command {
 	return &Command{

@@ -17,7 +17,7 @@ import (
 	"github.com/verbscope/verbscope/ui"
 )
 
-func init() { register(dashCmd) }
+func init() { register("dash", dashCmd) }
 
 func dashCmd() *Command {
 	return &Command{

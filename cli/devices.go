@@ -10,7 +10,7 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-func init() { register(devicesCmd) }
+func init() { register("devices", devicesCmd) }
 
 func devicesCmd() *Command {
 	return &Command{

@@ -12,7 +12,7 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
-func init() { register(doctorCmd) }
+func init() { register("doctor", doctorCmd) }
 
 func doctorCmd() *Command {
 	var checks strings.Builder

@@ -16,7 +16,7 @@ import (
 	"github.com/verbscope/verbscope/verbs"
 )
 
-func init() { register(exportCmd) }
+func init() { register("export", exportCmd) }
 
 // exportPort is verbscope export's default port.
 const exportPort = "9879"

@@ -10,7 +10,7 @@ import (
 	"github.com/verbscope/verbscope/fleet"
 )
 
-func init() { register(fleetCmd) }
+func init() { register("fleet", fleetCmd) }
 
 func fleetCmd() *Command {
 	return &Command{

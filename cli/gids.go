@@ -8,7 +8,7 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-func init() { register(gidsCmd) }
+func init() { register("gids", gidsCmd) }
 
 func gidsCmd() *Command {
 	return &Command{

@@ -11,7 +11,7 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-func init() { register(irqsCmd) }
+func init() { register("irqs", irqsCmd) }
 
 func irqsCmd() *Command {
 	return &Command{

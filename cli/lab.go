@@ -11,7 +11,7 @@ import (
 	"github.com/verbscope/verbscope/lab"
 )
 
-func init() { register(labCmd) }
+func init() { register("lab", labCmd) }
 
 func labCmd() *Command {
 	return &Command{

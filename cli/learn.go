@@ -18,7 +18,7 @@ import (
 	"github.com/verbscope/verbscope/shell/front"
 )
 
-func init() { register(learnCmd) }
+func init() { register("learn", learnCmd) }
 
 func learnCmd() *Command {
 	return &Command{

@@ -5,7 +5,7 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-func init() { register(portsCmd) }
+func init() { register("ports", portsCmd) }
 
 func portsCmd() *Command {
 	return &Command{

@@ -18,7 +18,7 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
-func init() { register(recordCmd) }
+func init() { register("record", recordCmd) }
 
 func recordCmd() *Command {
 	return &Command{

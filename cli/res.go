@@ -25,7 +25,7 @@ var resObjects = func() []string {
 	return out
 }()
 
-func init() { register(resCmd) }
+func init() { register("res", resCmd) }
 
 func resCmd() *Command {
 	return &Command{
@@ -159,7 +159,7 @@ Examples:
 					conn.Record(rec)
 				}
 				out := newRowStream(env.Stdout, o)
-				if err := req.each(conn, rec, out.add); err != nil {
+				if err := req.each(conn, rec, out); err != nil {
 					return err
 				}
 				if rec != nil {
@@ -287,16 +287,15 @@ func narrow(flt inspect.Filters) inspect.Query {
 	return q
 }
 
-// each dumps what r asks for and hands each row that passes the filters
-// to emit, in iproute2's order. The dump is complete before the first
-// row goes out, so a failed dump prints nothing. emit must not keep the
-// row: the next object's fields are written into it.
-func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, emit func(inspect.Row)) error {
+// each dumps what r asks for and prints each object that passes the
+// filters to out, in iproute2's order. The dump is complete before the
+// first object goes out, so a failed dump prints nothing.
+func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, out *rowStream) error {
 	q := r.query
 	q.DriverDetails = r.driver
 	add := func(row inspect.Row) {
 		if r.filters.Match(row) {
-			emit(row)
+			out.add(row)
 		}
 	}
 	var owners *[]*inspect.Object
@@ -304,8 +303,18 @@ func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, emit func(ins
 		owners = new([]*inspect.Object)
 	}
 	var err error
-	switch r.object {
-	case "":
+	switch {
+	case r.object == "qp" && out.compact() && len(r.filters) == 0 && !r.driver && rec == nil:
+		// Nothing to match and nothing but iproute2's keys: each QP
+		// writes its JSON without a row (inspect/rows_json.go).
+		var qps []inspect.QP
+		if qps, err = c.QPs(q); err != nil {
+			return err
+		}
+		for i := range qps {
+			out.addJSON(qps[i].AppendJSON)
+		}
+	case r.object == "":
 		var sums []inspect.Summary
 		if sums, err = c.Summary(q.Dev); err != nil {
 			return err

@@ -61,11 +61,26 @@ func (s *rowStream) add(r view.Row) {
 		s.buf = append(s.buf, "\n  "...)
 		s.buf = append(s.buf, s.indented.Bytes()...)
 	default:
-		if s.n > 0 {
-			s.buf = append(s.buf, ',')
-		}
-		s.buf = r.AppendJSON(s.buf)
+		s.addJSON(r.AppendJSON)
+		return
 	}
+	s.n++
+	if len(s.buf) >= rowChunk {
+		s.flush()
+	}
+}
+
+// compact reports whether the stream writes one JSON object after
+// another (-j without -p), so an object may write its JSON itself
+// (addJSON) instead of going through a row.
+func (s *rowStream) compact() bool { return s.json && !s.pretty }
+
+// addJSON prints one object of a compact stream: write appends its JSON.
+func (s *rowStream) addJSON(write func([]byte) []byte) {
+	if s.n > 0 {
+		s.buf = append(s.buf, ',')
+	}
+	s.buf = write(s.buf)
 	s.n++
 	if len(s.buf) >= rowChunk {
 		s.flush()

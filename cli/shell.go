@@ -19,7 +19,7 @@ import (
 	"github.com/verbscope/verbscope/shell/front"
 )
 
-func init() { register(shellCmd) }
+func init() { register("shell", shellCmd) }
 
 func shellCmd() *Command {
 	return &Command{

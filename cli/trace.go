@@ -14,7 +14,7 @@ import (
 	"github.com/verbscope/verbscope/verbs"
 )
 
-func init() { register(traceCmd) }
+func init() { register("trace", traceCmd) }
 
 func traceCmd() *Command {
 	return &Command{

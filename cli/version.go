@@ -10,7 +10,7 @@ import (
 	"github.com/verbscope/verbscope/verbs"
 )
 
-func init() { register(versionCmd) }
+func init() { register("version", versionCmd) }
 
 func versionCmd() *Command {
 	return &Command{

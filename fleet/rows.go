@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"sync"
 
 	"github.com/prometheus/common/model"
 
@@ -45,7 +46,8 @@ type Host struct {
 const errorCounters = `verbscope_port_(symbol_errors|link_downed|link_error_recovery|receive_errors|receive_remote_physical_errors|receive_switch_relay_errors|receive_constraint_errors|transmit_discards|transmit_constraint_errors|local_link_integrity_errors|excessive_buffer_overrun_errors|vl15_dropped|retry_exceeded_errors|rnr_retry_exceeded_errors|local_ack_timeouts|out_of_sequence|sequence_error_naks_received|implied_nak_sequence_errors)_total`
 
 // errorCounterName matches one whole name errorCounters matches.
-var errorCounterName = regexp.MustCompile(`^(?:` + errorCounters + `)$`)
+// Compiled at first use, not in every verbscope process at start.
+var errorCounterName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:` + errorCounters + `)$`) })
 
 // checkErrorCounter refuses a name an answer gave before it goes into a
 // query: only a valid metric name (the classic rule, which PromQL takes
@@ -53,7 +55,7 @@ var errorCounterName = regexp.MustCompile(`^(?:` + errorCounters + `)$`)
 // for. Anything else, from a broken or hostile server, could rewrite the
 // query it lands in.
 func checkErrorCounter(name string) error {
-	if !model.LegacyValidation.IsValidMetricName(name) || !errorCounterName.MatchString(name) {
+	if !model.LegacyValidation.IsValidMetricName(name) || !errorCounterName().MatchString(name) {
 		return fmt.Errorf("fleet: Prometheus answered %q as the name of an error counter, which is not one of verbscope export's: "+
 			"refusing to put it into a query (is --prometheus a Prometheus server?)", name)
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // MarkerKind names the lines /init prints for the host to find.
@@ -69,11 +70,14 @@ func ParseMarker(line string) (before string, m Marker, ok bool) {
 // kernelTroubleRE matches a line the kernel printed straight to the
 // console (only emergencies pass the guest's console log level) that means
 // the guest is in trouble: the same words as init.sh's kwatch.
-var kernelTroubleRE = regexp.MustCompile(`^\[\s*[0-9]+\.[0-9]+\] .*(soft lockup|hung task|blocked for more than|BUG:|Oops|invoked oom-killer|Out of memory|Kernel panic|self-detected stall)`)
+// Compiled at first use, not in every verbscope process at start.
+var kernelTroubleRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\[\s*[0-9]+\.[0-9]+\] .*(soft lockup|hung task|blocked for more than|BUG:|Oops|invoked oom-killer|Out of memory|Kernel panic|self-detected stall)`)
+})
 
 // KernelTrouble reports whether a console line is the kernel saying it is
 // in trouble, printed directly rather than through a marker.
-func KernelTrouble(line string) bool { return kernelTroubleRE.MatchString(line) }
+func KernelTrouble(line string) bool { return kernelTroubleRE().MatchString(line) }
 
 // cleanLine removes what the serial console adds: the carriage returns of
 // its CRLF line ends.

@@ -313,7 +313,7 @@ func (s *Shell) noteAnnouncement(data []byte) (string, bool) {
 	}
 	var name string
 	var m remoteMR
-	if _, err := fmt.Sscanf(text, "%s 0x%x 0x%x %d", &name, &m.addr, &m.rkey, &m.size); err != nil || !nameRE.MatchString(name) {
+	if _, err := fmt.Sscanf(text, "%s 0x%x 0x%x %d", &name, &m.addr, &m.rkey, &m.size); err != nil || !nameRE().MatchString(name) {
 		return "", false
 	}
 	s.remote["peer."+name] = m

@@ -207,10 +207,11 @@ func (s *Shell) add(e *entry, as string) *entry {
 	return e
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+// Compiled at first use, not in every verbscope process at start.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`) })
 
 func (s *Shell) checkNewName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return &Error{What: fmt.Sprintf("%q cannot be a name", name), Fix: "use letters, digits, _ . or -, starting with a letter"}
 	}
 	if s.objs.byName[name] != nil {

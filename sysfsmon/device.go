@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/verbscope/verbscope/rdma"
 )
@@ -214,7 +215,10 @@ func (f *FS) readDevice(name string, prev []Device) Device {
 }
 
 // bdf matches a PCI address, domain:bus:device.function.
-var bdf = regexp.MustCompile(`^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$`)
+// Compiled at first use, not in every verbscope process at start.
+var bdf = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$`)
+})
 
 // readPlacement follows the device link to the PCI function
 // (Documentation/ABI/testing/sysfs-bus-pci: numa_node, local_cpulist,
@@ -238,7 +242,7 @@ func (f *FS) readPlacement(ws *warnings, d *Device) string {
 	// ancestor named like one.
 	pciDir := ""
 	for p := real; p != filepath.Dir(p); p = filepath.Dir(p) {
-		if bdf.MatchString(filepath.Base(p)) {
+		if bdf().MatchString(filepath.Base(p)) {
 			pciDir = p
 			break
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -212,11 +213,14 @@ func readKmsg(r io.Reader, fn func(KernelLine)) error {
 
 // qpRef finds a QP number in a driver's line: "qp#17", "QPN 0x11",
 // "qpn=17", "qp 17".
-var qpRef = regexp.MustCompile(`(?i)\bqp(?:n|#)?\s*[#:=]?\s*(0x[0-9a-f]+|\d+)\b`)
+// Compiled at first use, not in every verbscope process at start.
+var qpRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bqp(?:n|#)?\s*[#:=]?\s*(0x[0-9a-f]+|\d+)\b`)
+})
 
 // QPN returns the QP number the line names, if it names one.
 func (l KernelLine) QPN() (uint32, bool) {
-	m := qpRef.FindStringSubmatch(l.Text)
+	m := qpRef().FindStringSubmatch(l.Text)
 	if m == nil {
 		return 0, false
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 )
@@ -28,7 +29,8 @@ type File struct {
 	Slots map[Slot]spec
 }
 
-var hexRE = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+// Compiled at first use, not in every verbscope process at start.
+var hexRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`) })
 
 // ParseFile parses a theme file; the error names the line.
 func ParseFile(data string) (*File, error) {
@@ -105,7 +107,7 @@ func parseSpec(val string) (spec, error) {
 }
 
 func parseColour(s string) (color.Color, error) {
-	if hexRE.MatchString(s) {
+	if hexRE().MatchString(s) {
 		return lipgloss.Color(s), nil
 	}
 	if n, err := strconv.Atoi(s); err == nil && n >= 0 && n <= 255 {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Options say how to resolve a theme name.
@@ -40,7 +41,8 @@ func UserDir() string {
 	return filepath.Join(base, "verbscope", "themes")
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+// Compiled at first use, not in every verbscope process at start.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`) })
 
 // Load resolves a theme by name: a built-in one, or NAME.theme in the
 // user folder. The error says which themes exist.
@@ -63,7 +65,7 @@ func Load(name string, o Options) (*Theme, error) {
 	if dir == "" {
 		dir = UserDir()
 	}
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return nil, fmt.Errorf("themes: %q is not a theme name: %s", name, available(dir))
 	}
 	path := filepath.Join(dir, name+".theme")
@@ -106,7 +108,7 @@ func available(dir string) string {
 	names := slices.Clone(Builtin)
 	if ents, err := os.ReadDir(dir); err == nil {
 		for _, e := range ents {
-			if n, ok := strings.CutSuffix(e.Name(), ".theme"); ok && nameRE.MatchString(n) {
+			if n, ok := strings.CutSuffix(e.Name(), ".theme"); ok && nameRE().MatchString(n) {
 				names = append(names, n)
 			}
 		}

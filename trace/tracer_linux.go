@@ -14,7 +14,6 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/ringbuf"
-	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 )
 
@@ -88,7 +87,7 @@ func Open(opts Options) (*Tracer, error) {
 		return nil, fmt.Errorf("trace: open: this kernel has no BTF (/sys/kernel/btf/vmlinux: %w); trace needs CONFIG_DEBUG_INFO_BTF=y, and CONFIG_DEBUG_INFO_BTF_MODULES=y for ib_core's functions: %w", err, ErrUnavailable)
 	}
 	// Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK.
-	if err := rlimit.RemoveMemlock(); err != nil && !errors.Is(err, unix.EPERM) {
+	if err := raiseMemlock(); err != nil && !errors.Is(err, unix.EPERM) {
 		return nil, fmt.Errorf("trace: open: raising RLIMIT_MEMLOCK: %w", err)
 	}
 	spec, err := loadTracer()
