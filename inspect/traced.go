@@ -71,7 +71,7 @@ func (t *Tracker) Observe(m Modify) {
 	if m.Ret == 0 && m.HasState {
 		e.State = m.To
 	}
-	if h := t.history[k]; explainsLast(h, &m) {
+	if h := t.history[k]; explainsLast(h, &m, t.took) {
 		// Copied, not written in place: a delivered history is never
 		// written.
 		t.history[k] = append(h[:len(h)-1:len(h)-1], e)
@@ -87,14 +87,17 @@ func (t *Tracker) Observe(m Modify) {
 // moment behind a dump), so the modify takes that entry's place rather
 // than following it as a second entry into the same state. trace
 // delivers a QP's modifies in order, so any change between the two
-// would have come first and left another entry last.
-func explainsLast(h []StateEvent, m *Modify) bool {
-	if m.Ret != 0 || !m.HasState || (m.FromKnown && m.From == m.To) || len(h) == 0 {
+// would have come first and left another entry last; and the modify
+// came no later than the dump that saw its state ended (took), give or
+// take the two clocks' difference.
+func explainsLast(h []StateEvent, m *Modify, took time.Duration) bool {
+	if m.Ret != 0 || !m.HasState || m.From == m.To || len(h) == 0 {
 		return false
 	}
 	n := len(h)
 	last := h[n-1]
-	return last.Modify == nil && !last.Gone && last.State == m.To && (n == 1 || h[n-2].State != m.To)
+	return last.Modify == nil && !last.Gone && last.State == m.To && (n == 1 || h[n-2].State != m.To) &&
+		!m.Time.After(last.Time.Add(took+clockSlack))
 }
 
 // traced reports whether k's last history entry is a successful traced

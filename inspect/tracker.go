@@ -231,6 +231,9 @@ type Tracker struct {
 	cfg  TrackerConfig
 	objs map[Key]*tracked
 	gen  uint64
+	// took is how long the last snapshot's dump took: a state it saw
+	// may have been set by a modify up to then after its start.
+	took time.Duration
 	// gone lists vanished QPs whose history is kept, oldest first;
 	// goneSeq holds each key's latest entry, since a QP number can
 	// vanish, come back and vanish again.
@@ -334,6 +337,7 @@ func (t *Tracker) Histories() map[Key][]StateEvent {
 // s.PortCounters before calling.
 func (t *Tracker) Update(s *Snapshot) Update {
 	t.gen++
+	t.took = s.Took
 	u := Update{Time: s.Time}
 	t.judgeHeld(&u)
 	end := s.Time.Add(s.Took)
