@@ -31,6 +31,11 @@ type ProcessOwner struct {
 	// with ENOMEM once the pages pinned exceed the soft limit.
 	MemlockSoft Limit `json:"memlock_soft"`
 	MemlockHard Limit `json:"memlock_hard"`
+	// VmPin is what the kernel counts as pinned for the process, in
+	// bytes (/proc/PID/status VmPin, mm->pinned_vm): ib_umem_get adds
+	// the pages of each registration to it, and compares it with
+	// RLIMIT_MEMLOCK. 0 for a zombie, which has no memory left.
+	VmPin uint64 `json:"vm_pin"`
 	// Warnings are the files that could not be read or parsed; what was
 	// read stands.
 	Warnings []Warning `json:"warnings,omitempty"`
@@ -56,6 +61,9 @@ func (f *FS) ProcessOwner(tgid int) (ProcessOwner, error) {
 	} else {
 		o.UID, o.IPCLock = c.UID, c.HasCap(CapIPCLock)
 		o.User = f.userName(c.UID)
+	}
+	if o.VmPin, err = parseStatusKB(status, "VmPin"); err != nil {
+		ws.add(f, f.procPath(dir, "status"), err)
 	}
 	o.Comm = f.optional(&ws, f.procPath(dir, "comm"))
 	o.Cmdline = strings.TrimSpace(strings.ReplaceAll(f.optional(&ws, f.procPath(dir, "cmdline")), "\x00", " "))

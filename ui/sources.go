@@ -78,6 +78,10 @@ type Control interface {
 // HostInfo is the header's first line.
 type HostInfo struct {
 	Hostname, Kernel, RDMACore string
+	// MemTotal is the host's RAM in bytes (/proc/meminfo), which the
+	// owners view's heading measures the pinned memory against; 0 when
+	// unknown.
+	MemTotal uint64
 }
 
 // DoctorCheck is one line of the checklist as the doctor view shows it.
