@@ -164,7 +164,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 		return err
 	}
 	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes, Interval: cfg.interval,
-		TopOwners: cfg.owners, OwnersBy: cfg.ownersBy, Owners: sys.ProcessOwner})
+		TopOwners: cfg.owners, OwnersBy: cfg.ownersBy, Owners: sys.NewOwnerCache().ProcessOwner})
 	api := export.APIOptions{WebConfig: cfg.webConfig, Sensitive: cfg.sensitive}
 	level, exposure, err := api.Exposure()
 	if err != nil {

@@ -79,7 +79,7 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 		Control:  control{w, sys},
 		Interval: o.Interval,
 		Dev:      o.Dev,
-		Owners:   fsys.ProcessOwner,
+		Owners:   fsys.NewOwnerCache().ProcessOwner,
 		Kernel:   kern,
 		Doctor: func(context.Context) ([]ui.DoctorCheck, error) {
 			return doctorChecks(fsys), nil

@@ -27,7 +27,7 @@ type Options struct {
 	// processes with the most objects, each named by its container or
 	// systemd unit (owners.ByPlace), or as OwnersBy says; the rest are
 	// folded into "other". Owners looks the processes up
-	// (sysfsmon.FS.ProcessOwner).
+	// (sysfsmon.OwnerCache: the same processes every frame).
 	TopOwners int
 	OwnersBy  owners.By
 	Owners    owners.Lookup

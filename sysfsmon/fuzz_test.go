@@ -187,6 +187,18 @@ func FuzzParseStatusKB(f *testing.F) {
 	})
 }
 
+func FuzzParseStatStart(f *testing.F) {
+	f.Add(statLine(812, "ib_write_bw", 4242))
+	f.Add(statLine(812, ") x (", 7))
+	f.Add("1 ((((")
+	f.Fuzz(func(t *testing.T, s string) {
+		comm, start, err := parseStatStart(s)
+		if err != nil && (comm != "" || start != 0) || err == nil && !strings.Contains(s, "("+comm+")") {
+			t.Fatalf("parseStatStart(%q) = %q, %d, %v", s, comm, start, err)
+		}
+	})
+}
+
 func FuzzParseDriverConf(f *testing.F) {
 	f.Add("driver rxe\n", "librxe-rdmav34.so")
 	f.Add("# comment\n\ndriver  mlx5 \ndriverx\n", "libmlx5-rdmav.so")

@@ -22,7 +22,7 @@ type Sources struct {
 	// Sys delivers sysfsmon's readings (devices, ports, GIDs, counters
 	// with rates, IRQs).
 	Sys <-chan sysfsmon.Update
-	// Owners looks a process up in /proc (sysfsmon.FS.ProcessOwner), for
+	// Owners looks a process up in /proc (sysfsmon.OwnerCache), for
 	// the owners view; it is called off the UI goroutine, once per
 	// process per frame. Nil leaves the view empty.
 	Owners owners.Lookup
