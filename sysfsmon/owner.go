@@ -50,8 +50,8 @@ func (f *FS) ProcessOwner(tgid int) (ProcessOwner, error) {
 }
 
 // kept is what an earlier read of the same process (OwnerCache) knows:
-// its comm from the stat file just read, and its command line and
-// user's name, which stand when its uid is the same.
+// its comm (the same in the stat file just read), command line, and
+// user's name, which stands when its uid is the same.
 type kept struct {
 	comm, cmdline, user string
 	uid                 int

@@ -15,9 +15,10 @@ import (
 // (/proc/PID/stat), and while it lives its command line and its user's
 // name are read once; its comm comes with the stat file, and what
 // changes while it runs (VmPin, credentials, the cgroup it is moved to,
-// RLIMIT_MEMLOCK set by prlimit) is read every time. A program that
-// rewrites its argv (setproctitle) keeps the command line it started
-// with. Safe for concurrent use.
+// RLIMIT_MEMLOCK set by prlimit) is read every time. An exec keeps the
+// start time but changes the comm, which has the command line read
+// again; a program that rewrites its argv (setproctitle) keeps the
+// command line it was first read with. Safe for concurrent use.
 type OwnerCache struct {
 	f     *FS
 	mu    sync.Mutex
@@ -61,14 +62,14 @@ func (c *OwnerCache) ProcessOwner(tgid int) (ProcessOwner, error) {
 	e, ok := c.known[tgid]
 	c.mu.Unlock()
 	var k *kept
-	if ok && e.start == start {
-		e.kept.comm = comm
+	if ok && e.start == start && e.kept.comm == comm {
 		k = &e.kept
 	}
 	o, err := c.f.processOwner(tgid, k)
 	if err != nil {
 		return o, err
 	}
+	o.Comm = comm // the comm file's, as the kernel keeps one (task->comm)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls++

@@ -14,8 +14,9 @@ func statLine(pid int, comm string, start int) string {
 }
 
 // The cache reads a process's command line and user once while it
-// lives, and its VmPin, cgroup and memlock limit every time; a pid
-// reused by a new process is read afresh, and an exited one forgotten.
+// lives, and its VmPin, cgroup and memlock limit every time; an exec or
+// a pid reused by a new process is read afresh, and an exited one
+// forgotten.
 func TestOwnerCache(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, s string) {
@@ -75,10 +76,16 @@ func TestOwnerCache(t *testing.T) {
 	if o := look("setuid"); o.User != "bob" {
 		t.Errorf("after setuid: user %q, want bob", o.User)
 	}
+	// An exec: the same start time, another comm and command line.
+	write("proc/812/stat", statLine(812, "mpirun", 500))
+	if o := look("exec"); o.Comm != "mpirun" || o.Cmdline != "rewritten" {
+		t.Errorf("after an exec: %+v", o)
+	}
+	write("proc/812/cmdline", "rewritten again\x00")
 	// The pid reused by another process: read afresh.
 	write("proc/812/stat", statLine(812, "other", 900))
 	write("proc/812/comm", "other\n")
-	if o := look("reused"); o.Comm != "other" || o.Cmdline != "rewritten" {
+	if o := look("reused"); o.Comm != "other" || o.Cmdline != "rewritten again" {
 		t.Errorf("a reused pid: %+v", o)
 	}
 	if err := os.RemoveAll(filepath.Join(root, "proc/812")); err != nil {
