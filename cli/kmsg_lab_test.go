@@ -66,6 +66,7 @@ func TestKernelLogCounted(t *testing.T) {
 	labkit.WaitFor(t, labkit.Screen, "the events view to show rxe's new set down line", func() bool {
 		for _, m := range row.FindAllStringSubmatch(dash.screen(), -1) {
 			if m[1] >= since {
+				t.Logf("the link went down at %s; the events view shows %q", before.Format("15:04:05.000"), m[0])
 				return true
 			}
 		}
