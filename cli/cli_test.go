@@ -32,6 +32,7 @@ func TestCLI(t *testing.T) {
 		{[]string{"lab", "--bogus"}, 2, nil, []string{"flag provided but not defined: -bogus", "usage: verbscope lab"}},
 		{[]string{"lab", "-a", "x"}, 2, nil, []string{"-a and -b go with --pair"}},
 		{[]string{"lab", "--pair", "-a", "x"}, 2, nil, []string{"--pair needs -a COMMAND and -b COMMAND"}},
+		{[]string{"export", "--collector.owners=5", "--collector.owners.by=process"}, 2, nil, []string{`--collector.owners.by: group owners by "process": want place, unit, container or pod`}},
 	} {
 		code, stdout, stderr := runCLI(tc.args...)
 		if code != tc.code {

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/verbs"
@@ -58,7 +60,8 @@ verbscope_owner_pinned_bytes{owner} (the sum of their MR lengths) and
 verbscope_process_memlock_ratio{owner}, the pinned bytes of the group's
 process nearest its RLIMIT_MEMLOCK against that limit (0 where none binds:
 unlimited, or CAP_IPC_LOCK); past 0.8 its next ibv_reg_mr is likely to
-fail with ENOMEM.
+fail with ENOMEM. --collector.owners.by=unit, container or pod groups them
+by that alone (a pod by its UID); those without one are owner="none".
 
 As root (CAP_BPF and CAP_PERFMON) on a kernel with BTF it also traces every
 process's QP modifies from the kernel (the programs of 'verbscope trace'
@@ -108,6 +111,7 @@ Examples:
   verbscope export --web.listen-address=10.0.0.5:` + exportPort + ` --api.sensitive
   verbscope export --collector.processes=5
   verbscope export --collector.owners=10
+  verbscope export --collector.owners=10 --collector.owners.by=pod
   verbscope export --no-trace`,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			listen := fs.String("web.listen-address", ":"+exportPort, "`address` to listen on")
@@ -115,6 +119,7 @@ Examples:
 			interval := fs.Duration("interval", 2*time.Second, "how often to read netlink and sysfs")
 			procs := fs.Int("collector.processes", 0, "also export the objects of the `N` processes with the most, by command name (0: off)")
 			ownersN := fs.Int("collector.owners", 0, "also export the objects, pinned bytes and memlock ratio of the `N` containers or systemd units with the most objects, the rest as \"other\" (0: off)")
+			ownersBy := fs.String("collector.owners.by", string(owners.ByPlace), "with --collector.owners: group by `place` (a process's container, else its systemd unit), unit, container or pod")
 			window := fs.Duration("window", inspect.DefaultGrowthWindow, "with --collector.owners: a kind that only grew over this `duration` is growing (verbscope_owner_objects_growing)")
 			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry states only)")
 			sensitive := fs.Bool("api.sensitive", false, "serve /api/v1/qps's PSNs, rqpn, keys and traced attributes to clients that did not authenticate too")
@@ -131,10 +136,14 @@ Examples:
 				if *ownersN < 0 {
 					return usageErrorf("--collector.owners %d: want 0 or more", *ownersN)
 				}
+				by, err := export.ParseOwnersBy(*ownersBy)
+				if err != nil {
+					return usageErrorf("--collector.owners.by: %s", strings.TrimPrefix(err.Error(), "export: "))
+				}
 				if err := checkWindow(*window, *interval); err != nil {
 					return err
 				}
-				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, !*noTrace, *sensitive})
+				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, by, !*noTrace, *sensitive})
 			}
 		},
 	}
@@ -144,6 +153,7 @@ type exportConfig struct {
 	listen, webConfig string
 	interval, window  time.Duration
 	processes, owners int
+	ownersBy          owners.By
 	trace, sensitive  bool
 }
 
@@ -154,7 +164,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 		return err
 	}
 	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes, Interval: cfg.interval,
-		TopOwners: cfg.owners, Owners: sys.ProcessOwner})
+		TopOwners: cfg.owners, OwnersBy: cfg.ownersBy, Owners: sys.NewOwnerCache().ProcessOwner})
 	api := export.APIOptions{WebConfig: cfg.webConfig, Sensitive: cfg.sensitive}
 	level, exposure, err := api.Exposure()
 	if err != nil {

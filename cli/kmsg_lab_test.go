@@ -17,7 +17,7 @@ import (
 // TestKernelLogCounted: rxe writes "infiniband rxe0: set down" and "set
 // active" (dev_info in rxe_net.c) when its netdev goes down and up; the
 // exporter counts them under driver rdma_rxe, level info, as dmesg shows
-// them.
+// them, and the dashboard's events view shows the new "set down" line.
 func TestKernelLogCounted(t *testing.T) {
 	labkit.Clean(t)
 	start := time.Now()
@@ -34,23 +34,44 @@ func TestKernelLogCounted(t *testing.T) {
 		return v
 	}
 	// The ring holds what rxe said when the lab added rxe0.
-	before := value(waitMetricsFor(t, labkit.Step, addr, series, func(b string) bool { return value(b) >= 0 }))
+	before0 := value(waitMetricsFor(t, labkit.Step, addr, series, func(b string) bool { return value(b) >= 0 }))
 	setDown := regexp.MustCompile(`infiniband ` + dev + `: set (down|active)`)
 	lines0 := len(setDown.FindAllString(dmesg(t), -1))
+	// The dashboard's events view shows the ring's rxe lines once it
+	// reads the log.
+	os.Setenv("XDG_STATE_HOME", t.TempDir())
+	dash := newTmux(t)
+	dash.line("verbscope dash --no-trace --no-shell --interval 1s --view events")
+	dash.waitRE(`kernel +\S+ +\[rdma_rxe\]`)
+	before := time.Now()
 
 	link(t, netdev, "down")
 	t.Cleanup(func() { link(t, netdev, "up") })
-	waitMetricsFor(t, labkit.Step, addr, series+" counting set down", func(b string) bool { return value(b) >= before+1 })
+	waitMetricsFor(t, labkit.Step, addr, series+" counting set down", func(b string) bool { return value(b) >= before0+1 })
 	link(t, netdev, "up")
-	body := waitMetricsFor(t, labkit.Step, addr, series+" counting set active", func(b string) bool { return value(b) >= before+2 })
+	body := waitMetricsFor(t, labkit.Step, addr, series+" counting set active", func(b string) bool { return value(b) >= before0+2 })
 	labkit.WaitFor(t, labkit.Step, dev+" port 1 ACTIVE again", func() bool {
 		b, _ := os.ReadFile("/sys/class/infiniband/" + dev + "/ports/1/state")
 		return strings.Contains(string(b), "ACTIVE")
 	})
-	got := value(body) - before
+	got := value(body) - before0
 	if want := float64(len(setDown.FindAllString(dmesg(t), -1)) - lines0); got != want || want < 2 {
 		t.Errorf("counted %v new rdma_rxe info lines; dmesg shows %v new \"set down/active\" lines", got, want)
 	}
+	// The line the dashboard shows is the new one: its time (the
+	// kernel's, on the wall clock) is not before the link went down,
+	// give or take the second it is printed to.
+	row := regexp.MustCompile(`(\d\d:\d\d:\d\d) +kernel +` + dev + ` +\[rdma_rxe\] +info: infiniband ` + dev + `: set down`)
+	since := before.Add(-time.Second).Format("15:04:05")
+	labkit.WaitFor(t, labkit.Screen, "the events view to show rxe's new set down line", func() bool {
+		for _, m := range row.FindAllStringSubmatch(dash.screen(), -1) {
+			if m[1] >= since {
+				t.Logf("the link went down at %s; the events view shows %q", before.Format("15:04:05.000"), m[0])
+				return true
+			}
+		}
+		return false
+	})
 	t.Logf("TestKernelLogCounted took %v", time.Since(start).Round(time.Second))
 }
 

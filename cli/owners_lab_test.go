@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,8 +41,10 @@ const (
 // res owners -j groups them by unit, container and pod, and so does the
 // dashboard's owners view, whose header names the growing MRs; the exporter
 // flags the shell's MRs growing and agrees with rdma resource show on
-// the pair's objects; the memlock flag is raised before the shell's
-// registration fails with ENOMEM. Then a killed QP holder whose files a
+// the pair's objects; doctor --watch names the shell growing with its
+// slope; the memlock flag is raised before the shell's registration
+// fails with ENOMEM. The kernel's VmPin of the pair is their MR bytes in
+// pages, and res owners by host sums them (hostPinned). Then a killed QP holder whose files a
 // child keeps: its QPs are flagged gone until the kernel releases them.
 func TestResOwners(t *testing.T) {
 	labkit.Clean(t)
@@ -64,6 +67,8 @@ func TestResOwners(t *testing.T) {
 	}
 	shell, stderr, mrSize := startMRLoop(t, podDir)
 	shellPID := shell.Process.Pid
+	// doctor --watch observes while the shell registers its MRs.
+	doctor := labkit.Start(t, "verbscope", "doctor", "--watch", "20s", "--only", "growth")
 
 	// Grouped by unit, container and pod.
 	unit := "x.service"
@@ -98,6 +103,7 @@ func TestResOwners(t *testing.T) {
 	dash.waitFor("x.service")
 	dash.key("b")
 	dash.waitFor("owners by unit")
+	dash.waitRE(`owners by unit · host: MRs \S+, VmPin \S+ of \S+ RAM`)
 	dash.waitFor("cri-containerd-")
 	dash.waitRE(`growing object kind: verbscope\[` + strconv.Itoa(shellPID) + `\] mr \+`)
 
@@ -127,6 +133,17 @@ func TestResOwners(t *testing.T) {
 	})
 	if v := metricFloat(t, body, regexp.QuoteMeta(growing)); v < 10 || v > 120 {
 		t.Errorf("%s = %v MRs a minute; the shell registers about 60", growing, v)
+	}
+	// doctor names the shell, where it lives and its slope; it warns,
+	// which fails nothing.
+	if code := doctor.Exit(t, labkit.Run); code != 0 {
+		t.Errorf("doctor --watch exited %d:\n%s", code, doctor.Output())
+	}
+	leak := regexp.MustCompile(`verbscope\[` + strconv.Itoa(shellPID) + `\] in ` + owner + ` created (\d+) mrs in 20s and destroyed none \(\+([\d.]+) a minute\)`)
+	if m := leak.FindStringSubmatch(doctor.Output()); m == nil {
+		t.Errorf("doctor --watch 20s does not name the shell's MRs growing:\n%s", doctor.Output())
+	} else if v, _ := strconv.ParseFloat(m[2], 64); v < 10 || v > 120 {
+		t.Errorf("doctor: the shell gains %s MRs a minute; it registers about 60", m[2])
 	}
 	// Now MRs 8 times larger: the limit comes near, then binds.
 	mrSize.Store(32 << 10)
@@ -159,6 +176,8 @@ func TestResOwners(t *testing.T) {
 		t.Fatalf("the shell's registrations never failed under a 1 MiB limit:\n%s", stderr.String())
 	}
 
+	hostPinned(t, srv, cli)
+
 	// A holder killed while a child keeps its uverbs files: its QPs are
 	// a gone process's until the keeper ends.
 	holder, _, stop := qpholder.StartKept(t, 2)
@@ -189,6 +208,52 @@ func TestResOwners(t *testing.T) {
 	stop()
 	labkit.WaitFor(t, labkit.Release, "the gone process's QPs released", func() bool { return goneQPs() == 0 })
 	t.Logf("TestResOwners took %v", time.Since(start).Round(time.Second))
+}
+
+// hostPinned: what the kernel counts as pinned for each of the pair
+// (VmPin; rc_pingpong registers one page-aligned buffer) is its MR bytes
+// rounded up to pages, as res owners says, and res owners by host sums
+// every process's beside the host's MemTotal. The shell has ended: what
+// holds MRs now holds them still.
+func hostPinned(t *testing.T, pair ...*labkit.Proc) {
+	t.Helper()
+	rows := ownerRows(t)
+	var pinned, vmpin float64
+	for _, r := range rows {
+		pinned, vmpin = pinned+num(r, "pinned"), vmpin+num(r, "vmpin")
+	}
+	page := float64(os.Getpagesize())
+	for _, p := range pair {
+		pid := strconv.Itoa(int(p.PID()))
+		r := rows[pid]
+		kernel := procKB(t, "/proc/"+pid+"/status", "VmPin")
+		if num(r, "vmpin") != kernel || kernel != math.Ceil(num(r, "pinned")/page)*page || kernel == 0 {
+			t.Errorf("pid %s: res owners says pinned %v vmpin %v; the kernel's VmPin is %v", pid, r["pinned"], r["vmpin"], kernel)
+		}
+	}
+	var host []map[string]any
+	if err := json.Unmarshal(verbscopeRes(t, "owners", "by", "host", "-j"), &host); err != nil || len(host) != 1 {
+		t.Fatalf("res owners by host -j: %v, %d rows", err, len(host))
+	}
+	h := host[0]
+	if num(h, "pinned") != pinned || num(h, "vmpin") != vmpin || num(h, "memtotal") != procKB(t, "/proc/meminfo", "MemTotal") || num(h, "processes") < 2 {
+		t.Errorf("by host: %v; the processes' rows sum to pinned %v, vmpin %v", h, pinned, vmpin)
+	}
+}
+
+// procKB reads a "Key: N kB" line of a proc file, in bytes.
+func procKB(t *testing.T, path, key string) float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^` + key + `:\s+(\d+) kB$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("%s has no %s line", path, key)
+	}
+	v, _ := strconv.ParseFloat(string(m[1]), 64)
+	return v * 1024
 }
 
 // ownerCgroups makes the test's two cgroups under its own (labtest runs

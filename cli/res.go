@@ -31,7 +31,7 @@ func resCmd() *Command {
 	return &Command{
 		Name:    "res",
 		Summary: "every process's QPs, CQs, MRs, PDs, contexts, SRQs and cm_ids, like rdma resource show",
-		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [FILTER VALUE]... | qp --follow [-j] [-n COUNT] [FILTERS] | owners [-j] [by process|unit|container|pod] [FILTERS]",
+		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [FILTER VALUE]... | qp --follow [-j] [-n COUNT] [FILTERS] | owners [-j] [by process|unit|container|pod|host] [FILTERS]",
 		Help: `Asks the kernel over RDMA netlink (nldev), as iproute2's 'rdma resource
 show' does, so it sees the objects of every process and of the kernel.
 Without an object kind it prints each device's object counts.
@@ -77,14 +77,19 @@ reach the list up to 100 ms late, after the reading that saw its result.
 user, its systemd unit, container and Kubernetes pod as its cgroup path
 names them, /proc/PID/cgroup), or with "by unit", "by container" or "by
 pod" one per group of them, with the objects of each kind, the QPs by
-state, the bytes its MRs pin against the process's RLIMIT_MEMLOCK
-(/proc/PID/limits; a group shows its member nearest its limit) and flags:
+state, the bytes its MRs pin and what the kernel counts as pinned for it
+(vmpin: /proc/PID/status VmPin, which ibv_reg_mr charges page by page)
+against the process's RLIMIT_MEMLOCK (/proc/PID/limits; a group shows its
+member nearest its limit) and flags:
 "memlock" when a process pins more than 80% of a limit that applies to it
 (its next ibv_reg_mr may fail with ENOMEM; CAP_IPC_LOCK lifts the limit),
 "gone" for objects of processes that exited. Containers are
 "runtime:ID" (docker, containerd, cri-o, podman); "-" is none. Filters:
 ` + "  owners " + strings.Join(ownerFilterNames(), " ") + `
 Objects whose creating task was reaped have no pid: they count as pid 0.
+"by host" prints one line: the live processes holding objects, their MR
+bytes and VmPin summed, the host's RAM (memtotal, /proc/meminfo) and the
+share of it pinned (mem-pinned).
 One reading cannot tell a leak: growth is "-" here; the dashboard's
 owners view, 'export --collector.owners=N' and 'doctor --watch D' watch
 over a window and name the kinds that only grow.
@@ -107,7 +112,8 @@ Examples:
   verbscope res qp rxe0 --follow -n 10
   verbscope res owners
   verbscope res owners by unit -j
-  verbscope res owners by pod flags memlock`,
+  verbscope res owners by pod flags memlock
+  verbscope res owners by host -j`,
 		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			o := addOutFlags(fs)

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/owners"
@@ -14,19 +16,23 @@ import (
 const resOwnersWord = "owners"
 
 // parseOwnersArgs parses what follows `res owners`: an optional
-// "by process|unit|container|pod" (iproute2's style of a keyword and a
-// value), then the filters of owner rows.
+// "by process|unit|container|pod|host" (iproute2's style of a keyword
+// and a value), then the filters of owner rows (none for the host's one
+// line).
 func parseOwnersArgs(r *resRequest, args []string) (*resRequest, error) {
 	r.object, r.by = resOwnersWord, owners.ByProcess
 	if len(args) > 0 && args[0] == "by" {
 		if len(args) < 2 {
-			return nil, usageErrorf("by needs process, unit, container or pod")
+			return nil, usageErrorf("by needs process, unit, container, pod or host")
 		}
 		b, err := owners.ParseBy(args[1])
 		if err != nil {
 			return nil, usageErrorf("%s", err.Error()[len("owners: "):])
 		}
 		r.by, args = b, args[2:]
+	}
+	if r.by == owners.ByHost && len(args) > 0 {
+		return nil, usageErrorf("by host prints one line, the host's: it takes no filters, got %q", strings.Join(args, " "))
 	}
 	flt, err := parseWords(owners.Kind, args)
 	if err != nil {
@@ -37,7 +43,8 @@ func parseOwnersArgs(r *resRequest, args []string) (*resRequest, error) {
 }
 
 // resOwners prints one row per group of processes: a snapshot of every
-// object, each process looked up in /proc once.
+// object, each process looked up in /proc once. By host it prints the
+// one line of owners.Host.
 func resOwners(ctx context.Context, env *Env, req *resRequest, o *outFlags) error {
 	fsys, err := sysfsmon.NewDefaultFS()
 	if err != nil {
@@ -52,8 +59,17 @@ func resOwners(ctx context.Context, env *Env, req *resRequest, o *outFlags) erro
 	if err != nil {
 		return err
 	}
+	ps := owners.Read(s, fsys.ProcessOwner)
 	out := newRowStream(env.Stdout, o)
-	for _, g := range owners.Groups(owners.Read(s, fsys.ProcessOwner), req.by) {
+	if req.by == owners.ByHost {
+		mem, err := fsys.MemTotal()
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "res owners: %v; memtotal is 0\n", err)
+		}
+		out.add(owners.HostOf(ps, mem).Row())
+		return out.close()
+	}
+	for _, g := range owners.Groups(ps, req.by) {
 		if row := g.Row(); req.filters.Match(row) {
 			out.add(row)
 		}

@@ -19,8 +19,10 @@ func TestResOwnersArgs(t *testing.T) {
 		{args: []string{"owners", "by", "pod", "flags", "memlock"}, by: owners.ByPod, filters: "flags=memlock"},
 		{args: []string{"owners", "by", "container", "qp=2-9", "comm", "ib_"}, by: owners.ByContainer, filters: "qp=2-9 comm=ib_"},
 		{args: []string{"owners", "unit", "x.service"}, by: owners.ByProcess, filters: "unit=x.service"},
-		{args: []string{"owners", "by"}, err: "by needs process, unit, container or pod"},
-		{args: []string{"owners", "by", "node"}, err: `group by "node": want process, unit, container or pod`},
+		{args: []string{"owners", "by", "host"}, by: owners.ByHost},
+		{args: []string{"owners", "by"}, err: "by needs process, unit, container, pod or host"},
+		{args: []string{"owners", "by", "node"}, err: `group by "node": want process, unit, container, pod or host`},
+		{args: []string{"owners", "by", "host", "pid", "1"}, err: `by host prints one line, the host's: it takes no filters, got "pid 1"`},
 		{args: []string{"owners", "lqpn", "1"}, err: `"lqpn" is not a filter of owners; its filters are pid, comm, user, unit`},
 		{args: []string{"owners", "flags", "hot"}, err: `"hot" can never match`},
 	} {

@@ -25,6 +25,7 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 	ctx, cancel := context.WithCancel(ctx)
 	h := fsys.Host()
 	host, _ := os.Hostname()
+	mem, _ := fsys.MemTotal() // without it the owners view's heading leaves the RAM out
 	// The dashboard owns the terminal: what trace cannot do (no
 	// privileges, no BTF) reaches its status line, not stderr.
 	notices := make(chan string, 8)
@@ -71,14 +72,14 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 		}
 	}()
 	src := ui.Sources{
-		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version},
+		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version, MemTotal: mem},
 		Res:      w.Frames(),
 		Sys:      sys.Updates(),
 		Notices:  notices,
 		Control:  control{w, sys},
 		Interval: o.Interval,
 		Dev:      o.Dev,
-		Owners:   fsys.ProcessOwner,
+		Owners:   fsys.NewOwnerCache().ProcessOwner,
 		Kernel:   kern,
 		Doctor: func(context.Context) ([]ui.DoctorCheck, error) {
 			return doctorChecks(fsys), nil

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -24,9 +25,11 @@ type Options struct {
 	// (verbscope_owner_objects, verbscope_owner_pinned_bytes,
 	// verbscope_process_memlock_ratio) for the that many groups of
 	// processes with the most objects, each named by its container or
-	// systemd unit (owners.ByPlace); the rest are folded into "other".
-	// Owners looks the processes up (sysfsmon.FS.ProcessOwner).
+	// systemd unit (owners.ByPlace), or as OwnersBy says; the rest are
+	// folded into "other". Owners looks the processes up
+	// (sysfsmon.OwnerCache: the same processes every frame).
 	TopOwners int
+	OwnersBy  owners.By
 	Owners    owners.Lookup
 	// Interval is how often the poll loops read; a source whose last
 	// reading ended more than LateAfter intervals ago is reported failed
@@ -96,6 +99,18 @@ type group struct {
 	typ  inspect.QPType
 }
 
+// ParseOwnersBy reads --collector.owners.by: place (a process's
+// container, else its unit), unit, container or pod. Never process or
+// host: a label value is a name an operator knows, never a pid, and one
+// group is no breakdown.
+func ParseOwnersBy(s string) (owners.By, error) {
+	switch b := owners.By(s); b {
+	case owners.ByPlace, owners.ByUnit, owners.ByContainer, owners.ByPod:
+		return b, nil
+	}
+	return "", fmt.Errorf("export: group owners by %q: want place, unit, container or pod", s)
+}
+
 // NewCollector returns a Collector with nothing read yet.
 func NewCollector(o Options) *Collector {
 	return &Collector{opts: o, now: time.Now, start: time.Now(), ready: make(chan struct{}),
@@ -128,7 +143,11 @@ func (c *Collector) Observe(f inspect.Frame) {
 	if c.opts.TopOwners > 0 && c.opts.Owners != nil && f.Snapshot != nil {
 		ps := owners.Read(f.Snapshot, c.opts.Owners)
 		owners.AddGrowth(ps, f.Update.Growing)
-		gs = owners.Top(owners.Groups(ps, owners.ByPlace), c.opts.TopOwners)
+		by := c.opts.OwnersBy
+		if by == "" {
+			by = owners.ByPlace
+		}
+		gs = owners.Top(owners.Groups(ps, by), c.opts.TopOwners)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

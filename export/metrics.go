@@ -36,7 +36,7 @@ var (
 	descProcesses = desc("process_objects", "Objects of the processes with the most of them, by command name; the rest are folded into process=\"other\".",
 		"device", "process", "kind")
 
-	descOwnerObjects = desc("owner_objects", "Objects of the groups of processes with the most of them (--collector.owners=N), each named by its container (runtime:id) or systemd unit (else its cgroup path); the rest are folded into owner=\"other\", processes whose cgroup is unknown into \"none\".",
+	descOwnerObjects = desc("owner_objects", "Objects of the groups of processes with the most of them (--collector.owners=N), each named by its container (runtime:id) or systemd unit (else its cgroup path), or with --collector.owners.by by unit, container or pod (its UID); the rest are folded into owner=\"other\", processes whose cgroup is unknown (or that have no container or pod) into \"none\".",
 		"owner", "kind")
 	descOwnerPinned  = desc("owner_pinned_bytes", "Bytes the group's MRs pin (the sum of their lengths, rdma resource show mr's mrlen), as --collector.owners groups them.", "owner")
 	descOwnerGrowing = desc("owner_objects_growing", "Objects a minute the group's processes gained, per kind, where the kind only grew over the Tracker's window (default 10 min) by at least 10: a leak suspect; 0 otherwise.", "owner", "kind")

@@ -75,15 +75,15 @@ func (c *Collector) collectNetlink(ch chan<- prometheus.Metric) {
 	collectOwners(ch, c.owners)
 }
 
-// collectOwners sends the groups of processes by where they live
-// (owners.ByPlace): objects by kind, pinned bytes, and the memlock ratio
+// collectOwners sends the groups of processes (by where they live,
+// owners.ByPlace, or Options.OwnersBy): objects by kind, pinned bytes, and the memlock ratio
 // of the member nearest a limit that binds it.
 func collectOwners(ch chan<- prometheus.Metric, gs []owners.Group) {
 	for i := range gs {
 		g := &gs[i]
 		name := g.Key
 		if name == owners.None {
-			name = "none" // no cgroup read: exited, or another pid namespace
+			name = "none" // no cgroup read (exited, another pid namespace), or no container or pod
 		}
 		for _, k := range kinds {
 			ch <- gauge(descOwnerObjects, float64(g.Objects[k]), name, string(k))

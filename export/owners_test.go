@@ -124,3 +124,65 @@ func onlyOwner(t *testing.T, c *Collector, name, owner, kind string) prometheus.
 	t.Fatalf("no %s{owner=%q,kind=%q}", name, owner, kind)
 	return nil
 }
+
+// --collector.owners.by: the same two processes, one in a pod's
+// containerd container, one in a service, labelled by pod, container or
+// unit; never by a pid.
+func TestOwnerGaugesBy(t *testing.T) {
+	rts := recorded(t, "rc-rts")
+	const (
+		pod = "0f6a9c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
+		cid = "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899"
+	)
+	podPath := "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + strings.ReplaceAll(pod, "-", "_") + ".slice/cri-containerd-" + cid + ".scope"
+	place := placeLookup(rts, 1<<20)
+	lookup := func(tgid int) (sysfsmon.ProcessOwner, error) {
+		p, err := place(tgid)
+		if err == nil && p.Cgroup.Unit != "x.service" {
+			p.Cgroup = sysfsmon.ParseCgroupPath(podPath)
+		}
+		return p, err
+	}
+	for _, c := range []struct {
+		by   string
+		want []string
+	}{
+		{"pod", []string{pod, "none"}},
+		{"container", []string{"containerd:3f4e5d6c7b8a", "none"}},
+		{"unit", []string{"cri-containerd-" + cid + ".scope", "x.service"}},
+		{"place", []string{"containerd:3f4e5d6c7b8a", "x.service"}},
+	} {
+		by, err := ParseOwnersBy(c.by)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, mf := range gather(t, feed(Options{TopOwners: 5, OwnersBy: by, Owners: lookup}, rts)) {
+			if mf.GetName() != "verbscope_owner_objects" {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "owner" && !slices.Contains(got, l.GetValue()) {
+						got = append(got, l.GetValue())
+					}
+				}
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("by %s: owners %q, want %q", c.by, got, c.want)
+		}
+		// Each group holds one of the pair's QPs.
+		for _, o := range c.want {
+			if v := testutil.ToFloat64(onlyOwner(t, feed(Options{TopOwners: 5, OwnersBy: by, Owners: lookup}, rts), "verbscope_owner_objects", o, "qp")); v != 1 {
+				t.Errorf("by %s: verbscope_owner_objects{owner=%q,kind=qp} = %v, want 1", c.by, o, v)
+			}
+		}
+	}
+	for _, bad := range []string{"process", "host", "pid", ""} {
+		if _, err := ParseOwnersBy(bad); err == nil {
+			t.Errorf("ParseOwnersBy(%q) took it", bad)
+		}
+	}
+}

@@ -31,17 +31,17 @@ const ByPlace By = "place"
 // Bys lists the groupings in cycling order.
 func Bys() []By { return []By{ByProcess, ByUnit, ByContainer, ByPod} }
 
-// ParseBy reads a grouping word; "" is ByProcess.
+// ParseBy reads a grouping word, one of Bys or ByHost; "" is ByProcess.
 func ParseBy(s string) (By, error) {
 	if s == "" {
 		return ByProcess, nil
 	}
-	for _, b := range Bys() {
+	for _, b := range append(Bys(), ByHost) {
 		if string(b) == s {
 			return b, nil
 		}
 	}
-	return "", fmt.Errorf("owners: group by %q: want process, unit, container or pod", s)
+	return "", fmt.Errorf("owners: group by %q: want process, unit, container, pod or host", s)
 }
 
 // Next is the grouping after b, wrapping around.
@@ -85,6 +85,8 @@ func KeyOf(p *Process, b By) string {
 			return k
 		}
 		return KeyOf(p, ByUnit)
+	case ByHost:
+		return HostKey
 	default:
 		return strconv.Itoa(p.TGID)
 	}
@@ -97,10 +99,11 @@ type Group struct {
 	Key string `json:"key"`
 	// Processes are the members, by TGID.
 	Processes []Process `json:"processes"`
-	// Objects, QPStates and Pinned are the members' sums.
+	// Objects, QPStates, Pinned and VmPin are the members' sums.
 	Objects  map[inspect.Kind]int `json:"objects"`
 	QPStates map[rdma.QPState]int `json:"-"`
 	Pinned   uint64               `json:"pinned_bytes"`
+	VmPin    uint64               `json:"vm_pin"`
 	// Worst is the index in Processes of the member nearest its
 	// RLIMIT_MEMLOCK (the limit is per process, so a group's is its
 	// worst member's); -1 for a group of gone processes only.
@@ -197,6 +200,7 @@ func (g *Group) add(p Process) {
 		g.QPStates[s] += n
 	}
 	g.Pinned += p.Pinned
+	g.VmPin += p.VmPin
 	if !p.Gone && (g.Worst < 0 || worse(&p, &g.Processes[g.Worst])) {
 		g.Worst = len(g.Processes) - 1
 	}

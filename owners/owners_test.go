@@ -50,10 +50,10 @@ func fixture() (*inspect.Snapshot, Lookup) {
 	}
 	podSlice := "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + strings.ReplaceAll(pod, "-", "_") + ".slice"
 	procs := map[int]sysfsmon.ProcessOwner{
-		100: {Comm: "pingpong", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: sysfsmon.Limit{Value: 65536}},
+		100: {Comm: "pingpong", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: sysfsmon.Limit{Value: 65536}, VmPin: 4096},
 		200: {Comm: "pingpong", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: sysfsmon.Limit{Unlimited: true}},
 		300: {Comm: "ib_write_bw", User: "root", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/docker-" + cid + ".scope"), MemlockSoft: sysfsmon.Limit{Value: 8 << 20}, IPCLock: true},
-		400: {Comm: "mrloop", User: "bob", Cgroup: sysfsmon.ParseCgroupPath(podSlice + "/cri-containerd-" + cid + ".scope"), MemlockSoft: sysfsmon.Limit{Value: 2 << 20}},
+		400: {Comm: "mrloop", User: "bob", Cgroup: sysfsmon.ParseCgroupPath(podSlice + "/cri-containerd-" + cid + ".scope"), MemlockSoft: sysfsmon.Limit{Value: 2 << 20}, VmPin: 2<<20 + 4096},
 	}
 	return s, func(tgid int) (sysfsmon.ProcessOwner, error) {
 		p, ok := procs[tgid]
@@ -82,28 +82,28 @@ func TestGroups(t *testing.T) {
 	}{
 		{ByProcess, []string{
 			"pid 400 comm mrloop user bob unit cri-containerd-" + cid + ".scope container containerd:3f4e5d6c7b8a pod " + pod +
-				" qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% growth - flags memlock",
-			"pid 100 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 4096 memlock 65536 memlock-used 6% growth - flags -",
+				" qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
+			"pid 100 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags -",
 			// objects of a reaped task: no pid, no cgroup
-			"pid 0 comm - user - unit - container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 memlock - memlock-used 0% growth - flags gone",
-			"pid 200 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 0 memlock unlimited memlock-used 0% growth - flags -",
-			"pid 300 comm ib_write_bw user root unit docker-" + cid + ".scope container docker:3f4e5d6c7b8a pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% growth - flags -",
+			"pid 0 comm - user - unit - container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 vmpin 0 memlock - memlock-used 0% growth - flags gone",
+			"pid 200 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 0 vmpin 0 memlock unlimited memlock-used 0% growth - flags -",
+			"pid 300 comm ib_write_bw user root unit docker-" + cid + ".scope container docker:3f4e5d6c7b8a pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 vmpin 0 memlock 8388608 memlock-used 0% growth - flags -",
 		}},
 		{ByUnit, []string{
-			"unit cri-containerd-" + cid + ".scope pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% growth - flags memlock",
+			"unit cri-containerd-" + cid + ".scope pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
 			// the group's limit is its worst member's: 100's, not 200's unlimited
-			"unit x.service pids 100,200 comm pingpong user alice qp 2 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:2 pinned 4096 memlock 65536 memlock-used 6% growth - flags -",
-			"unit - pids 0 comm - user - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 memlock - memlock-used 0% growth - flags gone",
-			"unit docker-" + cid + ".scope pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% growth - flags -",
+			"unit x.service pids 100,200 comm pingpong user alice qp 2 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:2 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags -",
+			"unit - pids 0 comm - user - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 vmpin 0 memlock - memlock-used 0% growth - flags gone",
+			"unit docker-" + cid + ".scope pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 vmpin 0 memlock 8388608 memlock-used 0% growth - flags -",
 		}},
 		{ByContainer, []string{
-			"container - pids 0,100,200 comm pingpong user alice qp 3 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2 pinned 4096 memlock 65536 memlock-used 6% growth - flags gone",
-			"container containerd:3f4e5d6c7b8a pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% growth - flags memlock",
-			"container docker:3f4e5d6c7b8a pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 memlock 8388608 memlock-used 0% growth - flags -",
+			"container - pids 0,100,200 comm pingpong user alice qp 3 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags gone",
+			"container containerd:3f4e5d6c7b8a pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
+			"container docker:3f4e5d6c7b8a pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 vmpin 0 memlock 8388608 memlock-used 0% growth - flags -",
 		}},
 		{ByPod, []string{
-			"pod - pids 0,100,200,300 comm pingpong,ib_write_bw user alice,root qp 4 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2,ERR:1 pinned 4096 memlock 65536 memlock-used 6% growth - flags gone",
-			"pod " + pod + " pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 memlock 2097152 memlock-used 100% growth - flags memlock",
+			"pod - pids 0,100,200,300 comm pingpong,ib_write_bw user alice,root qp 4 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2,ERR:1 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags gone",
+			"pod " + pod + " pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
 		}},
 	} {
 		if diff := cmp.Diff(c.want, texts(Groups(ps, c.by))); diff != "" {
@@ -134,7 +134,7 @@ func TestRowJSONAndFilters(t *testing.T) {
 	s, lookup := fixture()
 	gs := Groups(Read(s, lookup), ByUnit)
 	got := string(gs[1].Row().AppendJSON(nil))
-	want := `{"unit":"x.service","pids":["100","200"],"comm":"pingpong","user":"alice","qp":2,"cq":0,"mr":1,"pd":0,"ctx":0,"srq":0,"cm_id":0,"qp-states":{"RTS":2},"pinned":4096,"memlock":65536,"memlock-used":0.063,"growth":{},"flags":null}`
+	want := `{"unit":"x.service","pids":["100","200"],"comm":"pingpong","user":"alice","qp":2,"cq":0,"mr":1,"pd":0,"ctx":0,"srq":0,"cm_id":0,"qp-states":{"RTS":2},"pinned":4096,"vmpin":4096,"memlock":65536,"memlock-used":0.063,"growth":{},"flags":null}`
 	if got != want {
 		t.Errorf("JSON\n got %s\nwant %s", got, want)
 	}
@@ -190,8 +190,11 @@ func TestParseBy(t *testing.T) {
 			t.Errorf("ParseBy(%q) = %q, %v", b, got, err)
 		}
 	}
-	if _, err := ParseBy("node"); err == nil || err.Error() != `owners: group by "node": want process, unit, container or pod` {
+	if _, err := ParseBy("node"); err == nil || err.Error() != `owners: group by "node": want process, unit, container, pod or host` {
 		t.Errorf("ParseBy(node): %v", err)
+	}
+	if got, err := ParseBy("host"); got != ByHost || err != nil {
+		t.Errorf("ParseBy(host) = %q, %v", got, err)
 	}
 	if got := ByPod.Next(); got != ByProcess {
 		t.Errorf("ByPod.Next() = %q", got)
@@ -226,5 +229,31 @@ func TestTop(t *testing.T) {
 	}
 	if got := Top(gs, 0); len(got) != 1 || got[0].Total() != 8 {
 		t.Errorf("Top(0) = %+v, want everything in other", got)
+	}
+}
+
+// The host line sums every live process's MR bytes and VmPin; a gone
+// process's MRs still count (the kernel keeps them), its VmPin cannot
+// be read.
+func TestHost(t *testing.T) {
+	s, lookup := fixture()
+	h := HostOf(Read(s, lookup), 4<<30)
+	if want := (Host{Processes: 4, Pinned: 4096 + 2<<20, VmPin: 4096 + 2<<20 + 4096, MemTotal: 4 << 30}); h != want {
+		t.Errorf("HostOf = %+v, want %+v", h, want)
+	}
+	if got, want := h.Row().Text(), "host all processes 4 pinned 2101248 vmpin 2105344 memtotal 4294967296 mem-pinned 0.0%"; got != want {
+		t.Errorf("text\n got %s\nwant %s", got, want)
+	}
+	h.MemTotal = 100 << 20
+	if got, want := string(h.Row().AppendJSON(nil)), `{"host":"all","processes":4,"pinned":2101248,"vmpin":2105344,"memtotal":104857600,"mem-pinned":0.0201}`; got != want {
+		t.Errorf("JSON\n got %s\nwant %s", got, want)
+	}
+	if got := HostOf(nil, 0).MemShare(); got != 0 {
+		t.Errorf("MemShare without MemTotal = %v", got)
+	}
+	// Grouped by host, everything is one group whose sums agree.
+	gs := Groups(Read(s, lookup), ByHost)
+	if len(gs) != 1 || gs[0].Key != HostKey || gs[0].Pinned != h.Pinned || gs[0].VmPin != h.VmPin {
+		t.Errorf("Groups by host = %+v", gs)
 	}
 }

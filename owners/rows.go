@@ -18,7 +18,7 @@ func init() {
 	num := func(n string) view.Key { return view.Key{Name: n, Match: view.MatchNumber} }
 	view.Register(view.Schema{Kind: Kind, Keys: []view.Key{
 		num("pid"), word("comm"), word("user"), word("unit"), word("container"), word("pod"), word("cgroup"),
-		num("qp"), num("cq"), num("mr"), num("pd"), num("pinned"), num("memlock-used"),
+		num("qp"), num("cq"), num("mr"), num("pd"), num("pinned"), num("vmpin"), num("memlock-used"),
 		{Name: "flags", Match: view.MatchSubstring, Values: []string{FlagMemlock, FlagGrowing, FlagGone}},
 	}})
 }
@@ -66,8 +66,8 @@ func (g *Group) GrowthText() string {
 
 // Row is the group as `verbscope res owners` prints it: the key under
 // the grouping's name, who (pids, comm, user, and a process's unit,
-// container and pod), the object counts, pinned bytes against the
-// memlock limit, and the flags. -j's keys are the same; counts and bytes
+// container and pod), the object counts, pinned bytes (the MRs', and
+// the kernel's VmPin) against the memlock limit, and the flags. -j's keys are the same; counts and bytes
 // are numbers, the ratio a fraction.
 func (g *Group) Row() view.Row {
 	r := view.Row{view.IDField(string(g.By) + ":" + g.Key)}
@@ -100,7 +100,7 @@ func (g *Group) Row() view.Row {
 		stateJSON[s.IPRoute2()] = n
 	}
 	r = append(r, view.Field{Key: "qp-states", Text: g.QPStatesText(), Value: stateJSON},
-		num("pinned", g.Pinned))
+		num("pinned", g.Pinned), num("vmpin", g.VmPin))
 	lim, ratio := g.Memlock()
 	limText := lim.String()
 	var limJSON any = lim.Value

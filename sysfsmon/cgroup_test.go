@@ -107,7 +107,7 @@ func TestProcessOwner(t *testing.T) {
 	}
 	write("sys/.keep", "")
 	write("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n")
-	write("proc/812/status", "Name:\tib_write_bw\nTgid:\t812\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nCapEff:\t0000000000000000\n")
+	write("proc/812/status", "Name:\tib_write_bw\nTgid:\t812\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nCapEff:\t0000000000000000\nVmLck:\t       0 kB\nVmPin:\t      12 kB\n")
 	write("proc/812/comm", "ib_write_bw\n")
 	write("proc/812/cmdline", "ib_write_bw\x00-d\x00rxe0\x00")
 	write("proc/812/cgroup", "0::/system.slice/docker-"+testCID+".scope\n")
@@ -115,6 +115,7 @@ func TestProcessOwner(t *testing.T) {
 	// A root process whose limits file vanished half-way.
 	write("proc/900/status", "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nCapEff:\t000001ffffffffff\n")
 	write("proc/900/cgroup", "not a cgroup file")
+	write("proc/meminfo", "MemTotal:        4022388 kB\nMemFree:          123456 kB\n")
 	fsys, err := NewFS(filepath.Join(root, "sys"), proc, WithHostRoot(root))
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func TestProcessOwner(t *testing.T) {
 	want := ProcessOwner{
 		TGID: 812, Comm: "ib_write_bw", Cmdline: "ib_write_bw -d rxe0", UID: 1000, User: "alice",
 		Cgroup:      ParseCgroupPath("/system.slice/docker-" + testCID + ".scope"),
-		MemlockSoft: Limit{Value: 8 << 20}, MemlockHard: Limit{Unlimited: true},
+		MemlockSoft: Limit{Value: 8 << 20}, MemlockHard: Limit{Unlimited: true}, VmPin: 12 << 10,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ProcessOwner(812) (-want +got):\n%s", diff)
@@ -141,6 +142,28 @@ func TestProcessOwner(t *testing.T) {
 	}
 	if _, err := fsys.ProcessOwner(4242); !errors.Is(err, ErrNoProcess) {
 		t.Errorf("ProcessOwner(4242): %v, want ErrNoProcess", err)
+	}
+	if n, err := fsys.MemTotal(); n != 4022388<<10 || err != nil {
+		t.Errorf("MemTotal() = %d, %v", n, err)
+	}
+}
+
+func TestParseStatusKB(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want uint64
+		err  string
+	}{
+		{in: "Name:\tx\nVmPin:\t     128 kB\nVmRSS:\t 9 kB\n", want: 128 << 10},
+		{in: "Name:\tzombie\nState:\tZ (zombie)\n", want: 0}, // no Vm lines
+		{in: "VmPin:\t12\n", err: `VmPin: "12": want a number of kB`},
+		{in: "VmPin:\tx kB\n", err: `VmPin: "x" is not a number of kB`},
+		{in: "VmPin:\t18014398509481984 kB\n", err: `VmPin: "18014398509481984" is not a number of kB`},
+	} {
+		got, err := parseStatusKB(c.in, "VmPin")
+		if (err == nil) != (c.err == "") || err != nil && err.Error() != c.err || got != c.want {
+			t.Errorf("parseStatusKB(%q) = %d, %v; want %d, %q", c.in, got, err, c.want, c.err)
+		}
 	}
 }
 

@@ -174,6 +174,31 @@ func FuzzParseStatusCred(f *testing.F) {
 	})
 }
 
+func FuzzParseStatusKB(f *testing.F) {
+	for _, s := range []string{"VmPin:\t     128 kB\n", "MemTotal:        4022388 kB\n", "VmPin:\t18014398509481983 kB", "VmPin: 1 MB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, key := range []string{"VmPin", "MemTotal"} {
+			if n, err := parseStatusKB(s, key); err != nil && n != 0 || n%1024 != 0 {
+				t.Fatalf("parseStatusKB(%q, %s) = %d, %v", s, key, n, err)
+			}
+		}
+	})
+}
+
+func FuzzParseStatStart(f *testing.F) {
+	f.Add(statLine(812, "ib_write_bw", 4242))
+	f.Add(statLine(812, ") x (", 7))
+	f.Add("1 ((((")
+	f.Fuzz(func(t *testing.T, s string) {
+		comm, start, err := parseStatStart(s)
+		if err != nil && (comm != "" || start != 0) || err == nil && !strings.Contains(s, "("+comm+")") {
+			t.Fatalf("parseStatStart(%q) = %q, %d, %v", s, comm, start, err)
+		}
+	})
+}
+
 func FuzzParseDriverConf(f *testing.F) {
 	f.Add("driver rxe\n", "librxe-rdmav34.so")
 	f.Add("# comment\n\ndriver  mlx5 \ndriverx\n", "libmlx5-rdmav.so")

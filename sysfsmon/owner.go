@@ -31,6 +31,11 @@ type ProcessOwner struct {
 	// with ENOMEM once the pages pinned exceed the soft limit.
 	MemlockSoft Limit `json:"memlock_soft"`
 	MemlockHard Limit `json:"memlock_hard"`
+	// VmPin is what the kernel counts as pinned for the process, in
+	// bytes (/proc/PID/status VmPin, mm->pinned_vm): ib_umem_get adds
+	// the pages of each registration to it, and compares it with
+	// RLIMIT_MEMLOCK. 0 for a zombie, which has no memory left.
+	VmPin uint64 `json:"vm_pin"`
 	// Warnings are the files that could not be read or parsed; what was
 	// read stands.
 	Warnings []Warning `json:"warnings,omitempty"`
@@ -41,6 +46,18 @@ type ProcessOwner struct {
 // does not exist gives an error wrapping ErrNoProcess; a file that cannot
 // be read or parsed (a process exiting half-way) is a Warning.
 func (f *FS) ProcessOwner(tgid int) (ProcessOwner, error) {
+	return f.processOwner(tgid, nil)
+}
+
+// kept is what an earlier read of the same process (OwnerCache) knows:
+// its comm (the same in the stat file just read), command line, and
+// user's name, which stands when its uid is the same.
+type kept struct {
+	comm, cmdline, user string
+	uid                 int
+}
+
+func (f *FS) processOwner(tgid int, k *kept) (ProcessOwner, error) {
 	dir := strconv.Itoa(tgid)
 	o := ProcessOwner{TGID: tgid, UID: -1}
 	status, err := f.read(f.procPath(dir, "status"))
@@ -55,10 +72,21 @@ func (f *FS) ProcessOwner(tgid int) (ProcessOwner, error) {
 		ws.add(f, f.procPath(dir, "status"), err)
 	} else {
 		o.UID, o.IPCLock = c.UID, c.HasCap(CapIPCLock)
-		o.User = f.userName(c.UID)
+		if k != nil && k.uid == c.UID {
+			o.User = k.user
+		} else {
+			o.User = f.userName(c.UID)
+		}
 	}
-	o.Comm = f.optional(&ws, f.procPath(dir, "comm"))
-	o.Cmdline = strings.TrimSpace(strings.ReplaceAll(f.optional(&ws, f.procPath(dir, "cmdline")), "\x00", " "))
+	if o.VmPin, err = parseStatusKB(status, "VmPin"); err != nil {
+		ws.add(f, f.procPath(dir, "status"), err)
+	}
+	if k != nil {
+		o.Comm, o.Cmdline = k.comm, k.cmdline
+	} else {
+		o.Comm = f.optional(&ws, f.procPath(dir, "comm"))
+		o.Cmdline = strings.TrimSpace(strings.ReplaceAll(f.optional(&ws, f.procPath(dir, "cmdline")), "\x00", " "))
+	}
 	if s := f.optional(&ws, f.procPath(dir, "cgroup")); s != "" {
 		if p, err := parseProcCgroup(s); err != nil {
 			ws.add(f, f.procPath(dir, "cgroup"), err)

@@ -3,6 +3,7 @@ package sysfsmon
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -261,4 +262,43 @@ func parseLibibverbsName(name string) string {
 		}
 	}
 	return strings.Join(parts[1:], ".")
+}
+
+// parseStatusKB returns the bytes of a "Key:   N kB" line of
+// /proc/PID/status or /proc/meminfo (proc(5)); 0 when the line is not
+// there (a zombie's status has no Vm lines).
+func parseStatusKB(data, key string) (uint64, error) {
+	for line := range strings.SplitSeq(data, "\n") {
+		rest, ok := strings.CutPrefix(line, key+":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("%s: %q: want a number of kB", key, strings.TrimSpace(rest))
+		}
+		n, err := strconv.ParseUint(f[0], 10, 64)
+		if err != nil || n > math.MaxUint64>>10 {
+			return 0, fmt.Errorf("%s: %q is not a number of kB", key, f[0])
+		}
+		return n << 10, nil
+	}
+	return 0, nil
+}
+
+// MemTotal is the host's usable RAM in bytes (/proc/meminfo MemTotal):
+// what every process's pinned memory together is measured against.
+func (f *FS) MemTotal() (uint64, error) {
+	s, err := f.read(f.procPath("meminfo"))
+	if err != nil {
+		return 0, fmt.Errorf("sysfsmon: memory total: %w", err)
+	}
+	n, err := parseStatusKB(s, "MemTotal")
+	if err == nil && n == 0 {
+		err = errors.New("no MemTotal line")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sysfsmon: memory total: %s: %w", f.procPath("meminfo"), err)
+	}
+	return n, nil
 }

@@ -22,7 +22,7 @@ type Sources struct {
 	// Sys delivers sysfsmon's readings (devices, ports, GIDs, counters
 	// with rates, IRQs).
 	Sys <-chan sysfsmon.Update
-	// Owners looks a process up in /proc (sysfsmon.FS.ProcessOwner), for
+	// Owners looks a process up in /proc (sysfsmon.OwnerCache), for
 	// the owners view; it is called off the UI goroutine, once per
 	// process per frame. Nil leaves the view empty.
 	Owners owners.Lookup
@@ -78,6 +78,10 @@ type Control interface {
 // HostInfo is the header's first line.
 type HostInfo struct {
 	Hostname, Kernel, RDMACore string
+	// MemTotal is the host's RAM in bytes (/proc/meminfo), which the
+	// owners view's heading measures the pinned memory against; 0 when
+	// unknown.
+	MemTotal uint64
 }
 
 // DoctorCheck is one line of the checklist as the doctor view shows it.

@@ -39,7 +39,7 @@ var ownerCols = []column{
 	{Key: "owner", Title: "owner", Max: 40}, col("pids", "pids", 2, false), {Key: "comm", Title: "comm", Prio: 1, Max: 24},
 	col("user", "user", 4, false), col("qp", "QPs", 0, true), {Key: "qp-states", Title: "states", Prio: 3, Max: 28},
 	col("cq", "CQs", 3, true), col("mr", "MRs", 0, true), col("pd", "PDs", 3, true),
-	col("pinned", "pinned", 0, true), col("memlock", "memlock", 1, true), col("memlock-used", "used", 0, true),
+	col("pinned", "pinned", 0, true), col("vmpin", "VmPin", 3, true), col("memlock", "memlock", 1, true), col("memlock-used", "used", 0, true),
 	{Key: "growth", Title: "growth", Prio: 1, Max: 24}, col("flags", "flags", 2, false),
 }
 
@@ -53,7 +53,20 @@ func (v *ownersView) columns() []column   { return ownerCols }
 func (v *ownersView) filter() matcher     { return rowMatcher(owners.Kind) }
 func (v *ownersView) keys() []key.Binding { return []key.Binding{v.cycle, v.open, v.info} }
 
-func (v *ownersView) heading() string { return "owners by " + string(v.by) }
+// heading names the grouping and the host's locked memory: what every
+// process's MRs pin, what the kernel counts (VmPin), of the host's RAM.
+func (v *ownersView) heading() string {
+	h := "owners by " + string(v.by)
+	if v.c.res == nil || v.c.src.Owners == nil {
+		return h
+	}
+	host := owners.HostOf(v.c.res.owners, v.c.src.Host.MemTotal)
+	h += " · host: MRs " + sizeText(host.Pinned) + ", VmPin " + sizeText(host.VmPin)
+	if host.MemTotal > 0 {
+		h += " of " + sizeText(host.MemTotal) + " RAM"
+	}
+	return h
+}
 
 func (v *ownersView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -90,6 +103,7 @@ func (v *ownersView) rows() []tableRow {
 		}
 		row := fromFields(ownerCols, ownerIndex, append(view.Row{{Key: "owner", Text: owner}}, r...))
 		row.Cells[ownerIndex["pinned"]] = sizeText(g.Pinned)
+		row.Cells[ownerIndex["vmpin"]] = sizeText(g.VmPin)
 		if lim, _ := g.Memlock(); !lim.Unlimited && g.Worst >= 0 {
 			row.Cells[ownerIndex["memlock"]] = sizeText(lim.Value)
 		}
@@ -134,7 +148,7 @@ func (v *ownersView) detail(r tableRow) []string {
 		add("cmdline", p.Cmdline)
 		add("user", p.User)
 		add("cgroup", p.Cgroup.Path)
-		add("pinned", sizeText(p.Pinned)+" in MRs")
+		add("pinned", sizeText(p.Pinned)+" in MRs; the kernel counts "+sizeText(p.VmPin)+" (VmPin)")
 		lim := "unlimited"
 		if !p.MemlockSoft.Unlimited {
 			lim = sizeText(p.MemlockSoft.Value) + " (" + strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% used)"

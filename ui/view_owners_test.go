@@ -72,11 +72,11 @@ func ownersHost() (*inspect.Snapshot, owners.Lookup) {
 	}
 	lim := func(v uint64) sysfsmon.Limit { return sysfsmon.Limit{Value: v} }
 	procs := map[int]sysfsmon.ProcessOwner{
-		812:  {Comm: "ibv_rc_pingpong", Cmdline: "ibv_rc_pingpong -d rxe0 -g 1", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: lim(8 << 20)},
-		813:  {Comm: "ibv_rc_pingpong", Cmdline: "ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: lim(8 << 20)},
-		900:  {Comm: "mrloop", Cmdline: "verbscope shell -f /mr-loop.vs", User: "bob", Cgroup: sysfsmon.ParseCgroupPath(pod(podA) + "/cri-containerd-" + cidA + ".scope"), MemlockSoft: lim(64 << 10)},
-		1001: {Comm: "ib_write_bw", Cmdline: "ib_write_bw -d rxe0", User: "root", IPCLock: true, Cgroup: sysfsmon.ParseCgroupPath("/system.slice/docker-" + cidB + ".scope"), MemlockSoft: lim(8 << 20)},
-		1100: {Comm: "all_reduce_perf", Cmdline: "all_reduce_perf -b 8 -e 128M", User: "ml", Cgroup: sysfsmon.ParseCgroupPath(pod(podB) + "/crio-" + cidC + ".scope"), MemlockSoft: sysfsmon.Limit{Unlimited: true}},
+		812:  {Comm: "ibv_rc_pingpong", Cmdline: "ibv_rc_pingpong -d rxe0 -g 1", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: lim(8 << 20), VmPin: 4096},
+		813:  {Comm: "ibv_rc_pingpong", Cmdline: "ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: lim(8 << 20), VmPin: 4096},
+		900:  {Comm: "mrloop", Cmdline: "verbscope shell -f /mr-loop.vs", User: "bob", Cgroup: sysfsmon.ParseCgroupPath(pod(podA) + "/cri-containerd-" + cidA + ".scope"), MemlockSoft: lim(64 << 10), VmPin: 15 << 12},
+		1001: {Comm: "ib_write_bw", Cmdline: "ib_write_bw -d rxe0", User: "root", IPCLock: true, Cgroup: sysfsmon.ParseCgroupPath("/system.slice/docker-" + cidB + ".scope"), MemlockSoft: lim(8 << 20), VmPin: 2<<20 + 8192},
+		1100: {Comm: "all_reduce_perf", Cmdline: "all_reduce_perf -b 8 -e 128M", User: "ml", Cgroup: sysfsmon.ParseCgroupPath(pod(podB) + "/crio-" + cidC + ".scope"), MemlockSoft: sysfsmon.Limit{Unlimited: true}, VmPin: 256 << 20},
 	}
 	return s, func(tgid int) (sysfsmon.ProcessOwner, error) {
 		p, ok := procs[tgid]
@@ -95,6 +95,7 @@ func ownersModel(t *testing.T, w, h int) *model {
 	m := fixtureModel(t, "rxe0", "dark", w, h, false)
 	s, look := ownersHost()
 	m.c.src.Owners = look
+	m.c.src.Host.MemTotal = 16 << 30
 	// mrloop's MRs grew over the window.
 	u := inspect.Update{Growing: []inspect.Growth{{TGID: 900, Comm: "mrloop", Kind: rdma.KindMR, From: 3, To: 15, Since: t0, PerMinute: 1.2}}}
 	d := m.resBuilder.build(inspect.Frame{Snapshot: s, Update: u}, front.State{})
@@ -117,6 +118,10 @@ func TestOwnersGolden(t *testing.T) {
 				checkFits(t, out, sz[0], sz[1])
 				if !strings.Contains(out, "owners by "+string(by)) {
 					t.Errorf("no heading \"owners by %s\":\n%s", by, out)
+				}
+				// MRs: 2×4K + 15×4K + 2×1M + 4×64M; VmPin: 8K + 60K + 2M+8K + 256M.
+				if h := "host: MRs 258.1M, VmPin 258.1M of 16.0G RAM"; sz[0] >= 160 && !strings.Contains(out, h) {
+					t.Errorf("no %q in the heading:\n%s", h, out)
 				}
 				golden.RequireEqual(t, out)
 			})
@@ -162,7 +167,8 @@ func TestOwnersInfo(t *testing.T) {
 	}
 	m.Update(cmd())
 	out := strings.Join(strings.Fields(screen(m)), " ")
-	for _, want := range []string{"process 900 mrloop", "cmdline verbscope shell -f /mr-loop.vs", "cgroup /kubepods.slice/", "memlock 64.0K (94% used)"} {
+	for _, want := range []string{"process 900 mrloop", "cmdline verbscope shell -f /mr-loop.vs", "cgroup /kubepods.slice/", "memlock 64.0K (94% used)",
+		"pinned 60.0K in MRs; the kernel counts 60.0K (VmPin)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the detail lacks %q:\n%s", want, out)
 		}
