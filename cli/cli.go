@@ -187,7 +187,7 @@ func printCommandHelp(w io.Writer, c *Command, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
 		dash := "--"
-		if len(f.Name) <= 2 { // -j, and -dd as iproute2 spells it
+		if len(f.Name) == 1 || f.Name == "dd" { // -j, and -dd as iproute2 spells it; --at
 			dash = "-"
 		}
 		spelled := dash + f.Name
