@@ -56,11 +56,14 @@ unit:
 	GOEXPERIMENT=cgocheck2 $(GO) test -race ./...
 
 # The !cgo stub must keep building with the same API, and its tests
-# (every call refuses with ErrUnsupported) pass.
+# (every call refuses with ErrUnsupported) pass, with the shell's and the
+# commands' that reach it (what they say on a build without libibverbs).
+# The other packages are pure Go, their tests run in `unit`; running them
+# again without cgo took 21 of this step's 37 s in a fresh clone.
 stub:
 	CGO_ENABLED=0 $(GO) build ./...
 	CGO_ENABLED=0 $(GO) vet ./...
-	CGO_ENABLED=0 $(GO) test ./...
+	CGO_ENABLED=0 $(GO) test ./verbs/... ./shell/... ./cli/...
 
 # trace's BPF object and loader are committed (building needs no clang):
 # regenerate them in a copy of the package with Debian's clang and fail if
