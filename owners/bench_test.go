@@ -2,12 +2,12 @@ package owners
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/internal/testtree"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -18,15 +18,7 @@ import (
 // dashboard and the exporter do (stat, status, cgroup, limits).
 func BenchmarkRead1kObjects10Procs(b *testing.B) {
 	root := b.TempDir()
-	write := func(rel, s string) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	write := func(rel, s string) { testtree.Write(b, root, rel, s) }
 	write("sys/.keep", "")
 	write("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n")
 	s := &inspect.Snapshot{}

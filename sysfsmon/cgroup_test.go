@@ -2,12 +2,13 @@ package sysfsmon
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/verbscope/verbscope/internal/testtree"
 )
 
 // Container IDs and pod UIDs of the patterns below (made up, in the
@@ -95,16 +96,7 @@ func TestParseProcCgroup(t *testing.T) {
 func TestProcessOwner(t *testing.T) {
 	root := t.TempDir()
 	proc := filepath.Join(root, "proc")
-	write := func(rel, s string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, s string) { testtree.Write(t, root, rel, s) }
 	write("sys/.keep", "")
 	write("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n")
 	write("proc/812/status", "Name:\tib_write_bw\nTgid:\t812\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nCapEff:\t0000000000000000\nVmLck:\t       0 kB\nVmPin:\t      12 kB\n")

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/verbscope/verbscope/internal/testtree"
 )
 
 // statLine is a /proc/PID/stat line of a process started at tick start.
@@ -19,16 +21,7 @@ func statLine(pid int, comm string, start int) string {
 // forgotten.
 func TestOwnerCache(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, s string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, s string) { testtree.Write(t, root, rel, s) }
 	limits := func(n int) string {
 		return fmt.Sprintf("Limit                     Soft Limit           Hard Limit           Units\nMax locked memory         %d              %d              bytes\n", n, n)
 	}

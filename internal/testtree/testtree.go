@@ -114,3 +114,16 @@ func (b *Blocked) Await() {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Write writes s to the file rel under root, making its folders: a
+// made-up /proc or /sys entry.
+func Write(t testing.TB, root, rel, s string) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
