@@ -275,6 +275,7 @@ type tracked struct {
 	owner Owner
 	// QPs only:
 	typ        QPType
+	port       uint32 // as the last snapshot showed it (0 in RESET)
 	state      QPState
 	stateSince time.Time
 	// sqpsn is the highest sq_psn seen since the state last changed:
@@ -495,6 +496,9 @@ func (t *Tracker) record(k Key, e StateEvent) {
 // trackQP updates a QP's history, failure and stall state.
 func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peers map[Key]*QP, qpRetries map[Key]map[string]uint64, end time.Time) {
 	now := u.Time
+	if q.Port != 0 {
+		tr.port = q.Port
+	}
 	t.sawState(u, StateChange{Key: k, From: tr.state, To: q.State, Time: now, Port: q.Port, Type: q.Type}, !isNew && tr.state != q.State, now, end)
 	retries, perQP := qpRetries[k]
 	// restart begins the stall watch again: the QP is new or changed

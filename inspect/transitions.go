@@ -67,7 +67,16 @@ func (t *Tracker) observeChange(k Key, m *Modify) {
 	if !known || from == m.To {
 		return
 	}
-	t.pending = append(t.pending, StateChange{Key: k, From: from, To: m.To, Time: m.Time, Port: m.Port, Type: m.Type, Traced: true})
+	// trace knows a QP's port from the modifies it saw: one whose port
+	// was set before trace attached (the exporter and the workload
+	// started together) comes with port 0, and would be counted in a
+	// group of its own, its series first scraped at 1 (an increase()
+	// that never rises). The snapshots know the port.
+	port := m.Port
+	if tr := t.objs[k]; port == 0 && tr != nil {
+		port = tr.port
+	}
+	t.pending = append(t.pending, StateChange{Key: k, From: from, To: m.To, Time: m.Time, Port: port, Type: m.Type, Traced: true})
 	es := append(t.entered[k], enteredState{m.To, m.Time})
 	if n := t.cfg.HistoryLen; len(es) > n {
 		es = es[len(es)-n:]

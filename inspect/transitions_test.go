@@ -142,3 +142,21 @@ func TestTransitionsForgetGoneDevices(t *testing.T) {
 		t.Errorf("rxe0 gone: %v (the Update before: %v), want none now", u.Transitions, u2.Transitions)
 	}
 }
+
+// TestTracedChangeTakesTheSnapshotsPort: a modify whose QP trace did not
+// see set up (its port set before trace attached) comes with port 0; it
+// is counted under the port the snapshots show, with the QP's other
+// changes, not in a group of its own.
+func TestTracedChangeTakesTheSnapshotsPort(t *testing.T) {
+	init := recorded(t, "rc-init", at(10))
+	tr := NewTracker(TrackerConfig{})
+	tr.Update(init)
+	tr.Observe(Modify{Time: at(11), Dev: "rxe0", QPN: 17, From: rdma.QPStateReset, To: rdma.QPStateErr, HasState: true, Type: rdma.QPTypeRC})
+	errd := clone(init, at(12))
+	qpIndex(t, errd, 17).State = rdma.QPStateErr
+	u := tr.Update(errd)
+	want := Transition{Dev: "rxe0", Port: 1, Type: rdma.QPTypeRC, To: rdma.QPStateErr}
+	if u.Transitions[want] != 1 || len(u.Transitions) != 1 {
+		t.Errorf("transitions %v, want one into ERR on port 1", u.Transitions)
+	}
+}
