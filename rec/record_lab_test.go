@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/verbscope/verbscope/internal/labkit"
 )
@@ -50,12 +51,13 @@ func TestRecordSessionLab(t *testing.T) {
 	}
 	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return peek(func(r *Reader) bool { return readings(r) > 0 }) })
 
-	// The recorder reads every 500 ms; trace's modifies bring a reading
-	// forward (inspect.TraceWakeGap), so pingpong QPs that live less
-	// than the interval are read. 1,000 iterations keep them alive well
-	// past the gap on a fast machine (200 were over within one interval
-	// on one).
+	// The recorder reads every 500 ms, and trace's reader hands it the
+	// modifies once an interval: a pair that ends sooner is seen by no
+	// reading (on an idle host, 1,000 iterations ended within one
+	// interval). Throttled to a quarter of each second, the pair lives
+	// for several readings on any machine.
 	server, client := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "1000")
+	labkit.Throttle(t, 250*time.Millisecond, time.Second, server, client)
 	pids := map[uint32]bool{server.PID(): true, client.PID(): true}
 	for _, p := range []*labkit.Proc{server, client} {
 		if code := p.Exit(t, labkit.Run); code != 0 {
