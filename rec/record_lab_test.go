@@ -51,19 +51,27 @@ func TestRecordSessionLab(t *testing.T) {
 	}
 	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return peek(func(r *Reader) bool { return readings(r) > 0 }) })
 
-	// The recorder reads every 500 ms, and trace's reader hands it the
-	// modifies once an interval: a pair that ends sooner is seen by no
-	// reading (on an idle host, 1,000 iterations ended within one
-	// interval). Throttled to a quarter of each second, the pair lives
-	// for several readings on any machine.
-	server, client := labkit.PingpongPair(t, "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "1000")
-	labkit.Throttle(t, 250*time.Millisecond, time.Second, server, client)
+	// The pair runs until the file holds both its QPs, then is killed
+	// (the kernel destroys them): a pair left to finish by itself may end
+	// within one of the recorder's readings (1,000 iterations did, on an
+	// idle host), before trace's reader, which hands over the modifies
+	// once an interval, has woken one. Throttled, it leaves the guest's
+	// CPUs to the recorder.
+	server, client := labkit.PingpongPair(t, "-e", "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "100000000")
+	labkit.Throttle(t, 100*time.Millisecond, time.Second, server, client)
 	pids := map[uint32]bool{server.PID(): true, client.PID(): true}
-	for _, p := range []*labkit.Proc{server, client} {
-		if code := p.Exit(t, labkit.Run); code != 0 {
-			t.Fatalf("ibv_rc_pingpong exit status %d:\n%s", code, p.Output())
+	pingpongQPs := func(r *Reader) (n int) {
+		lts, _ := r.Lifetimes(ctx)
+		for _, l := range lts {
+			if l.Kind == "qp" && pids[l.PID] {
+				n++
+			}
 		}
+		return n
 	}
+	labkit.WaitFor(t, labkit.Step, "the pingpong QPs recorded", func() bool { return peek(func(r *Reader) bool { return pingpongQPs(r) == 2 }) })
+	server.Kill()
+	client.Kill()
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; modify qp1 err; wait cq1 timeout=10m")
 	q := docQueries(t)["to-err"]
 	var toErr [][]string
@@ -106,7 +114,12 @@ func TestRecordSessionLab(t *testing.T) {
 	}
 
 	// The move to ERR: the shell's QP, moved by the shell, with the
-	// modify's attributes (columns as in docs/record.md).
+	// modify's attributes (columns as in docs/record.md), as the file
+	// holds it now: a modify that came after the reading that saw ERR
+	// is written over that reading's row.
+	if toErr, err = queryRows(ctx, r, q); err != nil {
+		t.Fatal(err)
+	}
 	shPID := strconv.Itoa(int(sh.PID()))
 	if len(toErr) != 1 {
 		t.Fatalf("to-err rows %q, want the shell's QP", toErr)
