@@ -71,14 +71,49 @@ func (t *Tracker) Observe(m Modify) {
 	if m.Ret == 0 && m.HasState {
 		e.State = m.To
 	}
-	if h := t.history[k]; explainsLast(h, &m, t.took) {
+	h := t.history[k]
+	switch {
+	case explainsLast(h, &m, t.took):
 		// Copied, not written in place: a delivered history is never
 		// written.
 		t.history[k] = append(h[:len(h)-1:len(h)-1], e)
-	} else {
+	case precedesLast(h, &m):
+		// The reading that made the last entry came after this modify
+		// and shows its effect: the modify goes before that entry, in
+		// the state the QP had then, so the history stays in time order
+		// and its last entry stays what the reading saw.
+		n := len(h)
+		if m.Ret != 0 || !m.HasState {
+			e.State = m.From
+			if n > 1 {
+				e.State = h[n-2].State
+			}
+		}
+		nh := make([]StateEvent, 0, n+1)
+		nh = append(append(append(nh, h[:n-1]...), e), h[n-1])
+		if over := len(nh) - t.cfg.HistoryLen; over > 0 {
+			nh = nh[over:]
+		}
+		t.history[k] = nh
+	default:
 		t.record(k, e)
 	}
 	t.observeChange(k, &m)
+}
+
+// precedesLast reports whether modify m came before the reading that
+// made the last entry of history h: a QP created and moved between two
+// readings (the verbs shell's `open; pd; cq; qp; next; modify err` in
+// a few milliseconds) is first seen in its final state, and trace's
+// reader, a moment behind the dump, hands over the modifies that got it
+// there afterwards. Those that end in the state seen then take the
+// entry's place (explainsLast); the ones before go before it.
+func precedesLast(h []StateEvent, m *Modify) bool {
+	if len(h) == 0 {
+		return false
+	}
+	last := h[len(h)-1]
+	return last.Modify == nil && !last.Gone && m.Time.Before(last.Time)
 }
 
 // explainsLast reports whether a successful modify that changed the

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/rdma"
@@ -77,6 +78,45 @@ func TestTrackerObserve(t *testing.T) {
 	tr.Observe(again)
 	if n := len(tr.History(key)); n != len(want)+1 {
 		t.Errorf("%d entries after a second modify into ERR, want %d", n, len(want)+1)
+	}
+}
+
+// TestTrackerObserveAfterFirstSight: the verbs shell creates a QP and
+// moves it to INIT and on to ERR between two readings; the reading that
+// first shows the QP sees ERR, and trace hands over the two modifies
+// after it. The history is the two modifies in order, one entry into
+// ERR (the modify's, in the reading's place), not the reading's ERR
+// first and the modifies after it.
+func TestTrackerObserveAfterFirstSight(t *testing.T) {
+	tr := NewTracker(TrackerConfig{})
+	tr.Update(recorded(t, "idle", at(1)))
+	s := recorded(t, "rc-init", at(3))
+	qpIndex(t, s, 17).State = rdma.QPStateErr
+	tr.Update(s)
+	key := Key{rdma.KindQP, "rxe0", 17}
+	mod := func(ms int, from, to QPState, hasState bool) Modify {
+		return Modify{Time: at(2).Add(time.Duration(ms) * time.Millisecond), Dev: "rxe0", QPN: 17, PID: 900, Comm: "verbscope",
+			From: from, FromKnown: true, To: to, HasState: hasState}
+	}
+	toInit := mod(10, rdma.QPStateReset, rdma.QPStateInit, true)
+	noState := mod(11, rdma.QPStateInit, rdma.QPStateInit, false) // a modify of the timeout alone
+	toErr := mod(12, rdma.QPStateInit, rdma.QPStateErr, true)
+	for _, m := range []Modify{toInit, noState, toErr} {
+		tr.Observe(m)
+	}
+	want := []StateEvent{
+		{Time: toInit.Time, State: rdma.QPStateInit, Modify: &toInit},
+		{Time: noState.Time, State: rdma.QPStateInit, Modify: &noState},
+		{Time: toErr.Time, State: rdma.QPStateErr, Modify: &toErr},
+	}
+	if d := cmp.Diff(want, tr.History(key)); d != "" {
+		t.Errorf("history (-want +got):\n%s", d)
+	}
+	// A modify after the reading follows it, as always.
+	later := mod(2000, rdma.QPStateErr, rdma.QPStateReset, true)
+	tr.Observe(later)
+	if h := tr.History(key); h[len(h)-1].Modify == nil || h[len(h)-1].Modify.To != rdma.QPStateReset {
+		t.Errorf("a modify after the reading is not last: %+v", h[len(h)-1])
 	}
 }
 
