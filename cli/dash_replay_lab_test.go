@@ -5,6 +5,7 @@ package cli
 import (
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,7 +18,8 @@ import (
 // (no trace: fast) while a verbs shell moves its QP to ERR, then plays
 // the file in the dashboard through tmux: the header says REPLAY and the
 // recorded host, and `}` steps from event to event until the QP view
-// shows the QP in ERR; `[` steps back one reading.
+// shows the QP in ERR; `[` steps back one reading; with the filter
+// /state=ERR one `}` from the start lands on that reading.
 func TestDashReplayLab(t *testing.T) {
 	labkit.Clean(t)
 	path := filepath.Join(t.TempDir(), "replay.vsrec")
@@ -68,6 +70,7 @@ func TestDashReplayLab(t *testing.T) {
 		s.press("}")
 		time.Sleep(time.Second)
 	}
+	errAt := replayIndex.FindString(s.screen())
 	before := s.screen()
 	s.press("[")
 	labkit.WaitFor(t, labkit.Screen, "[ one reading back", func() bool { return s.screen() != before })
@@ -77,5 +80,17 @@ func TestDashReplayLab(t *testing.T) {
 	s.typeText("start")
 	s.press("Enter")
 	labkit.WaitFor(t, labkit.Screen, "t start: the first reading", func() bool { return strings.Contains(s.screen(), "(1/") })
+	// With a filter, one } passes over the QP's creation and INIT and
+	// lands on the reading that first showed it in ERR.
+	s.press("/")
+	s.typeText("state=ERR")
+	s.press("Enter")
+	s.press("}")
+	labkit.WaitFor(t, labkit.Screen, "} with /state=ERR: the move to ERR "+errAt, func() bool {
+		return replayIndex.FindString(s.screen()) == errAt
+	})
 	s.press("q")
 }
+
+// replayIndex finds the header's place among the readings: "(7/".
+var replayIndex = regexp.MustCompile(`\(\d+/`)

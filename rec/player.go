@@ -96,10 +96,11 @@ func (p *Player) Step(n int) {
 
 // Event moves to the next (dir > 0) or previous reading where
 // something happened: an object appeared or vanished, a QP changed
-// state, an alert began or ended.
-func (p *Player) Event(dir int) {
+// state, an alert began or ended; with match, only to one where that
+// happened to an object match takes (the dashboard's filter).
+func (p *Player) Event(dir int, match EventMatch) {
 	p.send(func(s *playState) {
-		if i, ok := p.event(s.pos, dir); ok {
+		if i, ok := p.event(s.pos, dir, match); ok {
 			s.pos, s.playing = i, false
 		}
 	})
@@ -232,24 +233,4 @@ func (p *Player) sysAt(ctx context.Context, t time.Time) (sysfsmon.Update, bool)
 		}
 	}
 	return u, true
-}
-
-// event finds the reading after (dir > 0) or before pos where
-// something happened.
-func (p *Player) event(pos, dir int) (int, bool) {
-	q := `SELECT MIN(seq) FROM (SELECT seq FROM objects WHERE op IN ('appear', 'vanish') UNION ALL
-		SELECT seq FROM transitions UNION ALL SELECT seq FROM alerts) WHERE seq > ?`
-	if dir < 0 {
-		q = `SELECT MAX(seq) FROM (SELECT seq FROM objects WHERE op IN ('appear', 'vanish') UNION ALL
-			SELECT seq FROM transitions UNION ALL SELECT seq FROM alerts) WHERE seq < ?`
-	}
-	var seq *int64
-	if err := p.r.db.QueryRow(q, p.res[pos].Seq).Scan(&seq); err != nil || seq == nil {
-		return 0, false
-	}
-	i := sort.Search(len(p.res), func(i int) bool { return p.res[i].Seq >= *seq })
-	if i >= len(p.res) {
-		return 0, false
-	}
-	return i, true
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/view"
 )
 
 // next takes the Player's next frame, failing after a while.
@@ -68,12 +69,12 @@ func TestPlayer(t *testing.T) {
 		t.Errorf("QP 30's history %+v, want RTS then ERR by pid 400 with qp_state=ERR", h)
 	}
 	// Reading 4 only moves PSNs; the next event is QP 17 vanishing in 5.
-	p.Event(1)
+	p.Event(1, nil)
 	f = next(t, p)
 	if _, ok := qpState(f, 17); ok || !f.Snapshot.Time.Equal(t0.Add(4*time.Second)) {
 		t.Errorf("next event at %s with QP 17 %v, want reading 5 without it", f.Snapshot.Time, ok)
 	}
-	p.Event(-1)
+	p.Event(-1, nil)
 	if f = next(t, p); !f.Snapshot.Time.Equal(t0.Add(2 * time.Second)) {
 		t.Errorf("previous event at %s, want reading 3 (the move to ERR)", f.Snapshot.Time)
 	}
@@ -94,5 +95,49 @@ func TestPlayer(t *testing.T) {
 	}
 	if st := p.Status(); st.Speed != MaxSpeed || st.Index != 4 || st.Len != 5 {
 		t.Errorf("status after playing %+v, want the last of 5 at %d×", st, MaxSpeed)
+	}
+}
+
+// TestPlayerEventFiltered: with a filter, `{` and `}` stop only at
+// readings where something happened to an object the filter takes, as
+// the dashboard's filter words select them.
+func TestPlayerEventFiltered(t *testing.T) {
+	r := openT(t, record(t, WriterOptions{KeyEvery: 2}))
+	p, err := NewPlayer(context.Background(), r, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	next(t, p)
+	where := func(kind rdma.Kind, words ...string) EventMatch {
+		fs, err := view.ParseFilterWords(string(kind), words)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func(k rdma.Kind, row view.Row) bool { return k == kind && fs.Match(row) }
+	}
+	for _, step := range []struct {
+		dir   int
+		match EventMatch
+		// stays: no such event, so the playback stays where it was and
+		// no frame comes; one step on (commands run in order) shows
+		// where it stayed.
+		stays bool
+		want  time.Duration // the reading landed on
+	}{
+		{+1, where(rdma.KindQP, "state=ERR"), false, 2 * time.Second},     // the victim's move to ERR, past the pingpong's appearing
+		{+1, where(rdma.KindQP, "comm=pingpong"), false, 4 * time.Second}, // the pingpong's QP gone
+		{-1, where(rdma.KindQP, "comm=victim"), false, 2 * time.Second},
+		{-1, where(rdma.KindMR, "leaky"), false, time.Second}, // MR 2 registered (a plain word)
+		{+1, where(rdma.KindQP, "comm=nobody"), true, 2 * time.Second},
+		{+1, nil, false, 4 * time.Second},
+	} {
+		p.Event(step.dir, step.match)
+		if step.stays {
+			p.Step(1)
+		}
+		if f := next(t, p); !f.Snapshot.Time.Equal(t0.Add(step.want)) {
+			t.Errorf("event(%d) landed at %s, want %s", step.dir, f.Snapshot.Time.Sub(t0), step.want)
+		}
 	}
 }

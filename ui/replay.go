@@ -7,7 +7,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/themes"
+	"github.com/verbscope/verbscope/view"
 )
 
 // Replay steers a recording played back (dash --replay): Res and Sys
@@ -17,8 +19,10 @@ type Replay interface {
 	// Step moves n readings (back when negative) and pauses.
 	Step(n int)
 	// Event moves to the next (dir > 0) or previous reading where an
-	// object appeared or vanished, a QP changed state or an alert came.
-	Event(dir int)
+	// object appeared or vanished, a QP changed state or an alert came;
+	// with match, only to one where that happened to an object match
+	// takes (its kind, its row as the views print it).
+	Event(dir int, match func(k inspect.Kind, r view.Row) bool)
 	// SeekTo moves to a time written as dash --replay's --at takes it
 	// (start, end, -3m, 09:24:05, 2026-12-01T09:24:05) and pauses; an
 	// error says what it could not read.
@@ -51,8 +55,8 @@ func defaultReplayKeys() replayKeys {
 	return replayKeys{
 		Back:      b("[", "one reading back"),
 		Forward:   b("]", "one reading forward"),
-		PrevEvent: b("{", "previous event"),
-		NextEvent: b("}", "next event"),
+		PrevEvent: b("{", "previous event (with a filter, of what it shows)"),
+		NextEvent: b("}", "next event (with a filter, of what it shows)"),
 		Seek:      b("t", "jump to a time"),
 		Play:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play / pause")),
 		Slower:    b("<", "play slower"),
@@ -77,9 +81,9 @@ func (m *model) replayKey(msg tea.KeyPressMsg) bool {
 	case key.Matches(msg, k.Forward):
 		r.Step(+1)
 	case key.Matches(msg, k.PrevEvent):
-		r.Event(-1)
+		r.Event(-1, m.eventMatch())
 	case key.Matches(msg, k.NextEvent):
-		r.Event(+1)
+		r.Event(+1, m.eventMatch())
 	case key.Matches(msg, k.Seek):
 		m.startLine(modeTime, "time ", "")
 	case key.Matches(msg, k.Play):
@@ -92,6 +96,22 @@ func (m *model) replayKey(msg tea.KeyPressMsg) bool {
 		return false
 	}
 	return true
+}
+
+// eventMatch is the filter of the view shown, for `{` and `}`: with a
+// filter on an object view, the next event is one of an object the
+// view shows. nil (every event) without a filter, on a view of no
+// object kind, or while the filter words do not parse.
+func (m *model) eventMatch() func(inspect.Kind, view.Row) bool {
+	kind, words := m.cur.kind, m.cur.table.filter
+	if kind == "" || len(words) == 0 {
+		return nil
+	}
+	fs, err := view.ParseFilterWords(string(kind), words)
+	if err != nil {
+		return nil
+	}
+	return func(k inspect.Kind, r view.Row) bool { return k == kind && fs.Match(r) }
 }
 
 // replayField is the header's word on the playback: REPLAY, the time

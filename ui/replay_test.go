@@ -9,17 +9,23 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/view"
 )
 
 // fakeReplay records the calls the keys make.
 type fakeReplay struct {
 	calls []string
 	pos   ReplayPosition
+	match func(inspect.Kind, view.Row) bool // the last Event's
 }
 
-func (f *fakeReplay) Step(n int)               { f.calls = append(f.calls, fmt.Sprintf("step %d", n)) }
-func (f *fakeReplay) Event(dir int)            { f.calls = append(f.calls, fmt.Sprintf("event %d", dir)) }
+func (f *fakeReplay) Step(n int) { f.calls = append(f.calls, fmt.Sprintf("step %d", n)) }
+func (f *fakeReplay) Event(dir int, match func(inspect.Kind, view.Row) bool) {
+	f.calls, f.match = append(f.calls, fmt.Sprintf("event %d", dir)), match
+}
 func (f *fakeReplay) TogglePlay()              { f.calls = append(f.calls, "play") }
 func (f *fakeReplay) Faster()                  { f.calls = append(f.calls, "faster") }
 func (f *fakeReplay) Slower()                  { f.calls = append(f.calls, "slower") }
@@ -63,6 +69,27 @@ func TestReplayKeysAndHeader(t *testing.T) {
 		if out := screen(m); !strings.Contains(out, b.Help().Desc) {
 			t.Errorf("help lacks %q (%s)", b.Help().Desc, b.Help().Key)
 		}
+	}
+}
+
+// With a filter on the QP view, `}` asks for the next event of a QP the
+// filter takes; without one, for any event.
+func TestReplayEventFollowsFilter(t *testing.T) {
+	r := &fakeReplay{pos: ReplayPosition{Time: time.Date(2026, 12, 1, 2, 47, 5, 0, time.Local), Len: 10, Speed: 1}}
+	m := fixtureModel(t, "rxe0", "dark", 160, 48, false, func(s *Sources) { s.Replay = r })
+	send(m, "}")
+	if r.match != nil {
+		t.Fatal("} without a filter should ask for any event")
+	}
+	send(m, "/", "s", "t", "a", "t", "e", "=", "E", "R", "R", "enter", "}")
+	if r.match == nil {
+		t.Fatal("} with a filter should ask for the events of what it takes")
+	}
+	qp := func(st rdma.QPState) view.Row {
+		return (&inspect.QP{Object: inspect.Object{DevName: "rxe0"}, LQPN: 30, State: st}).Row(false)
+	}
+	if !r.match(rdma.KindQP, qp(rdma.QPStateErr)) || r.match(rdma.KindQP, qp(rdma.QPStateRTS)) || r.match(rdma.KindMR, qp(rdma.QPStateErr)) {
+		t.Error("the match should take a QP in ERR and nothing else")
 	}
 }
 
