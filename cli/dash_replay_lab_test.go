@@ -19,7 +19,8 @@ import (
 // the file in the dashboard through tmux: the header says REPLAY and the
 // recorded host, and `}` steps from event to event until the QP view
 // shows the QP in ERR; `[` steps back one reading; with the filter
-// /state=ERR one `}` from the start lands on that reading.
+// /state=ERR one `}` from the start lands on that reading; the irq view
+// shows the recorded IRQ reading.
 func TestDashReplayLab(t *testing.T) {
 	labkit.Clean(t)
 	path := filepath.Join(t.TempDir(), "replay.vsrec")
@@ -89,6 +90,12 @@ func TestDashReplayLab(t *testing.T) {
 	labkit.WaitFor(t, labkit.Screen, "} with /state=ERR: the move to ERR "+errAt, func() bool {
 		return replayIndex.FindString(s.screen()) == errAt
 	})
+	// The IRQs were recorded too: the irq view says what the live one
+	// says of rxe0, not that there is no reading.
+	s.press(":")
+	s.typeText("irq")
+	s.press("Enter")
+	s.waitFor("rxe0: software device")
 	s.press("q")
 }
 

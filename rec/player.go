@@ -232,5 +232,29 @@ func (p *Player) sysAt(ctx context.Context, t time.Time) (sysfsmon.Update, bool)
 			u.CounterRates, _ = sysfsmon.CounterRates(prev.Counters, u.Counters)
 		}
 	}
+	if u.IRQs != nil {
+		if prev := p.irqsBefore(ctx, i, u.IRQs.Time); prev != nil {
+			u.IRQRates, _ = sysfsmon.IRQRates(prev, u.IRQs)
+		}
+	}
 	return u, true
+}
+
+// irqLookBack bounds how many sys readings back irqsBefore looks: the
+// IRQs are read on full readings only (the recorder's FullEvery, 10).
+const irqLookBack = 32
+
+// irqsBefore finds the IRQ reading before the one of time t, among the
+// sys readings before i, for the rates between the two.
+func (p *Player) irqsBefore(ctx context.Context, i int, t time.Time) *sysfsmon.IRQSnapshot {
+	for j := i - 1; j >= 0 && j >= i-irqLookBack; j-- {
+		s, err := p.r.IRQs(ctx, p.sys[j].Seq)
+		if err != nil || s == nil {
+			return nil
+		}
+		if s.Time.Before(t) {
+			return s
+		}
+	}
+	return nil
 }

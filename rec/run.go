@@ -49,7 +49,7 @@ func Run(ctx context.Context, c *inspect.Conn, fsys *sysfsmon.FS, w *Writer, o R
 	}
 	res := inspect.Watch(ctx, c, wo)
 	defer res.Close()
-	sys := fsys.Watch(ctx, sysfsmon.WatchOptions{Interval: o.Interval, FullEvery: 10, NoIRQs: true})
+	sys := fsys.Watch(ctx, sysfsmon.WatchOptions{Interval: o.Interval, FullEvery: 10})
 	defer sys.Close()
 	return loop(ctx, w, res.Frames(), sys.Updates(), o.Written)
 }

@@ -2,8 +2,9 @@ package rec
 
 // SchemaVersion is the version of the tables below, kept in the file's
 // PRAGMA user_version. A Reader refuses a file of a higher version: its
-// tables may mean something this one does not know.
-const SchemaVersion = 1
+// tables may mean something this one does not know. Version 2 added
+// irqs; a version 1 file reads with no IRQs.
+const SchemaVersion = 2
 
 // appID is the file's PRAGMA application_id, "vscr": it tells a
 // recording from any other SQLite database.
@@ -106,6 +107,13 @@ CREATE TABLE counters (
 	value INTEGER NOT NULL
 );
 CREATE INDEX counters_seq ON counters (seq);
+CREATE TABLE irqs (
+	seq  INTEGER NOT NULL,
+	op   TEXT NOT NULL CHECK (op IN ('appear', 'change', 'vanish', 'key')),
+	dev  TEXT NOT NULL,
+	body TEXT
+);
+CREATE INDEX irqs_seq ON irqs (seq);
 CREATE TABLE gaps (
 	seq    INTEGER NOT NULL,
 	t      INTEGER NOT NULL,
@@ -116,4 +124,4 @@ CREATE INDEX gaps_seq ON gaps (seq);
 `
 
 // seqTables are the tables whose rows belong to a reading (seq).
-var seqTables = []string{"objects", "transitions", "usage", "alerts", "devices", "counters", "gaps"}
+var seqTables = []string{"objects", "transitions", "usage", "alerts", "devices", "counters", "irqs", "gaps"}

@@ -3,6 +3,7 @@ package rec
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -24,16 +25,11 @@ func (r *Reader) Sys(ctx context.Context, seq int64) (sysfsmon.Update, error) {
 		return sysfsmon.Update{}, fmt.Errorf("rec: %s: sysfs reading %d: %w", r.path, seq, ErrNoReading)
 	}
 	u := sysfsmon.Update{Seq: int(seq), Time: time.Unix(0, t.Int64)}
-	err = r.each(ctx, `SELECT d.body FROM devices d JOIN (
-			SELECT MAX(rowid) AS id FROM devices WHERE seq BETWEEN ?1 AND ?2 GROUP BY dev) l ON d.rowid = l.id
-		WHERE d.op != 'vanish' ORDER BY d.dev`, func(rows *sql.Rows) error {
-		var body []byte
-		if err := rows.Scan(&body); err != nil {
-			return err
-		}
-		return appendJSON(&u.Devices, body)
-	}, key.Int64, seq)
+	err = r.latestBodies(ctx, "devices", key.Int64, seq, func(body []byte) error { return appendJSON(&u.Devices, body) })
 	if err != nil {
+		return sysfsmon.Update{}, r.damaged(err)
+	}
+	if u.IRQs, err = r.irqs(ctx, key.Int64, seq); err != nil {
 		return sysfsmon.Update{}, r.damaged(err)
 	}
 	cs := &sysfsmon.CounterSnapshot{Time: u.Time}
@@ -54,4 +50,60 @@ func (r *Reader) Sys(ctx context.Context, seq int64) (sysfsmon.Update, error) {
 	}
 	u.Counters = cs
 	return u, nil
+}
+
+// latestBodies calls fn with each device's last body in table (devices,
+// irqs) from the keyframe key to seq, by device; a device that vanished
+// has none.
+func (r *Reader) latestBodies(ctx context.Context, table string, key, seq int64, fn func([]byte) error) error {
+	return r.each(ctx, `SELECT d.body FROM `+table+` d JOIN (
+			SELECT MAX(rowid) AS id FROM `+table+` WHERE seq BETWEEN ?1 AND ?2 GROUP BY dev) l ON d.rowid = l.id
+		WHERE d.op != 'vanish' ORDER BY d.dev`, func(rows *sql.Rows) error {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return err
+		}
+		return fn(body)
+	}, key, seq)
+}
+
+// IRQs rebuilds the devices' interrupts as the last IRQ reading up to
+// the sys reading seq saw them (sysfsmon.IRQSnapshot); nil when none was
+// recorded.
+func (r *Reader) IRQs(ctx context.Context, seq int64) (*sysfsmon.IRQSnapshot, error) {
+	var key sql.NullInt64
+	err := r.db.QueryRowContext(ctx, `SELECT MAX(seq) FROM readings WHERE source = 'sys' AND keyframe AND seq <= ?`, seq).Scan(&key)
+	if err != nil {
+		return nil, r.damaged(err)
+	}
+	if !key.Valid {
+		return nil, fmt.Errorf("rec: %s: sysfs reading %d: %w", r.path, seq, ErrNoReading)
+	}
+	s, err := r.irqs(ctx, key.Int64, seq)
+	if err != nil {
+		return nil, r.damaged(err)
+	}
+	return s, nil
+}
+
+// irqs rebuilds the devices' interrupts as the last IRQ reading up to
+// seq saw them; nil when none was recorded (a version 1 file, or a
+// recording of IRQs never read).
+func (r *Reader) irqs(ctx context.Context, key, seq int64) (*sysfsmon.IRQSnapshot, error) {
+	if r.schema < 2 {
+		return nil, nil
+	}
+	var s *sysfsmon.IRQSnapshot
+	err := r.latestBodies(ctx, "irqs", key, seq, func(body []byte) error {
+		var row irqRow
+		if err := json.Unmarshal(body, &row); err != nil {
+			return err
+		}
+		if s == nil {
+			s = &sysfsmon.IRQSnapshot{Time: row.Time, CPUs: row.CPUs}
+		}
+		s.Devices = append(s.Devices, row.DeviceIRQs)
+		return nil
+	})
+	return s, err
 }

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
+	"maps"
+	"slices"
+	"time"
 
 	"github.com/verbscope/verbscope/sysfsmon"
 )
@@ -14,12 +16,26 @@ import (
 type sysState struct {
 	started bool
 	seq     int // the last Update.Seq
-	devs    map[string]uint64
+	devs    bodies
+	irqs    bodies
 	ctrs    map[string]uint64
 }
 
 func newSysState() sysState {
-	return sysState{devs: map[string]uint64{}, ctrs: map[string]uint64{}}
+	return sysState{devs: bodies{}, irqs: bodies{}, ctrs: map[string]uint64{}}
+}
+
+// bodies are the JSON bodies last written to a table of one row per
+// device (devices, irqs), by device.
+type bodies map[string]string
+
+// irqRow is a device's row in irqs: its interrupts as /proc/interrupts
+// and /proc/irq showed them at Time (the IRQ reading's), with the CPU
+// columns the per-CPU counts follow.
+type irqRow struct {
+	Time time.Time `json:"time"`
+	CPUs []int     `json:"cpus"`
+	sysfsmon.DeviceIRQs
 }
 
 func (s *sysState) write(ctx context.Context, tx *sql.Tx, seq int64, key bool, u sysfsmon.Update) error {
@@ -36,9 +52,16 @@ func (s *sysState) write(ctx context.Context, tx *sql.Tx, seq int64, key bool, u
 		}
 	}
 	if u.DevicesErr == nil {
-		if err := s.writeDevices(ctx, tx, seq, key, u.Devices); err != nil {
+		rows := make(map[string]any, len(u.Devices))
+		for i := range u.Devices {
+			rows[u.Devices[i].Name] = &u.Devices[i]
+		}
+		if err := s.devs.write(ctx, tx, "devices", seq, key, rows); err != nil {
 			return err
 		}
+	}
+	if err := s.writeIRQs(ctx, tx, seq, key, u); err != nil {
+		return err
 	}
 	if u.Counters != nil {
 		return s.writeCounters(ctx, tx, seq, key, u.Counters.Counters)
@@ -46,49 +69,66 @@ func (s *sysState) write(ctx context.Context, tx *sql.Tx, seq int64, key bool, u
 	return nil
 }
 
-// writeDevices writes a device's sysfs view (its ports, GIDs and
-// attributes, as JSON) when it appears, changes or vanishes, and every
-// device on a keyframe.
-func (s *sysState) writeDevices(ctx context.Context, tx *sql.Tx, seq int64, key bool, devs []sysfsmon.Device) error {
+// write writes a device's row of table (its sysfs view, or its IRQs:
+// rows, as JSON) when it appears, changes or vanishes, and every
+// device's on a keyframe.
+func (bs bodies) write(ctx context.Context, tx *sql.Tx, table string, seq int64, key bool, rows map[string]any) error {
 	put := func(op, dev string, body any) error {
-		_, err := tx.ExecContext(ctx, "INSERT INTO devices (seq, op, dev, body) VALUES (?, ?, ?, ?)", seq, op, dev, body)
+		_, err := tx.ExecContext(ctx, "INSERT INTO "+table+" (seq, op, dev, body) VALUES (?, ?, ?, ?)", seq, op, dev, body)
 		return err
 	}
-	seen := map[string]bool{}
-	for i := range devs {
-		d := &devs[i]
-		body, err := json.Marshal(d)
+	for _, name := range slices.Sorted(maps.Keys(rows)) {
+		b, err := json.Marshal(rows[name])
 		if err != nil {
 			return err
 		}
-		h := fnv.New64a()
-		h.Write(body)
-		sum := h.Sum64()
-		seen[d.Name] = true
-		old, had := s.devs[d.Name]
+		body := string(b)
+		old, had := bs[name]
 		op := "key"
 		switch {
 		case !had:
 			op = "appear"
-		case old != sum:
+		case old != body:
 			op = "change"
 		case !key:
 			continue
 		}
-		s.devs[d.Name] = sum
-		if err := put(op, d.Name, string(body)); err != nil {
+		bs[name] = body
+		if err := put(op, name, body); err != nil {
 			return err
 		}
 	}
-	for name := range s.devs {
-		if !seen[name] {
+	for name := range bs {
+		if _, ok := rows[name]; !ok {
 			if err := put("vanish", name, nil); err != nil {
 				return err
 			}
-			delete(s.devs, name)
+			delete(bs, name)
 		}
 	}
 	return nil
+}
+
+// writeIRQs writes the devices' interrupts when sysfsmon read them (a
+// full reading, every FullEvery: /proc/interrupts is not free) and they
+// moved; a keyframe between full readings repeats the last ones, so a
+// seek finds them from the keyframe on.
+func (s *sysState) writeIRQs(ctx context.Context, tx *sql.Tx, seq int64, key bool, u sysfsmon.Update) error {
+	if u.IRQs == nil || u.IRQsErr != nil {
+		if !key {
+			return nil
+		}
+		rows := make(map[string]any, len(s.irqs))
+		for dev, body := range s.irqs {
+			rows[dev] = json.RawMessage(body)
+		}
+		return s.irqs.write(ctx, tx, "irqs", seq, key, rows)
+	}
+	rows := make(map[string]any, len(u.IRQs.Devices))
+	for _, d := range u.IRQs.Devices {
+		rows[d.Device] = irqRow{Time: u.IRQs.Time, CPUs: u.IRQs.CPUs, DeviceIRQs: d}
+	}
+	return s.irqs.write(ctx, tx, "irqs", seq, key, rows)
 }
 
 // writeCounters writes each counter whose value moved, and every
