@@ -33,6 +33,8 @@ func TestCLI(t *testing.T) {
 		{[]string{"lab", "-a", "x"}, 2, nil, []string{"-a and -b go with --pair"}},
 		{[]string{"lab", "--pair", "-a", "x"}, 2, nil, []string{"--pair needs -a COMMAND and -b COMMAND"}},
 		{[]string{"export", "--collector.owners=5", "--collector.owners.by=process"}, 2, nil, []string{`--collector.owners.by: group owners by "process": want place, unit, container or pod`}},
+		{[]string{"export", "--retain", "1h"}, 2, nil, []string{"--retain and --max-size bound a recording: give --record FILE too"}},
+		{[]string{"export", "--record", "x.vsrec", "--max-size", "1XB"}, 2, nil, []string{`--max-size "1XB": want a size such as 1GiB`}},
 	} {
 		code, stdout, stderr := runCLI(tc.args...)
 		if code != tc.code {

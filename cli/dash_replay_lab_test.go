@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -28,25 +27,12 @@ func TestDashReplayLab(t *testing.T) {
 	labkit.WaitFor(t, labkit.Step, "the recorder started", func() bool {
 		return strings.Contains(recorder.Output(), "recording to")
 	})
-	// export runs `verbscope record export FILE -j` at most once a
-	// second (each run is a process start under TCG) and says whether
-	// its output has want.
-	var last time.Time
-	var out []byte
-	var err error
-	export := func(want string) bool {
-		if time.Since(last) < time.Second {
-			return false
-		}
-		last = time.Now()
-		out, err = exec.Command("verbscope", "record", "export", path, "-j").Output()
-		return err == nil && strings.Contains(string(out), want)
-	}
+	export := recordHas(path)
 	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return export(`"lifetimes":[`) })
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; modify qp1 err; wait cq1 timeout=10m")
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("recorder:\n%s\nshell:\n%s\nlast export (%v):\n%.2000s", recorder.Output(), sh.Output(), err, out)
+			t.Logf("recorder:\n%s\nshell:\n%s", recorder.Output(), sh.Output())
 		}
 	})
 	labkit.WaitFor(t, labkit.Run, "the recorder sees a QP in ERR", func() bool { return export(`"state":"ERR"`) })

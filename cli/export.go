@@ -13,6 +13,7 @@ import (
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/owners"
+	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/verbs"
@@ -93,6 +94,15 @@ served without authentication.
   /api/v1/qps?limit=100&after=rxe0:17     (a Link header names the next page)
 It is serialised once per reading and shared by every request.
 
+--record FILE also records this host's objects, QP histories (with the
+traced modifies), counters, IRQs and alerts, as 'verbscope record' does,
+from the exporter's own readings: a fleet's hosts keep their history beside
+their metrics, for 'verbscope dash --replay FILE'. --retain and --max-size
+bound it. The file is made 0600 (it holds what /api/v1/qps gives only to
+authenticated clients); a file already there (the exporter restarted) is
+kept as FILE.prev, replacing an older one. A write that fails (the disk
+full) stops the recording, not the exporter, and says so in the log.
+
 TLS and basic auth come from a web config file, as node_exporter's
 (https://prometheus.io/docs/prometheus/latest/configuration/https/):
   tls_server_config:
@@ -112,7 +122,8 @@ Examples:
   verbscope export --collector.processes=5
   verbscope export --collector.owners=10
   verbscope export --collector.owners=10 --collector.owners.by=pod
-  verbscope export --no-trace`,
+  verbscope export --no-trace
+  verbscope export --record /var/lib/verbscope/export.vsrec --retain 24h --max-size 1GiB`,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			listen := fs.String("web.listen-address", ":"+exportPort, "`address` to listen on")
 			webConfig := fs.String("web.config.file", "", "exporter-toolkit web config `file` for TLS and basic auth")
@@ -123,6 +134,9 @@ Examples:
 			window := fs.Duration("window", inspect.DefaultGrowthWindow, "with --collector.owners: a kind that only grew over this `duration` is growing (verbscope_owner_objects_growing)")
 			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry states only)")
 			sensitive := fs.Bool("api.sensitive", false, "serve /api/v1/qps's PSNs, rqpn, keys and traced attributes to clients that did not authenticate too")
+			record := fs.String("record", "", "also record to `file` what verbscope record would (a file there is kept as FILE.prev)")
+			retain := fs.Duration("retain", 0, "with --record: drop readings older than `duration` behind the newest (0: keep all)")
+			maxSize := fs.String("max-size", "", "with --record: drop the oldest readings while the file is larger than `size` (1GiB, 500MiB)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("export takes no arguments, only flags")
@@ -143,7 +157,18 @@ Examples:
 				if err := checkWindow(*window, *interval); err != nil {
 					return err
 				}
-				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, by, !*noTrace, *sensitive})
+				size, err := parseSize(*maxSize)
+				if err != nil {
+					return usageErrorf("--max-size %q: %v", *maxSize, err)
+				}
+				if *record == "" && (*retain != 0 || size != 0) {
+					return usageErrorf("--retain and --max-size bound a recording: give --record FILE too")
+				}
+				if *retain < 0 {
+					return usageErrorf("--retain %s: give a duration of 0 or more", *retain)
+				}
+				rc := rec.WriterOptions{KeyEvery: rec.DefaultKeyEvery, Retain: *retain, MaxSize: size}
+				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, by, !*noTrace, *sensitive, *record, rc})
 			}
 		},
 	}
@@ -155,6 +180,8 @@ type exportConfig struct {
 	processes, owners int
 	ownersBy          owners.By
 	trace, sensitive  bool
+	record            string
+	recordOpts        rec.WriterOptions
 }
 
 func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
@@ -180,8 +207,17 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go c.WatchSysfs(ctx, sys, cfg.interval)
 	nl := export.NetlinkOptions{Interval: cfg.interval, Window: cfg.window, Limits: export.DeviceLimits(log)}
+	var alsoSys func(sysfsmon.Update)
+	if cfg.record != "" {
+		feed, err := exportRecording(ctx, env, log, sys, cfg)
+		if err != nil {
+			return err
+		}
+		defer feed.close(log)
+		nl.Also, alsoSys = feed.Frame, feed.Sys
+	}
+	go c.WatchSysfs(ctx, sys, cfg.interval, alsoSys)
 	if cfg.trace {
 		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(verbs.DeviceCheckEnv)
 	}

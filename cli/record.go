@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -114,14 +113,11 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 		return fmt.Errorf("record: %w", err)
 	}
 	defer conn.Close()
-	host, _ := os.Hostname()
+	host := recordHost(env, fsys, o.run.Interval)
 	if o.path == "" {
-		o.path = fmt.Sprintf("verbscope-%s-%s.vsrec", host, time.Now().Format("20060102T150405"))
+		o.path = fmt.Sprintf("verbscope-%s-%s.vsrec", host.Hostname, time.Now().Format("20060102T150405"))
 	}
-	h := fsys.Host()
-	devs, _ := fsys.DeviceNames()
-	w, err := rec.Create(ctx, o.path, rec.Host{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version,
-		Devices: devs, Interval: o.run.Interval, Version: env.Version}, o.w)
+	w, err := rec.Create(ctx, o.path, host, o.w)
 	if err != nil {
 		return err
 	}

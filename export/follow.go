@@ -25,6 +25,9 @@ type NetlinkOptions struct {
 	// TraceEnv gives rdma.Check the device's facts for a traced modify
 	// that failed (trace.Options.Env).
 	TraceEnv trace.EnvFunc
+	// Also, when set, is handed every frame after the Collector took it
+	// (export --record's recording); it must not block.
+	Also func(inspect.Frame)
 }
 
 // FollowNetlink feeds c inspect's watch stream until ctx ends. Without
@@ -49,6 +52,9 @@ func (c *Collector) FollowNetlink(ctx context.Context, o NetlinkOptions) {
 			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.Interval, Tracker: inspect.TrackerConfig{Limits: o.Limits, GrowthWindow: o.Window}, Modifies: mods})
 			for f := range w.Frames() {
 				c.Observe(f)
+				if o.Also != nil {
+					o.Also(f)
+				}
 			}
 			return
 		}

@@ -71,7 +71,7 @@ func TestLateSysfsReadingFails(t *testing.T) {
 	fs, blocked := blockingFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { c.WatchSysfs(ctx, fs, interval); close(done) }()
+	go func() { c.WatchSysfs(ctx, fs, interval, nil); close(done) }()
 	t.Cleanup(func() {
 		cancel()
 		for {

@@ -19,11 +19,17 @@ const sysfsFullEvery = 10
 // devices with their ports, and every counters/ and hw_counters/ file,
 // now and then every interval, until ctx ends. Every reading lists the
 // devices, so a device that goes takes its series with it at the next
-// reading, and one that comes shows at the next reading.
-func (c *Collector) WatchSysfs(ctx context.Context, fs *sysfsmon.FS, interval time.Duration) {
-	w := fs.Watch(ctx, sysfsmon.WatchOptions{Interval: interval, NoIRQs: true, FullEvery: sysfsFullEvery})
+// reading, and one that comes shows at the next reading. also, when
+// set, is handed every reading after c took it, with the IRQs on full
+// readings (export --record's recording; the metrics have none); it
+// must not block.
+func (c *Collector) WatchSysfs(ctx context.Context, fs *sysfsmon.FS, interval time.Duration, also func(sysfsmon.Update)) {
+	w := fs.Watch(ctx, sysfsmon.WatchOptions{Interval: interval, NoIRQs: also == nil, FullEvery: sysfsFullEvery})
 	defer w.Close()
 	for u := range w.Updates() {
 		c.ObserveSysfs(u)
+		if also != nil {
+			also(u)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -100,8 +101,14 @@ func (w *Writer) Close() error {
 	return err
 }
 
+// ErrClosed is a write to a Writer after its Close.
+var ErrClosed = errors.New("the recording is closed")
+
 // tx runs fn in one transaction.
 func (w *Writer) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if w.db == nil {
+		return ErrClosed
+	}
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
