@@ -3,8 +3,10 @@
 package cli
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -87,3 +89,111 @@ func TestDashReplayLab(t *testing.T) {
 
 // replayIndex finds the header's place among the readings: "(7/".
 var replayIndex = regexp.MustCompile(`\(\d+/`)
+
+// TestReplayMatchesLive: while `verbscope record` records, the live
+// dashboard's QP view is captured at three chosen moments (one verbs
+// shell's QP in RESET; a second's in INIT beside it; a third's in ERR
+// beside both); replayed at each moment's time (`t` and the time, as a
+// person would type it), the QP view shows the same rows, and the INIT
+// QP's detail the same state, owner and PD lines, clock aside.
+func TestReplayMatchesLive(t *testing.T) {
+	labkit.Clean(t)
+	path := filepath.Join(t.TempDir(), "live.vsrec")
+	recorder := labkit.Start(t, "verbscope", "record", "-o", path, "--interval", "500ms", "--no-trace")
+	labkit.WaitFor(t, labkit.Step, "the recorder started", func() bool { return strings.Contains(recorder.Output(), "recording to") })
+	live := startTmux(t, "live", "xterm-256color", "verbscope dash --view qp", 160, 40)
+	live.waitFor("lqpn")
+	hold := "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; %s wait cq1 timeout=10m"
+	steps := []struct{ then, state string }{{"", "RESET"}, {"next qp1;", "INIT"}, {"next qp1; modify qp1 err;", "ERR"}}
+	type capture struct {
+		at     time.Time
+		rows   []string
+		detail []string
+	}
+	var caps []capture
+	for _, st := range steps {
+		labkit.Start(t, "verbscope", "shell", "-c", fmt.Sprintf(hold, st.then))
+		live.waitFor(" " + st.state + " ")
+		// Long enough for the recorder's next readings to see it too,
+		// and for the moment's second to hold nothing else.
+		time.Sleep(3 * time.Second)
+		c := capture{at: time.Now(), rows: qpRows(live.screen())}
+		if len(c.rows) != len(caps)+1 || !strings.Contains(strings.Join(c.rows, "\n"), " "+st.state+" ") {
+			t.Fatalf("live, with %d shells' QPs the last in %s, the QP view's rows are:\n%s\nthe screen:\n%s",
+				len(caps)+1, st.state, strings.Join(c.rows, "\n"), live.screen())
+		}
+		if c.detail = initDetail(live); len(caps) > 0 && len(c.detail) < 2 {
+			t.Fatalf("live, the INIT QP's detail has no state and process lines: %q\n%s", c.detail, live.screen())
+		}
+		caps = append(caps, c)
+		time.Sleep(2 * time.Second)
+	}
+	recorder.Signal(syscall.SIGINT)
+	if code := recorder.Exit(t, labkit.Step); code != 0 {
+		t.Fatalf("record stopped by SIGINT: status %d\n%s", code, recorder.Output())
+	}
+	live.press("q")
+
+	rp := startTmux(t, "replay", "xterm-256color", "verbscope dash --replay "+path+" --view qp", 160, 40)
+	rp.waitFor(") paused (space plays)")
+	for i, c := range caps {
+		rp.press("t")
+		rp.waitFor("enter jumps")
+		at := c.at.Format("15:04:05")
+		rp.typeText(at)
+		rp.press("Enter")
+		var rows []string
+		labkit.WaitFor(t, labkit.Screen, "the replayed QP view at "+at, func() bool {
+			rows = qpRows(rp.screen())
+			return slices.Equal(rows, c.rows)
+		})
+		if i > 0 {
+			if d := initDetail(rp); !slices.Equal(d, c.detail) {
+				t.Errorf("at %s the INIT QP's detail in replay:\n%s\nlive:\n%s", at, strings.Join(d, "\n"), strings.Join(c.detail, "\n"))
+			}
+		}
+	}
+	rp.press("q")
+}
+
+// qpRows are a QP view's rows as text from the link column on, spaces
+// collapsed and sorted: what the row says, not its change mark.
+func qpRows(screen string) []string {
+	var rows []string
+	for _, l := range strings.Split(screen, "\n") {
+		i := strings.Index(l, "rxe0/")
+		if i < 0 || !strings.Contains(l, "verbscope") {
+			continue
+		}
+		rows = append(rows, strings.Join(strings.Fields(strings.ReplaceAll(l[i:], "│", " ")), " "))
+	}
+	slices.Sort(rows)
+	return rows
+}
+
+// initDetail opens the detail of the QP in INIT (the filter leaves it
+// alone) and returns its state, owner and PD lines; none when no QP is
+// in INIT. The view is left as it was.
+func initDetail(s *tmuxAs) []string {
+	s.press("/")
+	s.typeText("state=INIT")
+	s.press("Enter")
+	if !strings.Contains(s.screen(), " INIT ") {
+		s.press("Escape")
+		return nil
+	}
+	s.press("Enter")
+	waitForText(s.t, s.screen, "PSNs")
+	var out []string
+	for _, l := range strings.Split(s.screen(), "\n") {
+		l = strings.Join(strings.Fields(strings.ReplaceAll(l, "│", " ")), " ")
+		for _, p := range []string{"state ", "pid ", "process ", "PD "} {
+			if strings.HasPrefix(l, p) {
+				out = append(out, l)
+			}
+		}
+	}
+	s.press("Escape") // the detail
+	s.press("Escape") // the filter
+	return out
+}
