@@ -23,7 +23,7 @@ func dashCmd() *Command {
 	return &Command{
 		Name:    "dash",
 		Summary: "the dashboard: devices, ports, GIDs, IRQs, counters and every process's QPs live, with the verbs shell in a pane",
-		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--no-trace] [--demo] [--prometheus URL] [--replay FILE [--at TIME]]",
+		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--no-trace] [--demo] [--prometheus URL] [--rewind D] [--replay FILE [--at TIME]]",
 		Help: `The inspector as a full-screen dashboard (also what 'verbscope' alone
 opens on a terminal). Its views, one at a time:
 ` + viewList() + `
@@ -51,6 +51,13 @@ changed state, an alert), space plays and pauses, < and > play slower and
 faster (1x to 64x). --at starts it at start, end, -3m (before the end),
 09:24:05 (on its first day) or 2026-12-01T09:24:05.
 
+Live, the dashboard keeps its last --rewind (10 minutes) of readings in a
+recording in the temporary directory (0600, removed on exit; at most
+256 MiB): [ steps back into them, { jumps to the previous event, t to a
+time, and the header says how far behind live it is; objects that have
+since vanished show as they were. ] at the newest reading, or esc,
+returns to live. --rewind 0 keeps nothing.
+
 The dashboard needs a terminal; without one, the same data is in
 'verbscope res', 'devices', 'ports', 'gids', 'irqs' and 'counters' (-j
 for scripts).
@@ -77,12 +84,16 @@ Examples:
 			window := fs.Duration("window", inspect.DefaultGrowthWindow, "flag a process whose objects of a kind only grew over this `duration` (a leak suspect)")
 			replay := fs.String("replay", "", "play this recording (verbscope record) instead of reading the host: `file`")
 			at := fs.String("at", "", "with --replay: start at `time` (start, end, -3m, 09:24:05, 2026-12-01T09:24:05)")
+			rewind := fs.Duration("rewind", dash.DefaultRewind, "keep the last `duration` of readings for [ to rewind into (0: none)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("dash takes no arguments, got %q", strings.Join(args, " "))
 				}
 				if *interval < 100*time.Millisecond {
 					return usageErrorf("--interval %s: give at least 100ms", *interval)
+				}
+				if *rewind < 0 {
+					return usageErrorf("--rewind %s: give a duration of 0 or more", *rewind)
 				}
 				if *gidIndex < 0 {
 					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
@@ -97,7 +108,7 @@ Examples:
 					return err
 				}
 				return runDash(ctx, env, dash.Options{Interval: *interval, Theme: *theme, Dev: *dev, GIDIndex: *gidIndex, View: *first,
-					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell, Window: *window}, *demo, !*noTrace)
+					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell, Window: *window, Rewind: *rewind}, *demo, !*noTrace)
 			}
 		},
 	}

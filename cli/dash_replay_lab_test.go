@@ -197,3 +197,38 @@ func initDetail(s *tmuxAs) []string {
 	s.press("Escape") // the filter
 	return out
 }
+
+// TestDashRewindLab: the live dashboard keeps its last minutes; a verbs
+// shell's QP that vanished 30 s ago is back on screen after `t -40s`
+// (the header says REWIND and how far behind live), and esc returns to
+// live, where it is gone.
+func TestDashRewindLab(t *testing.T) {
+	labkit.Clean(t)
+	live := startTmux(t, "rewind", "xterm-256color", "verbscope dash --view qp --no-trace --rewind 5m", 160, 40)
+	live.waitFor("([ rewinds)")
+	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; wait cq1 timeout=10m")
+	live.waitFor(" INIT ")
+	rows := qpRows(live.screen())
+	if len(rows) != 1 {
+		t.Fatalf("the shell's QP: rows %q", rows)
+	}
+	time.Sleep(15 * time.Second) // its life, long enough to land on
+	sh.Signal(syscall.SIGTERM)
+	sh.Exit(t, labkit.Run)
+	labkit.WaitFor(t, labkit.Screen, "the QP gone from the live view", func() bool { return len(qpRows(live.screen())) == 0 })
+	time.Sleep(30 * time.Second)
+	live.press("t")
+	live.waitFor("enter jumps")
+	live.typeText("-40s")
+	live.press("Enter")
+	labkit.WaitFor(t, labkit.Screen, "the vanished QP back, 40 s behind live", func() bool {
+		s := live.screen()
+		return slices.Equal(qpRows(s), rows) && strings.Contains(s, "behind live")
+	})
+	live.press("Escape")
+	labkit.WaitFor(t, labkit.Screen, "live again, without the QP", func() bool {
+		s := live.screen()
+		return len(qpRows(s)) == 0 && strings.Contains(s, "([ rewinds)")
+	})
+	live.press("q")
+}

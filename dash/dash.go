@@ -52,6 +52,10 @@ type Options struct {
 	// Trace feeds the QP histories with trace's modify events (what each
 	// ibv_modify_qp set); what trace cannot do goes to the status line.
 	Trace bool
+	// Rewind, when set, keeps the live readings of the last Rewind in a
+	// recording in the temporary directory, which `[` plays back in the
+	// live dashboard (twin mode); 0 keeps nothing.
+	Rewind time.Duration
 	// Replay, when set, plays this recording (verbscope record) instead
 	// of reading the system, from At (rec.ParseAt: start, end, -3m,
 	// 09:24:05).

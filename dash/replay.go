@@ -58,6 +58,9 @@ func (p player) SeekTo(text string) error {
 	return nil
 }
 
+// Resume does nothing: a recording has no live to return to.
+func (p player) Resume() {}
+
 func (p player) Position() ui.ReplayPosition {
 	s := p.Status()
 	return ui.ReplayPosition{Time: s.Time, Index: s.Index, Len: s.Len, Playing: s.Playing, Speed: s.Speed}

@@ -12,6 +12,7 @@ import (
 	"github.com/verbscope/verbscope/doctor"
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/ui"
@@ -85,7 +86,17 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 			return doctorChecks(fsys), nil
 		},
 	}
-	return src, func() { cancel(); w.Close(); sys.Close() }
+	stopRewind := func() {}
+	if o.Rewind > 0 {
+		devs, _ := fsys.DeviceNames()
+		rh := rec.Host{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version, Devices: devs, Interval: o.Interval}
+		if rs, stop, err := startRewind(ctx, src, rh, o.Rewind); err != nil {
+			notices <- err.Error() + " (the dashboard runs without it)"
+		} else {
+			src, stopRewind = rs, stop
+		}
+	}
+	return src, func() { cancel(); stopRewind(); w.Close(); sys.Close() }
 }
 
 // control steers both readers: a refresh, a pause, a new interval act

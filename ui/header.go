@@ -27,9 +27,16 @@ func (m *model) header() string {
 			first += sep + part
 		}
 	}
+	var pos ReplayPosition
 	if m.c.src.Replay != nil {
-		first += sep + m.replayField()
-	} else {
+		pos = m.c.src.Replay.Position()
+	}
+	switch {
+	case m.c.src.Replay != nil && !pos.Live:
+		first += sep + m.replayField(pos)
+	case pos.Rewind:
+		first += sep + "every " + m.interval.String() + th.Render(themes.SlotDim, " ([ rewinds)")
+	default:
 		first += sep + "every " + m.interval.String()
 	}
 	if m.paused {

@@ -14,6 +14,7 @@ type keyMap struct {
 	// replay are the playback's keys, listed only when replaying.
 	replay   replayKeys
 	replayOn bool
+	rewindOn bool
 }
 
 // defaultKeyMap follows k9s and htop habits.
@@ -62,7 +63,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Focus, k.Split, k.Help, k.Quit, k.Cancel},
 	}
 	if k.replayOn {
-		cols = append(cols, k.replay.list())
+		cols = append(cols, k.replay.list(k.rewindOn))
 	}
 	return cols
 }

@@ -93,6 +93,7 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	m := &model{c: c, opts: opts, keys: defaultKeyMap(), lkeys: defaultLessonKeys(),
 		resBuilder: newResBuilder(), sysBuilder: newSysBuilder(src.Dev), interval: src.Interval}
 	m.keys.replayOn = src.Replay != nil
+	m.keys.rewindOn = src.Replay != nil && src.Replay.Position().Rewind
 	if m.interval <= 0 {
 		m.interval = time.Second
 	}

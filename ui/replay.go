@@ -12,8 +12,9 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-// Replay steers a recording played back (dash --replay): Res and Sys
-// then carry the recorded frames, and these keys move through them.
+// Replay steers a recording played back (dash --replay), or the live
+// dashboard's rewind (its last minutes, kept as a recording): Res and
+// Sys then carry the recorded frames, and these keys move through them.
 // Every call returns at once.
 type Replay interface {
 	// Step moves n readings (back when negative) and pauses.
@@ -30,6 +31,9 @@ type Replay interface {
 	TogglePlay()
 	Faster()
 	Slower()
+	// Resume returns a rewind to live; a recording has no live, and
+	// stays.
+	Resume()
 	// Position is where the playback is.
 	Position() ReplayPosition
 }
@@ -40,12 +44,18 @@ type ReplayPosition struct {
 	Index, Len int
 	Playing    bool
 	Speed      int
+	// Rewind says this is the live dashboard's rewind, not a recording:
+	// Live while it shows the live readings, else Behind them by so much.
+	Rewind, Live bool
+	Behind       time.Duration
 }
 
 // replayKeys are the playback's keys; `<` and `>` are the speed here,
 // not the sort (s and S still sort).
 type replayKeys struct {
 	Back, Forward, PrevEvent, NextEvent, Seek, Play, Slower, Faster key.Binding
+	// Live returns a rewind to live (esc, when no detail is open).
+	Live key.Binding
 }
 
 func defaultReplayKeys() replayKeys {
@@ -61,11 +71,16 @@ func defaultReplayKeys() replayKeys {
 		Play:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play / pause")),
 		Slower:    b("<", "play slower"),
 		Faster:    b(">", "play faster (to 64×)"),
+		Live:      b("esc", "back to live (] at the newest reading too)"),
 	}
 }
 
-func (k replayKeys) list() []key.Binding {
-	return []key.Binding{k.Back, k.Forward, k.PrevEvent, k.NextEvent, k.Seek, k.Play, k.Slower, k.Faster}
+func (k replayKeys) list(rewind bool) []key.Binding {
+	l := []key.Binding{k.Back, k.Forward, k.PrevEvent, k.NextEvent, k.Seek, k.Play, k.Slower, k.Faster}
+	if rewind {
+		l = append(l, k.Live)
+	}
+	return l
 }
 
 // replayKey steers the playback; ok is false for a key that is not
@@ -74,6 +89,17 @@ func (m *model) replayKey(msg tea.KeyPressMsg) bool {
 	r, k := m.c.src.Replay, m.keys.replay
 	if r == nil {
 		return false
+	}
+	if p := r.Position(); p.Rewind {
+		switch {
+		case p.Live && !key.Matches(msg, k.Back, k.PrevEvent, k.Seek):
+			// Live, only the keys that go back are the rewind's: the
+			// others keep their live meaning (< > sort).
+			return false
+		case !p.Live && key.Matches(msg, k.Live) && m.mode != modeDetail:
+			r.Resume()
+			return true
+		}
 	}
 	switch {
 	case key.Matches(msg, k.Back):
@@ -114,12 +140,16 @@ func (m *model) eventMatch() func(inspect.Kind, view.Row) bool {
 	return func(k inspect.Kind, r view.Row) bool { return k == kind && fs.Match(r) }
 }
 
-// replayField is the header's word on the playback: REPLAY, the time
-// shown, where among the readings, and playing or paused.
-func (m *model) replayField() string {
-	p := m.c.src.Replay.Position()
+// replayField is the header's word on the playback: REPLAY, or REWIND
+// and how far behind live, the time shown, where among the readings,
+// and playing or paused.
+func (m *model) replayField(p ReplayPosition) string {
 	th := m.c.theme
-	s := th.Render(themes.SlotWarn, "REPLAY") + " " + p.Time.Format("2006-01-02 15:04:05") +
+	word := th.Render(themes.SlotWarn, "REPLAY")
+	if p.Rewind {
+		word = th.Render(themes.SlotWarn, "REWIND "+p.Behind.Round(time.Second).String()+" behind live")
+	}
+	s := word + " " + p.Time.Format("2006-01-02 15:04:05") +
 		" (" + strconv.Itoa(p.Index+1) + "/" + strconv.Itoa(p.Len) + ") "
 	if p.Playing {
 		return s + "▶ " + strconv.Itoa(p.Speed) + "×"

@@ -30,6 +30,7 @@ func (f *fakeReplay) TogglePlay()              { f.calls = append(f.calls, "play
 func (f *fakeReplay) Faster()                  { f.calls = append(f.calls, "faster") }
 func (f *fakeReplay) Slower()                  { f.calls = append(f.calls, "slower") }
 func (f *fakeReplay) Position() ReplayPosition { return f.pos }
+func (f *fakeReplay) Resume()                  { f.calls = append(f.calls, "resume") }
 func (f *fakeReplay) SeekTo(text string) error {
 	if text == "nonsense" {
 		return fmt.Errorf("%q: give start, end, -3m", text)
@@ -65,7 +66,7 @@ func TestReplayKeysAndHeader(t *testing.T) {
 		t.Errorf("the header should say it plays at 8×:\n%s", out)
 	}
 	send(m, "?")
-	for _, b := range m.keys.replay.list() {
+	for _, b := range m.keys.replay.list(false) {
 		if out := screen(m); !strings.Contains(out, b.Help().Desc) {
 			t.Errorf("help lacks %q (%s)", b.Help().Desc, b.Help().Key)
 		}
@@ -121,5 +122,35 @@ func TestStepBackClearsMarks(t *testing.T) {
 				t.Errorf("%s row %v marked %v after stepping back", kind, r.Cells, r.Mark)
 			}
 		}
+	}
+}
+
+// The live dashboard's rewind: live, the header says [ rewinds, `[`
+// goes back and `>` still sorts; behind live, the header says how far,
+// every playback key steers, and esc returns to live (after closing a
+// detail first); ? lists "back to live".
+func TestRewindKeysAndHeader(t *testing.T) {
+	r := &fakeReplay{pos: ReplayPosition{Rewind: true, Live: true, Speed: 1}}
+	m := fixtureModel(t, "rxe0", "dark", 160, 48, false, func(s *Sources) { s.Replay = r })
+	if out := screen(m); !strings.Contains(out, "([ rewinds)") || strings.Contains(out, "REWIND") {
+		t.Errorf("live, the header should offer the rewind:\n%s", out)
+	}
+	send(m, ">")
+	if !strings.Contains(screen(m), "sort link") {
+		t.Errorf("live, > should sort:\n%s", screen(m))
+	}
+	send(m, "]", "[")
+	r.pos = ReplayPosition{Rewind: true, Time: time.Date(2026, 12, 1, 2, 47, 5, 0, time.Local), Index: 7, Len: 9, Speed: 1, Behind: 42 * time.Second}
+	if out := screen(m); !strings.Contains(out, "REWIND 42s behind live 2026-12-01 02:47:05 (8/9) paused") {
+		t.Errorf("behind live, the header should say how far:\n%s", out)
+	}
+	send(m, ">", "enter", "esc", "esc")
+	want := []string{"step -1", "faster", "resume"}
+	if d := cmp.Diff(want, r.calls); d != "" {
+		t.Errorf("calls (-want +got):\n%s", d)
+	}
+	send(m, "?")
+	if !strings.Contains(screen(m), "back to live") {
+		t.Errorf("help lacks the way back to live:\n%s", screen(m))
 	}
 }

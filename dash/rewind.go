@@ -1,0 +1,275 @@
+package dash
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rec"
+	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/ui"
+	"github.com/verbscope/verbscope/view"
+)
+
+// DefaultRewind is how far back the live dashboard can rewind (--rewind).
+const DefaultRewind = 10 * time.Minute
+
+// rewindMaxSize bounds the rewind file whatever --rewind says: at 10,000
+// QPs a keyframe is some 5 MB (docs/record.md), so ten minutes at 1 s
+// with a keyframe a minute stay well under it.
+const rewindMaxSize = 256 << 20
+
+// rewinder is the live dashboard's twin mode (atop's): the live readings
+// are recorded, as verbscope record would, into a file of the last
+// minutes in the temporary directory, and `[` plays that file back in
+// place of the live readings; `]` at its end or esc returns to live.
+// The live readings go on being recorded while the past is shown.
+type rewinder struct {
+	path   string
+	w      *rec.Writer
+	feed   *rec.Feed
+	inRes  <-chan inspect.Frame
+	inSys  <-chan sysfsmon.Update
+	res    chan inspect.Frame
+	sys    chan sysfsmon.Update
+	cmds   chan func()
+	stop   context.CancelFunc
+	done   chan struct{}
+	window time.Duration
+
+	// Owned by run's goroutine.
+	reader   *rec.Reader
+	player   *rec.Player
+	lastRes  *inspect.Frame
+	lastSys  *sysfsmon.Update
+	liveTime time.Time
+
+	mu  sync.Mutex
+	pos ui.ReplayPosition
+}
+
+// startRewind records src's readings for window and returns the sources
+// the dashboard shows: the live ones, or the past while rewinding. The
+// file is made 0600 in the temporary directory and removed by close.
+func startRewind(ctx context.Context, src ui.Sources, host rec.Host, window time.Duration) (ui.Sources, func(), error) {
+	dir := os.TempDir()
+	path := filepath.Join(dir, fmt.Sprintf("verbscope-rewind-%d.vsrec", os.Getpid()))
+	w, err := rec.Create(ctx, path, host, rec.WriterOptions{KeyEvery: rec.DefaultKeyEvery, Retain: window, MaxSize: rewindMaxSize, Force: true})
+	if err != nil {
+		return src, func() {}, fmt.Errorf("rewind: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r := &rewinder{path: path, w: w, feed: rec.NewFeed(ctx, w, nil), inRes: src.Res, inSys: src.Sys,
+		res: make(chan inspect.Frame, 1), sys: make(chan sysfsmon.Update, 1), cmds: make(chan func(), 16),
+		stop: cancel, done: make(chan struct{}), window: window,
+		pos: ui.ReplayPosition{Rewind: true, Live: true, Speed: 1}}
+	go r.run(ctx)
+	src.Res, src.Sys, src.Replay = r.res, r.sys, r
+	return src, r.close, nil
+}
+
+// close stops the rewinder and removes its file.
+func (r *rewinder) close() {
+	r.stop()
+	<-r.done
+	r.feed.Close()
+	r.w.Close()
+	for _, sfx := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(r.path + sfx)
+	}
+}
+
+func (r *rewinder) run(ctx context.Context) {
+	defer close(r.done)
+	defer close(r.res)
+	defer close(r.sys)
+	defer r.resume()
+	for {
+		var pres <-chan inspect.Frame
+		var psys <-chan sysfsmon.Update
+		if r.player != nil {
+			pres, psys = r.player.Frames(), r.player.Updates()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case f, ok := <-r.inRes:
+			if !ok {
+				return
+			}
+			r.feed.Frame(f)
+			r.lastRes = &f
+			if f.Snapshot != nil {
+				r.liveTime = f.Snapshot.Time
+			}
+			if r.player == nil {
+				send(r.res, f)
+			}
+			r.setPos()
+		case u, ok := <-r.inSys:
+			if !ok {
+				return
+			}
+			r.feed.Sys(u)
+			r.lastSys = &u
+			if r.player == nil {
+				send(r.sys, u)
+			}
+		case f, ok := <-pres:
+			if ok {
+				send(r.res, f)
+				r.setPos()
+			}
+		case u, ok := <-psys:
+			if ok {
+				send(r.sys, u)
+			}
+		case fn := <-r.cmds:
+			fn()
+			r.setPos()
+		}
+	}
+}
+
+// send hands v over, replacing what the dashboard has not taken yet.
+func send[T any](ch chan T, v T) {
+	select {
+	case <-ch:
+	default:
+	}
+	ch <- v
+}
+
+// setPos notes where the dashboard is, for Position.
+func (r *rewinder) setPos() {
+	p := ui.ReplayPosition{Rewind: true, Live: r.player == nil, Time: r.liveTime, Speed: 1}
+	if r.player != nil {
+		s := r.player.Status()
+		p.Time, p.Index, p.Len, p.Playing, p.Speed = s.Time, s.Index, s.Len, s.Playing, s.Speed
+		p.Behind = r.liveTime.Sub(s.Time)
+	}
+	r.mu.Lock()
+	r.pos = p
+	r.mu.Unlock()
+}
+
+// rewind starts showing the past at its newest reading; false (and a
+// reason on the status line through the frame's error) when there is
+// nothing recorded yet.
+func (r *rewinder) rewind() bool {
+	if r.player != nil {
+		return true
+	}
+	ctx := context.Background()
+	rd, err := rec.Open(ctx, r.path)
+	if err != nil {
+		return false
+	}
+	p, err := rec.NewPlayer(ctx, rd, r.liveTime.Add(time.Hour))
+	if err != nil {
+		rd.Close()
+		return false
+	}
+	r.reader, r.player = rd, p
+	return true
+}
+
+// resume returns to live: the newest live readings are shown at once.
+func (r *rewinder) resume() {
+	if r.player == nil {
+		return
+	}
+	r.player.Close()
+	r.reader.Close()
+	r.player, r.reader = nil, nil
+	if r.lastRes != nil {
+		send(r.res, *r.lastRes)
+	}
+	if r.lastSys != nil {
+		send(r.sys, *r.lastSys)
+	}
+}
+
+// do runs fn on run's goroutine; dropped when keys come faster than it
+// takes them.
+func (r *rewinder) do(fn func()) {
+	select {
+	case r.cmds <- fn:
+	default:
+	}
+}
+
+// Step moves n readings; back from live starts rewinding, forward past
+// the newest recorded reading returns to live.
+func (r *rewinder) Step(n int) {
+	r.do(func() {
+		if r.player == nil {
+			if n >= 0 || !r.rewind() {
+				return
+			}
+		} else if s := r.player.Status(); n > 0 && s.Index+n >= s.Len {
+			r.resume()
+			return
+		}
+		r.player.Step(n)
+	})
+}
+
+// Event moves to the previous or next event (of what match takes);
+// back from live starts rewinding.
+func (r *rewinder) Event(dir int, match func(inspect.Kind, view.Row) bool) {
+	r.do(func() {
+		if r.player == nil && (dir > 0 || !r.rewind()) {
+			return
+		}
+		r.player.Event(dir, match)
+	})
+}
+
+// SeekTo moves to a time within the rewind window (start, end, -30s,
+// 09:24:05).
+func (r *rewinder) SeekTo(text string) error {
+	t, err := rec.ParseAt(text, r.liveTimeNow().Add(-r.window), r.liveTimeNow())
+	if err != nil {
+		return err
+	}
+	r.do(func() {
+		if r.rewind() {
+			r.player.Seek(t)
+		}
+	})
+	return nil
+}
+
+func (r *rewinder) liveTimeNow() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pos.Time.Add(r.pos.Behind)
+}
+
+// TogglePlay, Faster and Slower steer the playback of the past.
+func (r *rewinder) TogglePlay() { r.onPlayer(func(p *rec.Player) { p.TogglePlay() }) }
+func (r *rewinder) Faster()     { r.onPlayer(func(p *rec.Player) { p.Faster() }) }
+func (r *rewinder) Slower()     { r.onPlayer(func(p *rec.Player) { p.Slower() }) }
+
+func (r *rewinder) onPlayer(fn func(*rec.Player)) {
+	r.do(func() {
+		if r.player != nil {
+			fn(r.player)
+		}
+	})
+}
+
+// Resume returns to live.
+func (r *rewinder) Resume() { r.do(r.resume) }
+
+// Position is where the dashboard is: live, or how far behind it.
+func (r *rewinder) Position() ui.ReplayPosition {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pos
+}
