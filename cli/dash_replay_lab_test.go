@@ -4,6 +4,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -225,10 +226,26 @@ func TestDashRewindLab(t *testing.T) {
 		s := live.screen()
 		return slices.Equal(qpRows(s), rows) && strings.Contains(s, "behind live")
 	})
+	// What the minute kept costs: the file in the temporary directory.
+	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "verbscope-rewind-*.vsrec*"))
+	var size int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			size += st.Size()
+		}
+	}
+	if len(files) == 0 {
+		t.Errorf("no rewind file in %s", os.TempDir())
+	}
+	t.Logf("the rewind's files after about a minute: %d bytes (%v)", size, files)
 	live.press("Escape")
 	labkit.WaitFor(t, labkit.Screen, "live again, without the QP", func() bool {
 		s := live.screen()
 		return len(qpRows(s)) == 0 && strings.Contains(s, "([ rewinds)")
 	})
 	live.press("q")
+	labkit.WaitFor(t, labkit.Step, "the rewind's files removed when the dashboard quit", func() bool {
+		left, _ := filepath.Glob(filepath.Join(os.TempDir(), "verbscope-rewind-*"))
+		return len(left) == 0
+	})
 }
