@@ -20,8 +20,15 @@ const DefaultRewind = 10 * time.Minute
 
 // rewindMaxSize bounds the rewind file whatever --rewind says: at 10,000
 // QPs a keyframe is some 5 MB (docs/record.md), so ten minutes at 1 s
-// with a keyframe a minute stay well under it.
+// stay well under it.
 const rewindMaxSize = 256 << 20
+
+// rewindKeyEvery is the rewind file's keyframe interval, in readings:
+// a keyframe writes every object, the one cost that grows with what
+// exists rather than what changed, so the rewind takes one every five
+// minutes at 1 s (a `verbscope record` file, one a minute). A step back
+// replays at most that many readings of changes.
+const rewindKeyEvery = 300
 
 // rewinder is the live dashboard's twin mode (atop's): the live readings
 // are recorded, as verbscope record would, into a file of the last
@@ -58,7 +65,7 @@ type rewinder struct {
 func startRewind(ctx context.Context, src ui.Sources, host rec.Host, window time.Duration) (ui.Sources, func(), error) {
 	dir := os.TempDir()
 	path := filepath.Join(dir, fmt.Sprintf("verbscope-rewind-%d.vsrec", os.Getpid()))
-	w, err := rec.Create(ctx, path, host, rec.WriterOptions{KeyEvery: rec.DefaultKeyEvery, Retain: window, MaxSize: rewindMaxSize, Force: true})
+	w, err := rec.Create(ctx, path, host, rec.WriterOptions{KeyEvery: rewindKeyEvery, Retain: window, MaxSize: rewindMaxSize, Force: true})
 	if err != nil {
 		return src, func() {}, fmt.Errorf("rewind: %w", err)
 	}
