@@ -159,7 +159,7 @@ func (s *tmuxAs) press(key string) {
 }
 
 func (s *tmuxAs) typeText(text string) {
-	s.tmux("send-keys", "-t", "vs", "-l", text)
+	s.tmux("send-keys", "-t", "vs", "-l", "--", text) // "--": text may begin with '-' (-40s)
 	time.Sleep(300 * time.Millisecond)
 }
 

@@ -206,7 +206,7 @@ func initDetail(s *tmuxAs) []string {
 func TestDashRewindLab(t *testing.T) {
 	labkit.Clean(t)
 	live := startTmux(t, "rewind", "xterm-256color", "verbscope dash --view qp --no-trace --rewind 5m", 160, 40)
-	live.waitFor("([ rewinds)")
+	live.waitFor("· [ rewinds")
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; wait cq1 timeout=10m")
 	live.waitFor(" INIT ")
 	rows := qpRows(live.screen())
@@ -241,7 +241,7 @@ func TestDashRewindLab(t *testing.T) {
 	live.press("Escape")
 	labkit.WaitFor(t, labkit.Screen, "live again, without the QP", func() bool {
 		s := live.screen()
-		return len(qpRows(s)) == 0 && strings.Contains(s, "([ rewinds)")
+		return len(qpRows(s)) == 0 && strings.Contains(s, "· [ rewinds")
 	})
 	live.press("q")
 	labkit.WaitFor(t, labkit.Step, "the rewind's files removed when the dashboard quit", func() bool {

@@ -31,12 +31,9 @@ func (m *model) header() string {
 	if m.c.src.Replay != nil {
 		pos = m.c.src.Replay.Position()
 	}
-	switch {
-	case m.c.src.Replay != nil && !pos.Live:
+	if m.c.src.Replay != nil && !pos.Live {
 		first += sep + m.replayField(pos)
-	case pos.Rewind:
-		first += sep + "every " + m.interval.String() + th.Render(themes.SlotDim, " ([ rewinds)")
-	default:
+	} else {
 		first += sep + "every " + m.interval.String()
 	}
 	if m.paused {
@@ -47,6 +44,10 @@ func (m *model) header() string {
 	}
 	if f := m.traceField(); f != "" {
 		first += sep + f
+	}
+	if pos.Rewind && pos.Live {
+		// Last: the words before it are what people and tests look for.
+		first += sep + th.Render(themes.SlotDim, "[ rewinds")
 	}
 	lines := []string{first, m.portsLine(), m.alertsLine(), m.tabs()}
 	for i, l := range lines {

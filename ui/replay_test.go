@@ -132,7 +132,7 @@ func TestStepBackClearsMarks(t *testing.T) {
 func TestRewindKeysAndHeader(t *testing.T) {
 	r := &fakeReplay{pos: ReplayPosition{Rewind: true, Live: true, Speed: 1}}
 	m := fixtureModel(t, "rxe0", "dark", 160, 48, false, func(s *Sources) { s.Replay = r })
-	if out := screen(m); !strings.Contains(out, "([ rewinds)") || strings.Contains(out, "REWIND") {
+	if out := screen(m); !strings.Contains(out, "every 1s · [ rewinds") || strings.Contains(out, "REWIND") {
 		t.Errorf("live, the header should offer the rewind:\n%s", out)
 	}
 	send(m, ">")
