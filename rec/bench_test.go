@@ -108,3 +108,43 @@ func BenchmarkWriteIdle10kQPs(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlay10kQPs is one reading played forward in a replay of
+// 10,000 QPs, 100 of them sending: the whole frame the dashboard gets
+// (objects, the Tracker's report against the reading before, the QP
+// histories). Playing at 64× a recording read every second leaves
+// 15.6 ms a reading. seek-ms is a jump back within the span (its
+// keyframe decoded already), cold-seek-ms the first jump into it.
+func BenchmarkPlay10kQPs(b *testing.B) {
+	path, _, _ := benchRecording(b)
+	r := openT(b, path)
+	ctx := context.Background()
+	p, err := NewPlayer(ctx, r, time.Time{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	// frame runs on the benchmark's goroutine, not the Player's: the
+	// Player sits paused, waiting for a command that never comes.
+	q := &Player{r: r, res: p.res, sys: p.sys, cache: snapCache{r: r}, hist: histCache{r: r}}
+	start := time.Now()
+	if f := q.frame(ctx, len(q.res)-1); f.Err != nil || len(f.Snapshot.QPs) != 10000 {
+		b.Fatalf("%v", f.Err)
+	}
+	cold := time.Since(start)
+	start = time.Now()
+	q.frame(ctx, 1)
+	seek := time.Since(start)
+	i := 1
+	for b.Loop() {
+		i++
+		if i == len(q.res) {
+			i = 1 // the span again: its keyframe is kept decoded
+		}
+		if f := q.frame(ctx, i); f.Err != nil || len(f.Snapshot.QPs) != 10000 {
+			b.Fatalf("reading %d: %v", i, f.Err)
+		}
+	}
+	b.ReportMetric(float64(cold.Microseconds())/1000, "cold-seek-ms")
+	b.ReportMetric(float64(seek.Microseconds())/1000, "seek-ms")
+}

@@ -22,8 +22,23 @@ const historyLen = 64
 // traced modifies that made them.
 func (r *Reader) Histories(ctx context.Context, t time.Time) (map[inspect.Key][]inspect.StateEvent, error) {
 	out := map[inspect.Key][]inspect.StateEvent{}
+	if err := r.addHistories(ctx, out, time.Time{}, t); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// addHistories appends to out the transitions after from (all, when
+// from is zero) up to to. A history out holds is never written: one
+// that grows is a new slice, so a map delivered before stays as it was.
+func (r *Reader) addHistories(ctx context.Context, out map[inspect.Key][]inspect.StateEvent, from, to time.Time) error {
+	lo := int64(-1 << 63)
+	if !from.IsZero() {
+		lo = from.UnixNano()
+	}
+	grown := map[inspect.Key]bool{}
 	err := r.each(ctx, `SELECT t, dev, qpn, state, gone, sq_psn, rq_psn, by_pid, COALESCE(by_comm, ''), COALESCE(mask, ''),
-		attrs, ret, COALESCE(errno, '') FROM transitions WHERE t <= ? ORDER BY t, id`, func(rows *sql.Rows) error {
+		attrs, ret, COALESCE(errno, '') FROM transitions WHERE t > ? AND t <= ? ORDER BY t, id`, func(rows *sql.Rows) error {
 		var ns int64
 		var dev, state, byComm, mask, errno string
 		var qpn, sq, rq uint32
@@ -39,17 +54,45 @@ func (r *Reader) Histories(ctx context.Context, t time.Time) (map[inspect.Key][]
 			e.Modify = modifyOf(e, dev, qpn, by.Int64, byComm, mask, attrs.String, ret.Int64, errno)
 		}
 		k := inspect.Key{Kind: rdma.KindQP, Dev: dev, ID: qpn}
-		h := append(out[k], e)
+		h := out[k]
+		if !grown[k] {
+			h, grown[k] = slices.Clip(h), true // the first append copies
+		}
+		h = append(h, e)
 		if len(h) > historyLen {
 			h = h[len(h)-historyLen:]
 		}
 		out[k] = h
 		return nil
-	}, t.UnixNano())
+	}, lo, to.UnixNano())
 	if err != nil {
-		return nil, r.damaged(err)
+		return r.damaged(err)
 	}
-	return out, nil
+	return nil
+}
+
+// histCache rebuilds a Player's histories from the last ones: a step
+// forward reads only the transitions since.
+type histCache struct {
+	r   *Reader
+	at  time.Time
+	out map[inspect.Key][]inspect.StateEvent
+}
+
+// upTo returns the histories at t; the map is the caller's to keep (the
+// cache goes on with a copy).
+func (c *histCache) upTo(ctx context.Context, t time.Time) (map[inspect.Key][]inspect.StateEvent, error) {
+	from := c.at
+	next := maps.Clone(c.out)
+	if c.out == nil || t.Before(c.at) {
+		next, from = map[inspect.Key][]inspect.StateEvent{}, time.Time{}
+	}
+	if err := c.r.addHistories(ctx, next, from, t); err != nil {
+		c.out = nil
+		return nil, err
+	}
+	c.out, c.at = next, t
+	return next, nil
 }
 
 // modifyOf rebuilds a traced modify from its transition's columns: the

@@ -29,6 +29,14 @@ type Player struct {
 	stop   context.CancelFunc
 	done   chan struct{}
 
+	// cache, tr and lastSeq are the Player goroutine's: the objects
+	// rebuilt so far, and the Tracker that saw lastSeq, the reading
+	// shown last.
+	cache   snapCache
+	hist    histCache
+	tr      *inspect.Tracker
+	lastSeq int64
+
 	mu  sync.Mutex
 	now PlayStatus
 }
@@ -63,7 +71,7 @@ func NewPlayer(ctx context.Context, r *Reader, at time.Time) (*Player, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	p := &Player{r: r, res: res, sys: sys, frames: make(chan inspect.Frame, 1), sysOut: make(chan sysfsmon.Update, 1),
-		cmds: make(chan func(*playState), 16), stop: cancel, done: make(chan struct{})}
+		cmds: make(chan func(*playState), 16), stop: cancel, done: make(chan struct{}), cache: snapCache{r: r}, hist: histCache{r: r}}
 	st := playState{pos: p.index(at), speed: 1}
 	go p.run(ctx, st)
 	return p, nil
@@ -197,19 +205,27 @@ func (p *Player) frame(ctx context.Context, i int) inspect.Frame {
 		f.Err = errors.New(rd.Err)
 		return f
 	}
-	s, err := p.r.Snapshot(ctx, rd.Seq)
-	if err != nil {
-		f.Err = err
-		return f
-	}
-	tr := inspect.NewTracker(inspect.TrackerConfig{})
-	if i > 0 && p.res[i-1].Err == "" {
-		if prev, err := p.r.Snapshot(ctx, p.res[i-1].Seq); err == nil {
-			tr.Update(prev)
+	// The Tracker's report is against the reading before: stepping
+	// forward from the one shown last, its Tracker goes on (a step
+	// costs one Update); anywhere else a new one sees the reading
+	// before first.
+	tr := p.tr
+	if i == 0 || tr == nil || p.lastSeq != p.res[i-1].Seq {
+		tr = inspect.NewTracker(inspect.TrackerConfig{})
+		if i > 0 && p.res[i-1].Err == "" {
+			if prev, err := p.cache.at(ctx, p.res[i-1].Seq); err == nil {
+				tr.Update(prev)
+			}
 		}
 	}
+	s, err := p.cache.at(ctx, rd.Seq)
+	if err != nil {
+		f.Err, p.tr = err, nil
+		return f
+	}
+	p.tr, p.lastSeq = tr, rd.Seq
 	f.Snapshot, f.Update = s, tr.Update(s)
-	if f.History, err = p.r.Histories(ctx, rd.Time); err != nil {
+	if f.History, err = p.hist.upTo(ctx, rd.Time); err != nil {
 		f.Err, f.Snapshot = err, nil
 	}
 	return f

@@ -1,0 +1,84 @@
+package rec
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSnapCacheMatchesSnapshot: the Player's incremental rebuild gives
+// every reading exactly what Reader.Snapshot (the rebuild from its
+// keyframe) gives, whatever order the readings are asked in: forward
+// (rows applied on the last), backward and jumping (from the keyframe).
+func TestSnapCacheMatchesSnapshot(t *testing.T) {
+	ctx := context.Background()
+	for _, every := range []int{1, 2, 60} {
+		r := openT(t, record(t, WriterOptions{KeyEvery: every}))
+		rs, err := r.Readings(ctx, "res")
+		if err != nil || len(rs) != 5 {
+			t.Fatalf("%d readings (%v)", len(rs), err)
+		}
+		c := snapCache{r: r}
+		for _, order := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 1, 3, 3, 0}} {
+			for _, i := range order {
+				want, err := r.Snapshot(ctx, rs[i].Seq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := c.at(ctx, rs[i].Seq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, _ := json.Marshal(want)
+				g, _ := json.Marshal(got)
+				if string(w) != string(g) {
+					t.Errorf("key every %d, order %v, reading %d:\n got %s\nwant %s", every, order, i, g, w)
+				}
+			}
+		}
+	}
+}
+
+// TestHistCacheMatchesHistories: the Player's incremental histories are
+// Reader.Histories' at every reading, forward and back, and a map it
+// handed out is not written by the steps after.
+func TestHistCacheMatchesHistories(t *testing.T) {
+	ctx := context.Background()
+	r := openT(t, record(t, WriterOptions{KeyEvery: 2}))
+	rs, err := r.Readings(ctx, "res")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := histCache{r: r}
+	first, err := c.upTo(ctx, rs[1].Time)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := maps.Clone(first)
+	for k, h := range before {
+		before[k] = slices.Clone(h)
+	}
+	for _, i := range []int{2, 3, 4, 0, 4, 1} {
+		want, err := r.Histories(ctx, rs[i].Time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.upTo(ctx, rs[i].Time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 && i > 0 {
+			t.Fatalf("reading %d has no histories: the scenario's QPs should", i)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("reading %d (-want +got):\n%s", i, d)
+		}
+	}
+	if d := cmp.Diff(before, first); d != "" {
+		t.Errorf("a map handed out changed (-before +after):\n%s", d)
+	}
+}
