@@ -113,10 +113,12 @@ func (r *rewinder) run(ctx context.Context) {
 			if f.Snapshot != nil {
 				r.liveTime = f.Snapshot.Time
 			}
+			// The position first: whoever takes the frame sees its
+			// position.
+			r.setPos()
 			if r.player == nil {
 				send(r.res, f)
 			}
-			r.setPos()
 		case u, ok := <-r.inSys:
 			if !ok {
 				return
@@ -128,8 +130,8 @@ func (r *rewinder) run(ctx context.Context) {
 			}
 		case f, ok := <-pres:
 			if ok {
-				send(r.res, f)
 				r.setPos()
+				send(r.res, f)
 			}
 		case u, ok := <-psys:
 			if ok {
@@ -193,6 +195,7 @@ func (r *rewinder) resume() {
 	r.player.Close()
 	r.reader.Close()
 	r.player, r.reader = nil, nil
+	r.setPos()
 	if r.lastRes != nil {
 		send(r.res, *r.lastRes)
 	}
