@@ -22,13 +22,16 @@ type EventMatch = func(k rdma.Kind, r view.Row) bool
 // the first few.
 const eventBatch = 256
 
-// The readings with events (an object appeared or vanished, a QP's
-// history moved, an alert), after or before a seq, nearest first.
+// eventRows are the rows that are events (an object appeared or
+// vanished, a QP's history moved, an alert), with the object each
+// happened to.
+const eventRows = `SELECT seq, kind, dev, num FROM objects WHERE op IN ('appear', 'vanish') UNION ALL
+	SELECT seq, 'qp', dev, qpn FROM transitions UNION ALL SELECT seq, kind, dev, num FROM alerts`
+
+// The readings with events after or before a seq, nearest first.
 const (
-	eventsAfter = `SELECT DISTINCT seq FROM (SELECT seq FROM objects WHERE op IN ('appear', 'vanish') UNION ALL
-		SELECT seq FROM transitions UNION ALL SELECT seq FROM alerts) WHERE seq > ? ORDER BY seq LIMIT ?`
-	eventsBefore = `SELECT DISTINCT seq FROM (SELECT seq FROM objects WHERE op IN ('appear', 'vanish') UNION ALL
-		SELECT seq FROM transitions UNION ALL SELECT seq FROM alerts) WHERE seq < ? ORDER BY seq DESC LIMIT ?`
+	eventsAfter  = `SELECT DISTINCT seq FROM (` + eventRows + `) WHERE seq > ? ORDER BY seq LIMIT ?`
+	eventsBefore = `SELECT DISTINCT seq FROM (` + eventRows + `) WHERE seq < ? ORDER BY seq DESC LIMIT ?`
 )
 
 type eventAt struct {
@@ -70,9 +73,7 @@ func (p *Player) event(pos, dir int, match EventMatch) (int, bool) {
 // readingMatches looks at every event of reading seq.
 func (p *Player) readingMatches(ctx context.Context, seq int64, match EventMatch) bool {
 	var evs []eventAt
-	err := p.r.each(ctx, `SELECT seq, kind, dev, num FROM objects WHERE seq = ?1 AND op IN ('appear', 'vanish') UNION ALL
-		SELECT seq, 'qp', dev, qpn FROM transitions WHERE seq = ?1 UNION ALL
-		SELECT seq, kind, dev, num FROM alerts WHERE seq = ?1`, func(rows *sql.Rows) error {
+	err := p.r.each(ctx, `SELECT seq, kind, dev, num FROM (`+eventRows+`) WHERE seq = ?`, func(rows *sql.Rows) error {
 		var e eventAt
 		if err := rows.Scan(&e.seq, &e.kind, &e.dev, &e.num); err != nil {
 			return err
