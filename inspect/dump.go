@@ -108,17 +108,7 @@ func dumpKindDev[T any](ctx context.Context, c *Conn, k *kind[T], d Device, q Qu
 	c.sizeHint[hintKey] = len(objs) + len(objs)/16
 	c.mu.Unlock()
 	for i := range objs {
-		o := k.obj(&objs[i])
-		switch {
-		case o.Kernel():
-			o.Owner = OwnerKernel
-		case o.HasPID():
-			o.Comm, _ = cc.lookup(o.PID)
-			o.TGID = cc.tgid(o.PID)
-			o.Owner = cc.owner(o.PID)
-		default:
-			o.Owner = OwnerExited
-		}
+		k.obj(&objs[i]).fillOwner(cc)
 	}
 	if k.perPort && q.Port == 0 {
 		sortByPort(k, objs)
@@ -154,29 +144,37 @@ func decodeKindMsg[T any](k *kind[T], data []byte, name string, out []T) ([]T, s
 			out = slices.Grow(out, max(len(out), 16))
 		}
 		out = append(out, zero)
-		x := &out[len(out)-1]
-		o := k.obj(x)
-		o.DevIndex, o.DevName = h.index, h.name
-		*it = newAttrIter(payload)
-		for it.next() {
-			if !o.common(it) {
-				k.field(it, x)
-				o.Attrs.Add(it.typ)
-			}
-		}
-		if it.err != nil {
+		if err := decodeEntry(k, it, payload, h, &out[len(out)-1]); err != nil {
 			out = out[:len(out)-1]
-			return fmt.Errorf("%s entry %d: %w", k.name, i, it.err)
-		}
-		for _, a := range k.required {
-			if !o.Attrs.Has(a) {
-				out = out[:len(out)-1]
-				return fmt.Errorf("%s entry %d lacks %s", k.name, i, attrName(a))
-			}
+			return fmt.Errorf("%s entry %d%w", k.name, i, err)
 		}
 		return nil
 	})
 	return out, h.name, err
+}
+
+// decodeEntry decodes one object of kind k from its attributes (a dump's
+// entry nest, or a get's whole reply) into x, of device h. The error
+// begins with ": " or " lacks", to follow the entry's name.
+func decodeEntry[T any](k *kind[T], it *attrIter, payload []byte, h devHandle, x *T) error {
+	o := k.obj(x)
+	o.DevIndex, o.DevName = h.index, h.name
+	*it = newAttrIter(payload)
+	for it.next() {
+		if !o.common(it) {
+			k.field(it, x)
+			o.Attrs.Add(it.typ)
+		}
+	}
+	if it.err != nil {
+		return fmt.Errorf(": %w", it.err)
+	}
+	for _, a := range k.required {
+		if !o.Attrs.Has(a) {
+			return fmt.Errorf(" lacks %s", attrName(a))
+		}
+	}
+	return nil
 }
 
 // sortByPort orders objects by port, stably: objects without a port

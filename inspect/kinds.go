@@ -21,6 +21,9 @@ type resourceKind struct {
 	dumpDev func(ctx context.Context, c *Conn, d Device, q Query, cc *commCache, s *Snapshot) error
 	// rows dumps the kind and hands each object's row to add (DumpRows).
 	rows func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error
+	// reuse gives dst src's objects of the kind (shared: a delivered
+	// Snapshot is never written).
+	reuse func(dst, src *Snapshot)
 }
 
 // kindOf builds a resourceKind from the kind's netlink dump, its slice
@@ -45,6 +48,7 @@ func kindOf[T any, P interface {
 			*objs, err = dumpKindDev(ctx, c, nk, d, q, cc, *objs)
 			return err
 		},
+		reuse: func(dst, src *Snapshot) { *of(dst) = *of(src) },
 		rows: func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error {
 			objs, err := dump(c, q)
 			if err != nil {

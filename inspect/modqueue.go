@@ -33,6 +33,9 @@ type ModifyQueue struct {
 	order  []Key
 	keep   int
 	status TraceStatus
+	// touch is what trace saw created, modified or destroyed since the
+	// last reading took it (Touch).
+	touch touched
 	// wake is poked by each Put: the Watcher that takes this queue
 	// brings its next snapshot forward (Watch).
 	wake chan struct{}
@@ -53,6 +56,10 @@ type TraceStatus struct {
 	// (trace.Tracer.Lost) and the records that failed to decode
 	// (trace.Tracer.Undecoded).
 	Lost uint64
+	// Objects is set when trace also sees every object's create and
+	// destroy (its restrack programs attached), not only the QPs': a
+	// Watcher then reads the other kinds only when they changed.
+	Objects bool
 }
 
 // NewModifyQueue returns an empty queue that keeps up to keep modifies
@@ -78,6 +85,12 @@ func (q *ModifyQueue) Put(m Modify) {
 		ms = append(ms[:0], ms[1:]...)
 	}
 	q.byQP[k] = append(ms, m)
+	q.touch.add(Touch{Kind: rdma.KindQP, Dev: m.Dev, ID: m.QPN, Port: m.Port})
+	q.poke()
+}
+
+// poke wakes the Watcher without waiting (q.mu held).
+func (q *ModifyQueue) poke() {
 	select {
 	case q.wake <- struct{}{}:
 	default:

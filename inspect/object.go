@@ -185,6 +185,22 @@ func forEachEntry(tab []byte, entry Attr, fn func(i int, payload []byte) error) 
 	return it.err
 }
 
+// fillOwner names the object's owner as a dump reads it: the kernel, a
+// live process (its comm, thread group and owner from /proc), or one
+// that exited.
+func (o *Object) fillOwner(cc *commCache) {
+	switch {
+	case o.Kernel():
+		o.Owner = OwnerKernel
+	case o.HasPID():
+		o.Comm, _ = cc.lookup(o.PID)
+		o.TGID = cc.tgid(o.PID)
+		o.Owner = cc.owner(o.PID)
+	default:
+		o.Owner = OwnerExited
+	}
+}
+
 // Base returns the fields every object kind shares (embedded in QP, CQ,
 // MR, PD, Context, SRQ and CMID), so code generic over the kinds can
 // reach them.

@@ -96,6 +96,12 @@ type SnapshotOptions struct {
 // it (or closing c) interrupts a dump in progress, so the call returns
 // promptly with an error that wraps ctx.Err() (or ErrClosed).
 func (c *Conn) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, error) {
+	return c.snapshot(ctx, opts, nil)
+}
+
+// snapshot is Snapshot without the dumps of the kinds skip names (their
+// slices stay empty).
+func (c *Conn) snapshot(ctx context.Context, opts SnapshotOptions, skip map[Kind]bool) (*Snapshot, error) {
 	s := &Snapshot{Time: time.Now()}
 	defer func() { s.Took = time.Since(s.Time) }()
 	all, err := c.devices(ctx)
@@ -125,7 +131,9 @@ func (c *Conn) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		}
 		var steps []func() error
 		for _, rk := range resourceKinds {
-			steps = append(steps, func() error { return rk.dumpDev(ctx, c, d, q, cc, s) })
+			if !skip[rk.kind] {
+				steps = append(steps, func() error { return rk.dumpDev(ctx, c, d, q, cc, s) })
+			}
 		}
 		if !opts.NoCounters {
 			steps = append(steps, func() error {

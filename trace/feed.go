@@ -30,9 +30,12 @@ type FeedOptions struct {
 // FeedModifies traces every process's QP modifies from the kernel for
 // the inspector's Tracker, so that QP histories carry the attributes
 // each transition set and the modifies that failed: the bridge behind
-// the dashboard's and the exporter's histories. It loads only the QP
-// programs (GroupQP), and loading still takes seconds (tens under
-// emulation), so it runs in the background; without the privileges or
+// the dashboard's and the exporter's histories, and tells of every
+// object created and destroyed (inspect.Touch), from which the
+// Watcher builds its readings between whole dumps. It loads the QP and
+// the restrack programs (GroupQP, GroupObjects), not the uverbs
+// handlers' and async events', and loading still takes seconds (tens
+// under emulation), so it runs in the background; without the privileges or
 // BTF it says so through Warn, and the inspector works as before, with
 // states only.
 //
@@ -52,12 +55,13 @@ func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 	var lost atomic.Uint64
 	status := func() {
 		if t := tp.Load(); t != nil {
-			q.SetStatus(inspect.TraceStatus{Up: len(t.Hooks()) > 0, Lost: lost.Load()})
+			hooks := t.Hooks()
+			q.SetStatus(inspect.TraceStatus{Up: len(hooks) > 0, Lost: lost.Load(), Objects: seesObjects(hooks)})
 		}
 	}
 	notify := func(msg string) { warn(msg); status() }
 	go func() {
-		t, err := Open(Options{Env: o.Env, Groups: GroupQP, Notify: notify, Latency: o.Latency})
+		t, err := Open(Options{Env: o.Env, Groups: GroupQP | GroupObjects, Notify: notify, Latency: o.Latency})
 		if err != nil {
 			q.SetStatus(inspect.TraceStatus{Off: err.Error()})
 			warn(fmt.Sprintf("QP histories show states only, not the attributes each modify set: %v", err))
@@ -78,4 +82,16 @@ func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 		t.Feed(q)
 	}()
 	return q
+}
+
+// seesObjects reports whether hooks include both restrack programs: then
+// every object's create and destroy reaches the queue (Event.Touch), not
+// only the QPs'.
+func seesObjects(hooks []Hook) bool {
+	var add, del bool
+	for _, h := range hooks {
+		add = add || h.Program == "restrack_add"
+		del = del || h.Program == "restrack_del"
+	}
+	return add && del
 }

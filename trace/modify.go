@@ -67,6 +67,38 @@ func (t *Tracer) Feed(q *inspect.ModifyQueue) {
 		}
 		if m, ok := e.Modify(); ok {
 			q.Put(m)
+		} else if x, ok := e.Touch(); ok {
+			q.Touch(x)
 		}
 	}
+}
+
+// touchKinds is the object kind each create and destroy verb is of, and
+// whether it destroys.
+var touchKinds = map[Verb]struct {
+	kind rdma.Kind
+	gone bool
+}{
+	VerbCreateQP: {rdma.KindQP, false}, VerbDestroyQP: {rdma.KindQP, true},
+	VerbAllocPD: {rdma.KindPD, false}, VerbDeallocPD: {rdma.KindPD, true},
+	VerbCreateCQ: {rdma.KindCQ, false}, VerbDestroyCQ: {rdma.KindCQ, true},
+	VerbRegMR: {rdma.KindMR, false}, VerbDeregMR: {rdma.KindMR, true},
+	VerbCreateSRQ: {rdma.KindSRQ, false}, VerbDestroySRQ: {rdma.KindSRQ, true},
+	VerbAllocContext: {rdma.KindCtx, false}, VerbFreeContext: {rdma.KindCtx, true},
+	VerbCreateCMID: {rdma.KindCMID, false}, VerbDestroyCMID: {rdma.KindCMID, true},
+}
+
+// Touch is the object a create or destroy that succeeded in the core
+// made or ended, for a Watcher that builds its readings from trace
+// (inspect.WatchOptions.Reconcile); ok is false for any other event.
+func (e Event) Touch() (inspect.Touch, bool) {
+	tk, ok := touchKinds[e.Verb]
+	if !ok || e.Stage != StageCore || e.Ret != 0 || e.Dev == "" {
+		return inspect.Touch{}, false
+	}
+	id := e.ObjID
+	if tk.kind == rdma.KindQP {
+		id = e.QPN
+	}
+	return inspect.Touch{Kind: tk.kind, Dev: e.Dev, ID: id, Port: uint32(e.Port), Gone: tk.gone}, true
 }

@@ -1,0 +1,188 @@
+package inspect
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/verbscope/verbscope/rdma"
+)
+
+// maxQPGets bounds the QPs a traced reading reads one by one: past it,
+// one dump of the QPs costs less than the gets (a get is a request and a
+// reply; a dump packs some hundred QPs in each 32 KiB reply).
+const maxQPGets = 256
+
+// errDumpQPs: a traced reading cannot build the QPs from the last
+// reading and trace's touches (a QP without a known port, one on another
+// port, too many to read alone); the QPs are dumped.
+var errDumpQPs = errors.New("the QPs need a dump")
+
+// refresh reads what changed since prev, for a Watcher that trace tells
+// of every change (WatchOptions.Reconcile): the devices, ports,
+// counters, summary and system as every reading does (a request each,
+// whatever the number of objects); of the object kinds, only those t
+// touched (when objects says trace sees every kind's creates and
+// destroys; else every kind but the QPs) and the CM_IDs, whose state
+// changes without a traced call; and of the QPs, those t touched and
+// those in a state where the kernel moves them without a call (RTR, RTS,
+// SQD and SQE: their PSNs, which the stuck judgement follows, and a
+// move to SQE or ERR on an error), each by a get. The others are prev's.
+//
+// It returns errDumpQPs-wrapped when the QPs must be dumped instead (the
+// caller takes a whole Snapshot), and an error when the devices changed.
+func (c *Conn) refresh(ctx context.Context, prev *Snapshot, t touched, opts SnapshotOptions, objects bool) (*Snapshot, error) {
+	skip := map[Kind]bool{}
+	for _, rk := range resourceKinds {
+		switch rk.kind {
+		case rdma.KindQP:
+			skip[rk.kind] = true
+		case rdma.KindCMID:
+		default:
+			skip[rk.kind] = objects && !t.kinds[rk.kind]
+		}
+	}
+	s, err := c.snapshot(ctx, opts, skip)
+	if err != nil {
+		return nil, err
+	}
+	if !sameDevices(s.Devices, prev.Devices) {
+		return nil, errDumpQPs
+	}
+	for _, rk := range resourceKinds {
+		if skip[rk.kind] && rk.kind != rdma.KindQP {
+			rk.reuse(s, prev)
+		}
+	}
+	cc := c.freshComm()
+	get := func(d Device, port, lqpn uint32) (QP, bool, error) { return c.qpGet(ctx, d, port, lqpn, cc) }
+	if s.QPs, err = refreshQPs(prev.QPs, t, s.Devices, get); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// sameDevices reports whether two readings list the same devices: a
+// device added or gone (rdma link add, a driver loaded) has objects no
+// touch named.
+func sameDevices(a, b []Device) bool {
+	return slices.EqualFunc(a, b, func(x, y Device) bool { return x.Index == y.Index && x.Name == y.Name })
+}
+
+// activeQP reports whether the kernel may change a QP in state st without
+// a modify: a connected QP's PSNs move, and an error moves it to SQE or
+// ERR (the driver's completer; rxe_qp_error in rdma_rxe).
+func activeQP(st QPState) bool {
+	switch st {
+	case rdma.QPStateRTR, rdma.QPStateRTS, rdma.QPStateSQD, rdma.QPStateSQE:
+		return true
+	}
+	return false
+}
+
+// qpGetter reads one QP (Conn.qpGet).
+type qpGetter func(d Device, port, resID uint32) (q QP, found bool, err error)
+
+// refreshQPs builds the QPs of a traced reading from prev's: the touched
+// ones and the active ones read again by get, the destroyed ones
+// dropped, a new one added; in a dump's order (device, port, restrack
+// id).
+func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error) {
+	devByName := make(map[string]Device, len(devs))
+	for _, d := range devs {
+		devByName[d.Name] = d
+	}
+	at := make(map[Key]int, len(prev))
+	for i := range prev {
+		at[Key{Kind: rdma.KindQP, Dev: prev[i].DevName, ID: prev[i].LQPN}] = i
+	}
+	drop := map[Key]bool{}
+	type where struct{ port, resID uint32 }
+	want := map[Key]where{} // each QP to read, by its port and id
+	for k, x := range t.objs {
+		if k.Kind != rdma.KindQP {
+			continue
+		}
+		if _, ok := devByName[k.Dev]; !ok {
+			continue // a device the query leaves out
+		}
+		if x.Gone {
+			drop[k] = true
+			continue
+		}
+		port := x.Port
+		if i, ok := at[k]; ok && port == 0 {
+			port = prev[i].Port
+		}
+		if port == 0 {
+			// Just created, still in RESET: netlink reads it
+			// only in a dump.
+			return nil, errDumpQPs
+		}
+		want[k] = where{port, qpResID(port, k.ID)}
+	}
+	for i := range prev {
+		q := &prev[i]
+		k := Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}
+		if _, ok := want[k]; !ok && activeQP(q.State) && !drop[k] {
+			want[k] = where{q.Port, qpResID(q.Port, q.LQPN)}
+		}
+	}
+	if len(want) > maxQPGets {
+		return nil, errDumpQPs
+	}
+	got := make(map[Key]QP, len(want))
+	for k, w := range want {
+		q, found, err := get(devByName[k.Dev], w.port, w.resID)
+		switch {
+		case err != nil:
+			return nil, err
+		case found:
+			got[k] = q
+		default: // gone, its destroy not yet read from trace's ring
+			drop[k] = true
+		}
+	}
+	if len(drop) == 0 && len(got) == 0 {
+		return prev, nil
+	}
+	out := make([]QP, 0, len(prev)+len(got))
+	for i := range prev {
+		k := Key{Kind: rdma.KindQP, Dev: prev[i].DevName, ID: prev[i].LQPN}
+		switch q, ok := got[k]; {
+		case drop[k]:
+		case ok:
+			out = append(out, q)
+			delete(got, k)
+		default:
+			out = append(out, prev[i])
+		}
+	}
+	for _, q := range got {
+		out = append(out, q)
+	}
+	devOrder := make(map[string]int, len(devs))
+	for i, d := range devs {
+		devOrder[d.Name] = i
+	}
+	slices.SortFunc(out, func(a, b QP) int {
+		return cmp.Or(cmp.Compare(devOrder[a.DevName], devOrder[b.DevName]), cmp.Compare(a.Port, b.Port), cmp.Compare(qpResID(a.Port, a.LQPN), qpResID(b.Port, b.LQPN)))
+	})
+	if len(out) == 0 {
+		out = nil // as a dump of none
+	}
+	return out, nil
+}
+
+// qpResID is a QP's restrack id, the key of the kernel's table of QPs
+// and so the order of a dump: its number, with the port above it for
+// the special QPs (SMI and GSI, QP0 and QP1 of every port: rdma_restrack_add
+// in drivers/infiniband/core/restrack.c keys them so). A get asks for
+// the QP by it.
+func qpResID(port, lqpn uint32) uint32 {
+	if lqpn <= 1 {
+		return lqpn | port<<24
+	}
+	return lqpn
+}

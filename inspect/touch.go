@@ -1,0 +1,70 @@
+package inspect
+
+import "github.com/verbscope/verbscope/rdma"
+
+// Touch is an object that trace saw created, modified or destroyed (the
+// kernel's rdma_restrack_add and rdma_restrack_del, ib_create_qp_user,
+// ib_modify_qp_with_udata, ib_destroy_qp_user: trace's programs): a
+// Watcher that builds its frames from trace reads it again, and only it,
+// instead of dumping every object of the host (WatchOptions.Reconcile).
+type Touch struct {
+	Kind Kind
+	Dev  string
+	ID   uint32
+	// Port is a QP's port as trace knows it (a modify's IB_QP_PORT or an
+	// earlier one's, a special QP's create), 0 when it has none yet:
+	// RDMA netlink answers a get of one QP only with its port.
+	Port uint32
+	// Gone is set by a destroy.
+	Gone bool
+}
+
+// touched is what the queue holds between two readings: the objects
+// touched, each once (the last touch wins, a port once known is kept),
+// and the kinds with any touch.
+type touched struct {
+	objs  map[Key]Touch
+	kinds map[Kind]bool
+}
+
+func (t *touched) add(x Touch) {
+	if t.objs == nil {
+		t.objs, t.kinds = map[Key]Touch{}, map[Kind]bool{}
+	}
+	k := Key{Kind: x.Kind, Dev: x.Dev, ID: x.ID}
+	if old, ok := t.objs[k]; ok && x.Port == 0 {
+		x.Port = old.Port
+	}
+	t.objs[k] = x
+	t.kinds[x.Kind] = true
+	// What other kinds show of an object changes with it: a PD's and a
+	// CQ's users count the QPs, SRQs and MRs on them (fill_res_pd_entry
+	// and fill_res_cq_entry in nldev.c report the restrack refcount).
+	switch x.Kind {
+	case rdma.KindQP, rdma.KindSRQ:
+		t.kinds[rdma.KindPD], t.kinds[rdma.KindCQ] = true, true
+	case rdma.KindMR:
+		t.kinds[rdma.KindPD] = true
+	}
+}
+
+// Touch records an object that trace saw created or destroyed; it never
+// blocks beyond a short lock, and it brings the Watcher's next reading
+// forward as a modify does.
+func (q *ModifyQueue) Touch(x Touch) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.touch.add(x)
+	q.poke()
+}
+
+// takeTouched empties the touched objects: a reading takes them before
+// it starts, so what is touched while it reads is read again by the
+// next.
+func (q *ModifyQueue) takeTouched() touched {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	t := q.touch
+	q.touch = touched{}
+	return t
+}
