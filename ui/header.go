@@ -34,7 +34,7 @@ func (m *model) header() string {
 	if m.c.src.Replay != nil && !pos.Live {
 		first += sep + m.replayField(pos)
 	} else {
-		first += sep + "every " + m.interval.String()
+		first += sep + m.readingField()
 	}
 	if m.paused {
 		first += sep + th.Render(themes.SlotWarn, "PAUSED (p resumes)")

@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/shell/front"
@@ -21,12 +22,16 @@ func TestTraceField(t *testing.T) {
 		{"loading", &inspect.TraceStatus{}, "trace loading: counts not yet exact"},
 		{"off", &inspect.TraceStatus{Off: "trace: open: no BTF"}, "trace off: counts not exact"},
 		{"up", &inspect.TraceStatus{Up: true}, "traced"},
+		{"up, readings from trace", &inspect.TraceStatus{Up: true}, "traced · dump every 30s"},
 		{"lost", &inspect.TraceStatus{Up: true, Lost: 12}, "trace: 12 events lost"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := fixtureModel(t, "rxe0", "dark", 160, 40, false)
 			f := recordedFrames(t, "idle", "rc-init", "rc-rts")[2]
 			f.Trace = tc.status
+			if strings.HasPrefix(tc.name, "up, readings") {
+				f.Reconcile = 30 * time.Second
+			}
 			m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 			first, _, _ := strings.Cut(screen(m), "\n")
 			if tc.want == "" {
