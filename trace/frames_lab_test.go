@@ -15,6 +15,7 @@ import (
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/internal/qpholder"
+	"github.com/verbscope/verbscope/internal/syncio"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -144,12 +145,20 @@ func TestFramesFromTraceMatchDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh.Stdout, sh.Stderr = io.Discard, io.Discard
+	said := syncio.NewBuffer()
+	sh.Stdout, sh.Stderr = said, said
 	if err := sh.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { in.Close(); sh.Process.Kill(); sh.Wait() })
-	io.WriteString(in, "open; pd; cq; qp; qp; connect qp1 qp2; qp; modify qp3 init; qp\n")
+	t.Cleanup(func() {
+		in.Close()
+		sh.Process.Kill()
+		sh.Wait()
+		if t.Failed() {
+			t.Logf("the shell said:\n%s", said.String())
+		}
+	})
+	io.WriteString(in, "open; pd; cq; qp; qp; connect qp1 qp2; qp; next qp3; qp\n")
 	labkit.WaitFor(t, labkit.Run, "the shell's four QPs", func() bool {
 		d, err := oracle.Snapshot(context.Background(), inspect.SnapshotOptions{NoCounters: true})
 		if err != nil {
@@ -193,7 +202,7 @@ func TestFramesFromTraceMatchDump(t *testing.T) {
 
 // TestFramesWithoutTraceShowEachChange: without trace every reading is a
 // whole dump, and the first reading that starts after a change shows it:
-// a QP created, moved to ERR, destroyed.
+// a QP created, moved to INIT, to ERR, destroyed.
 func TestFramesWithoutTraceShowEachChange(t *testing.T) {
 	labkit.Clean(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -245,6 +254,13 @@ func TestFramesWithoutTraceShowEachChange(t *testing.T) {
 	}
 	if st, ok := stateIn(firstAfter(time.Now())); !ok || st != rdma.QPStateReset {
 		t.Errorf("the next reading after the create: QP %d in %q (shown %v), want RESET", num, st, ok)
+	}
+	init := verbs.QPAttr{State: rdma.QPStateInit, Port: 1, AccessFlags: rdma.AccessLocalWrite}
+	if err := qp.Modify(&init, rdma.AttrState|rdma.AttrPKeyIndex|rdma.AttrPort|rdma.AttrAccessFlags); err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := stateIn(firstAfter(time.Now())); !ok || st != rdma.QPStateInit {
+		t.Errorf("the next reading after the move to INIT: QP %d in %q (shown %v), want INIT", num, st, ok)
 	}
 	if err := qp.Modify(&verbs.QPAttr{State: rdma.QPStateErr}, rdma.AttrState); err != nil {
 		t.Fatal(err)
