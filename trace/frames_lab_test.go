@@ -166,7 +166,7 @@ func TestFramesFromTraceMatchDump(t *testing.T) {
 		}
 		n := 0
 		for _, q := range d.QPs {
-			if q.PID == uint32(sh.Process.Pid) {
+			if q.TGID == uint32(sh.Process.Pid) {
 				n++
 			}
 		}
@@ -186,7 +186,7 @@ func TestFramesFromTraceMatchDump(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, q := range d.QPs {
-			if q.PID == uint32(sh.Process.Pid) && q.State == rdma.QPStateErr {
+			if q.TGID == uint32(sh.Process.Pid) && q.State == rdma.QPStateErr {
 				return true
 			}
 		}
