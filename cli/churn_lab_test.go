@@ -37,10 +37,10 @@ func TestUnderChurn(t *testing.T) {
 			t.Logf("the exporter said:\n%s", x.Output())
 		}
 	})
-	// Both load the 7 QP programs: up to 40 s each on a loaded host.
+	// Both load their trace programs: up to 40 s each on a loaded host.
 	up := regexp.MustCompile(`(?m)^verbscope_trace_up 1$`)
 	metrics := waitMetricsFor(t, labkit.Attach, addr, "the exporter's verbscope_trace_up 1", up.MatchString)
-	labkit.WaitFor(t, labkit.Attach, "the dashboard's 7 trace programs", func() bool { return bpfLinks(dash) == 7 })
+	labkit.WaitFor(t, labkit.Attach, "the dashboard's trace programs", func() bool { return bpfLinks(dash) == dashPrograms })
 	s.waitLong("every 1s · traced")
 	// The exporter says what trace lost: nothing yet on a quiet lab.
 	counted0, lost0 := rcTransitions(t, metrics, dev), metricFloat(t, metrics, "verbscope_trace_events_lost_total")

@@ -13,6 +13,14 @@ import (
 	"github.com/verbscope/verbscope/internal/labkit"
 )
 
+// dashPrograms is how many trace programs the dashboard (and the
+// exporter's trace, trace.FeedModifies) attaches in the lab: the 7 QP
+// programs (create, modify before and after for users and kernel ULPs,
+// destroy before and after) and the 3 that see every object
+// (rdma_restrack_add, rdma_restrack_del, rxe_reg_user_mr), from which
+// its readings are built.
+const dashPrograms = 10
+
 // bpfLinks counts the BPF links process pid holds: each attached trace
 // program is one (anon_inode:bpf_link).
 func bpfLinks(pid int) int {
@@ -35,9 +43,9 @@ func TestDashboardTracedDetail(t *testing.T) {
 	labkit.Clean(t)
 	labkit.RaceBinary(t)
 	s, pid := startDash(t, "verbscope dash --view qp --interval 500ms; echo status=$?")
-	// The dashboard loads the 7 QP programs in the background; the pair
+	// The dashboard loads its programs in the background; the pair
 	// starts once they are attached, so that every modify is seen.
-	labkit.WaitFor(t, labkit.Attach, "the dashboard's 7 trace programs", func() bool { return bpfLinks(pid) == 7 })
+	labkit.WaitFor(t, labkit.Attach, "the dashboard's trace programs", func() bool { return bpfLinks(pid) == dashPrograms })
 	// Then its first line says the counts are exact (before, it said
 	// "trace loading: counts not yet exact", which a quiet host may
 	// replace before the first frame is drawn).

@@ -25,7 +25,12 @@
 // snapshot, changes, histories and errors as Frames on a channel where the
 // latest wins. Snapshot takes a context (its deadline is the socket's),
 // and cancelling it, or Close on the Conn or the Watcher, interrupts a
-// dump in progress instead of waiting behind it. A QPFollower (follow.go)
+// dump in progress instead of waiting behind it. With trace's events
+// (WatchOptions.Modifies, Reconcile; touch.go, refresh.go, reconcile.go)
+// a reading costs what changed, not what exists: between whole dumps,
+// every 30 s by default, it reads only the kinds trace touched, and of
+// the QPs those touched and those the kernel moves on its own (connected
+// states), each by a get of one QP. A QPFollower (follow.go)
 // turns the Frames into the lines of `verbscope res qp --follow`: QPs
 // that appeared or vanished (the Update's), state changes and traced
 // modifies (the new history entries), as text or JSON.
