@@ -16,10 +16,11 @@ import (
 // dashPrograms is how many trace programs the dashboard (and the
 // exporter's trace, trace.FeedModifies) attaches in the lab: the 7 QP
 // programs (create, modify before and after for users and kernel ULPs,
-// destroy before and after) and the 3 that see every object
-// (rdma_restrack_add, rdma_restrack_del, rxe_reg_user_mr), from which
-// its readings are built.
-const dashPrograms = 10
+// destroy before and after) and the 4 that see every object
+// (rdma_restrack_add, rdma_restrack_del and rdma_restrack_commit_del,
+// rxe_reg_user_mr), from which its readings are built. The count passes
+// through lower numbers as they attach one by one.
+const dashPrograms = 11
 
 // bpfLinks counts the BPF links process pid holds: each attached trace
 // program is one (anon_inode:bpf_link).
