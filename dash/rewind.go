@@ -10,6 +10,7 @@ import (
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rec"
+	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/ui"
 	"github.com/verbscope/verbscope/view"
@@ -65,7 +66,8 @@ type rewinder struct {
 func startRewind(ctx context.Context, src ui.Sources, host rec.Host, window time.Duration) (ui.Sources, func(), error) {
 	dir := os.TempDir()
 	path := filepath.Join(dir, fmt.Sprintf("verbscope-rewind-%d.vsrec", os.Getpid()))
-	w, err := rec.Create(ctx, path, host, rec.WriterOptions{KeyEvery: rewindKeyEvery, Retain: window, MaxSize: rewindMaxSize, Force: true})
+	w, err := rec.Create(ctx, path, host, rec.WriterOptions{KeyEvery: rewindKeyEvery, Retain: window, MaxSize: rewindMaxSize, Force: true,
+		Sessions: transcript.Dir()})
 	if err != nil {
 		return src, func() {}, fmt.Errorf("rewind: %w", err)
 	}
