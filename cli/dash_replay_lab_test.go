@@ -22,7 +22,9 @@ import (
 // recorded host, and `}` steps from event to event until the QP view
 // shows the QP in ERR; `[` steps back one reading; with the filter
 // /state=ERR one `}` from the start lands on that reading; the irq view
-// shows the recorded IRQ reading.
+// shows the recorded IRQ reading. The shell pane shows the shell's
+// recorded session up to the time shown, read-only: its commands at the
+// move to ERR and the modify's answer at the end, none at the start.
 func TestDashReplayLab(t *testing.T) {
 	labkit.Clean(t)
 	path := filepath.Join(t.TempDir(), "replay.vsrec")
@@ -61,6 +63,27 @@ func TestDashReplayLab(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	errAt := replayIndex.FindString(s.screen())
+	session := fmt.Sprintf("recorded session of pid %d (script)", sh.PID())
+	// pane focuses the pane, a larger share of the screen (ctrl+t), and
+	// waits for it to show want.
+	pane := func(want ...string) {
+		t.Helper()
+		s.press("Tab")
+		s.press("C-t")
+		labkit.WaitFor(t, labkit.Screen, fmt.Sprintf("the shell pane showing %q", want), func() bool {
+			scr := s.screen()
+			for _, w := range want {
+				if !strings.Contains(scr, w) {
+					return false
+				}
+			}
+			return strings.Contains(scr, "replay: read-only")
+		})
+	}
+	pane(session, "verbs> next qp1", "verbs> modify qp1 err")
+	s.typeText("x")
+	s.waitFor("the shell pane is read-only in a replay")
+	s.press("Escape")
 	before := s.screen()
 	s.press("[")
 	labkit.WaitFor(t, labkit.Screen, "[ one reading back", func() bool { return s.screen() != before })
@@ -69,7 +92,10 @@ func TestDashReplayLab(t *testing.T) {
 	s.waitFor("enter jumps")
 	s.typeText("start")
 	s.press("Enter")
-	labkit.WaitFor(t, labkit.Screen, "t start: the first reading", func() bool { return strings.Contains(s.screen(), "(1/") })
+	labkit.WaitFor(t, labkit.Screen, "t start: the first reading, before the shell's session", func() bool {
+		scr := s.screen()
+		return strings.Contains(scr, "(1/") && !strings.Contains(scr, session)
+	})
 	// With a filter, one } passes over the QP's creation and INIT and
 	// lands on the reading that first showed it in ERR.
 	s.press("/")
@@ -85,6 +111,12 @@ func TestDashReplayLab(t *testing.T) {
 	s.typeText("irq")
 	s.press("Enter")
 	s.waitFor("rxe0: software device")
+	s.press("t")
+	s.waitFor("enter jumps")
+	s.typeText("end")
+	s.press("Enter")
+	pane(session, "qp1 is now ERR")
+	s.press("Escape")
 	s.press("q")
 }
 
