@@ -156,3 +156,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTail: whatever a transcript file holds, Tail reads it without a
+// panic and returns only lines that parse.
+func FuzzTail(f *testing.F) {
+	f.Add([]byte(`{"t":"2026-12-01T02:47:00Z","pid":7,"face":"dash","kind":"in","text":"open"}` + "\n{\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "1-1.jsonl"), b, 0o600)
+		for _, l := range NewTail(dir).Read() {
+			if l.PID <= 0 {
+				t.Errorf("Tail read %+v from %q", l, b)
+			}
+		}
+	})
+}
