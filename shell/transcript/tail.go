@@ -62,7 +62,7 @@ func (t *Tail) readFile(name string) []Line {
 	}
 	off := t.offs[name]
 	if st.Size() < off {
-		off = 0 // a new file of the same name: a reused pid
+		off = 0 // cut short: read again
 	}
 	buf := make([]byte, min(st.Size()-off, maxRead))
 	n, err := f.ReadAt(buf, off)

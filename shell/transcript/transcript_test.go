@@ -124,6 +124,12 @@ func TestTailDamage(t *testing.T) {
 	if got := tail.Read(); len(got) != 1 || got[0].PID != 7 {
 		t.Errorf("the finished line: %+v", got)
 	}
+	// A file cut shorter than where it was read to is read again from
+	// its start.
+	os.WriteFile(filepath.Join(dir, "7-1.jsonl"), []byte(good+"\n"), 0o600)
+	if got := tail.Read(); len(got) != 1 {
+		t.Errorf("the shorter file: %d lines, want 1", len(got))
+	}
 }
 
 // TestWriterBounds: an answer is cut at MaxText and says so; past

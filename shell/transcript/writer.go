@@ -51,10 +51,10 @@ func Open(dir, face string) *Writer {
 		return nil
 	}
 	pid := os.Getpid()
-	path := filepath.Join(dir, fmt.Sprintf("%d-%d.jsonl", pid, seq.Add(1)))
-	// A file of the same name is a dead process's (pids are reused):
-	// replaced, never followed.
-	f, err := privfile.Create(path, true)
+	// The start time in the name: a reused pid names a new file, which
+	// a Tail reads from its start.
+	path := filepath.Join(dir, fmt.Sprintf("%d-%d-%d.jsonl", pid, seq.Add(1), time.Now().UnixNano()))
+	f, err := privfile.Create(path, false)
 	if err != nil {
 		return nil
 	}
