@@ -119,6 +119,7 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 		// A replay's pane has no shell of its own: it shows the
 		// recorded one (shellreplay.go).
 		m.pane = newShellPane(src.Shell, src.History, th)
+		m.pane.setRecorded(nil)
 		c.shell = &m.pane.state
 		if src.Lesson != nil {
 			m.startLesson(src.Lesson)

@@ -34,7 +34,6 @@ func TestShellPaneReplay(t *testing.T) {
 	if m.pane == nil {
 		t.Fatal("a replay of a recording with shells has no shell pane")
 	}
-	m.Update(replayShellMsg{nil, true})
 	send(m, "tab")
 	if out := screen(m); !strings.Contains(out, "no verbs shell had run by this time") || !strings.Contains(out, "replay: read-only") {
 		t.Errorf("before any command, the pane should say none ran:\n%s", out)

@@ -300,11 +300,12 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// paneKey gives every key to the shell pane but esc (back to the view)
-// and ctrl+c (cancel the running command).
 // readOnly is the note on typing into the pane in a replay.
 const readOnly = "the shell pane is read-only in a replay: it shows the recorded session (esc returns to the view)"
 
+// paneKey gives every key to the shell pane but esc (back to the view)
+// and ctrl+c (cancel the running command); in a replay, only esc, the
+// split and scrolling.
 func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.pane.replay && msg.String() != "ctrl+t" && !key.Matches(msg, m.keys.Back) && !m.pane.recordedKey(msg) {
 		m.c.note(themes.SlotDim, readOnly)
