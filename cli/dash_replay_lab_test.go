@@ -242,8 +242,9 @@ func initDetail(s *tmuxAs) []string {
 
 // TestDashRewindLab: the live dashboard keeps its last minutes; a verbs
 // shell's QP that vanished 30 s ago is back on screen after `t -40s`
-// (the header says REWIND and how far behind live), and esc returns to
-// live, where it is gone.
+// (the header says REWIND and how far behind live) and the shell pane
+// shows that shell's recorded session, and esc returns to live, where
+// it is gone and the pane is the dashboard's own shell again.
 func TestDashRewindLab(t *testing.T) {
 	labkit.Clean(t)
 	live := startTmux(t, "rewind", "xterm-256color", "verbscope dash --view qp --no-trace --rewind 5m", 160, 40)
@@ -263,9 +264,10 @@ func TestDashRewindLab(t *testing.T) {
 	live.waitFor("enter jumps")
 	live.typeText("-40s")
 	live.press("Enter")
-	labkit.WaitFor(t, labkit.Screen, "the vanished QP back, 40 s behind live", func() bool {
+	session := fmt.Sprintf("recorded session of pid %d (script)", sh.PID())
+	labkit.WaitFor(t, labkit.Screen, "the vanished QP back, 40 s behind live, with its shell's session", func() bool {
 		s := live.screen()
-		return slices.Equal(qpRows(s), rows) && strings.Contains(s, "behind live")
+		return slices.Equal(qpRows(s), rows) && strings.Contains(s, "behind live") && strings.Contains(s, session)
 	})
 	// What the minute kept costs: the file in the temporary directory.
 	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "verbscope-rewind-*.vsrec*"))
@@ -280,9 +282,9 @@ func TestDashRewindLab(t *testing.T) {
 	}
 	t.Logf("the rewind's files after about a minute: %d bytes (%v)", size, files)
 	live.press("Escape")
-	labkit.WaitFor(t, labkit.Screen, "live again, without the QP", func() bool {
+	labkit.WaitFor(t, labkit.Screen, "live again, without the QP or the recorded session", func() bool {
 		s := live.screen()
-		return len(qpRows(s)) == 0 && strings.Contains(s, "· [ rewinds")
+		return len(qpRows(s)) == 0 && strings.Contains(s, "· [ rewinds") && !strings.Contains(s, session)
 	})
 	live.press("q")
 	labkit.WaitFor(t, labkit.Step, "the rewind's files removed when the dashboard quit", func() bool {
