@@ -22,7 +22,9 @@ import (
 // recorded host, and `}` steps from event to event until the QP view
 // shows the QP in ERR; `[` steps back one reading; with the filter
 // /state=ERR one `}` from the start lands on that reading; the irq view
-// shows the recorded IRQ reading.
+// shows the recorded IRQ reading. The shell pane shows the shell's
+// recorded session up to the time shown, read-only: its commands at the
+// move to ERR and the modify's answer at the end, none at the start.
 func TestDashReplayLab(t *testing.T) {
 	labkit.Clean(t)
 	path := filepath.Join(t.TempDir(), "replay.vsrec")
@@ -53,7 +55,7 @@ func TestDashReplayLab(t *testing.T) {
 		t.Errorf("the replay should start at the first reading:\n%s", s.screen())
 	}
 	deadline := time.Now().Add(labkit.Screen)
-	for !strings.Contains(s.screen(), " ERR ") {
+	for !strings.Contains(aboveShell(s.screen()), " ERR ") {
 		if time.Now().After(deadline) {
 			t.Fatalf("} never reached the QP in ERR; the screen:\n%s", s.screen())
 		}
@@ -61,6 +63,27 @@ func TestDashReplayLab(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	errAt := replayIndex.FindString(s.screen())
+	session := fmt.Sprintf("recorded session of pid %d (script)", sh.PID())
+	// pane focuses the pane, a larger share of the screen (ctrl+t), and
+	// waits for it to show want.
+	pane := func(want ...string) {
+		t.Helper()
+		s.press("Tab")
+		s.press("C-t")
+		labkit.WaitFor(t, labkit.Screen, fmt.Sprintf("the shell pane showing %q", want), func() bool {
+			scr := s.screen()
+			for _, w := range want {
+				if !strings.Contains(scr, w) {
+					return false
+				}
+			}
+			return strings.Contains(scr, "replay: read-only")
+		})
+	}
+	pane(session, "verbs> next qp1", "verbs> modify qp1 err")
+	s.typeText("x")
+	s.waitFor("the shell pane is read-only in a replay")
+	s.press("Escape")
 	before := s.screen()
 	s.press("[")
 	labkit.WaitFor(t, labkit.Screen, "[ one reading back", func() bool { return s.screen() != before })
@@ -69,7 +92,10 @@ func TestDashReplayLab(t *testing.T) {
 	s.waitFor("enter jumps")
 	s.typeText("start")
 	s.press("Enter")
-	labkit.WaitFor(t, labkit.Screen, "t start: the first reading", func() bool { return strings.Contains(s.screen(), "(1/") })
+	labkit.WaitFor(t, labkit.Screen, "t start: the first reading, before the shell's session", func() bool {
+		scr := s.screen()
+		return strings.Contains(scr, "(1/") && !strings.Contains(scr, session)
+	})
 	// With a filter, one } passes over the QP's creation and INIT and
 	// lands on the reading that first showed it in ERR.
 	s.press("/")
@@ -85,7 +111,22 @@ func TestDashReplayLab(t *testing.T) {
 	s.typeText("irq")
 	s.press("Enter")
 	s.waitFor("rxe0: software device")
+	s.press("t")
+	s.waitFor("enter jumps")
+	s.typeText("end")
+	s.press("Enter")
+	pane(session, "qp1 is now ERR")
+	s.press("Escape")
 	s.press("q")
+}
+
+// aboveShell is the screen above the shell pane: the pane's recorded
+// answer "qp1 is now ERR" is not the QP view's row.
+func aboveShell(screen string) string {
+	if i := strings.Index(screen, "── shell"); i >= 0 {
+		return screen[:i]
+	}
+	return screen
 }
 
 // replayIndex finds the header's place among the readings: "(7/".
@@ -201,8 +242,9 @@ func initDetail(s *tmuxAs) []string {
 
 // TestDashRewindLab: the live dashboard keeps its last minutes; a verbs
 // shell's QP that vanished 30 s ago is back on screen after `t -40s`
-// (the header says REWIND and how far behind live), and esc returns to
-// live, where it is gone.
+// (the header says REWIND and how far behind live) and the shell pane
+// shows that shell's recorded session, and esc returns to live, where
+// it is gone and the pane is the dashboard's own shell again.
 func TestDashRewindLab(t *testing.T) {
 	labkit.Clean(t)
 	live := startTmux(t, "rewind", "xterm-256color", "verbscope dash --view qp --no-trace --rewind 5m", 160, 40)
@@ -222,9 +264,10 @@ func TestDashRewindLab(t *testing.T) {
 	live.waitFor("enter jumps")
 	live.typeText("-40s")
 	live.press("Enter")
-	labkit.WaitFor(t, labkit.Screen, "the vanished QP back, 40 s behind live", func() bool {
+	session := fmt.Sprintf("recorded session of pid %d (script)", sh.PID())
+	labkit.WaitFor(t, labkit.Screen, "the vanished QP back, 40 s behind live, with its shell's session", func() bool {
 		s := live.screen()
-		return slices.Equal(qpRows(s), rows) && strings.Contains(s, "behind live")
+		return slices.Equal(qpRows(s), rows) && strings.Contains(s, "behind live") && strings.Contains(s, session)
 	})
 	// What the minute kept costs: the file in the temporary directory.
 	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "verbscope-rewind-*.vsrec*"))
@@ -239,9 +282,9 @@ func TestDashRewindLab(t *testing.T) {
 	}
 	t.Logf("the rewind's files after about a minute: %d bytes (%v)", size, files)
 	live.press("Escape")
-	labkit.WaitFor(t, labkit.Screen, "live again, without the QP", func() bool {
+	labkit.WaitFor(t, labkit.Screen, "live again, without the QP or the recorded session", func() bool {
 		s := live.screen()
-		return len(qpRows(s)) == 0 && strings.Contains(s, "· [ rewinds")
+		return len(qpRows(s)) == 0 && strings.Contains(s, "· [ rewinds") && !strings.Contains(s, session)
 	})
 	live.press("q")
 	labkit.WaitFor(t, labkit.Step, "the rewind's files removed when the dashboard quit", func() bool {

@@ -14,6 +14,7 @@ import (
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rec"
+	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/verbs"
@@ -167,7 +168,7 @@ Examples:
 				if *retain < 0 {
 					return usageErrorf("--retain %s: give a duration of 0 or more", *retain)
 				}
-				rc := rec.WriterOptions{KeyEvery: rec.DefaultKeyEvery, Retain: *retain, MaxSize: size}
+				rc := rec.WriterOptions{KeyEvery: rec.DefaultKeyEvery, Retain: *retain, MaxSize: size, Sessions: transcript.Dir()}
 				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, by, !*noTrace, *sensitive, *record, rc})
 			}
 		},

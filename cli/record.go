@@ -14,6 +14,7 @@ import (
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rec"
+	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -85,7 +86,7 @@ Examples:
 					return usageErrorf("--key-every %d: give 1 or more", *keyEvery)
 				}
 				o := recordOptions{path: *out, dur: *dur, traced: !*noTrace,
-					w:   rec.WriterOptions{KeyEvery: *keyEvery, Retain: *retain, MaxSize: size, Force: *force},
+					w:   rec.WriterOptions{KeyEvery: *keyEvery, Retain: *retain, MaxSize: size, Force: *force, Sessions: transcript.Dir()},
 					run: rec.RunOptions{Interval: *interval, Dev: *dev}}
 				return runRecord(ctx, env, o)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/verbscope/verbscope/internal/syncio"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/shell/transcript"
 )
 
 func init() { register("shell", shellCmd) }
@@ -65,7 +66,15 @@ Examples:
 				if *gidIndex < 0 {
 					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
 				}
-				sh := shell.New(shell.Options{Device: *dev, GIDIndex: *gidIndex})
+				in, isFile := env.Stdin.(*os.File)
+				prompt := *cmds == "" && *file == "" && isFile && term.IsTerminal(int(in.Fd()))
+				// The session goes to a transcript a recorder reads
+				// (docs/record.md); closing removes it.
+				face := "script"
+				if prompt {
+					face = "prompt"
+				}
+				sh := transcript.Wrap(shell.New(shell.Options{Device: *dev, GIDIndex: *gidIndex}), face)
 				defer sh.Close()
 				script := scriptOptions{json: *asJSON, pretty: *pretty, keepGoing: *keepGoing, out: env.Stdout, errw: env.Stderr}
 				switch {
@@ -78,12 +87,10 @@ Examples:
 					}
 					defer f.Close()
 					return runScript(ctx, sh, f, script)
+				case prompt:
+					return runPrompt(sh, in, env)
 				}
-				in, isFile := env.Stdin.(*os.File)
-				if !isFile || !term.IsTerminal(int(in.Fd())) {
-					return runScript(ctx, sh, env.Stdin, script)
-				}
-				return runPrompt(sh, in, env)
+				return runScript(ctx, sh, env.Stdin, script)
 			}
 		},
 	}

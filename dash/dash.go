@@ -17,6 +17,7 @@ import (
 	"github.com/verbscope/verbscope/learn"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/ui"
@@ -116,7 +117,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Course != nil {
 		src.Shell, src.Lesson = o.Course, func() ui.Lesson { return lessonOf(o.Course.Status()) }
 	} else if o.Shell {
-		sh := shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex})
+		sh := transcript.Wrap(shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex}), "dash")
 		defer sh.Close()
 		src.Shell = sh
 		// :learn starts the course in a Cmd; it is closed at the end.

@@ -10,7 +10,7 @@ import (
 
 // replaySources plays the recording at path from at as the
 // dashboard's sources: the same views, fed from the file. No system is
-// read and there is no shell pane (the recording is read-only). stop
+// read, and the shell pane shows the recorded shells, read-only. stop
 // ends the playback and closes the file.
 func replaySources(ctx context.Context, path, at string) (ui.Sources, func(), error) {
 	r, err := rec.Open(ctx, path)
@@ -33,11 +33,12 @@ func replaySources(ctx context.Context, path, at string) (ui.Sources, func(), er
 		return ui.Sources{}, nil, err
 	}
 	src := ui.Sources{
-		Host:     ui.HostInfo{Hostname: in.Host["hostname"], Kernel: in.Host["kernel"], RDMACore: in.Host["rdma_core"]},
-		Res:      p.Frames(),
-		Sys:      p.Updates(),
-		Replay:   player{p, in},
-		Interval: in.Interval(),
+		Host:        ui.HostInfo{Hostname: in.Host["hostname"], Kernel: in.Host["kernel"], RDMACore: in.Host["rdma_core"]},
+		Res:         p.Frames(),
+		Sys:         p.Updates(),
+		Replay:      player{p, in},
+		ReplayShell: p.Shell(),
+		Interval:    in.Interval(),
 	}
 	return src, func() { p.Close(); r.Close() }, nil
 }

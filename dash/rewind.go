@@ -10,6 +10,7 @@ import (
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rec"
+	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/ui"
 	"github.com/verbscope/verbscope/view"
@@ -43,6 +44,7 @@ type rewinder struct {
 	inSys  <-chan sysfsmon.Update
 	res    chan inspect.Frame
 	sys    chan sysfsmon.Update
+	shell  chan []transcript.Line
 	cmds   chan func()
 	stop   context.CancelFunc
 	done   chan struct{}
@@ -65,17 +67,18 @@ type rewinder struct {
 func startRewind(ctx context.Context, src ui.Sources, host rec.Host, window time.Duration) (ui.Sources, func(), error) {
 	dir := os.TempDir()
 	path := filepath.Join(dir, fmt.Sprintf("verbscope-rewind-%d.vsrec", os.Getpid()))
-	w, err := rec.Create(ctx, path, host, rec.WriterOptions{KeyEvery: rewindKeyEvery, Retain: window, MaxSize: rewindMaxSize, Force: true})
+	w, err := rec.Create(ctx, path, host, rec.WriterOptions{KeyEvery: rewindKeyEvery, Retain: window, MaxSize: rewindMaxSize, Force: true,
+		Sessions: transcript.Dir()})
 	if err != nil {
 		return src, func() {}, fmt.Errorf("rewind: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &rewinder{path: path, w: w, feed: rec.NewFeed(ctx, w, nil), inRes: src.Res, inSys: src.Sys,
-		res: make(chan inspect.Frame, 1), sys: make(chan sysfsmon.Update, 1), cmds: make(chan func(), 16),
+		res: make(chan inspect.Frame, 1), sys: make(chan sysfsmon.Update, 1), shell: make(chan []transcript.Line, 1), cmds: make(chan func(), 16),
 		stop: cancel, done: make(chan struct{}), window: window,
 		pos: ui.ReplayPosition{Rewind: true, Live: true, Speed: 1}}
 	go r.run(ctx)
-	src.Res, src.Sys, src.Replay = r.res, r.sys, r
+	src.Res, src.Sys, src.Replay, src.ReplayShell = r.res, r.sys, r, r.shell
 	return src, r.close, nil
 }
 
@@ -94,12 +97,14 @@ func (r *rewinder) run(ctx context.Context) {
 	defer close(r.done)
 	defer close(r.res)
 	defer close(r.sys)
+	defer close(r.shell)
 	defer r.resume()
 	for {
 		var pres <-chan inspect.Frame
 		var psys <-chan sysfsmon.Update
+		var pshell <-chan []transcript.Line
 		if r.player != nil {
-			pres, psys = r.player.Frames(), r.player.Updates()
+			pres, psys, pshell = r.player.Frames(), r.player.Updates(), r.player.Shell()
 		}
 		select {
 		case <-ctx.Done():
@@ -136,6 +141,10 @@ func (r *rewinder) run(ctx context.Context) {
 		case u, ok := <-psys:
 			if ok {
 				send(r.sys, u)
+			}
+		case ls, ok := <-pshell:
+			if ok {
+				send(r.shell, ls)
 			}
 		case fn := <-r.cmds:
 			fn()

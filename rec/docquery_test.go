@@ -75,6 +75,10 @@ func TestDocQueries(t *testing.T) {
 			{"rxe0", "30", "victim", "02:47:00.000", "02:47:01.500", "RTS ERR"},
 			{"rxe0", "40", "idle", "02:47:00.000", "02:47:00.000", "RTS"},
 		},
+		"shell-commands": {
+			{"02:47:00.200", "400", "script", "open", "opened rxe0"},
+			{"02:47:01.400", "400", "script", "modify qp1 err", "qp1: RTS → ERR"},
+		},
 	}
 	qs := docQueries(t)
 	if len(qs) != len(want) {

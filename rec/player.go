@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -25,6 +26,7 @@ type Player struct {
 	sys    []Reading
 	frames chan inspect.Frame
 	sysOut chan sysfsmon.Update
+	shell  chan []transcript.Line
 	cmds   chan func(*playState)
 	stop   context.CancelFunc
 	done   chan struct{}
@@ -71,7 +73,7 @@ func NewPlayer(ctx context.Context, r *Reader, at time.Time) (*Player, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	p := &Player{r: r, res: res, sys: sys, frames: make(chan inspect.Frame, 1), sysOut: make(chan sysfsmon.Update, 1),
-		cmds: make(chan func(*playState), 16), stop: cancel, done: make(chan struct{}), cache: snapCache{r: r}, hist: histCache{r: r}}
+		shell: make(chan []transcript.Line, 1), cmds: make(chan func(*playState), 16), stop: cancel, done: make(chan struct{}), cache: snapCache{r: r}, hist: histCache{r: r}}
 	st := playState{pos: p.index(at), speed: 1}
 	go p.run(ctx, st)
 	return p, nil
@@ -89,6 +91,10 @@ func (p *Player) index(t time.Time) int {
 // Frames and Updates are the streams (ui.Sources.Res and Sys).
 func (p *Player) Frames() <-chan inspect.Frame    { return p.frames }
 func (p *Player) Updates() <-chan sysfsmon.Update { return p.sysOut }
+
+// Shell delivers, with each reading, what the verbs shells entered and
+// answered up to its time (Reader.Shell), for the dashboard's pane.
+func (p *Player) Shell() <-chan []transcript.Line { return p.shell }
 
 // Status says where the Player is.
 func (p *Player) Status() PlayStatus {
@@ -150,6 +156,7 @@ func (p *Player) run(ctx context.Context, st playState) {
 	defer close(p.done)
 	defer close(p.frames)
 	defer close(p.sysOut)
+	defer close(p.shell)
 	shown := -1
 	for {
 		st.playing = st.playing && st.pos+1 < len(p.res)
@@ -176,13 +183,16 @@ func (p *Player) run(ctx context.Context, st playState) {
 	}
 }
 
-// deliver sends reading i's frame and its moment's sysfs reading,
-// replacing any not yet taken.
+// deliver sends reading i's frame, its moment's sysfs reading and the
+// shells' lines up to it, replacing any not yet taken.
 func (p *Player) deliver(ctx context.Context, i int) {
 	f := p.frame(ctx, i)
 	replace(p.frames, f)
 	if u, ok := p.sysAt(ctx, p.res[i].Time); ok {
 		replace(p.sysOut, u)
+	}
+	if lines, err := p.r.Shell(ctx, p.res[i].Time); err == nil {
+		replace(p.shell, lines)
 	}
 }
 

@@ -127,6 +127,9 @@ func readAll(ctx context.Context, r *Reader) error {
 	if _, err := r.Info(ctx); err != nil {
 		return err
 	}
+	if _, err := r.Shell(ctx, time.Now()); err != nil {
+		return err
+	}
 	rs, err := r.Readings(ctx, "res")
 	if err != nil {
 		return err

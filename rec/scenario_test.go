@@ -2,6 +2,7 @@ package rec
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -94,11 +95,15 @@ func record(t testing.TB, o WriterOptions) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "session.vsrec")
 	ctx := context.Background()
+	if o.Sessions == "" {
+		o.Sessions = t.TempDir()
+	}
 	w, err := Create(ctx, path, Host{Hostname: "lab", Kernel: "6.12.0", RDMACore: "56.1", Devices: []string{"rxe0"}, Interval: time.Second}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, f := range frames() {
+		appendFile(t, filepath.Join(o.Sessions, "400-1.jsonl"), shellSession[i])
 		if err := w.Frame(ctx, f); err != nil {
 			t.Fatal(err)
 		}
@@ -111,6 +116,33 @@ func record(t testing.TB, o WriterOptions) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// shellSession is the shell's (pid 400) transcript as it grows before
+// each reading: it opens the device, then moves the victim's QP to ERR
+// (traced at 1.5 s); a damaged line between is skipped.
+var shellSession = []string{
+	0: "",
+	1: `{"t":"2026-12-01T02:47:00.2Z","pid":400,"face":"script","kind":"in","text":"open"}
+{"t":"2026-12-01T02:47:00.3Z","pid":400,"face":"script","kind":"out","text":"opened rxe0"}
+`,
+	2: `{"t":"2026-12-01T02:47:01.4Z","pid":400,"face":"script","kind":"in","text":"modify qp1 err"}
+{"t":"2026-12-01T02:47:01.4Z","pid":400,"fa
+{"t":"2026-12-01T02:47:01.5Z","pid":400,"face":"script","kind":"out","text":"qp1: RTS → ERR"}
+`,
+	4: "",
+}
+
+func appendFile(t testing.TB, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func openT(t testing.TB, path string) *Reader {

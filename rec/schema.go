@@ -3,8 +3,8 @@ package rec
 // SchemaVersion is the version of the tables below, kept in the file's
 // PRAGMA user_version. A Reader refuses a file of a higher version: its
 // tables may mean something this one does not know. Version 2 added
-// irqs; a version 1 file reads with no IRQs.
-const SchemaVersion = 2
+// irqs, version 3 shell; an older file reads with none.
+const SchemaVersion = 3
 
 // appID is the file's PRAGMA application_id, "vscr": it tells a
 // recording from any other SQLite database.
@@ -114,6 +114,16 @@ CREATE TABLE irqs (
 	body TEXT
 );
 CREATE INDEX irqs_seq ON irqs (seq);
+CREATE TABLE shell (
+	seq  INTEGER NOT NULL,
+	t    INTEGER NOT NULL,
+	pid  INTEGER NOT NULL,
+	face TEXT NOT NULL,
+	kind TEXT NOT NULL CHECK (kind IN ('in', 'out')),
+	text TEXT NOT NULL
+);
+CREATE INDEX shell_seq ON shell (seq);
+CREATE INDEX shell_t ON shell (t);
 CREATE TABLE gaps (
 	seq    INTEGER NOT NULL,
 	t      INTEGER NOT NULL,
@@ -124,4 +134,4 @@ CREATE INDEX gaps_seq ON gaps (seq);
 `
 
 // seqTables are the tables whose rows belong to a reading (seq).
-var seqTables = []string{"objects", "transitions", "usage", "alerts", "devices", "counters", "irqs", "gaps"}
+var seqTables = []string{"objects", "transitions", "usage", "alerts", "devices", "counters", "irqs", "shell", "gaps"}

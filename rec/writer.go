@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -42,6 +43,10 @@ type WriterOptions struct {
 	MaxSize int64
 	// Force replaces an existing regular file at the path.
 	Force bool
+	// Sessions is the verbs shells' session directory
+	// (transcript.Dir), read at each reading of the objects into the
+	// shell table; "" records no shell.
+	Sessions string
 }
 
 // Writer writes a recording: one transaction per reading (Frame, Sys),
@@ -53,6 +58,8 @@ type Writer struct {
 	o    WriterOptions
 	res  resState
 	sys  sysState
+	// shells follows the session directory.
+	shells *transcript.Tail
 	// sinceRes and sinceSys count each source's readings since its
 	// last keyframe.
 	sinceRes, sinceSys int
@@ -67,7 +74,7 @@ func Create(ctx context.Context, path string, h Host, o WriterOptions) (*Writer,
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{db: db, path: path, o: o, res: newResState(), sys: newSysState()}
+	w := &Writer{db: db, path: path, o: o, res: newResState(), sys: newSysState(), shells: transcript.NewTail(o.Sessions)}
 	devs, _ := json.Marshal(h.Devices)
 	kv := [][2]string{
 		{"hostname", h.Hostname}, {"kernel", h.Kernel}, {"rdma_core", h.RDMACore},
@@ -142,16 +149,21 @@ func gap(ctx context.Context, tx *sql.Tx, seq int64, t time.Time, what, detail s
 
 // Frame writes one of inspect's frames: the objects that appeared,
 // changed or vanished, the QPs' new transitions, the processes' changed
-// object counts, the alerts that began or ended, and gaps.
+// object counts, the alerts that began or ended, and gaps; with the
+// lines the verbs shells wrote since the reading before.
 func (w *Writer) Frame(ctx context.Context, f inspect.Frame) error {
 	t, took := time.Now(), time.Duration(0)
 	if f.Snapshot != nil {
 		t, took = f.Snapshot.Time, f.Snapshot.Took
 	}
 	key := f.Err == nil && w.sinceRes == 0
+	shells := w.shells.Read()
 	err := w.tx(ctx, func(tx *sql.Tx) error {
 		seq, err := reading(ctx, tx, t, "res", key, took, f.Err)
 		if err != nil {
+			return err
+		}
+		if err := writeShell(ctx, tx, seq, shells); err != nil {
 			return err
 		}
 		return w.res.write(ctx, tx, seq, t, key, f)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/verbscope/verbscope/inspect"
@@ -316,6 +317,9 @@ func (m *model) keyHints() string {
 	hm.Styles.ShortDesc = th.Style(themes.SlotDim)
 	hm.Styles.ShortSeparator = th.Style(themes.SlotDim)
 	hm.SetWidth(m.w)
+	if m.paneFocus && m.pane.replay {
+		return hm.ShortHelpView([]key.Binding{m.pane.keys.scrollUp, m.pane.keys.scrollDown, m.keys.Back})
+	}
 	if m.paneFocus {
 		return hm.ShortHelpView(append(m.pane.keys.bindings()[:5], m.keys.Back, m.keys.Cancel))
 	}

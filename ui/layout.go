@@ -40,6 +40,8 @@ type hintsKey struct {
 	theme     *themes.Theme
 	w         int
 	paneFocus bool
+	// replay: the pane shows a recording, and takes no typing.
+	replay bool
 }
 
 // resize is a WindowSizeMsg's work, for New's default size.
@@ -62,6 +64,7 @@ func (m *model) relayout() {
 		l.lessonW = lessonWidth(m.w)
 	}
 	if m.pane != nil {
+		m.pane.replay = m.showsRecorded()
 		m.pane.setSize(m.w-l.lessonW, l.paneH)
 	}
 	if l.lessonW > 0 {
@@ -77,7 +80,7 @@ func (m *model) relayout() {
 		// The line leaves room for the hint (the input pads to its width).
 		m.line.SetWidth(max(10, m.w-2-ansi.StringWidth(m.lineHint())))
 	}
-	if k := (hintsKey{m.c.theme, m.w, m.paneFocus}); l.hints == "" || l.hintsFor != k {
+	if k := (hintsKey{m.c.theme, m.w, m.paneFocus, m.pane != nil && m.pane.replay}); l.hints == "" || l.hintsFor != k {
 		l.hints, l.hintsFor = m.keyHints(), k
 	}
 }

@@ -115,8 +115,11 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	c.shown = m.cur.view
 	m.line = textinput.New()
 	m.line.SetStyles(inputStyles(th))
-	if src.Shell != nil {
+	if src.Shell != nil || src.ReplayShell != nil {
+		// A replay's pane has no shell of its own: it shows the
+		// recorded one (shellreplay.go).
 		m.pane = newShellPane(src.Shell, src.History, th)
+		m.pane.setRecorded(nil)
 		c.shell = &m.pane.state
 		if src.Lesson != nil {
 			m.startLesson(src.Lesson)
@@ -152,8 +155,8 @@ func (m *model) viewKeys() []key.Binding {
 // Init starts the pollers' readers and the look for late readings, asks the terminal's background and
 // tells the first view it is shown.
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.waitNotice(), m.lateTick(), m.route(m.cur, shownMsg{})}
-	if m.pane != nil {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.waitNotice(), m.lateTick(), m.route(m.cur, shownMsg{}), m.waitReplayShell()}
+	if m.pane != nil && m.pane.eng != nil {
 		cmds = append(cmds, m.pane.events())
 	}
 	return tea.Batch(cmds...)

@@ -47,6 +47,10 @@ type shellPane struct {
 	// course); lesson is the last read.
 	lessonFn func() Lesson
 	lesson   *Lesson
+	// replay is set while the dashboard shows a recording's past: the
+	// pane then shows recorded, read-only.
+	replay   bool
+	recorded recordedShell
 }
 
 type paneLine struct {
@@ -102,13 +106,19 @@ func inputStyles(th *themes.Theme) textinput.Styles {
 }
 
 func (p *shellPane) say(slot themes.Slot, text string) {
-	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		p.lines = append(p.lines, paneLine{slot, view.Printable(l)})
-	}
+	p.lines = appendSay(p.lines, slot, text)
 	if n := len(p.lines) - maxScrollback; n > 0 {
 		p.lines = append([]paneLine(nil), p.lines[n:]...)
 		p.answer = max(0, p.answer-n)
 	}
+}
+
+// appendSay appends text's lines, made printable.
+func appendSay(lines []paneLine, slot themes.Slot, text string) []paneLine {
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		lines = append(lines, paneLine{slot, view.Printable(l)})
+	}
+	return lines
 }
 
 func (p *shellPane) focus() tea.Cmd { return p.input.Focus() }
@@ -309,7 +319,8 @@ func (p *shellPane) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return p.complete()
 	case key.Matches(msg, km.scrollUp):
-		p.scroll = min(p.scroll+5, max(0, len(p.lines)-1))
+		lines, _ := p.shown()
+		p.scroll = min(p.scroll+5, max(0, len(lines)-1))
 		return nil
 	case key.Matches(msg, km.scrollDown):
 		p.scroll = max(0, p.scroll-5)
@@ -377,8 +388,11 @@ func (p *shellPane) render(th *themes.Theme, focused bool) string {
 	if h < 3 {
 		return ""
 	}
+	lines, answer := p.shown()
 	title := " shell "
-	if p.running != "" {
+	if p.replay {
+		title = p.recorded.title
+	} else if p.running != "" {
 		title += "· running " + p.running
 		if p.progress != "" {
 			title += " · " + p.progress
@@ -403,18 +417,18 @@ func (p *shellPane) render(th *themes.Theme, focused bool) string {
 	body := h - 2
 	popup := p.popup(th, w, min(6, body))
 	outH := body - len(popup)
-	end := max(0, len(p.lines)-p.scroll)
+	end := max(0, len(lines)-p.scroll)
 	start := max(0, end-outH)
-	if outH == 1 && p.scroll == 0 && p.answer < len(p.lines) {
+	if outH == 1 && p.scroll == 0 && answer < len(lines) {
 		// Compact: the last answer's first line says how it went.
-		start, end = p.answer, p.answer+1
+		start, end = answer, answer+1
 	}
 	var b strings.Builder
 	b.WriteString(th.Render(ruleSlot, head))
 	shown := 0
 	for i := start; i < end; i++ {
 		b.WriteByte('\n')
-		l := p.lines[i]
+		l := lines[i]
 		text := pad(ansi.Truncate(l.text, w, "…"), w)
 		if l.slot != "" {
 			text = th.Render(l.slot, text)
@@ -430,8 +444,21 @@ func (p *shellPane) render(th *themes.Theme, focused bool) string {
 		b.WriteString(l)
 	}
 	b.WriteByte('\n')
+	if p.replay {
+		b.WriteString(th.Render(themes.SlotDim, pad(ansi.Truncate("replay: read-only, the recorded session up to the time shown", w, "…"), w)))
+		return b.String()
+	}
 	b.WriteString(ansi.Truncate(p.input.View(), w, ""))
 	return b.String()
+}
+
+// shown is the scrollback drawn and where its last answer starts: the
+// pane's own, or the recording's in a replay.
+func (p *shellPane) shown() ([]paneLine, int) {
+	if p.replay {
+		return p.recorded.lines, p.recorded.answer
+	}
+	return p.lines, p.answer
 }
 
 // popup lists completion candidates: the text, then its description in

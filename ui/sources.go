@@ -8,6 +8,7 @@ import (
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -63,6 +64,10 @@ type Sources struct {
 	// Replay, when set, is a recording played back: Res and Sys carry
 	// its frames, the header says REPLAY and the playback keys steer it.
 	Replay Replay
+	// ReplayShell delivers, with Replay, the verbs shells' recorded
+	// lines up to the reading shown: the shell pane shows them,
+	// read-only, while the past is shown.
+	ReplayShell <-chan []transcript.Line
 	// Demo, when set, labels the demo workload that runs beside the
 	// dashboard in the lab (shown in the header).
 	Demo string

@@ -73,8 +73,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case historyErrMsg:
 		m.c.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
 		return nil
+	case replayShellMsg:
+		if !msg.ok || m.pane == nil {
+			return nil
+		}
+		m.pane.setRecorded(msg.lines)
+		return m.waitReplayShell()
 	case shellEventMsg:
-		if m.pane == nil || !msg.ok || msg.from != m.pane.eng.Events() {
+		if m.pane == nil || m.pane.eng == nil || !msg.ok || msg.from != m.pane.eng.Events() {
 			// Closed, or the engine before :learn replaced it.
 			return nil
 		}
@@ -294,9 +300,17 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// readOnly is the note on typing into the pane in a replay.
+const readOnly = "the shell pane is read-only in a replay: it shows the recorded session (esc returns to the view)"
+
 // paneKey gives every key to the shell pane but esc (back to the view)
-// and ctrl+c (cancel the running command).
+// and ctrl+c (cancel the running command); in a replay, only esc, the
+// split and scrolling.
 func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.pane.replay && msg.String() != "ctrl+t" && !key.Matches(msg, m.keys.Back) && !m.pane.recordedKey(msg) {
+		m.c.note(themes.SlotDim, readOnly)
+		return nil
+	}
 	switch {
 	case msg.String() == "ctrl+t": // the Split key that is not a letter
 		return m.cycleSplit()
@@ -337,6 +351,8 @@ func (m *model) cycleSplit() tea.Cmd {
 
 func (m *model) paste(text string) tea.Cmd {
 	switch {
+	case m.paneFocus && m.pane != nil && m.pane.replay:
+		m.c.note(themes.SlotDim, readOnly)
 	case m.paneFocus && m.pane != nil:
 		return m.pane.paste(text)
 	case m.mode.typing():
