@@ -164,7 +164,7 @@ type CounterSample struct {
 	Time   time.Time
 	Dev    string
 	Port   int
-	Values map[string]uint64 // by name ("port_xmit_data")
+	Values map[string]uint64 // by group/name ("counters/port_xmit_data", "hw_counters/sent_pkts")
 }
 
 // Counters replays the counters: at each sysfs reading, every port's
@@ -186,7 +186,7 @@ func (r *Reader) Counters(ctx context.Context, fn func(CounterSample)) error {
 			fn(CounterSample{Time: time.Unix(0, curT), Dev: p.dev, Port: p.port, Values: maps.Clone(vals[p])})
 		}
 	}
-	err := r.each(ctx, `SELECT c.seq, r.t, c.dev, c.port, c.name, c.value FROM counters c JOIN readings r USING (seq) ORDER BY c.seq`, func(rows *sql.Rows) error {
+	err := r.each(ctx, `SELECT c.seq, r.t, c.dev, c.port, c.grp || '/' || c.name, c.value FROM counters c JOIN readings r USING (seq) ORDER BY c.seq`, func(rows *sql.Rows) error {
 		var seq, t int64
 		var p port
 		var name string

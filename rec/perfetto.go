@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -126,9 +127,11 @@ func (r *Reader) trace(ctx context.Context) (*Trace, error) {
 }
 
 // counterEvents turns the ports' counters into rates between two
-// sysfs readings: bytes/s and packets/s each way (port_xmit_data and
-// port_rcv_data count 4-byte words, sysfs-class-infiniband) and the
-// error counters' sum per second.
+// sysfs readings, in sysfsmon's terms (Counter.Unit, Counter.Flow, as
+// the dashboard's flows): bytes/s and packets/s each way, summed over
+// the counters that count them (counters/port_xmit_data counts 4-byte
+// words; rxe has no counters/, only hw_counters/sent_pkts and
+// rcvd_pkts), and the error counters' sum per second.
 func (r *Reader) counterEvents(ctx context.Context, us func(time.Time) float64) ([]TraceEvent, error) {
 	type port struct {
 		dev  string
@@ -144,27 +147,33 @@ func (r *Reader) counterEvents(ctx context.Context, us func(time.Time) float64) 
 		if !ok || secs <= 0 {
 			return
 		}
-		rate := func(name string, scale float64) float64 {
-			now, had := c.Values[name]
-			was := old.Values[name]
+		sum := map[string]float64{} // "bytes tx", "packets rx", "errors"
+		// By name: floating-point sums depend on their order, and the
+		// export is compared byte for byte with a golden file.
+		for _, key := range slices.Sorted(maps.Keys(c.Values)) {
+			now := c.Values[key]
+			was, had := old.Values[key]
 			if !had || now < was {
-				return 0
+				continue // new, or reset: no rate yet
 			}
-			return float64(now-was) * scale / secs
-		}
-		var errs float64
-		for name := range c.Values {
+			group, name, _ := strings.Cut(key, "/")
+			ctr := sysfsmon.Counter{Group: group, Name: name}
+			unit, scale := ctr.Unit()
+			rate := float64(now-was) * float64(scale) / secs
+			if flow := ctr.Flow(); flow != "" {
+				sum[unit.String()+" "+flow] += rate
+			}
 			if sysfsmon.IsErrorCounter(name) {
-				errs += rate(name, 1)
+				sum["errors"] += rate
 			}
 		}
 		track := fmt.Sprintf("%s/%d ", c.Dev, c.Port)
 		out = append(out,
 			TraceEvent{Name: track + "bytes/s", Ph: "C", TS: us(c.Time), PID: hostPID,
-				Args: map[string]any{"tx": rate("port_xmit_data", 4), "rx": rate("port_rcv_data", 4)}},
+				Args: map[string]any{"tx": sum["bytes tx"], "rx": sum["bytes rx"]}},
 			TraceEvent{Name: track + "packets/s", Ph: "C", TS: us(c.Time), PID: hostPID,
-				Args: map[string]any{"tx": rate("port_xmit_packets", 1), "rx": rate("port_rcv_packets", 1)}},
-			TraceEvent{Name: track + "errors/s", Ph: "C", TS: us(c.Time), PID: hostPID, Args: map[string]any{"errors": errs}})
+				Args: map[string]any{"tx": sum["packets tx"], "rx": sum["packets rx"]}},
+			TraceEvent{Name: track + "errors/s", Ph: "C", TS: us(c.Time), PID: hostPID, Args: map[string]any{"errors": sum["errors"]}})
 	})
 	return out, err
 }

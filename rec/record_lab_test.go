@@ -5,7 +5,8 @@ package rec
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"flag"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,14 +17,19 @@ import (
 	"github.com/verbscope/verbscope/internal/labkit"
 )
 
+// regen makes TestRecordSessionLab keep its recording as the fixture
+// TestLabSessionGolden reads (labSessionFixture says how to run it).
+var regen = flag.Bool("rec.regen", false, "TestRecordSessionLab: write the recording to "+labSessionFixture)
+
 // TestRecordSessionLab records a real session on rxe0 with `verbscope
 // record` (trace on): an ibv_rc_pingpong pair runs to its end, and a
 // verbs shell moves its own QP to ERR. The recorder is then killed with
 // SIGKILL mid-run. The file must open with every reading seen before
 // the kill; the documented query finds the move to ERR with the traced
 // modify; the pingpong QPs' lives are there; the Perfetto export passes
-// the structural check and holds the pingpong slices and the ERR
-// instant.
+// the structural check and holds what checkLabSession asks of the
+// session. With -rec.regen it writes the recording as the fixture of
+// TestLabSessionGolden.
 func TestRecordSessionLab(t *testing.T) {
 	labkit.Clean(t)
 	ctx := context.Background()
@@ -70,6 +76,23 @@ func TestRecordSessionLab(t *testing.T) {
 		return n
 	}
 	labkit.WaitFor(t, labkit.Step, "the pingpong QPs recorded", func() bool { return peek(func(r *Reader) bool { return pingpongQPs(r) == 2 }) })
+	// ... and until the port's packet counters moved between two pairs
+	// of readings: the export's counter tracks must show the traffic.
+	labkit.WaitFor(t, labkit.Step, "the pingpong's packets in the port counters", func() bool {
+		return peek(func(r *Reader) bool {
+			tr, err := r.trace(ctx)
+			if err != nil {
+				return false
+			}
+			moved := 0
+			for _, c := range find(tr, "C", "/1 packets/s") {
+				if c.Args["tx"].(float64) > 0 {
+					moved++
+				}
+			}
+			return moved >= 2
+		})
+	})
 	server.Kill()
 	client.Kill()
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; modify qp1 err; wait cq1 timeout=10m")
@@ -151,21 +174,27 @@ func TestRecordSessionLab(t *testing.T) {
 	if err != nil {
 		t.Fatalf("perfetto export: %v", err)
 	}
-	slices := 0
+	if err := checkLabSession(tr); err != nil {
+		t.Errorf("perfetto export:\n%v", err)
+	}
 	for _, e := range find(tr, "b", " QP ") {
-		if pids[e.PID] {
-			slices++
+		if strings.HasPrefix(e.Args["comm"].(string), "ibv_rc_pingpong") && !pids[e.PID] {
+			t.Errorf("pingpong QP slice %+v on pid %d, not the pair's (%v)", e, e.PID, pids)
 		}
 	}
-	if slices != 2 {
-		t.Errorf("%d pingpong QP slices in the trace, want 2", slices)
-	}
-	errs := find(tr, "i", "→ ERR")
-	if len(errs) == 0 {
-		t.Fatalf("no ERR instant in the trace")
-	}
-	if a, _ := json.Marshal(errs[0].Args); !strings.Contains(string(a), `"by_comm":"verbscope"`) || !strings.Contains(string(a), `"qp_state"`) {
-		t.Errorf("ERR instant args %s: want the shell's traced modify", a)
+	if *regen {
+		// VACUUM INTO writes a compact copy (no WAL, no free pages) as
+		// one consistent snapshot; it will not write over a file. Pages
+		// of 1 KiB (the recorder's are 4) keep the mostly empty tables
+		// to tens of KiB in git.
+		os.Remove(labSessionFixture)
+		os.MkdirAll(filepath.Dir(labSessionFixture), 0o755)
+		for _, q := range []string{"PRAGMA page_size = 1024", "VACUUM INTO '" + labSessionFixture + "'"} {
+			if _, err := r.DB().ExecContext(ctx, q); err != nil {
+				t.Fatalf("write the fixture %s: %s: %v", labSessionFixture, q, err)
+			}
+		}
+		t.Logf("wrote %s: now go test ./rec -run TestLabSessionGolden -update", labSessionFixture)
 	}
 	t.Logf("recorded %d readings of the objects; the trace has %d events", before, len(tr.TraceEvents))
 }
