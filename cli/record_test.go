@@ -98,3 +98,26 @@ func TestParseSize(t *testing.T) {
 		t.Errorf("parseSize(lots) took it")
 	}
 }
+
+// TestRecordExportCSVGolden: the lifetimes and transitions of a real lab
+// recording (rec/testdata/lab-session.vsrec: an ibv_rc_pingpong pair and
+// a verbs shell's QP moved to ERR, recorded by rec's
+// TestRecordSessionLab) as CSV, byte for byte (times in UTC).
+func TestRecordExportCSVGolden(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "rec", "testdata", "lab-session.vsrec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lab-session.vsrec") // opening it may write beside it
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("record", "export", path, "--csv")
+	if code != 0 {
+		t.Fatalf("record export --csv: status %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "ibv_rc_pingpong") || !strings.Contains(out, ",ERR,") {
+		t.Errorf("the export lacks the pingpong pair or the move to ERR:\n%s", out)
+	}
+	golden(t, "record-lab-session-csv", out)
+}
