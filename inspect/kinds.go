@@ -24,6 +24,8 @@ type resourceKind struct {
 	// reuse gives dst src's objects of the kind (shared: a delivered
 	// Snapshot is never written).
 	reuse func(dst, src *Snapshot)
+	// same reports whether a and b share the kind's slice.
+	same func(a, b *Snapshot) bool
 }
 
 // kindOf builds a resourceKind from the kind's netlink dump, its slice
@@ -49,6 +51,10 @@ func kindOf[T any, P interface {
 			return err
 		},
 		reuse: func(dst, src *Snapshot) { *of(dst) = *of(src) },
+		same: func(a, b *Snapshot) bool {
+			x, y := *of(a), *of(b)
+			return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+		},
 		rows: func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error {
 			objs, err := dump(c, q)
 			if err != nil {

@@ -65,6 +65,23 @@ func (s *Snapshot) Shows() func(dev string) bool {
 	return func(dev string) bool { return live[dev] }
 }
 
+// SameObjects reports whether s and o hold the very same objects: each
+// kind's slice is the other's (a reading built from trace's events on an
+// idle host hands over the last reading's, Conn.refresh). Readers that
+// derive something from every object (the dashboard's rows) keep what
+// they derived; equal but separately read objects are not the same.
+func (s *Snapshot) SameObjects(o *Snapshot) bool {
+	if s == nil || o == nil {
+		return false
+	}
+	for _, rk := range resourceKinds {
+		if !rk.same(s, o) {
+			return false
+		}
+	}
+	return true
+}
+
 // Rowed is an object that prints as a line of `rdma resource show`
 // (*QP, *CQ, *MR, *PD, *Context, *SRQ, *CMID).
 type Rowed interface{ Row(driver bool) view.Row }
