@@ -77,6 +77,7 @@ func (t *Tracker) Observe(m Modify) {
 		// Copied, not written in place: a delivered history is never
 		// written.
 		t.history[k] = append(h[:len(h)-1:len(h)-1], e)
+		t.histChanged = true
 	case precedesLast(h, &m):
 		// The reading that made the last entry came after this modify
 		// and shows its effect: the modify goes before that entry, in
@@ -95,6 +96,7 @@ func (t *Tracker) Observe(m Modify) {
 			nh = nh[over:]
 		}
 		t.history[k] = nh
+		t.histChanged = true
 	default:
 		t.record(k, e)
 	}

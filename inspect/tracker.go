@@ -241,6 +241,10 @@ type Tracker struct {
 	goneSeq map[Key]uint64
 	seq     uint64
 	history map[Key][]StateEvent
+	// histories is the last copy Histories handed out, valid until
+	// history changes (histChanged): an idle host's readings share one.
+	histories   map[Key][]StateEvent
+	histChanged bool
 	// unseen are the QPs with traced modifies that no snapshot has
 	// shown yet, with the generation of the last Update before the
 	// modify. One created while a dump ran shows in the next; one that
@@ -325,12 +329,17 @@ func (t *Tracker) History(k Key) []StateEvent {
 }
 
 // Histories returns every tracked QP's history, live and recently gone,
-// in a new map. The slices are shared, not copied: the Tracker never
-// writes to a history slice it has handed out (record makes a new one),
-// so the map is cheap at 10,000 QPs and safe to read on another
+// in a map the Tracker never writes after handing it out: a new one
+// after any history changed, else the last one again (an idle host's
+// readings share it). The slices are shared, not copied: the Tracker
+// never writes to a history slice it has handed out (record makes a new
+// one), so the map is cheap at 10,000 QPs and safe to read on another
 // goroutine while the Tracker goes on. Callers must not modify them.
 func (t *Tracker) Histories() map[Key][]StateEvent {
-	return maps.Clone(t.history)
+	if t.histories == nil || t.histChanged {
+		t.histories, t.histChanged = maps.Clone(t.history), false
+	}
+	return t.histories
 }
 
 // Update feeds the next snapshot (snapshots must come in time order). A
@@ -343,10 +352,15 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	t.judgeHeld(&u)
 	end := s.Time.Add(s.Took)
 	qpRetries := t.qpRetries(s)
-	peers := make(map[Key]*QP, len(s.QPs))
+	// A QP in RESET or INIT has no remote QP yet (dest_qp_num comes
+	// with RTR) and is nobody's peer: 10,000 idle QPs in INIT need no
+	// map of them every reading.
+	peers := map[Key]*QP{}
 	for i := range s.QPs {
 		q := &s.QPs[i]
-		peers[Key{rdma.KindQP, q.DevName, q.LQPN}] = q
+		if q.State != rdma.QPStateReset && q.State != rdma.QPStateInit {
+			peers[Key{rdma.KindQP, q.DevName, q.LQPN}] = q
+		}
 	}
 	for i := range s.QPs {
 		q := &s.QPs[i]
@@ -467,6 +481,7 @@ func (t *Tracker) retain(k Key) {
 		delete(t.goneSeq, old.key)
 		if _, live := t.objs[old.key]; !live {
 			delete(t.history, old.key)
+			t.histChanged = true
 		}
 	}
 	if len(t.gone) > 2*t.cfg.GoneRetention {
@@ -491,6 +506,7 @@ func (t *Tracker) record(k Key, e StateEvent) {
 	h := make([]StateEvent, len(old), len(old)+1)
 	copy(h, old)
 	t.history[k] = append(h, e)
+	t.histChanged = true
 }
 
 // trackQP updates a QP's history, failure and stall state.
