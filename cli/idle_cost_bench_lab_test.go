@@ -42,7 +42,7 @@ func pidDir(pid int) string { return filepath.Join("/proc", strconv.Itoa(pid)) }
 // record` (1 s readings, trace on) with 10 and with 10,000 idle RC QPs of
 // another process, beside htop -d 10 (the same refresh) in the same
 // terminal size: each one's share of a guest CPU over 40 s, which takes
-// in one whole dump, and the recording's growth (record-MB/h). Targets:
+// in one whole dump. Targets:
 // the dashboard and the exporter at 10,000 at most 2x what they cost at
 // 10 (dash-10k/10, export-10k/10), the dashboard at 10,000 at most
 // htop's (dash/htop-10k); the recorder's share against the dashboard's
@@ -50,7 +50,6 @@ func pidDir(pid int) string { return filepath.Join("/proc", strconv.Itoa(pid)) }
 func BenchmarkIdleCost(b *testing.B) {
 	const window = 40 * time.Second
 	at := map[int][4]float64{} // dash, export, htop, record
-	grew := map[int]float64{}  // the recording's bytes over the window
 	for range b.N {
 		for _, n := range []int{10, 10000} {
 			_, stop := qpholder.Start(b, n)
@@ -69,12 +68,9 @@ func BenchmarkIdleCost(b *testing.B) {
 			// The exporter's trace loads beside the dashboard's: let
 			// both settle, then measure.
 			time.Sleep(10 * time.Second)
-			size0 := fileSize(file)
 			s := cpuShare([]string{dashProc(b), pidDir(int(exp.PID())), procOf(b, "htop"), pidDir(int(recd.PID()))}, window)
-			grew[n] = fileSize(file) - size0
 			at[n] = [4]float64{s[0], s[1], s[2], s[3]}
-			b.Logf("%d idle QPs: dashboard %.1f%%, exporter %.1f%%, recorder %.1f%%, htop %.1f%% of a CPU; the recording grew %.0f KB in %v",
-				n, s[0], s[1], s[3], s[2], grew[n]/1e3, window)
+			b.Logf("%d idle QPs: dashboard %.1f%%, exporter %.1f%%, recorder %.1f%%, htop %.1f%% of a CPU", n, s[0], s[1], s[3], s[2])
 			recd.Kill()
 			exec.Command("tmux", "kill-session", "-t", "vsh").Run()
 			exec.Command("tmux", "kill-session", "-t", "vsb").Run()
@@ -94,18 +90,6 @@ func BenchmarkIdleCost(b *testing.B) {
 	b.ReportMetric(d10k[0]/d10k[2], "dash/htop-10k")
 	b.ReportMetric(d10k[3], "record-cpu-%-10k")
 	b.ReportMetric(d10k[3]/d10k[0], "record/dash-10k")
-	b.ReportMetric(grew[10000]/1e6*float64(time.Hour/window), "record-MB/h-10k")
-}
-
-// fileSize is the size of a recording with its write-ahead log.
-func fileSize(path string) float64 {
-	var n int64
-	for _, p := range []string{path, path + "-wal"} {
-		if st, err := os.Stat(p); err == nil {
-			n += st.Size()
-		}
-	}
-	return float64(n)
 }
 
 // BenchmarkBurst1000: the dashboard's QP view (1 s refresh, trace on)

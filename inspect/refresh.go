@@ -93,9 +93,16 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error)
 	for _, d := range devs {
 		devByName[d.Name] = d
 	}
-	at := make(map[Key]int, len(prev))
-	for i := range prev {
-		at[Key{Kind: rdma.KindQP, Dev: prev[i].DevName, ID: prev[i].LQPN}] = i
+	// Where each touched QP was in prev: a scan for the few touched, not
+	// a map of all (10,000 idle QPs, every reading).
+	at := map[Key]int{}
+	if len(t.objs) > 0 {
+		for i := range prev {
+			k := Key{Kind: rdma.KindQP, Dev: prev[i].DevName, ID: prev[i].LQPN}
+			if _, ok := t.objs[k]; ok {
+				at[k] = i
+			}
+		}
 	}
 	drop := map[Key]bool{}
 	type where struct{ port, resID uint32 }
