@@ -160,7 +160,7 @@ func Run(ctx context.Context, o Options) error {
 // program runs the dashboard's model on the terminal until the user
 // quits or ctx ends.
 func program(ctx context.Context, o Options, m tea.Model, noColor bool) error {
-	applyMemoryLimit()
+	applyMemoryLimit(ctx)
 	// SIGINT and SIGTERM cancel ctx (the caller's), which ends the
 	// program with ctx's error. Bubble Tea's own handler would race it,
 	// turning a SIGTERM into a plain quit (status 0) when it wins.
