@@ -49,12 +49,15 @@ func (r *Reader) addHistories(ctx context.Context, out map[inspect.Key][]inspect
 	}
 	var all []row
 	traced := map[int64]int{} // id: its row in all
+	// The row's columns, made once (Scan's arguments escape).
+	var x row
+	var state string
+	var modified bool
+	dest := []any{&x.id, &x.t, &x.k.Dev, &x.k.ID, &state, &x.e.Gone, &x.e.SQPSN, &x.e.RQPSN, &modified}
 	err := r.each(ctx, `SELECT id, t, dev, qpn, state, gone, sq_psn, rq_psn, by_pid IS NOT NULL
 		FROM transitions WHERE t > ? AND t <= ?`, func(rows *sql.Rows) error {
-		x := row{k: inspect.Key{Kind: rdma.KindQP}}
-		var state string
-		var modified bool
-		if err := rows.Scan(&x.id, &x.t, &x.k.Dev, &x.k.ID, &state, &x.e.Gone, &x.e.SQPSN, &x.e.RQPSN, &modified); err != nil {
+		x = row{k: inspect.Key{Kind: rdma.KindQP}}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		x.e.Time = time.Unix(0, x.t)
@@ -115,7 +118,7 @@ func (c *histCache) upTo(ctx context.Context, t time.Time) (map[inspect.Key][]in
 	from := c.at
 	next := maps.Clone(c.out)
 	if c.out == nil || t.Before(c.at) {
-		next, from = map[inspect.Key][]inspect.StateEvent{}, time.Time{}
+		next, from = make(map[inspect.Key][]inspect.StateEvent, len(c.out)), time.Time{}
 	}
 	if err := c.r.addHistories(ctx, next, from, t); err != nil {
 		c.out = nil
