@@ -17,7 +17,7 @@ import (
 // a step forward applies only the rows the readings between wrote (what
 // changed), and a step back starts again from the keyframe's objects,
 // kept decoded. Reader.Snapshot decodes every object of the reading
-// from its keyframe on: at 10,000 QPs, 55-90 ms a frame, which playing
+// from its keyframe on: at 10,000 QPs, 60-120 ms a frame, which playing
 // at 64× could not keep up with.
 type snapCache struct {
 	r *Reader
