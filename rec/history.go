@@ -1,6 +1,7 @@
 package rec
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -36,37 +37,69 @@ func (r *Reader) addHistories(ctx context.Context, out map[inspect.Key][]inspect
 	if !from.IsZero() {
 		lo = from.UnixNano()
 	}
-	grown := map[inspect.Key]bool{}
-	err := r.each(ctx, `SELECT t, dev, qpn, state, gone, sq_psn, rq_psn, by_pid, COALESCE(by_comm, ''), COALESCE(mask, ''),
-		attrs, ret, COALESCE(errno, '') FROM transitions WHERE t > ? AND t <= ? ORDER BY t, id`, func(rows *sql.Rows) error {
-		var ns int64
-		var dev, state, byComm, mask, errno string
-		var qpn, sq, rq uint32
-		var gone bool
-		var by, ret sql.NullInt64
-		var attrs sql.NullString
-		if err := rows.Scan(&ns, &dev, &qpn, &state, &gone, &sq, &rq, &by, &byComm, &mask, &attrs, &ret, &errno); err != nil {
+	// The rows come in the order written and are put in time order
+	// here: SQLite would sort every column of every row. A traced
+	// modify's columns are read for the rows that have one only: each
+	// column of each row costs, and most QPs have none (an untraced
+	// recording, a QP's first state).
+	type row struct {
+		id, t int64
+		k     inspect.Key
+		e     inspect.StateEvent
+	}
+	var all []row
+	traced := map[int64]int{} // id: its row in all
+	// The row's columns, made once (Scan's arguments escape).
+	var x row
+	var state string
+	var modified bool
+	dest := []any{&x.id, &x.t, &x.k.Dev, &x.k.ID, &state, &x.e.Gone, &x.e.SQPSN, &x.e.RQPSN, &modified}
+	err := r.each(ctx, `SELECT id, t, dev, qpn, state, gone, sq_psn, rq_psn, by_pid IS NOT NULL
+		FROM transitions WHERE t > ? AND t <= ?`, func(rows *sql.Rows) error {
+		x = row{k: inspect.Key{Kind: rdma.KindQP}}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		st, _ := rdma.ParseQPState(state)
-		e := inspect.StateEvent{Time: time.Unix(0, ns), State: st, Gone: gone, SQPSN: sq, RQPSN: rq}
-		if by.Valid {
-			e.Modify = modifyOf(e, dev, qpn, by.Int64, byComm, mask, attrs.String, ret.Int64, errno)
+		x.e.Time = time.Unix(0, x.t)
+		x.e.State, _ = rdma.ParseQPState(state)
+		if modified {
+			traced[x.id] = len(all)
 		}
-		k := inspect.Key{Kind: rdma.KindQP, Dev: dev, ID: qpn}
-		h := out[k]
-		if !grown[k] {
-			h, grown[k] = slices.Clip(h), true // the first append copies
+		all = append(all, x)
+		return nil
+	}, lo, to.UnixNano())
+	if err == nil && len(traced) > 0 {
+		err = r.each(ctx, `SELECT id, by_pid, COALESCE(by_comm, ''), COALESCE(mask, ''), attrs, ret, COALESCE(errno, '')
+			FROM transitions WHERE t > ? AND t <= ? AND by_pid IS NOT NULL`, func(rows *sql.Rows) error {
+			var id, by int64
+			var byComm, mask, errno string
+			var ret sql.NullInt64
+			var attrs sql.NullString
+			if err := rows.Scan(&id, &by, &byComm, &mask, &attrs, &ret, &errno); err != nil {
+				return err
+			}
+			if i, ok := traced[id]; ok {
+				x := &all[i]
+				x.e.Modify = modifyOf(x.e, x.k.Dev, x.k.ID, by, byComm, mask, attrs.String, ret.Int64, errno)
+			}
+			return nil
+		}, lo, to.UnixNano())
+	}
+	if err != nil {
+		return r.damaged(err)
+	}
+	slices.SortFunc(all, func(a, b row) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.id, b.id)) })
+	grown := make(map[inspect.Key]bool, len(all))
+	for _, x := range all {
+		h := out[x.k]
+		if !grown[x.k] {
+			h, grown[x.k] = slices.Clip(h), true // the first append copies
 		}
-		h = append(h, e)
+		h = append(h, x.e)
 		if len(h) > historyLen {
 			h = h[len(h)-historyLen:]
 		}
-		out[k] = h
-		return nil
-	}, lo, to.UnixNano())
-	if err != nil {
-		return r.damaged(err)
+		out[x.k] = h
 	}
 	return nil
 }
@@ -85,7 +118,7 @@ func (c *histCache) upTo(ctx context.Context, t time.Time) (map[inspect.Key][]in
 	from := c.at
 	next := maps.Clone(c.out)
 	if c.out == nil || t.Before(c.at) {
-		next, from = map[inspect.Key][]inspect.StateEvent{}, time.Time{}
+		next, from = make(map[inspect.Key][]inspect.StateEvent, len(c.out)), time.Time{}
 	}
 	if err := c.r.addHistories(ctx, next, from, t); err != nil {
 		c.out = nil

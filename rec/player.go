@@ -207,7 +207,9 @@ func replace[T any](ch chan T, v T) {
 // frame rebuilds reading i as inspect's watch made it: the snapshot, a
 // Tracker's report on it against the reading before (what appeared,
 // vanished, changed state, failed), and the QP histories with their
-// traced modifies.
+// traced modifies. The histories are read on a goroutine of their own
+// (the Reader has a connection for each), while the objects are
+// rebuilt: on a jump, each is a good part of the wait.
 func (p *Player) frame(ctx context.Context, i int) inspect.Frame {
 	rd := p.res[i]
 	f := inspect.Frame{Seq: uint64(i + 1)}
@@ -215,10 +217,33 @@ func (p *Player) frame(ctx context.Context, i int) inspect.Frame {
 		f.Err = errors.New(rd.Err)
 		return f
 	}
-	// The Tracker's report is against the reading before: stepping
-	// forward from the one shown last, its Tracker goes on (a step
-	// costs one Update); anywhere else a new one sees the reading
-	// before first.
+	type histories struct {
+		h   map[inspect.Key][]inspect.StateEvent
+		err error
+	}
+	hist := make(chan histories, 1)
+	go func() {
+		h, err := p.hist.upTo(ctx, rd.Time)
+		hist <- histories{h, err}
+	}()
+	s, u, err := p.objects(ctx, i)
+	h := <-hist
+	if err == nil {
+		err = h.err
+	}
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	f.Snapshot, f.Update, f.History = s, u, h.h
+	return f
+}
+
+// objects rebuilds reading i's objects, and the Tracker's report on
+// them. The report is against the reading before: stepping forward from
+// the one shown last, its Tracker goes on (a step costs one Update);
+// anywhere else a new one sees the reading before first.
+func (p *Player) objects(ctx context.Context, i int) (*inspect.Snapshot, inspect.Update, error) {
 	tr := p.tr
 	if i == 0 || tr == nil || p.lastSeq != p.res[i-1].Seq {
 		tr = inspect.NewTracker(inspect.TrackerConfig{})
@@ -228,17 +253,13 @@ func (p *Player) frame(ctx context.Context, i int) inspect.Frame {
 			}
 		}
 	}
-	s, err := p.cache.at(ctx, rd.Seq)
+	s, err := p.cache.at(ctx, p.res[i].Seq)
 	if err != nil {
-		f.Err, p.tr = err, nil
-		return f
+		p.tr = nil
+		return nil, inspect.Update{}, err
 	}
-	p.tr, p.lastSeq = tr, rd.Seq
-	f.Snapshot, f.Update = s, tr.Update(s)
-	if f.History, err = p.hist.upTo(ctx, rd.Time); err != nil {
-		f.Err, f.Snapshot = err, nil
-	}
-	return f
+	p.tr, p.lastSeq = tr, p.res[i].Seq
+	return s, tr.Update(s), nil
 }
 
 // sysAt rebuilds the sysfs reading at or before t, with rates against

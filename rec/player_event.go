@@ -104,20 +104,18 @@ func (p *Player) readingOf(seq int64) (int, bool) {
 // asks match. An object no reading wrote (a QP created and destroyed
 // between two, known only from trace) is not matched.
 func (p *Player) matches(ctx context.Context, e eventAt, match EventMatch) bool {
-	dec, ok := decoders[rdma.Kind(e.kind)]
-	if !ok {
-		return false
-	}
 	var body []byte
 	err := p.r.db.QueryRowContext(ctx, `SELECT body FROM objects WHERE kind = ? AND dev = ? AND num = ? AND seq <= ? AND body IS NOT NULL
 		ORDER BY id DESC LIMIT 1`, e.kind, e.dev, e.num, e.seq).Scan(&body)
 	if err != nil {
 		return false
 	}
-	var s inspect.Snapshot
-	if dec(&s, body) != nil {
+	v, err := decodeObj(rdma.Kind(e.kind), body)
+	if err != nil {
 		return false
 	}
+	var s inspect.Snapshot
+	appendObj(&s, v)
 	hit := false
 	s.EachObject(func(k inspect.Kind, _ *inspect.Object, _ uint32, x inspect.Rowed) {
 		hit = hit || match(k, x.Row(false))

@@ -26,6 +26,9 @@ func Open(ctx context.Context, path string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Two connections: a Player reads a reading's histories while it
+	// rebuilds its objects.
+	db.SetMaxOpenConns(2)
 	return &Reader{db: db, path: path, schema: v}, nil
 }
 

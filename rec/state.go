@@ -83,17 +83,15 @@ func (r *Reader) Snapshot(ctx context.Context, seq int64) (*inspect.Snapshot, er
 			SELECT MAX(id) AS id FROM objects WHERE seq BETWEEN ?1 AND ?2 GROUP BY kind, dev, num) l ON o.id = l.id
 		WHERE o.op != 'vanish' ORDER BY o.id`, func(rows *sql.Rows) error {
 		var kind string
-		var body []byte
+		var body sql.RawBytes
 		if err := rows.Scan(&kind, &body); err != nil {
 			return err
 		}
-		dec, ok := decoders[rdma.Kind(kind)]
-		if !ok {
-			return fmt.Errorf("an object of unknown kind %q", kind)
+		v, err := decodeObj(rdma.Kind(kind), body)
+		if err != nil {
+			return err
 		}
-		if err := dec(s, body); err != nil {
-			return fmt.Errorf("a %s's body: %w", kind, err)
-		}
+		appendObj(s, v)
 		return nil
 	}, key.Int64, seq)
 	if err != nil {
@@ -102,15 +100,64 @@ func (r *Reader) Snapshot(ctx context.Context, seq int64) (*inspect.Snapshot, er
 	return s, nil
 }
 
-// decoders append an object's body to its kind's slice of a Snapshot.
-var decoders = map[rdma.Kind]func(*inspect.Snapshot, []byte) error{
-	rdma.KindQP:   func(s *inspect.Snapshot, b []byte) error { return appendJSON(&s.QPs, b) },
-	rdma.KindCQ:   func(s *inspect.Snapshot, b []byte) error { return appendJSON(&s.CQs, b) },
-	rdma.KindMR:   func(s *inspect.Snapshot, b []byte) error { return appendJSON(&s.MRs, b) },
-	rdma.KindPD:   func(s *inspect.Snapshot, b []byte) error { return appendJSON(&s.PDs, b) },
-	rdma.KindCtx:  func(s *inspect.Snapshot, b []byte) error { return appendJSON(&s.Contexts, b) },
-	rdma.KindSRQ:  func(s *inspect.Snapshot, b []byte) error { return appendJSON(&s.SRQs, b) },
-	rdma.KindCMID: func(s *inspect.Snapshot, b []byte) error { return appendJSON(&s.CMIDs, b) },
+// decoders decode an object's body as its kind's type.
+var decoders = map[rdma.Kind]func([]byte) (inspect.Rowed, error){
+	rdma.KindQP:   bodyFunc[inspect.QP](),
+	rdma.KindCQ:   bodyFunc[inspect.CQ](),
+	rdma.KindMR:   bodyFunc[inspect.MR](),
+	rdma.KindPD:   bodyFunc[inspect.PD](),
+	rdma.KindCtx:  bodyFunc[inspect.Context](),
+	rdma.KindSRQ:  bodyFunc[inspect.SRQ](),
+	rdma.KindCMID: bodyFunc[inspect.CMID](),
+}
+
+// bodyFunc is T's decoder, giving a *T.
+func bodyFunc[T any, P interface {
+	*T
+	inspect.Rowed
+}]() func([]byte) (inspect.Rowed, error) {
+	d := newBodyDecoder[T]()
+	return func(b []byte) (inspect.Rowed, error) {
+		v, err := d.decode(b)
+		if err != nil {
+			return nil, err
+		}
+		return P(v), nil
+	}
+}
+
+// decodeObj decodes an object's body as its kind's type: a *inspect.QP,
+// *inspect.CQ, ...
+func decodeObj(k rdma.Kind, body []byte) (inspect.Rowed, error) {
+	dec, ok := decoders[k]
+	if !ok {
+		return nil, fmt.Errorf("an object of unknown kind %q", k)
+	}
+	v, err := dec(body)
+	if err != nil {
+		return nil, fmt.Errorf("a %s's body: %w", k, err)
+	}
+	return v, nil
+}
+
+// appendObj appends v (what decodeObj gives) to its kind's slice of s.
+func appendObj(s *inspect.Snapshot, v inspect.Rowed) {
+	switch v := v.(type) {
+	case *inspect.QP:
+		s.QPs = append(s.QPs, *v)
+	case *inspect.CQ:
+		s.CQs = append(s.CQs, *v)
+	case *inspect.MR:
+		s.MRs = append(s.MRs, *v)
+	case *inspect.PD:
+		s.PDs = append(s.PDs, *v)
+	case *inspect.Context:
+		s.Contexts = append(s.Contexts, *v)
+	case *inspect.SRQ:
+		s.SRQs = append(s.SRQs, *v)
+	case *inspect.CMID:
+		s.CMIDs = append(s.CMIDs, *v)
+	}
 }
 
 func appendJSON[T any](dst *[]T, b []byte) error {
