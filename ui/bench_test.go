@@ -3,6 +3,7 @@ package ui
 import (
 	"runtime"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -42,11 +43,32 @@ func BenchmarkPrepare10kQPs(b *testing.B) {
 func BenchmarkUpdate10kQPs(b *testing.B) {
 	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
 	f := frame10k(b)
-	d := m.resBuilder.build(f, front.State{})
+	// Two readings' rows, built apart: each Update swaps in rows it
+	// has not shown.
+	ds := []*resData{m.resBuilder.build(f, front.State{}), newResBuilder().build(f, front.State{})}
 	send(m, "s", "s", "s") // sorted by a numeric column, as users leave it
 	b.ReportAllocs()
+	i := 0
 	for b.Loop() {
-		m.Update(resMsg{d})
+		m.Update(resMsg{ds[i%2]})
+		i++
+	}
+}
+
+// An idle host's reading at 10,000 QPs, built from trace (the very same
+// objects as the last): its rows built and swapped in, what the
+// dashboard does per reading when nothing changed.
+func BenchmarkIdleReading10kQPs(b *testing.B) {
+	m := fixtureModel(b, "rxe0", "dark", 200, 60, true)
+	f := frame10k(b)
+	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
+	send(m, "s", "s", "s")
+	f = sameAgain(f, 10*time.Second) // the marks of the first sight faded
+	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
+	b.ReportAllocs()
+	for b.Loop() {
+		f = sameAgain(f, time.Second)
+		m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 	}
 }
 
@@ -120,5 +142,16 @@ func BenchmarkUpdate10kQPsFiltered(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Update(resMsg{d})
+	}
+}
+
+// View of the overview (the view the dashboard opens on) with 10,000
+// QPs: what each of the renderer's 30 frames a second costs.
+func BenchmarkViewOverview10kQPs(b *testing.B) {
+	m := fixtureModel(b, "rxe0", "dark", 160, 48, false)
+	m.Update(resMsg{m.resBuilder.build(frame10k(b), front.State{})})
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
 	}
 }
