@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 
 	"github.com/verbscope/verbscope/rdma"
@@ -134,6 +135,7 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error)
 		k := Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}
 		if _, ok := want[k]; !ok && activeQP(q.State) && !drop[k] {
 			want[k] = where{q.Port, qpResID(q.Port, q.LQPN)}
+			at[k] = i
 		}
 	}
 	if len(want) > maxQPGets {
@@ -151,7 +153,10 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error)
 			drop[k] = true
 		}
 	}
-	if len(drop) == 0 && len(got) == 0 {
+	if len(drop) == 0 && unchanged(got, prev, at) {
+		// The QPs read again are as they were (the GSI QP, idle QPs
+		// in RTS): the last reading's slice, so readers see the very
+		// same objects (Snapshot.SameObjects) and skip their work.
 		return prev, nil
 	}
 	out := make([]QP, 0, len(prev)+len(got))
@@ -192,4 +197,19 @@ func qpResID(port, lqpn uint32) uint32 {
 		return lqpn | port<<24
 	}
 	return lqpn
+}
+
+// unchanged reports whether every QP in got is in prev, the same in
+// every field.
+func unchanged(got map[Key]QP, prev []QP, at map[Key]int) bool {
+	for k, q := range got {
+		i, ok := at[k]
+		if !ok {
+			return false
+		}
+		if !reflect.DeepEqual(q, prev[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -173,3 +173,19 @@ func TestTouchedKeepsPortAndMarksUsers(t *testing.T) {
 		t.Errorf("kinds to read again (-want +got):\n%s", diff)
 	}
 }
+
+// TestRefreshQPsUnchangedIsTheSame: when the QPs read again are as they
+// were (idle QPs in RTS, the GSI QP), the reading hands over the last
+// one's slice, so readers can tell nothing changed (SameObjects).
+func TestRefreshQPsUnchangedIsTheSame(t *testing.T) {
+	s := mixedSnapshot(t)
+	gets := 0
+	got, err := refreshQPs(s.QPs, touched{}, s.Devices, kernelAt(s.QPs, &gets))
+	if err != nil || gets == 0 || len(got) != len(s.QPs) || &got[0] != &s.QPs[0] {
+		t.Errorf("the active QPs read again unchanged: %d gets, err %v, same slice %v; want the last reading's slice", gets, err, len(got) > 0 && &got[0] == &s.QPs[0])
+	}
+	touchedIdle := touchedOf(qpTouch(s.QPs[3], false)) // modified, but to the same
+	if got, err := refreshQPs(s.QPs, touchedIdle, s.Devices, kernelAt(s.QPs, &gets)); err != nil || &got[0] != &s.QPs[0] {
+		t.Errorf("a touched QP read again unchanged: err %v; want the last reading's slice", err)
+	}
+}
