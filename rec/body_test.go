@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -63,17 +61,9 @@ func takes[T any](body []byte) bool {
 // recording decodes, on the fast path, to what encoding/json makes of
 // it, and so does every body below, taken or left to encoding/json.
 func TestBodyDecoderMatchesJSON(t *testing.T) {
-	src, err := os.ReadFile(labSessionFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "lab-session.vsrec")
-	if err := os.WriteFile(path, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r := openT(t, path)
+	r := openLabSession(t)
 	kinds := map[rdma.Kind]int{}
-	err = r.each(context.Background(), "SELECT kind, body FROM objects WHERE body IS NOT NULL", func(rows *sql.Rows) error {
+	err := r.each(context.Background(), "SELECT kind, body FROM objects WHERE body IS NOT NULL", func(rows *sql.Rows) error {
 		var kind string
 		var body []byte
 		if err := rows.Scan(&kind, &body); err != nil {

@@ -35,15 +35,7 @@ const labSessionFixture = "testdata/lab-session.vsrec"
 // fixture is copied first: SQLite opens it read-write, and testdata/
 // stays as committed.
 func TestLabSessionGolden(t *testing.T) {
-	src, err := os.ReadFile(labSessionFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "lab-session.vsrec")
-	if err := os.WriteFile(path, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r := openT(t, path)
+	r := openLabSession(t)
 	var b bytes.Buffer
 	if err := r.Perfetto(context.Background(), &b); err != nil {
 		t.Fatal(err)
@@ -173,4 +165,19 @@ func checkLabSession(tr *Trace) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// openLabSession opens a copy of the lab recording: SQLite opens it
+// read-write, and testdata/ stays as committed.
+func openLabSession(t *testing.T) *Reader {
+	t.Helper()
+	src, err := os.ReadFile(labSessionFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lab-session.vsrec")
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return openT(t, path)
 }
