@@ -13,6 +13,13 @@ import (
 // version is set at build time by the Makefile (git describe).
 var version string
 
+// atExit, when set (a build with -tags profile), runs as main returns.
+var atExit func()
+
 func main() {
-	os.Exit(cli.Main(os.Args[1:], &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Version: version}))
+	code := cli.Main(os.Args[1:], &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Version: version})
+	if atExit != nil {
+		atExit()
+	}
+	os.Exit(code)
 }
