@@ -263,6 +263,9 @@ type Tracker struct {
 	traceUp     bool
 	// growth holds each process's counts per kind over the window.
 	growth map[ownerKind]*growthSeries
+	// last is what the last snapshot that was looked at whole gave
+	// (tracker_idle.go).
+	last lastFull
 }
 
 type goneEntry struct {
@@ -288,7 +291,10 @@ type tracked struct {
 	sqpsn uint32
 	rqpsn uint32
 	moved time.Time // when the PSNs last moved forward
-	still int       // snapshots since then
+	// movedGen is the Update that saw them move (or the state change):
+	// the snapshots since are counted by the generation, not by a count
+	// each Update would have to raise for every QP (Tracker.stillFor).
+	movedGen uint64
 	// sent is set once the PSNs moved forward in the current state.
 	sent      bool
 	retryBase map[string]uint64
@@ -350,18 +356,19 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	t.took = s.Took
 	u := Update{Time: s.Time}
 	t.judgeHeld(&u)
+	if s.SameObjects(t.last.snap) {
+		t.updateSame(&u, s)
+		return u
+	}
 	end := s.Time.Add(s.Took)
 	qpRetries := t.qpRetries(s)
-	// A QP in RESET or INIT has no remote QP yet (dest_qp_num comes
-	// with RTR) and is nobody's peer: 10,000 idle QPs in INIT need no
-	// map of them every reading.
-	peers := map[Key]*QP{}
+	var connected []int
 	for i := range s.QPs {
-		q := &s.QPs[i]
-		if q.State != rdma.QPStateReset && q.State != rdma.QPStateInit {
-			peers[Key{rdma.KindQP, q.DevName, q.LQPN}] = q
+		if isConnected(s.QPs[i].State) {
+			connected = append(connected, i)
 		}
 	}
+	peers := peersOf(s, connected)
 	for i := range s.QPs {
 		q := &s.QPs[i]
 		k := Key{rdma.KindQP, q.DevName, q.LQPN}
@@ -391,28 +398,9 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	for _, k := range gone {
 		t.vanish(&u, k, t.objs[k])
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(t.unseen), compareKey) {
-		_, live := t.objs[k]
-		switch {
-		case live:
-			delete(t.unseen, k)
-		case t.gen >= t.unseen[k]+2:
-			delete(t.unseen, k)
-			delete(t.entered, k)
-			if _, kept := t.goneSeq[k]; !kept {
-				t.retain(k)
-			}
-		}
-	}
-	t.countTraced(&u)
-	t.forgetTransitions(s)
-	u.Transitions = maps.Clone(t.transitions)
+	t.finish(&u, s)
 	sortChanges(u.Appeared)
 	sortChanges(u.Disappeared)
-	// Stable: a QP's traced changes stay in the order they were made.
-	sort.SliceStable(u.StateChanges, func(i, j int) bool { return keyLess(u.StateChanges[i].Key, u.StateChanges[j].Key) })
-	sort.Slice(u.Failed, func(i, j int) bool { return keyLess(u.Failed[i].Key, u.Failed[j].Key) })
-	sort.Slice(u.Stuck, func(i, j int) bool { return keyLess(u.Stuck[i].Key, u.Stuck[j].Key) })
 	u.Processes = processUsage(s)
 	u.Growing = t.trackGrowth(s.Time, u.Processes)
 	if t.cfg.LoadLimits != nil {
@@ -420,6 +408,7 @@ func (t *Tracker) Update(s *Snapshot) Update {
 	}
 	u.Limits = limitUsage(s, u.Processes, t.cfg.Limits, t.cfg.LimitFraction)
 	u.Dead = deadObjects(s)
+	t.last = lastFull{snap: s, connected: connected, procs: u.Processes, limits: u.Limits, dead: u.Dead}
 	return u
 }
 
@@ -520,7 +509,7 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peer
 	// restart begins the stall watch again: the QP is new or changed
 	// state, so its PSNs and counters are measured from here.
 	restart := func() {
-		tr.sqpsn, tr.rqpsn, tr.moved, tr.still, tr.sent, tr.retryBase, tr.perQP = q.SQPSN, q.RQPSN, now, 0, false, retries, perQP
+		tr.sqpsn, tr.rqpsn, tr.moved, tr.movedGen, tr.sent, tr.retryBase, tr.perQP = q.SQPSN, q.RQPSN, now, t.gen, false, retries, perQP
 	}
 	switch {
 	case isNew:
@@ -536,23 +525,20 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peer
 		tr.state, tr.stateSince = q.State, now
 		restart()
 	case psnAfter(q.SQPSN, tr.sqpsn) || tr.rqpsn != q.RQPSN:
-		tr.sqpsn, tr.rqpsn, tr.moved, tr.still, tr.sent, tr.retryBase, tr.perQP = max24(q.SQPSN, tr.sqpsn), q.RQPSN, now, 0, true, retries, perQP
+		tr.sqpsn, tr.rqpsn, tr.moved, tr.movedGen, tr.sent, tr.retryBase, tr.perQP = max24(q.SQPSN, tr.sqpsn), q.RQPSN, now, t.gen, true, retries, perQP
 	case tr.perQP != perQP:
 		// The QP was bound to (or released from) a per-QP counter:
 		// the old baseline counts something else.
 		tr.retryBase, tr.perQP = retries, perQP
-		tr.still++
-	default:
-		tr.still++
 	}
 	if q.State.Failed() {
 		u.Failed = append(u.Failed, QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State, Since: tr.stateSince})
 	}
 	// Only a reliable QP that can send retries: RC and XRC initiators
 	// in RTS or SQD (UD and UC never retransmit).
-	if tr.still >= t.cfg.StallPolls && (q.State == rdma.QPStateRTS || q.State == rdma.QPStateSQD) &&
+	if still := int(t.gen - tr.movedGen); still >= t.cfg.StallPolls && (q.State == rdma.QPStateRTS || q.State == rdma.QPStateSQD) &&
 		(q.Type == rdma.QPTypeRC || q.Type == rdma.QPTypeXRCSend) {
-		a := QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State, Since: tr.moved, Polls: tr.still}
+		a := QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State, Since: tr.moved, Polls: still}
 		if stuckEvidence(&a, q, tr, peers, retries) {
 			u.Stuck = append(u.Stuck, a)
 		}
@@ -564,7 +550,7 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peer
 // rose, or (once its PSNs had moved in this state) its peer on this
 // host has not accepted every PSN it sent.
 func stuckEvidence(a *QPAlert, q *QP, tr *tracked, peers map[Key]*QP, retries map[string]uint64) bool {
-	still := fmt.Sprintf("PSNs still for %d readings since %s", tr.still, tr.moved.Format("15:04:05"))
+	still := fmt.Sprintf("PSNs still for %d readings since %s", a.Polls, tr.moved.Format("15:04:05"))
 	if tr.perQP {
 		if rose := risen(tr.retryBase, retries); len(rose) > 0 {
 			a.Retries = rose
