@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/verbscope/verbscope/themes"
 )
 
@@ -18,6 +16,9 @@ type box struct {
 	key, title, view string
 	prio             int
 	lines            []string
+	// more counts the lines left out of lines, which no height the box
+	// can get would show.
+	more int
 }
 
 // boxRect is where a box is drawn and how tall.
@@ -95,15 +96,19 @@ func stack(boxes []box, x, w, h int) []boxRect {
 // renderBoxes draws the boxes placed in w×h, exactly h lines of w cells.
 func renderBoxes(th *themes.Theme, boxes []box, w, h int) string {
 	screen := make([]string, h)
+	// Each line's cells so far: a box's lines are its width by
+	// construction (drawBox), so the screen's lines are never measured.
+	cells := make([]int, h)
 	for _, r := range placeBoxes(boxes, w, h) {
 		for i, l := range drawBox(th, r) {
 			if y := r.y + i; y < h {
-				screen[y] = pad(screen[y], r.x) + l
+				screen[y] += spaces(r.x-cells[y]) + l
+				cells[y] = max(cells[y], r.x) + r.w
 			}
 		}
 	}
 	for i := range screen {
-		screen[i] = pad(screen[i], w)
+		screen[i] += spaces(w - cells[i])
 	}
 	return strings.Join(screen, "\n")
 }
@@ -118,13 +123,13 @@ func drawBox(th *themes.Theme, r boxRect) []string {
 	}
 	inner := r.w - 2
 	title := h + " " + r.box.key + " " + r.box.title + " "
-	top := th.Render(themes.SlotBorder, tl) + th.Render(themes.SlotTitle, ansi.Truncate(title, inner, "")) +
-		th.Render(themes.SlotBorder, strings.Repeat(h, max(0, inner-ansi.StringWidth(title)))+tr)
+	top := th.Render(themes.SlotBorder, tl) + th.Render(themes.SlotTitle, truncate(title, inner, "")) +
+		th.Render(themes.SlotBorder, strings.Repeat(h, max(0, inner-width(title)))+tr)
 	out := []string{top}
 	n := r.h - 2
 	lines := r.box.lines
-	if len(lines) > n && n > 0 {
-		more := len(lines) - (n - 1)
+	if len(lines)+r.box.more > n && n > 0 {
+		more := len(lines) + r.box.more - (n - 1)
 		lines = append(lines[:n-1:n-1], th.Render(themes.SlotDim, "… "+itoa(more)+" more ("+r.box.key+" shows all)"))
 	}
 	side := th.Render(themes.SlotBorder, v)
@@ -133,7 +138,7 @@ func drawBox(th *themes.Theme, r boxRect) []string {
 		if i < len(lines) {
 			l = lines[i]
 		}
-		out = append(out, side+pad(ansi.Truncate(l, inner, "…"), inner)+side)
+		out = append(out, side+pad(truncate(l, inner, "…"), inner)+side)
 	}
 	return append(out, th.Render(themes.SlotBorder, bl+strings.Repeat(h, inner)+br))
 }

@@ -64,13 +64,13 @@ func (m *model) renderDetail(w, h int) string {
 	title := th.Render(themes.SlotTitle, lines[0]) + th.Render(themes.SlotDim, "  (esc back, ↑↓ scroll)")
 	body := lines[1:]
 	body = body[min(m.detail.scroll, max(0, len(body)-(h-1))):]
-	out := []string{pad(ansi.Truncate(title, w, "…"), w)}
+	out := []string{pad(truncate(title, w, "…"), w)}
 	for i := 0; i < h-1; i++ {
 		l := ""
 		if i < len(body) {
 			l = body[i]
 		}
-		out = append(out, pad(ansi.Truncate(l, w, "…"), w))
+		out = append(out, pad(truncate(l, w, "…"), w))
 	}
 	return strings.Join(out, "\n")
 }
@@ -109,7 +109,7 @@ const detailIndent = 13
 // the first are indented as the line is, or under the value of a
 // labelled line.
 func wrapDetail(l string, w int) []string {
-	if ansi.StringWidth(l) <= w {
+	if width(l) <= w {
 		return []string{l}
 	}
 	plain := ansi.Strip(l)

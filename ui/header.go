@@ -7,7 +7,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/owners"
@@ -52,7 +51,7 @@ func (m *model) header() string {
 	}
 	lines := []string{first, m.portsLine(), m.alertsLine(), m.tabs()}
 	for i, l := range lines {
-		lines[i] = pad(ansi.Truncate(l, m.w, "…"), m.w)
+		lines[i] = pad(truncate(l, m.w, "…"), m.w)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -284,14 +283,14 @@ func (m *model) tabAt(x int) *page {
 func (m *model) footer() string {
 	th := m.c.theme
 	if m.mode.typing() {
-		return ansi.Truncate(m.line.View()+th.Render(themes.SlotDim, m.lineHint()), m.w, "…")
+		return truncate(m.line.View()+th.Render(themes.SlotDim, m.lineHint()), m.w, "…")
 	}
 	if m.c.status != "" {
 		slot := m.c.statusSlot
 		if slot == "" {
 			slot = themes.SlotDim
 		}
-		return pad(ansi.Truncate(th.Render(slot, m.c.status), m.w, "…"), m.w)
+		return pad(truncate(th.Render(slot, m.c.status), m.w, "…"), m.w)
 	}
 	return m.lay.hints
 }

@@ -3,8 +3,6 @@ package ui
 import (
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/verbscope/verbscope/themes"
 )
 
@@ -28,7 +26,7 @@ func (m *model) mainArea() string {
 	if note := m.cur.view.empty(); note != "" && len(t.rows) == 0 {
 		lines := strings.Split(out, "\n")
 		if len(lines) > 2 {
-			lines[2] = pad(m.c.theme.Render(themes.SlotDim, ansi.Truncate("  "+note, m.w, "…")), m.w)
+			lines[2] = pad(m.c.theme.Render(themes.SlotDim, truncate("  "+note, m.w, "…")), m.w)
 		}
 		out = strings.Join(lines, "\n")
 	}
@@ -48,7 +46,7 @@ func wrap(s string, w int) []string {
 	var out []string
 	line := ""
 	for _, word := range strings.Fields(s) {
-		if line != "" && ansi.StringWidth(line)+1+ansi.StringWidth(word) > w {
+		if line != "" && width(line)+1+width(word) > w {
 			out = append(out, line)
 			line = ""
 		}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -58,7 +56,7 @@ func (v *overviewView) portLines(w int) []string {
 				l += " " + th.Render(es, "errors "+strconv.FormatUint(f.Errors, 10))
 			}
 			// The sparkline takes what is left of the line.
-			if room := w - ansi.StringWidth(l) - 2; ok && f.Rated && f.Unit != sysfsmon.UnitEvents && room >= 6 {
+			if room := w - width(l) - 2; ok && f.Rated && f.Unit != sysfsmon.UnitEvents && room >= 6 {
 				l += "  " + sparkline(f.Hist[max(0, len(f.Hist)-room):], th.ASCII)
 			}
 			out = append(out, l)
@@ -95,20 +93,7 @@ func (v *overviewView) qpLines(w int) []string {
 	if res == nil || res.frame.Snapshot == nil {
 		return []string{th.Render(themes.SlotDim, "reading RDMA netlink…")}
 	}
-	byDev := map[string]map[rdma.QPState]int{}
-	var devs []string
-	for i := range res.frame.Snapshot.QPs {
-		q := &res.frame.Snapshot.QPs[i]
-		if v.c.skipDev(q.DevName) {
-			continue
-		}
-		if byDev[q.DevName] == nil {
-			byDev[q.DevName] = map[rdma.QPState]int{}
-			devs = append(devs, q.DevName)
-		}
-		byDev[q.DevName][q.State]++
-	}
-	slices.Sort(devs)
+	devs, byDev := v.countStates(res.frame.Snapshot.QPs)
 	var out []string
 	for _, d := range devs {
 		n := 0
@@ -134,6 +119,38 @@ func (v *overviewView) qpLines(w int) []string {
 		out = append(out, th.Render(themes.SlotWarn, "stuck "+a.Key.String())+"  "+procName(a.PID, a.Comm)+"  "+a.Evidence)
 	}
 	return append(out, v.ownerBars(u.Processes, w)...)
+}
+
+// qpStates is each device's QPs counted by state, of the QPs in qps.
+type qpStates struct {
+	qps   []inspect.QP
+	devs  []string
+	byDev map[string]map[rdma.QPState]int
+}
+
+// countStates counts each device's QPs by state, devices in name order.
+// The counts of the last QPs counted are kept: an idle host's readings
+// hand over the very same QPs (inspect.Snapshot.SameObjects), and the
+// overview draws several frames a reading.
+func (v *overviewView) countStates(qps []inspect.QP) ([]string, map[string]map[rdma.QPState]int) {
+	if c := v.states; c != nil && len(c.qps) == len(qps) && (len(qps) == 0 || &c.qps[0] == &qps[0]) {
+		return c.devs, c.byDev
+	}
+	c := &qpStates{qps: qps, byDev: map[string]map[rdma.QPState]int{}}
+	for i := range qps {
+		q := &qps[i]
+		if v.c.skipDev(q.DevName) {
+			continue
+		}
+		if c.byDev[q.DevName] == nil {
+			c.byDev[q.DevName] = map[rdma.QPState]int{}
+			c.devs = append(c.devs, q.DevName)
+		}
+		c.byDev[q.DevName][q.State]++
+	}
+	slices.Sort(c.devs)
+	v.states = c
+	return c.devs, c.byDev
 }
 
 // stateCount is "RTS 3", coloured as the header colours states.
@@ -262,22 +279,27 @@ func (v *overviewView) noteOf(view string) string {
 	return v.c.sys.notes[view]
 }
 
-// eventLines: the alerts, then the newest events first.
-func (v *overviewView) eventLines(alerts []string) []string {
+// eventLines: the alerts, then the newest events first; at most n
+// lines (no box is taller than the body), and how many more there are:
+// the events view keeps up to maxEvents, which no frame draws.
+func (v *overviewView) eventLines(alerts []string, n int) (lines []string, more int) {
 	th := v.c.theme
 	var out []string
 	for _, a := range alerts {
 		out = append(out, th.Render(themes.SlotError, "! "+a))
 	}
 	if v.c.res == nil {
-		return append(out, th.Render(themes.SlotDim, "reading RDMA netlink…"))
+		return append(out, th.Render(themes.SlotDim, "reading RDMA netlink…")), 0
 	}
 	ev := v.c.res.events
 	for i := len(ev) - 1; i >= 0; i-- {
+		if len(out) >= n {
+			return out, i + 1
+		}
 		out = append(out, markText(th, ev[i].Mark)+strings.Join(ev[i].Cells, " "))
 	}
 	if len(out) == 0 {
 		out = append(out, th.Render(themes.SlotOK, "no alerts; nothing happened yet"))
 	}
-	return out
+	return out, 0
 }

@@ -6,9 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/view"
 )
@@ -114,7 +111,7 @@ func (t *table) SetRows(rows []tableRow) {
 	t.rows = rows
 	t.widths = make([]int, len(t.cols))
 	for i, c := range t.cols {
-		t.widths[i] = ansi.StringWidth(c.Title)
+		t.widths[i] = width(c.Title)
 	}
 	for _, r := range rows {
 		for i := range t.cols {
@@ -137,7 +134,7 @@ func (t *table) SetRows(rows []tableRow) {
 func cellWidth(s string) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 || s[i] < 0x20 {
-			return ansi.StringWidth(s)
+			return width(s)
 		}
 	}
 	return len(s)
@@ -430,7 +427,7 @@ func (t *table) titleLine(th *themes.Theme, w int) string {
 		}
 		s += th.Render(themes.SlotDim, " sort "+t.cols[t.sortCol].Title+dir)
 	}
-	return ansi.Truncate(s, w, "…")
+	return truncate(s, w, "…")
 }
 
 // fit picks the columns that fit in w cells, dropping high Prio first.
@@ -466,7 +463,7 @@ func (t *table) headLine(th *themes.Theme, cols []int, w int) string {
 		b.WriteString(align(t.cols[i].Title, t.widths[i], t.cols[i].Right))
 		b.WriteByte(' ')
 	}
-	return th.Render(themes.SlotHeader, pad(ansi.Truncate(b.String(), w, ""), w))
+	return th.Render(themes.SlotHeader, pad(truncate(b.String(), w, ""), w))
 }
 
 func (t *table) rowLine(th *themes.Theme, r *tableRow, cols []int, w int, selected bool) string {
@@ -485,7 +482,7 @@ func (t *table) rowLine(th *themes.Theme, r *tableRow, cols []int, w int, select
 		b.WriteString(align(cell, t.widths[i], t.cols[i].Right))
 		b.WriteByte(' ')
 	}
-	line := pad(ansi.Truncate(b.String(), w, "…"), w)
+	line := pad(truncate(b.String(), w, "…"), w)
 	switch {
 	case selected:
 		return th.Render(themes.SlotSelected, line)
@@ -516,7 +513,7 @@ func markText(th *themes.Theme, m rowMark) string {
 func align(s string, w int, right bool) string {
 	n := cellWidth(s)
 	if n > w {
-		return ansi.Truncate(s, w, "…")
+		return truncate(s, w, "…")
 	}
 	if right {
 		return strings.Repeat(" ", w-n) + s
@@ -526,8 +523,13 @@ func align(s string, w int, right bool) string {
 
 // pad fills s with spaces to w cells.
 func pad(s string, w int) string {
-	if n := lipgloss.Width(s); n < w {
-		return s + strings.Repeat(" ", w-n)
+	return s + spaces(w-width(s))
+}
+
+// spaces is n blanks, none for n <= 0.
+func spaces(n int) string {
+	if n <= 0 {
+		return ""
 	}
-	return s
+	return strings.Repeat(" ", n)
 }
