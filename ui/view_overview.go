@@ -13,7 +13,10 @@ var overviewSpec = viewSpec{name: "overview", title: "overview", aliases: []stri
 	about: "the ports, QPs, IRQs and events at a glance (1-4 open each in full)",
 	make:  func(c *common) component { return &overviewView{c: c} }}
 
-type overviewView struct{ c *common }
+type overviewView struct {
+	c      *common
+	states *qpStates // the last QPs' counts (countStates)
+}
 
 // drawn is a view that draws its own body instead of a table: body is
 // its screen at w×h from the latest data (alerts are the header's);
@@ -74,11 +77,11 @@ func (v *overviewView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
 }
 
 func (v *overviewView) body(w, h int, alerts []string) string {
-	return renderBoxes(v.c.theme, v.boxes(w, alerts), w, h)
+	return renderBoxes(v.c.theme, v.boxes(w, h, alerts), w, h)
 }
 
 func (v *overviewView) openAt(x, y, w, h int) string {
-	for _, r := range placeBoxes(v.boxes(w, nil), w, h) {
+	for _, r := range placeBoxes(v.boxes(w, h, nil), w, h) {
 		if x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h {
 			return r.box.view
 		}
@@ -86,16 +89,19 @@ func (v *overviewView) openAt(x, y, w, h int) string {
 	return ""
 }
 
-// boxes fills each box with its lines for a body w wide.
-func (v *overviewView) boxes(w int, alerts []string) []box {
+// boxes fills each box with its lines for a body w×h.
+func (v *overviewView) boxes(w, h int, alerts []string) []box {
 	inner := w - 2
 	if w >= twoColumns {
 		inner = w/2 - 2
 	}
-	lines := [][]string{v.portLines(inner), v.qpLines(inner), v.irqLines(inner), v.eventLines(alerts)}
+	lines := [][]string{v.portLines(inner), v.qpLines(inner), v.irqLines(inner), nil}
+	var more int
+	lines[3], more = v.eventLines(alerts, h)
 	out := make([]box, len(overviewBoxes))
 	for i, b := range overviewBoxes {
 		out[i] = box{key: b.key, title: b.title, view: b.view, prio: b.prio, lines: lines[i]}
 	}
+	out[3].more = more
 	return out
 }

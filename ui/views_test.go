@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,5 +194,34 @@ func TestFleetGolden(t *testing.T) {
 			checkFits(t, out, sz[0], sz[1])
 			golden.RequireEqual(t, out)
 		})
+	}
+}
+
+// TestOverviewEventsCut: the overview draws only the events its box can
+// show, and says how many more, the same screen as with every event
+// drawn (the events view keeps up to maxEvents).
+func TestOverviewEventsCut(t *testing.T) {
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, true)
+	m.Update(m.jumpMsg("overview"))
+	for i := range maxEvents {
+		m.c.res.events = append(m.c.res.events, tableRow{Cells: []string{"12:00:00", fmt.Sprintf("rxe0 qp %d", 100+i), "appeared"}})
+	}
+	v := &overviewView{c: m.c}
+	cut := v.boxes(120, 36, nil)
+	all, more := v.eventLines(nil, 1<<30)
+	if more != 0 || len(all) < maxEvents {
+		t.Fatalf("uncut: %d lines, %d more", len(all), more)
+	}
+	if len(cut[3].lines) != 36 || cut[3].more != len(all)-36 {
+		t.Errorf("cut to %d lines and %d more; want 36 and %d", len(cut[3].lines), cut[3].more, len(all)-36)
+	}
+	uncut := slices.Clone(cut)
+	uncut[3].lines, uncut[3].more = all, 0
+	got, want := renderBoxes(m.c.theme, cut, 120, 36), renderBoxes(m.c.theme, uncut, 120, 36)
+	if got != want {
+		t.Errorf("the cut events draw another screen:\n%s\nwant:\n%s", ansi.Strip(got), ansi.Strip(want))
+	}
+	if !strings.Contains(ansi.Strip(got), " more (4 shows all)") {
+		t.Errorf("no line says how many more:\n%s", ansi.Strip(got))
 	}
 }
