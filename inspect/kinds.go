@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/verbscope/verbscope/rdma"
 )
@@ -26,6 +27,9 @@ type resourceKind struct {
 	reuse func(dst, src *Snapshot)
 	// same reports whether a and b share the kind's slice.
 	same func(a, b *Snapshot) bool
+	// keepEqual gives dst prev's slice of the kind when the two hold
+	// equal objects (Snapshot.keepEqual).
+	keepEqual func(dst, prev *Snapshot)
 }
 
 // kindOf builds a resourceKind from the kind's netlink dump, its slice
@@ -54,6 +58,12 @@ func kindOf[T any, P interface {
 		same: func(a, b *Snapshot) bool {
 			x, y := *of(a), *of(b)
 			return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+		},
+		keepEqual: func(dst, prev *Snapshot) {
+			x, y := of(dst), *of(prev)
+			if len(*x) == len(y) && len(y) > 0 && reflect.DeepEqual(*x, y) {
+				*x = y
+			}
 		},
 		rows: func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error {
 			objs, err := dump(c, q)

@@ -40,8 +40,7 @@ func (r *reconciler) read(ctx context.Context, st *TraceStatus) (s *Snapshot, fr
 		if r.q != nil {
 			r.q.takeTouched() // a dump reads them all; the queue stays small
 		}
-		s, err = r.c.Snapshot(ctx, r.opts)
-		return s, false, err
+		return r.dump(ctx)
 	}
 	// Taken before any reading starts: what is touched while it reads
 	// is read again by the next one.
@@ -61,10 +60,18 @@ func (r *reconciler) read(ctx context.Context, st *TraceStatus) (s *Snapshot, fr
 		}
 	}
 	r.full, r.lost, r.up = now, st.Lost, st.Up
-	if s, err = r.c.Snapshot(ctx, r.opts); err != nil {
+	return r.dump(ctx)
+}
+
+// dump takes a whole dump, which hands over the last reading's objects
+// of each kind that it read again equal (Snapshot.keepEqual).
+func (r *reconciler) dump(ctx context.Context) (*Snapshot, bool, error) {
+	s, err := r.c.Snapshot(ctx, r.opts)
+	if err != nil {
 		r.last = nil
 		return nil, false, err
 	}
+	s.keepEqual(r.last)
 	r.last = s
 	return s, false, nil
 }

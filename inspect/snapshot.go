@@ -91,6 +91,20 @@ func (s *Snapshot) SameObjects(o *Snapshot) bool {
 	return true
 }
 
+// keepEqual gives s prev's slice of every kind whose objects s read
+// again equal (a whole dump of an idle host): readers then see the same
+// objects (SameObjects) and skip the work an idle reading does not
+// need, after a whole dump as after a reading built from trace's
+// events.
+func (s *Snapshot) keepEqual(prev *Snapshot) {
+	if prev == nil {
+		return
+	}
+	for _, rk := range resourceKinds {
+		rk.keepEqual(s, prev)
+	}
+}
+
 // Rowed is an object that prints as a line of `rdma resource show`
 // (*QP, *CQ, *MR, *PD, *Context, *SRQ, *CMID).
 type Rowed interface{ Row(driver bool) view.Row }
