@@ -30,6 +30,16 @@ type resState struct {
 	// with the very same objects (an idle host's, built from trace's
 	// events: inspect.Snapshot.SameObjects) changed none of them.
 	last *inspect.Snapshot
+	// hist is the last histories written: the Tracker hands out the
+	// same map again while no history changed (Tracker.Histories), so
+	// an idle host's readings pass over 10,000 histories without a
+	// look at each.
+	hist map[inspect.Key][]inspect.StateEvent
+}
+
+// sameMap reports whether a and b are the very same map.
+func sameMap[K comparable, V any](a, b map[K]V) bool {
+	return a != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // transDone is what was written of one QP's history: its events with
@@ -192,6 +202,9 @@ func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key 
 // so when the modify comes after the reading that saw its state) is
 // written over that entry's row: one row per change.
 func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, _ bool, f inspect.Frame) error {
+	if sameMap(s.hist, f.History) {
+		return nil
+	}
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO transitions (seq, t, dev, qpn, state, gone, sq_psn, rq_psn, pid, comm, by_pid, by_comm, mask, attrs, ret, errno)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
@@ -252,6 +265,7 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 			delete(s.trans, k) // the Tracker no longer keeps its history
 		}
 	}
+	s.hist = f.History
 	return nil
 }
 
