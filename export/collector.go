@@ -160,20 +160,28 @@ func (c *Collector) Observe(f inspect.Frame) {
 		c.qps = nil
 		return
 	}
+	// An idle host's reading hands over the last one's very QPs
+	// (inspect.Snapshot.SameObjects): their counts by state stand.
+	same := f.Snapshot.SameObjects(c.frame.Snapshot)
 	c.frame = f
 	c.owners = gs
 	c.qps = newQPDoc(f.Snapshot, f.History)
-	idx := qpIndex(f.Snapshot)
-	c.counts, c.stuck = map[stateKey]int{}, map[group]int{}
-	for i := range f.Snapshot.QPs {
-		q := &f.Snapshot.QPs[i]
-		g := qpGroupOf(q)
-		c.groups[g] = true
-		c.counts[stateKey{g, q.State}]++
+	if !same {
+		c.counts = map[stateKey]int{}
+		for i := range f.Snapshot.QPs {
+			q := &f.Snapshot.QPs[i]
+			g := qpGroupOf(q)
+			c.groups[g] = true
+			c.counts[stateKey{g, q.State}]++
+		}
 	}
-	for _, a := range f.Update.Stuck {
-		if q := idx[a.Key]; q != nil {
-			c.stuck[qpGroupOf(q)]++
+	c.stuck = map[group]int{}
+	if len(f.Update.Stuck) > 0 {
+		idx := qpIndex(f.Snapshot)
+		for _, a := range f.Update.Stuck {
+			if q := idx[a.Key]; q != nil {
+				c.stuck[qpGroupOf(q)]++
+			}
 		}
 	}
 	// The counts come whole with each frame, so a frame the stream
