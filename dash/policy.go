@@ -34,18 +34,23 @@ const fullEvery = 10
 const memoryLimit = 40 << 20
 
 // limitHeadroom is how far above the live heap the limit stays when the
-// data needs more than memoryLimit: a limit at or under the live heap
-// makes the collector run back to back (up to half the CPUs: a whole
-// guest CPU at 10,000 idle QPs, BenchmarkIdleCost), a quarter above it
-// collects once a quarter of the heap is new garbage.
-const limitHeadroom = 4
+// data needs more than memoryLimit, as a divisor of the live heap: 1,
+// the limit at twice the live heap, where Go's own pacing (GOGC=100)
+// collects anyway. A limit closer to the live heap collects as often as
+// the headroom is small, and each collection scans the whole live
+// heap: at a quarter above it, 10,000 idle QPs kept the collector
+// running most of the time (75% of the dashboard's CPU in the lab's
+// profile, BenchmarkIdleCost), and a limit at or under the live heap
+// runs it back to back. The limit trims the peaks (a whole dump's
+// objects beside the last one's) back, not the steady state.
+const limitHeadroom = 1
 
 // limitEvery is how often the limit follows the live heap.
 const limitEvery = 5 * time.Second
 
 // applyMemoryLimit sets the soft heap limit where the user set none, and
-// keeps it a quarter above the live heap while that is above
-// memoryLimit, until ctx ends.
+// keeps it at twice the live heap while that is above half memoryLimit,
+// until ctx ends.
 func applyMemoryLimit(ctx context.Context) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
