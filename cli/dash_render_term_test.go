@@ -126,7 +126,15 @@ func startTmux(t *testing.T, sock, term, cmd string, w, h int) *tmuxAs {
 	s.tmux("-f", "/dev/null", "start-server", ";", "set", "-g", "default-terminal", term, ";",
 		"set", "-g", "status", "off", ";",
 		"new-session", "-d", "-s", "vs", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), cmd)
-	t.Cleanup(func() { exec.Command("tmux", "-L", s.sock, "kill-server").Run() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			// What the screen showed when the test failed: a wait
+			// that timed out says only what it waited for.
+			out, _ := exec.Command("tmux", "-L", s.sock, "capture-pane", "-p", "-t", "vs").CombinedOutput()
+			t.Logf("the screen at the end (tmux %s):\n%s", s.sock, out)
+		}
+		exec.Command("tmux", "-L", s.sock, "kill-server").Run()
+	})
 	return s
 }
 
