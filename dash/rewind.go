@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/internal/pace"
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -122,7 +123,7 @@ func (r *rewinder) run(ctx context.Context) {
 			// position.
 			r.setPos()
 			if r.player == nil {
-				send(r.res, f)
+				pace.Deliver(r.res, f)
 			}
 		case u, ok := <-r.inSys:
 			if !ok {
@@ -131,35 +132,26 @@ func (r *rewinder) run(ctx context.Context) {
 			r.feed.Sys(u)
 			r.lastSys = &u
 			if r.player == nil {
-				send(r.sys, u)
+				pace.Deliver(r.sys, u)
 			}
 		case f, ok := <-pres:
 			if ok {
 				r.setPos()
-				send(r.res, f)
+				pace.Deliver(r.res, f)
 			}
 		case u, ok := <-psys:
 			if ok {
-				send(r.sys, u)
+				pace.Deliver(r.sys, u)
 			}
 		case ls, ok := <-pshell:
 			if ok {
-				send(r.shell, ls)
+				pace.Deliver(r.shell, ls)
 			}
 		case fn := <-r.cmds:
 			fn()
 			r.setPos()
 		}
 	}
-}
-
-// send hands v over, replacing what the dashboard has not taken yet.
-func send[T any](ch chan T, v T) {
-	select {
-	case <-ch:
-	default:
-	}
-	ch <- v
 }
 
 // setPos notes where the dashboard is, for Position.
@@ -206,10 +198,10 @@ func (r *rewinder) resume() {
 	r.player, r.reader = nil, nil
 	r.setPos()
 	if r.lastRes != nil {
-		send(r.res, *r.lastRes)
+		pace.Deliver(r.res, *r.lastRes)
 	}
 	if r.lastSys != nil {
-		send(r.sys, *r.lastSys)
+		pace.Deliver(r.sys, *r.lastSys)
 	}
 }
 

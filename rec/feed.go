@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/internal/pace"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -34,10 +35,10 @@ func NewFeed(ctx context.Context, w *Writer, written func(source string, t time.
 }
 
 // Frame hands an objects' reading over.
-func (f *Feed) Frame(fr inspect.Frame) { f.hand(func() { replace(f.frames, fr) }) }
+func (f *Feed) Frame(fr inspect.Frame) { f.hand(func() { pace.Deliver(f.frames, fr) }) }
 
 // Sys hands a sysfs reading over.
-func (f *Feed) Sys(u sysfsmon.Update) { f.hand(func() { replace(f.updates, u) }) }
+func (f *Feed) Sys(u sysfsmon.Update) { f.hand(func() { pace.Deliver(f.updates, u) }) }
 
 // hand runs a handover unless the writing stopped (a write failed: the
 // file is full or gone), when nothing more is kept.

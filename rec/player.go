@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/internal/pace"
 	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
@@ -187,21 +188,13 @@ func (p *Player) run(ctx context.Context, st playState) {
 // shells' lines up to it, replacing any not yet taken.
 func (p *Player) deliver(ctx context.Context, i int) {
 	f := p.frame(ctx, i)
-	replace(p.frames, f)
+	pace.Deliver(p.frames, f)
 	if u, ok := p.sysAt(ctx, p.res[i].Time); ok {
-		replace(p.sysOut, u)
+		pace.Deliver(p.sysOut, u)
 	}
 	if lines, err := p.r.Shell(ctx, p.res[i].Time); err == nil {
-		replace(p.shell, lines)
+		pace.Deliver(p.shell, lines)
 	}
-}
-
-func replace[T any](ch chan T, v T) {
-	select {
-	case <-ch:
-	default:
-	}
-	ch <- v
 }
 
 // frame rebuilds reading i as inspect's watch made it: the snapshot, a
