@@ -23,16 +23,17 @@ const historyLen = 64
 // traced modifies that made them.
 func (r *Reader) Histories(ctx context.Context, t time.Time) (map[inspect.Key][]inspect.StateEvent, error) {
 	out := map[inspect.Key][]inspect.StateEvent{}
-	if err := r.addHistories(ctx, out, time.Time{}, t); err != nil {
+	if err := r.addHistories(ctx, func() map[inspect.Key][]inspect.StateEvent { return out }, time.Time{}, t); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// addHistories appends to out the transitions after from (all, when
-// from is zero) up to to. A history out holds is never written: one
-// that grows is a new slice, so a map delivered before stays as it was.
-func (r *Reader) addHistories(ctx context.Context, out map[inspect.Key][]inspect.StateEvent, from, to time.Time) error {
+// addHistories appends the transitions after from (all, when from is
+// zero) up to to to the map that into gives, asked only when there are
+// some. A history the map holds is never written: one that grows is a
+// new slice, so a map delivered before stays as it was.
+func (r *Reader) addHistories(ctx context.Context, into func() map[inspect.Key][]inspect.StateEvent, from, to time.Time) error {
 	lo := int64(-1 << 63)
 	if !from.IsZero() {
 		lo = from.UnixNano()
@@ -88,6 +89,10 @@ func (r *Reader) addHistories(ctx context.Context, out map[inspect.Key][]inspect
 	if err != nil {
 		return r.damaged(err)
 	}
+	if len(all) == 0 {
+		return nil
+	}
+	out := into()
 	slices.SortFunc(all, func(a, b row) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.id, b.id)) })
 	grown := make(map[inspect.Key]bool, len(all))
 	for _, x := range all {
@@ -112,15 +117,23 @@ type histCache struct {
 	out map[inspect.Key][]inspect.StateEvent
 }
 
-// upTo returns the histories at t; the map is the caller's to keep (the
-// cache goes on with a copy).
+// upTo returns the histories at t in a map never written after: the
+// cache goes on with a copy when transitions follow, and a step with
+// none returns the same map again.
 func (c *histCache) upTo(ctx context.Context, t time.Time) (map[inspect.Key][]inspect.StateEvent, error) {
-	from := c.at
-	next := maps.Clone(c.out)
-	if c.out == nil || t.Before(c.at) {
-		next, from = make(map[inspect.Key][]inspect.StateEvent, len(c.out)), time.Time{}
+	from, next := c.at, c.out
+	// A step with no transition hands over the same map (a reader can
+	// tell by it: rec's writer does); one with some, a copy made then.
+	into := func() map[inspect.Key][]inspect.StateEvent {
+		next = maps.Clone(c.out)
+		return next
 	}
-	if err := c.r.addHistories(ctx, next, from, t); err != nil {
+	if c.out == nil || t.Before(c.at) {
+		from, next = time.Time{}, make(map[inspect.Key][]inspect.StateEvent, len(c.out))
+		fresh := next
+		into = func() map[inspect.Key][]inspect.StateEvent { return fresh }
+	}
+	if err := c.r.addHistories(ctx, into, from, t); err != nil {
 		c.out = nil
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -80,5 +81,15 @@ func TestHistCacheMatchesHistories(t *testing.T) {
 	}
 	if d := cmp.Diff(before, first); d != "" {
 		t.Errorf("a map handed out changed (-before +after):\n%s", d)
+	}
+	// A step over no transition hands over the same map; one over some,
+	// another.
+	last, _ := c.upTo(ctx, rs[len(rs)-1].Time)
+	again, err := c.upTo(ctx, rs[len(rs)-1].Time.Add(time.Nanosecond))
+	if err != nil || !sameMap(last, again) {
+		t.Errorf("a step with no transition gave another map (err %v)", err)
+	}
+	if back, _ := c.upTo(ctx, rs[1].Time); sameMap(back, again) {
+		t.Errorf("a step back gave the same map")
 	}
 }
