@@ -28,6 +28,13 @@ type snapCache struct {
 	// cur starts from a copy.
 	key    map[objKey]liveObj
 	keySeq int64
+	// snap is the Snapshot made of cur, and changed the kinds of the
+	// rows applied to cur since: a step hands over snap's objects of
+	// every other kind (an idle recording's readings then share their
+	// objects, inspect.Snapshot.SameObjects, and the Tracker and the
+	// views skip their work as live).
+	snap    *inspect.Snapshot
+	changed map[rdma.Kind]bool
 }
 
 type objKey struct {
@@ -67,13 +74,16 @@ func (c *snapCache) at(ctx context.Context, seq int64) (*inspect.Snapshot, error
 			c.keySeq = key.Int64
 		}
 		c.cur, from = maps.Clone(c.key), key.Int64
+		c.snap = nil
 	}
+	c.changed = map[rdma.Kind]bool{}
 	if err := c.apply(ctx, c.cur, lastRows, from, seq); err != nil {
-		c.cur = nil
+		c.cur, c.snap = nil, nil
 		return nil, c.r.damaged(err)
 	}
 	c.curSeq = seq
-	return snapshotOf(c.cur, time.Unix(0, t.Int64)), nil
+	c.snap = snapshotOf(c.cur, time.Unix(0, t.Int64), c.snap, c.changed)
+	return c.snap, nil
 }
 
 // The rows of the readings after ?1 up to ?2 that apply reads: every
@@ -106,6 +116,9 @@ func (c *snapCache) apply(ctx context.Context, objs map[objKey]liveObj, q string
 			return err
 		}
 		k := objKey{kind: rdma.Kind(kind), dev: dev, num: num}
+		if c.changed != nil {
+			c.changed[k.kind] = true
+		}
 		if vanish {
 			delete(objs, k)
 			return nil
@@ -120,21 +133,43 @@ func (c *snapCache) apply(ctx context.Context, objs map[objKey]liveObj, q string
 }
 
 // snapshotOf is objs as a Snapshot at t, in the order their rows were
-// written, as Reader.Snapshot gives them. Each kind's slice is made to
-// its size: grown by appends, 10,000 QPs were copied many times over.
-func snapshotOf(objs map[objKey]liveObj, t time.Time) *inspect.Snapshot {
-	n := map[rdma.Kind]int{}
-	for k := range objs {
-		n[k.kind]++
+// written, as Reader.Snapshot gives them: prev's objects of each kind
+// not in changed (none when prev is nil), the others made anew. Each
+// kind's slice is made to its size: grown by appends, 10,000 QPs were
+// copied many times over.
+func snapshotOf(objs map[objKey]liveObj, t time.Time, prev *inspect.Snapshot, changed map[rdma.Kind]bool) *inspect.Snapshot {
+	s := &inspect.Snapshot{Time: t}
+	if prev != nil {
+		s.QPs, s.CQs, s.MRs, s.PDs, s.Contexts, s.SRQs, s.CMIDs = prev.QPs, prev.CQs, prev.MRs, prev.PDs, prev.Contexts, prev.SRQs, prev.CMIDs
 	}
-	s := &inspect.Snapshot{Time: t, QPs: sized[inspect.QP](n[rdma.KindQP]), CQs: sized[inspect.CQ](n[rdma.KindCQ]),
-		MRs: sized[inspect.MR](n[rdma.KindMR]), PDs: sized[inspect.PD](n[rdma.KindPD]),
-		Contexts: sized[inspect.Context](n[rdma.KindCtx]), SRQs: sized[inspect.SRQ](n[rdma.KindSRQ]),
-		CMIDs: sized[inspect.CMID](n[rdma.KindCMID])}
-	for _, o := range slices.SortedFunc(maps.Values(objs), func(a, b liveObj) int { return cmp.Compare(a.id, b.id) }) {
+	made := func(k rdma.Kind) bool { return prev == nil || changed[k] }
+	n := map[rdma.Kind]int{}
+	var objsMade []liveObj
+	for k, o := range objs {
+		if made(k.kind) {
+			n[k.kind]++
+			objsMade = append(objsMade, o)
+		}
+	}
+	remake(&s.QPs, made(rdma.KindQP), n[rdma.KindQP])
+	remake(&s.CQs, made(rdma.KindCQ), n[rdma.KindCQ])
+	remake(&s.MRs, made(rdma.KindMR), n[rdma.KindMR])
+	remake(&s.PDs, made(rdma.KindPD), n[rdma.KindPD])
+	remake(&s.Contexts, made(rdma.KindCtx), n[rdma.KindCtx])
+	remake(&s.SRQs, made(rdma.KindSRQ), n[rdma.KindSRQ])
+	remake(&s.CMIDs, made(rdma.KindCMID), n[rdma.KindCMID])
+	slices.SortFunc(objsMade, func(a, b liveObj) int { return cmp.Compare(a.id, b.id) })
+	for _, o := range objsMade {
 		appendObj(s, o.val)
 	}
 	return s
+}
+
+// remake gives *dst room for n objects to append, when made.
+func remake[T any](dst *[]T, made bool, n int) {
+	if made {
+		*dst = sized[T](n)
+	}
 }
 
 // sized is a slice with room for n, nil for none (as appends leave it).

@@ -2,6 +2,7 @@ package rec
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // TestSnapCacheMatchesSnapshot: the Player's incremental rebuild gives
@@ -92,4 +95,78 @@ func TestHistCacheMatchesHistories(t *testing.T) {
 	if back, _ := c.upTo(ctx, rs[1].Time); sameMap(back, again) {
 		t.Errorf("a step back gave the same map")
 	}
+}
+
+// TestSnapCacheSharesUnchangedKinds: a step forward hands over the last
+// reading's objects of every kind the reading wrote no row of (the
+// Tracker and the views then skip them, as live), and makes anew the
+// kinds it wrote.
+func TestSnapCacheSharesUnchangedKinds(t *testing.T) {
+	ctx := context.Background()
+	r := openT(t, record(t, WriterOptions{KeyEvery: 60}))
+	rs, err := r.Readings(ctx, "res")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := snapCache{r: r}
+	prev, err := c.at(ctx, rs[0].Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// first is the address of a kind's first object, nil for none.
+	first := func(s *inspect.Snapshot, k rdma.Kind) any {
+		switch k {
+		case rdma.KindQP:
+			return firstOf(s.QPs)
+		case rdma.KindCQ:
+			return firstOf(s.CQs)
+		case rdma.KindMR:
+			return firstOf(s.MRs)
+		case rdma.KindPD:
+			return firstOf(s.PDs)
+		case rdma.KindCtx:
+			return firstOf(s.Contexts)
+		}
+		return nil
+	}
+	shared, made := 0, 0
+	for i := 1; i < len(rs); i++ {
+		wrote := map[rdma.Kind]bool{}
+		if err := r.each(ctx, `SELECT DISTINCT kind FROM objects WHERE seq = ?`, func(rows *sql.Rows) error {
+			var k string
+			err := rows.Scan(&k)
+			wrote[rdma.Kind(k)] = true
+			return err
+		}, rs[i].Seq); err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.at(ctx, rs[i].Seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []rdma.Kind{rdma.KindQP, rdma.KindCQ, rdma.KindMR, rdma.KindPD, rdma.KindCtx} {
+			a, b := first(prev, k), first(s, k)
+			switch {
+			case wrote[k] && a != nil && a == b:
+				t.Errorf("reading %d wrote %s rows but kept the last reading's", i, k)
+			case wrote[k]:
+				made++
+			case a != b:
+				t.Errorf("reading %d wrote no %s row but made its %ss anew", i, k, k)
+			case a != nil:
+				shared++
+			}
+		}
+		prev = s
+	}
+	if shared == 0 || made == 0 {
+		t.Errorf("%d kinds shared and %d made anew over the steps: the scenario should have both", shared, made)
+	}
+}
+
+func firstOf[T any](s []T) any {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
 }
