@@ -91,3 +91,22 @@ func TestTrackerSameObjectsAsWhole(t *testing.T) {
 		t.Errorf("after the move to ERR: stuck %v, failed %v; want QP 36 stuck and QP 37 failed", u.Stuck, u.Failed)
 	}
 }
+
+// TestTrackerSeed: a Tracker seeded with a reading reports on the next
+// one what a Tracker that was updated with it does (but for growth,
+// whose series a seeded Tracker starts at the next reading).
+func TestTrackerSeed(t *testing.T) {
+	for _, names := range [][2]string{{"rc-init", "rc-rts"}, {"idle", "rping"}, {"rping", "idle"}, {"rc-rts", "rc-rts"}} {
+		prev, s := recorded(t, names[0], at(0)), recorded(t, names[1], at(1))
+		updated, seeded := NewTracker(TrackerConfig{}), NewTracker(TrackerConfig{})
+		updated.Update(prev)
+		seeded.Seed(prev)
+		want, got := updated.Update(s), seeded.Update(s)
+		if d := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(Update{}, "Growing")); d != "" {
+			t.Errorf("%s then %s (-updated +seeded):\n%s", names[0], names[1], d)
+		}
+		if len(want.Appeared)+len(want.Disappeared)+len(want.StateChanges) == 0 && names[0] != names[1] {
+			t.Errorf("%s then %s: nothing reported, the case proves nothing", names[0], names[1])
+		}
+	}
+}

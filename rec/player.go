@@ -242,7 +242,7 @@ func (p *Player) objects(ctx context.Context, i int) (*inspect.Snapshot, inspect
 		tr = inspect.NewTracker(inspect.TrackerConfig{})
 		if i > 0 && p.res[i-1].Err == "" {
 			if prev, err := p.cache.at(ctx, p.res[i-1].Seq); err == nil {
-				tr.Update(prev)
+				tr.Seed(prev)
 			}
 		}
 	}
