@@ -36,6 +36,9 @@ type ModifyQueue struct {
 	// touch is what trace saw created, modified or destroyed since the
 	// last reading took it (Touch).
 	touch touched
+	// gone are the QPs trace saw destroyed since the Tracker last took
+	// the queue, in the order they were.
+	gone []goneQP
 	// wake is poked by each Put: the Watcher that takes this queue
 	// brings its next snapshot forward (Watch).
 	wake chan struct{}
@@ -97,18 +100,22 @@ func (q *ModifyQueue) poke() {
 	}
 }
 
-// take empties the queue into t, and tells it whether trace is up (the
-// changes snapshots see then wait for their modify).
+// take empties the queue into t, its modifies then its destroys, and
+// tells it whether trace is up (the changes snapshots see then wait for
+// their modify).
 func (q *ModifyQueue) take(t *Tracker) {
 	q.mu.Lock()
-	byQP, order := q.byQP, q.order
-	q.byQP, q.order = map[Key][]Modify{}, nil
+	byQP, order, gone := q.byQP, q.order, q.gone
+	q.byQP, q.order, q.gone = map[Key][]Modify{}, nil, nil
 	t.traceUp = q.status.Up
 	q.mu.Unlock()
 	for _, k := range order {
 		for _, m := range byQP[k] {
 			t.Observe(m)
 		}
+	}
+	for _, g := range gone {
+		t.ObserveGone(g.k, g.at)
 	}
 }
 

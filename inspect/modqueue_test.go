@@ -127,3 +127,49 @@ func TestWatchTraceWakes(t *testing.T) {
 	case <-time.After(5 * TraceWakeGap):
 	}
 }
+
+// TestQueueGoneEndsUnseenHistory: a QP created, moved and destroyed
+// between two readings (its modifies and its destroy traced, no reading
+// showing it) ends its history with the destroy; a QP a reading showed
+// is ended by the reading that sees it gone, not by the trace; and a
+// destroy older than the history's last event (the number taken again)
+// ends nothing.
+func TestQueueGoneEndsUnseenHistory(t *testing.T) {
+	base := recorded(t, "idle", at(0))
+	q, tr := NewModifyQueue(0), NewTracker(TrackerConfig{})
+	q.take(tr)
+	tr.Update(base)
+	short, shown := Key{rdma.KindQP, "rxe0", 90}, Key{rdma.KindQP, "rxe0", 91}
+	put := func(qpn uint32, ms int, from, to QPState) {
+		q.Put(Modify{Time: at(0).Add(time.Duration(ms) * time.Millisecond), Dev: "rxe0", QPN: qpn, From: from, To: to, HasState: true, FromKnown: true,
+			Type: rdma.QPTypeRC, Port: 1, Mask: []string{"IB_QP_STATE"}})
+	}
+	gone := func(qpn uint32, ms int) {
+		q.Touch(Touch{Kind: rdma.KindQP, Dev: "rxe0", ID: qpn, Gone: true, Time: at(0).Add(time.Duration(ms) * time.Millisecond)})
+	}
+	put(90, 100, rdma.QPStateReset, rdma.QPStateInit)
+	put(90, 200, rdma.QPStateInit, rdma.QPStateRTR)
+	gone(90, 300)
+	put(91, 100, rdma.QPStateReset, rdma.QPStateInit)
+	q.take(tr)
+	withShown := clone(base, at(1))
+	q91 := withShown.QPs[0]
+	q91.LQPN, q91.State, q91.Type, q91.Port = 91, rdma.QPStateInit, rdma.QPTypeRC, 1
+	withShown.QPs = append(withShown.QPs, q91)
+	tr.Update(withShown)
+	h := tr.History(short)
+	if len(h) != 3 || !h[2].Gone || h[2].State != rdma.QPStateRTR || !h[2].Time.Equal(at(0).Add(300*time.Millisecond)) {
+		t.Errorf("QP 90, traced only: history %+v, want INIT, RTR and gone in RTR at its destroy", h)
+	}
+	gone(91, 1500) // destroyed after a reading showed it
+	gone(90, 250)  // older than QP 90's end: ends nothing more
+	q.take(tr)
+	tr.Update(clone(base, at(2)))
+	h = tr.History(shown)
+	if n := len(h); n == 0 || !h[n-1].Gone || !h[n-1].Time.Equal(at(2)) {
+		t.Errorf("QP 91, shown by a reading: history %+v, want it gone at the reading that saw it so", h)
+	}
+	if n := len(tr.History(short)); n != 3 {
+		t.Errorf("QP 90's history has %d events after an older destroy, want 3", n)
+	}
+}

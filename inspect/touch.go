@@ -1,6 +1,10 @@
 package inspect
 
-import "github.com/verbscope/verbscope/rdma"
+import (
+	"time"
+
+	"github.com/verbscope/verbscope/rdma"
+)
 
 // Touch is an object that trace saw created, modified or destroyed (the
 // kernel's rdma_restrack_add and rdma_restrack_del, ib_create_qp_user,
@@ -15,8 +19,11 @@ type Touch struct {
 	// earlier one's, a special QP's create), 0 when it has none yet:
 	// RDMA netlink answers a get of one QP only with its port.
 	Port uint32
-	// Gone is set by a destroy.
+	// Gone is set by a destroy, and Time is when trace saw it: a QP
+	// destroyed before any reading showed it ends its history then
+	// (Tracker.ObserveGone).
 	Gone bool
+	Time time.Time
 }
 
 // touched is what the queue holds between two readings: the objects
@@ -55,7 +62,21 @@ func (q *ModifyQueue) Touch(x Touch) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.touch.add(x)
+	if x.Gone && x.Kind == rdma.KindQP && !x.Time.IsZero() && len(q.gone) < maxGone {
+		q.gone = append(q.gone, goneQP{Key{Kind: x.Kind, Dev: x.Dev, ID: x.ID}, x.Time})
+	}
 	q.poke()
+}
+
+// maxGone bounds the destroyed QPs a queue holds between two readings
+// (a Watcher stalled under churn): past it, a QP no reading showed keeps
+// a history without its end.
+const maxGone = 1 << 16
+
+// goneQP is a QP's destroy, as trace saw it.
+type goneQP struct {
+	k  Key
+	at time.Time
 }
 
 // takeTouched empties the touched objects: a reading takes them before

@@ -139,6 +139,29 @@ func explainsLast(h []StateEvent, m *Modify, took time.Duration) bool {
 
 // traced reports whether k's last history entry is a successful traced
 // modify to state s: the snapshot that sees s then records nothing new.
+// ObserveGone ends the history of a QP that trace saw destroyed at at
+// (ib_destroy_qp_user, drivers/infiniband/core/verbs.c) when no reading
+// showed it: created, moved and destroyed between two readings, its
+// traced modifies are all that is known of it, and the history says it
+// is gone instead of leaving it in its last state. A QP a reading
+// showed ends with the reading that sees it gone (Update), and a
+// history whose last event is later than at belongs to a QP that took
+// the number after.
+func (t *Tracker) ObserveGone(k Key, at time.Time) {
+	if _, live := t.objs[k]; live {
+		return
+	}
+	if _, traced := t.unseen[k]; !traced {
+		return
+	}
+	h := t.history[k]
+	if len(h) == 0 || h[len(h)-1].Gone || h[len(h)-1].Time.After(at) {
+		return
+	}
+	last := h[len(h)-1]
+	t.record(k, StateEvent{Time: at, State: last.State, Gone: true, SQPSN: last.SQPSN, RQPSN: last.RQPSN})
+}
+
 func (t *Tracker) traced(k Key, s QPState) bool {
 	h := t.history[k]
 	if len(h) == 0 {

@@ -100,5 +100,5 @@ func (e Event) Touch() (inspect.Touch, bool) {
 	if tk.kind == rdma.KindQP {
 		id = e.QPN
 	}
-	return inspect.Touch{Kind: tk.kind, Dev: e.Dev, ID: id, Port: uint32(e.Port), Gone: tk.gone}, true
+	return inspect.Touch{Kind: tk.kind, Dev: e.Dev, ID: id, Port: uint32(e.Port), Gone: tk.gone, Time: e.Time}, true
 }
