@@ -27,6 +27,10 @@ type Lifetime struct {
 	// Ended is false for an object still there when the recording
 	// stopped.
 	Ended bool `json:"ended"`
+	// TracedOnly marks a QP no reading showed, created, moved and
+	// destroyed between two: its lifetime is its history's, from its
+	// first traced modify to its traced destroy (Type is unknown).
+	TracedOnly bool `json:"traced_only,omitempty"`
 }
 
 // Transition is one QP history event: its first state, a change, or
@@ -105,6 +109,68 @@ func (r *Reader) Lifetimes(ctx context.Context) ([]Lifetime, error) {
 	}
 	for _, i := range open {
 		out[i].End = time.Unix(0, last)
+	}
+	traced, err := r.tracedOnly(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, traced...)
+	slices.SortStableFunc(out, func(a, b Lifetime) int { return a.Start.Compare(b.Start) })
+	return out, nil
+}
+
+// tracedOnly are the lifetimes of the QPs no reading showed: a run of a
+// QP's history that ends gone (inspect.Tracker.ObserveGone) and meets
+// none of the lifetimes of objects under its number.
+func (r *Reader) tracedOnly(ctx context.Context, objs []Lifetime) ([]Lifetime, error) {
+	type key struct {
+		dev string
+		num uint32
+	}
+	seen := map[key][]Lifetime{}
+	for _, l := range objs {
+		if l.Kind == "qp" {
+			seen[key{l.Dev, l.Num}] = append(seen[key{l.Dev, l.Num}], l)
+		}
+	}
+	meets := func(run Lifetime) bool {
+		for _, l := range seen[key{run.Dev, run.Num}] {
+			if !l.Start.After(run.End) && !l.End.Before(run.Start) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []Lifetime
+	runs := map[key]*Lifetime{} // each QP's run since its last end
+	err := r.each(ctx, `SELECT t, dev, qpn, state, gone, pid, comm FROM transitions ORDER BY t, id`, func(rows *sql.Rows) error {
+		var t int64
+		var x Lifetime
+		var gone bool
+		if err := rows.Scan(&t, &x.Dev, &x.Num, &x.State, &gone, &x.PID, &x.Comm); err != nil {
+			return err
+		}
+		k := key{x.Dev, x.Num}
+		run := runs[k]
+		if run == nil {
+			x.Kind, x.Start, x.TracedOnly = "qp", time.Unix(0, t), true
+			run = &x
+			runs[k] = run
+		}
+		run.End = time.Unix(0, t)
+		if gone {
+			run.Ended = true
+			if !meets(*run) {
+				out = append(out, *run)
+			}
+			delete(runs, k)
+			return nil
+		}
+		run.State = x.State
+		return nil
+	})
+	if err != nil {
+		return nil, r.damaged(err)
 	}
 	return out, nil
 }

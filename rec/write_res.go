@@ -30,6 +30,9 @@ type resState struct {
 	// with the very same objects (an idle host's, built from trace's
 	// events: inspect.Snapshot.SameObjects) changed none of them.
 	last *inspect.Snapshot
+	// vanished are the QPs the frame's reading saw go, with the owner
+	// each had: the end of its history is written with it.
+	vanished map[inspect.Key]objState
 	// hist is the last histories written: the Tracker hands out the
 	// same map again while no history changed (Tracker.Histories), so
 	// an idle host's readings pass over 10,000 histories without a
@@ -123,6 +126,7 @@ func (s *resState) write(ctx context.Context, tx *sql.Tx, seq int64, t time.Time
 // live object. A number now owned by another process, or a QP number
 // of another type, is a new object: the old one vanished.
 func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key bool, f inspect.Frame) error {
+	s.vanished = nil
 	if !key && f.Snapshot.SameObjects(s.last) {
 		return nil // 10,000 idle QPs need no comparison each
 	}
@@ -133,6 +137,12 @@ func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key 
 	}
 	defer ins.Close()
 	vanish := func(k inspect.Key, o objState) error {
+		if k.Kind == rdma.KindQP {
+			if s.vanished == nil {
+				s.vanished = map[inspect.Key]objState{}
+			}
+			s.vanished[k] = o
+		}
 		_, err := ins.ExecContext(ctx, seq, "vanish", string(k.Kind), k.Dev, k.ID, o.pid, o.comm, nil, nil, nil, nil, nil, nil)
 		return err
 	}
@@ -220,22 +230,30 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 		for _, e := range evs {
 			now[keyOf(e)] = 0
 		}
+		// modifier is the last traced modify's process: the owner, as
+		// far as anyone can tell, of a QP no reading has shown yet
+		// (created and moved between two), since only the owner's
+		// verbs context can modify it; its end (Tracker.ObserveGone)
+		// is its too.
+		var modifier objState
 		for _, e := range evs {
+			if m := e.Modify; m != nil {
+				modifier.pid, modifier.comm = uint32(m.PID), m.Comm
+			}
 			tk := keyOf(e)
 			if id, ok := done.rows[tk]; ok {
 				now[tk] = id
 				continue
 			}
 			owner, seen := s.objs[k]
+			if v, ok := s.vanished[k]; ok && e.Gone {
+				owner, seen = v, true // its end: the owner it had
+			}
+			if !seen {
+				owner.pid, owner.comm = modifier.pid, modifier.comm
+			}
 			var byPID, byComm, mask, attrs, ret, errno any
 			if m := e.Modify; m != nil {
-				if !seen {
-					// No reading has shown the QP yet (created and
-					// moved between two): its modifier is its owner
-					// as far as anyone can tell, since only the
-					// owner's verbs context can modify it.
-					owner.pid, owner.comm = uint32(m.PID), m.Comm
-				}
 				byPID, byComm, mask, ret, errno = m.PID, m.Comm, strings.Join(m.Mask, " "), m.Ret, m.Errno
 				if len(m.AttrsJSON) > 0 {
 					attrs = string(m.AttrsJSON)
