@@ -1,0 +1,81 @@
+//go:build lab
+
+package cli
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/internal/qpholder"
+	"github.com/verbscope/verbscope/rec"
+)
+
+// TestRecordShortLivedLab: `verbscope record` (trace on, a reading
+// every 5 s) while another process creates QPs, takes each to RTS and
+// destroys it as fast as it can for 10 s: most of them live and die
+// between two readings, and the recording keeps them as lifetimes known
+// from trace alone (traced_only, from the first traced modify to the
+// traced destroy, in their last state), so `record export` names the
+// QPs no reading showed.
+func TestRecordShortLivedLab(t *testing.T) {
+	labkit.Clean(t)
+	path := filepath.Join(t.TempDir(), "short.vsrec")
+	recorder := labkit.Start(t, "verbscope", "record", "-o", path, "--interval", "5s")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("recorder:\n%s", recorder.Output())
+		}
+	})
+	labkit.WaitFor(t, labkit.Attach, "trace attached in the recorder", func() bool {
+		return strings.Contains(recorder.Output(), "programs attached")
+	})
+	has := recordHas(path)
+	labkit.WaitFor(t, labkit.Step, "a reading in the file", func() bool { return has(`"lifetimes":[`) })
+	pid, wait := qpholder.StartChurn(t, 10*time.Second)
+	qps, _ := wait()
+	// A reading after the churn: the recorder hands trace's events over
+	// with its readings.
+	ended := time.Now()
+	labkit.WaitFor(t, labkit.Step, "a reading after the churn", func() bool { return recInfo(t, path).To.After(ended) })
+	recorder.Signal(syscall.SIGINT)
+	if code := recorder.Exit(t, labkit.Step); code != 0 {
+		t.Fatalf("record stopped by SIGINT: status %d", code)
+	}
+	out, err := exec.Command("verbscope", "record", "export", path, "-j").Output()
+	var doc struct {
+		Lifetimes []rec.Lifetime `json:"lifetimes"`
+	}
+	if err == nil {
+		err = json.Unmarshal(out, &doc)
+	}
+	if err != nil {
+		t.Fatalf("record export -j: %v\n%s", err, out)
+	}
+	var seen, traced int
+	for _, l := range doc.Lifetimes {
+		if l.Kind != "qp" || l.PID != pid {
+			continue
+		}
+		if !l.TracedOnly {
+			seen++
+			continue
+		}
+		traced++
+		if !l.Ended || l.End.Before(l.Start) || l.State == "" {
+			t.Errorf("a traced-only lifetime %+v: want it ended, after its start, in a state", l)
+		}
+	}
+	t.Logf("the churn made %d QPs; the recording has %d of them from its readings and %d from trace alone", qps, seen, traced)
+	if traced == 0 {
+		t.Errorf("no QP of the churn (pid %d) known from trace alone, of %d made and %d a reading showed", pid, qps, seen)
+	}
+	if seen+traced > qps {
+		t.Errorf("%d lifetimes of the churn's QPs, more than the %d it made", seen+traced, qps)
+	}
+}
