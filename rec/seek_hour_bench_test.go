@@ -1,9 +1,3 @@
-//go:build !lab
-
-// A benchmark of the build host only: `make bench` runs the test binaries
-// built with -tags lab in the guest, where making its hour of readings
-// under emulation would take most of an hour.
-
 package rec
 
 import (
