@@ -49,7 +49,8 @@ func TestRecordShortLivedLab(t *testing.T) {
 	}
 	out, err := exec.Command("verbscope", "record", "export", path, "-j").Output()
 	var doc struct {
-		Lifetimes []rec.Lifetime `json:"lifetimes"`
+		Lifetimes   []rec.Lifetime   `json:"lifetimes"`
+		Transitions []rec.Transition `json:"transitions"`
 	}
 	if err == nil {
 		err = json.Unmarshal(out, &doc)
@@ -72,6 +73,29 @@ func TestRecordShortLivedLab(t *testing.T) {
 		}
 	}
 	t.Logf("the churn made %d QPs; the recording has %d of them from its readings and %d from trace alone", qps, seen, traced)
+	// What the transitions say of the churn's QPs: how many have a
+	// history, and how many of those end gone.
+	histories, endsGone := map[uint32]bool{}, 0
+	for _, x := range doc.Transitions {
+		if x.PID == pid {
+			histories[x.QPN] = histories[x.QPN] || x.Gone
+		}
+	}
+	for _, g := range histories {
+		if g {
+			endsGone++
+		}
+	}
+	t.Logf("%d of the churn's QPs have a history in the recording, %d of them ending gone", len(histories), endsGone)
+	if info, err := exec.Command("verbscope", "record", "info", path, "-j").Output(); err == nil {
+		var in struct {
+			Gaps []rec.Gap `json:"gaps"`
+		}
+		json.Unmarshal(info, &in)
+		for _, g := range in.Gaps {
+			t.Logf("the recording's gap at %s: %s: %s", g.Time.Format("15:04:05.000"), g.What, g.Detail)
+		}
+	}
 	if traced == 0 {
 		t.Errorf("no QP of the churn (pid %d) known from trace alone, of %d made and %d a reading showed", pid, qps, seen)
 	}
