@@ -13,33 +13,37 @@ import (
 	"github.com/verbscope/verbscope/rdma"
 )
 
-// benchRecording records a keyframe span of 10,000 idle QPs of one
-// process, 100 of them sending (their PSNs move every reading), at one
-// reading a second: the worst seek is its last reading (a keyframe and
-// 59 readings of changes). naive is what storing every reading's
-// objects whole would take.
-func benchRecording(b *testing.B) (path string, last int64, naive int64) {
+// benchQPs and benchBusy are the benchmarks' recordings: 10,000 QPs of
+// one process, 100 of them sending.
+const benchQPs, benchBusy = 10000, 100
+
+// busyRecording records readings of benchQPs QPs a second apart, benchBusy
+// of them sending (their PSNs move every reading), and returns its path;
+// naive, when not nil, adds up what storing every reading's objects whole
+// would take.
+func busyRecording(b *testing.B, name string, readings int, naive *int64) string {
 	b.Helper()
-	const qps, busy, readings = 10000, 100, DefaultKeyEvery
-	path = filepath.Join(b.TempDir(), "bench.vsrec")
+	path := filepath.Join(b.TempDir(), name)
 	ctx := context.Background()
 	w, err := Create(ctx, path, Host{}, WriterOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	base := make([]inspect.QP, qps)
+	base := make([]inspect.QP, benchQPs)
 	for i := range base {
 		base[i] = qp(uint32(100+i), 7000, "idle", rdma.QPStateRTS, 0, 0)
 	}
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
 	for r := range readings {
 		s := &inspect.Snapshot{Time: t0.Add(time.Duration(r) * time.Second), QPs: append([]inspect.QP(nil), base...)}
-		for i := range busy {
+		for i := range benchBusy {
 			s.QPs[i].SQPSN, s.QPs[i].RQPSN = uint32(r*10), uint32(r*10)
 		}
-		for i := range s.QPs {
-			body, _ := json.Marshal(&s.QPs[i])
-			naive += int64(len(body))
+		if naive != nil {
+			for i := range s.QPs {
+				body, _ := json.Marshal(&s.QPs[i])
+				*naive += int64(len(body))
+			}
 		}
 		if err := w.Frame(ctx, inspect.Frame{Seq: uint64(r + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
 			b.Fatal(err)
@@ -48,8 +52,16 @@ func benchRecording(b *testing.B) (path string, last int64, naive int64) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	r := openT(b, path)
-	rs, err := r.Readings(ctx, "res")
+	return path
+}
+
+// benchRecording records a keyframe span (busyRecording): the worst seek
+// is its last reading (a keyframe and 59 readings of changes). naive is
+// what storing every reading's objects whole would take.
+func benchRecording(b *testing.B) (path string, last int64, naive int64) {
+	b.Helper()
+	path = busyRecording(b, "bench.vsrec", DefaultKeyEvery, &naive)
+	rs, err := openT(b, path).Readings(context.Background(), "res")
 	if err != nil {
 		b.Fatal(err)
 	}
