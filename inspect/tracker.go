@@ -293,8 +293,8 @@ type tracked struct {
 	rqpsn uint32
 	moved time.Time // when the PSNs last moved forward
 	// movedGen is the Update that saw them move (or the state change):
-	// the snapshots since are counted by the generation, not by a count
-	// each Update would have to raise for every QP (Tracker.stillFor).
+	// the snapshots since are the generations since (trackQP's still),
+	// not a count each Update would have to raise for every QP.
 	movedGen uint64
 	// sent is set once the PSNs moved forward in the current state.
 	sent      bool
