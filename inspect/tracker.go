@@ -93,6 +93,11 @@ type TrackerConfig struct {
 	// process must have gained over it (default DefaultGrowthMin).
 	GrowthWindow time.Duration
 	GrowthMin    int
+	// NoHistory keeps no state history: for a caller that has the
+	// histories elsewhere (a replay reads them from the recording), to
+	// which 10,000 QPs' first entries were a fifth of a jump's garbage.
+	// History and Histories then give nothing.
+	NoHistory bool
 }
 
 // defaultHistoryLen is TrackerConfig.HistoryLen's default.
@@ -232,6 +237,9 @@ type Tracker struct {
 	cfg  TrackerConfig
 	objs map[Key]*tracked
 	gen  uint64
+	// seeding is set during Seed, whose report nobody reads: what
+	// appeared is not listed (10,000 Changes at a replay's jump).
+	seeding bool
 	// took is how long the last snapshot's dump took: a state it saw
 	// may have been set by a modify up to then after its start.
 	took time.Duration
@@ -360,7 +368,11 @@ func (t *Tracker) Update(s *Snapshot) Update { return t.update(s, true) }
 // Tracker with the reading before, and at 10,000 QPs sorting what
 // "appeared" in it and counting each process's objects was a good part
 // of the jump.
-func (t *Tracker) Seed(s *Snapshot) { t.update(s, false) }
+func (t *Tracker) Seed(s *Snapshot) {
+	t.seeding = true
+	t.update(s, false)
+	t.seeding = false
+}
 
 func (t *Tracker) update(s *Snapshot, report bool) Update {
 	t.gen++
@@ -454,7 +466,9 @@ func (t *Tracker) see(u *Update, k Key, o *Object) (*tracked, bool) {
 func (t *Tracker) add(u *Update, k Key, o *Object) *tracked {
 	tr := &tracked{gen: t.gen, pid: o.PID, comm: o.Comm, tgid: o.TGID, owner: o.Owner}
 	t.objs[k] = tr
-	u.Appeared = append(u.Appeared, change(k, o))
+	if !t.seeding {
+		u.Appeared = append(u.Appeared, change(k, o))
+	}
 	return tr
 }
 
@@ -504,6 +518,9 @@ func (t *Tracker) retain(k Key) {
 // record appends e to k's history in a new slice (copy on write): a
 // slice handed out by Histories is never written again.
 func (t *Tracker) record(k Key, e StateEvent) {
+	if t.cfg.NoHistory {
+		return
+	}
 	old := t.history[k]
 	if len(old) >= t.cfg.HistoryLen {
 		old = old[len(old)-t.cfg.HistoryLen+1:]

@@ -94,16 +94,24 @@ func TestTrackerSameObjectsAsWhole(t *testing.T) {
 
 // TestTrackerSeed: a Tracker seeded with a reading reports on the next
 // one what a Tracker that was updated with it does (but for growth,
-// whose series a seeded Tracker starts at the next reading).
+// whose series a seeded Tracker starts at the next reading), and so
+// does one that keeps no history (a replay's), which has none to give.
 func TestTrackerSeed(t *testing.T) {
 	for _, names := range [][2]string{{"rc-init", "rc-rts"}, {"idle", "rping"}, {"rping", "idle"}, {"rc-rts", "rc-rts"}} {
 		prev, s := recorded(t, names[0], at(0)), recorded(t, names[1], at(1))
-		updated, seeded := NewTracker(TrackerConfig{}), NewTracker(TrackerConfig{})
+		updated, seeded, bare := NewTracker(TrackerConfig{}), NewTracker(TrackerConfig{}), NewTracker(TrackerConfig{NoHistory: true})
 		updated.Update(prev)
 		seeded.Seed(prev)
-		want, got := updated.Update(s), seeded.Update(s)
+		bare.Seed(prev)
+		want, got, gotBare := updated.Update(s), seeded.Update(s), bare.Update(s)
 		if d := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(Update{}, "Growing")); d != "" {
 			t.Errorf("%s then %s (-updated +seeded):\n%s", names[0], names[1], d)
+		}
+		if d := cmp.Diff(got, gotBare, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s then %s, no history kept (-seeded +bare):\n%s", names[0], names[1], d)
+		}
+		if len(updated.Histories()) == 0 || len(bare.Histories()) != 0 {
+			t.Errorf("%s then %s: %d histories kept, %d with NoHistory; want some, and none", names[0], names[1], len(updated.Histories()), len(bare.Histories()))
 		}
 		if len(want.Appeared)+len(want.Disappeared)+len(want.StateChanges) == 0 && names[0] != names[1] {
 			t.Errorf("%s then %s: nothing reported, the case proves nothing", names[0], names[1])

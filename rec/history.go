@@ -54,13 +54,17 @@ func (r *Reader) addHistories(ctx context.Context, into func() map[inspect.Key][
 	var x row
 	var state string
 	var modified bool
-	dest := []any{&x.id, &x.t, &x.k.Dev, &x.k.ID, &state, &x.e.Gone, &x.e.SQPSN, &x.e.RQPSN, &modified}
+	// Numbers into int64s: database/sql converts to a uint32 through
+	// its text, an allocation and a parse of each.
+	var qpn, sq, rq int64
+	dest := []any{&x.id, &x.t, &x.k.Dev, &qpn, &state, &x.e.Gone, &sq, &rq, &modified}
 	err := r.each(ctx, `SELECT id, t, dev, qpn, state, gone, sq_psn, rq_psn, by_pid IS NOT NULL
 		FROM transitions WHERE t > ? AND t <= ?`, func(rows *sql.Rows) error {
 		x = row{k: inspect.Key{Kind: rdma.KindQP}}
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
+		x.k.ID, x.e.SQPSN, x.e.RQPSN = uint32(qpn), uint32(sq), uint32(rq)
 		x.e.Time = time.Unix(0, x.t)
 		x.e.State, _ = rdma.ParseQPState(state)
 		if modified {

@@ -239,9 +239,10 @@ func (p *Player) frame(ctx context.Context, i int) inspect.Frame {
 func (p *Player) objects(ctx context.Context, i int) (*inspect.Snapshot, inspect.Update, error) {
 	tr := p.tr
 	if i == 0 || tr == nil || p.lastSeq != p.res[i-1].Seq {
-		tr = inspect.NewTracker(inspect.TrackerConfig{})
+		// The histories are the recording's (histCache).
+		tr = inspect.NewTracker(inspect.TrackerConfig{NoHistory: true})
 		if i > 0 && p.res[i-1].Err == "" {
-			if prev, err := p.cache.at(ctx, p.res[i-1].Seq); err == nil {
+			if prev, err := p.before(ctx, i); err == nil {
 				tr.Seed(prev)
 			}
 		}
@@ -253,6 +254,16 @@ func (p *Player) objects(ctx context.Context, i int) (*inspect.Snapshot, inspect
 	}
 	p.tr, p.lastSeq = tr, p.res[i].Seq
 	return s, tr.Update(s), nil
+}
+
+// before rebuilds the objects of the reading before i, to seed a
+// Tracker with: from reading i's keyframe when i is one (the objects
+// the jump decodes next anyway).
+func (p *Player) before(ctx context.Context, i int) (*inspect.Snapshot, error) {
+	if p.res[i].Keyframe {
+		return p.cache.beforeKey(ctx, p.res[i].Seq, p.res[i-1].Time)
+	}
+	return p.cache.at(ctx, p.res[i-1].Seq)
 }
 
 // sysAt rebuilds the sysfs reading at or before t, with rates against

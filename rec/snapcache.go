@@ -66,25 +66,14 @@ func (c *snapCache) at(ctx context.Context, seq int64) (*inspect.Snapshot, error
 	// else from the keyframe, decoded once for all the span's readings.
 	from := c.curSeq
 	if c.cur == nil || seq < c.curSeq || c.curSeq < oldest.Int64 || c.curSeq < key.Int64 {
-		if c.keySeq != key.Int64 || c.key == nil {
-			// Made to the keyframe's size: grown from nothing,
-			// 10,000 objects were rehashed a dozen times, 7 ms of a
-			// cold jump.
-			var n int
-			if err := c.r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM objects WHERE seq = ?`, key.Int64).Scan(&n); err != nil {
-				return nil, c.r.damaged(err)
-			}
-			c.key = make(map[objKey]liveObj, n)
-			if err := c.apply(ctx, c.key, allRows, key.Int64-1, key.Int64); err != nil {
-				return nil, c.r.damaged(err)
-			}
-			c.keySeq = key.Int64
+		if err := c.loadKey(ctx, key.Int64); err != nil {
+			return nil, err
 		}
 		c.cur, from = maps.Clone(c.key), key.Int64
 		c.snap = nil
 	}
 	c.changed = map[rdma.Kind]bool{}
-	if err := c.apply(ctx, c.cur, lastRows, from, seq); err != nil {
+	if err := c.apply(ctx, c.cur, from, seq); err != nil {
 		c.cur, c.snap = nil, nil
 		return nil, c.r.damaged(err)
 	}
@@ -93,50 +82,134 @@ func (c *snapCache) at(ctx context.Context, seq int64) (*inspect.Snapshot, error
 	return c.snap, nil
 }
 
-// The rows of the readings after ?1 up to ?2 that apply reads: every
-// one in the order written (objects_seq's order: SQLite sorts nothing),
-// or only each object's last (SQLite groups them, and the rows an
-// object wrote before its last are neither read nor decoded: over a
-// span of readings, an object that changed on each wrote on each).
+// loadKey decodes the objects of keyframe seq into c.key, unless they
+// are there already.
+func (c *snapCache) loadKey(ctx context.Context, seq int64) error {
+	if c.keySeq == seq && c.key != nil {
+		return nil
+	}
+	// Made to the keyframe's size: grown from nothing, 10,000 objects
+	// were rehashed a dozen times, 7 ms of a cold jump.
+	var n int
+	if err := c.r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM objects WHERE seq = ?`, seq).Scan(&n); err != nil {
+		return c.r.damaged(err)
+	}
+	key := make(map[objKey]liveObj, n)
+	if err := c.rows(ctx, keyRows, func(r objRow) error { r.put(key); return nil }, seq); err != nil {
+		c.key = nil // not keySeq's any more
+		return c.r.damaged(err)
+	}
+	c.key, c.keySeq = key, seq
+	return nil
+}
+
+// beforeKey rebuilds the objects of the reading before keyframe seq,
+// at t, for a Tracker to be seeded with: the keyframe's objects (kept
+// decoded, for at(seq) next) with each one the keyframe's reading
+// added, changed or removed put back as its last row before said. A
+// jump onto a keyframe decoded two keyframes before: its own, and the
+// span's before it for the reading before. The objects are not in
+// Reader.Snapshot's order, which a seed does not need.
+func (c *snapCache) beforeKey(ctx context.Context, seq int64, t time.Time) (*inspect.Snapshot, error) {
+	if err := c.loadKey(ctx, seq); err != nil {
+		return nil, err
+	}
+	objs := maps.Clone(c.key)
+	var kind, dev string
+	var num int64
+	var id sql.NullInt64
+	var vanish sql.NullBool
+	var body sql.RawBytes
+	dest := []any{&kind, &dev, &num, &id, &vanish, &body}
+	err := c.r.each(ctx, `SELECT c.kind, c.dev, c.num, p.id, p.op = 'vanish', p.body FROM objects c LEFT JOIN objects p ON p.id = (
+		SELECT id FROM objects WHERE kind = c.kind AND dev = c.dev AND num = c.num AND seq < c.seq ORDER BY seq DESC, id DESC LIMIT 1)
+		WHERE c.seq = ? AND c.op != 'key'`, func(rs *sql.Rows) error {
+		if err := rs.Scan(dest...); err != nil {
+			return err
+		}
+		k := objKey{kind: rdma.Kind(kind), dev: dev, num: uint32(num)}
+		delete(objs, k)
+		if !id.Valid || vanish.Bool {
+			return nil // not there before
+		}
+		v, err := decodeObj(k.kind, body)
+		if err != nil {
+			return err
+		}
+		objs[k] = liveObj{id: id.Int64, val: v}
+		return nil
+	}, seq)
+	if err != nil {
+		return nil, c.r.damaged(err)
+	}
+	return snapshotOf(objs, t, nil, nil), nil
+}
+
+// The rows of the readings after ?1 up to ?2 that apply reads: only
+// each object's last (SQLite groups them, and the rows an object wrote
+// before its last are neither read nor decoded: over a span of
+// readings, an object that changed on each wrote on each). keyRows are
+// keyframe ?'s rows in the order written (objects_seq's order: SQLite
+// sorts nothing).
 const (
-	allRows  = `SELECT id, op = 'vanish', kind, dev, num, body FROM objects WHERE seq > ? AND seq <= ? ORDER BY seq, id`
 	lastRows = `SELECT o.id, o.op = 'vanish', o.kind, o.dev, o.num, o.body FROM objects o JOIN (
 		SELECT MAX(id) AS id FROM objects WHERE seq > ? AND seq <= ? GROUP BY kind, dev, num) l ON o.id = l.id`
+	keyRows = `SELECT id, op = 'vanish', kind, dev, num, body FROM objects WHERE seq = ? ORDER BY id`
 )
 
-// apply writes into objs the rows q gives of the readings after from
-// up to to: an object's last row is what it is.
-func (c *snapCache) apply(ctx context.Context, objs map[objKey]liveObj, q string, from, to int64) error {
+// objRow is a row of the objects table, its body decoded.
+type objRow struct {
+	k      objKey
+	o      liveObj
+	vanish bool
+}
+
+// put writes the row into objs: an object's last row is what it is.
+func (r objRow) put(objs map[objKey]liveObj) {
+	if r.vanish {
+		delete(objs, r.k)
+	} else {
+		objs[r.k] = r.o
+	}
+}
+
+// apply writes into objs the rows of the readings after from up to to
+// (lastRows), noting their kinds in c.changed.
+func (c *snapCache) apply(ctx context.Context, objs map[objKey]liveObj, from, to int64) error {
 	if to <= from {
 		return nil
 	}
+	return c.rows(ctx, lastRows, func(r objRow) error {
+		c.changed[r.k.kind] = true
+		r.put(objs)
+		return nil
+	}, from, to)
+}
+
+// rows calls fn with each row of the objects table q gives, decoded.
+func (c *snapCache) rows(ctx context.Context, q string, fn func(objRow) error, args ...any) error {
 	// The row's columns, made once: Scan's arguments escape, and made
 	// for each row they were five allocations a row.
 	var id int64
 	var vanish bool
 	var kind, dev string
-	var num uint32
+	var num int64         // not uint32: database/sql converts to one through text
 	var body sql.RawBytes // decoded before the next row: no copy kept
 	dest := []any{&id, &vanish, &kind, &dev, &num, &body}
 	return c.r.each(ctx, q, func(rs *sql.Rows) error {
 		if err := rs.Scan(dest...); err != nil {
 			return err
 		}
-		k := objKey{kind: rdma.Kind(kind), dev: dev, num: num}
-		if c.changed != nil {
-			c.changed[k.kind] = true
+		r := objRow{k: objKey{kind: rdma.Kind(kind), dev: dev, num: uint32(num)}, vanish: vanish}
+		if !vanish {
+			v, err := decodeObj(r.k.kind, body)
+			if err != nil {
+				return err
+			}
+			r.o = liveObj{id: id, val: v}
 		}
-		if vanish {
-			delete(objs, k)
-			return nil
-		}
-		v, err := decodeObj(k.kind, body)
-		if err != nil {
-			return err
-		}
-		objs[k] = liveObj{id: id, val: v}
-		return nil
-	}, from, to)
+		return fn(r)
+	}, args...)
 }
 
 // snapshotOf is objs as a Snapshot at t, in the order their rows were

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"maps"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -169,4 +170,74 @@ func firstOf[T any](s []T) any {
 		return nil
 	}
 	return &s[0]
+}
+
+// TestBeforeKeyMatchesSnapshot: the reading before a keyframe, rebuilt
+// from that keyframe (a jump onto it seeds its Tracker so), holds the
+// objects Reader.Snapshot gives for it, order aside: with objects that
+// appear, change, vanish and a number taken by another process at the
+// keyframe's reading.
+func TestBeforeKeyMatchesSnapshot(t *testing.T) {
+	ctx := context.Background()
+	snaps := scenario()
+	reuse := &inspect.Snapshot{Time: t0.Add(10 * time.Second), QPs: []inspect.QP{
+		qp(40, 501, "other", rdma.QPStateInit, 0, 0), // 40's number, another process
+		qp(30, 300, "victim", rdma.QPStateErr, 5, 5),
+		qp(50, 300, "victim", rdma.QPStateRTS, 1, 1),
+	}}
+	snaps = append(snaps, reuse)
+	for _, every := range []int{1, 2} {
+		path := filepath.Join(t.TempDir(), "before.vsrec")
+		w, err := Create(ctx, path, Host{}, WriterOptions{KeyEvery: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := inspect.NewTracker(inspect.TrackerConfig{})
+		for i, s := range snaps {
+			if err := w.Frame(ctx, inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r := openT(t, path)
+		rs, err := r.Readings(ctx, "res")
+		if err != nil || len(rs) != len(snaps) {
+			t.Fatalf("%d readings (%v)", len(rs), err)
+		}
+		keys := 0
+		for i := 1; i < len(rs); i++ {
+			if !rs[i].Keyframe {
+				continue
+			}
+			keys++
+			want, err := r.Snapshot(ctx, rs[i-1].Seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := snapCache{r: r}
+			got, err := c.beforeKey(ctx, rs[i].Seq, rs[i-1].Time)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(objectSet(want), objectSet(got)); d != "" || !got.Time.Equal(want.Time) {
+				t.Errorf("key every %d, before reading %d (-want +got):\n%s (time %v, want %v)", every, i, d, got.Time, want.Time)
+			}
+		}
+		if keys < len(rs)/every-1 {
+			t.Errorf("key every %d: only %d keyframes after the first", every, keys)
+		}
+	}
+}
+
+// objectSet is a snapshot's objects as JSON, sorted.
+func objectSet(s *inspect.Snapshot) []string {
+	var out []string
+	s.EachObject(func(_ inspect.Kind, _ *inspect.Object, _ uint32, x inspect.Rowed) {
+		b, _ := json.Marshal(x)
+		out = append(out, string(b))
+	})
+	slices.Sort(out)
+	return out
 }
