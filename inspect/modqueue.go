@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"sync"
 
 	"github.com/verbscope/verbscope/rdma"
@@ -42,6 +43,8 @@ type ModifyQueue struct {
 	// wake is poked by each Put: the Watcher that takes this queue
 	// brings its next snapshot forward (Watch).
 	wake chan struct{}
+	// drain is the reader's (SetDrain).
+	drain func(context.Context) error
 }
 
 // TraceStatus is what trace's reader says of the modifies it hands over:
@@ -125,6 +128,28 @@ func (q *ModifyQueue) SetStatus(s TraceStatus) {
 	q.mu.Lock()
 	q.status = s
 	q.mu.Unlock()
+}
+
+// SetDrain gives the queue its reader's way to hand over at once every
+// event the kernel has traced (trace.Tracer.Drain).
+func (q *ModifyQueue) SetDrain(fn func(context.Context) error) {
+	q.mu.Lock()
+	q.drain = fn
+	q.mu.Unlock()
+}
+
+// Drain returns once the reader has put on the queue every event the
+// kernel had traced when Drain was called, so that a last reading
+// (verbscope record stopping) misses none; at once, with nil, when the
+// reader gave no way to (trace off or still loading).
+func (q *ModifyQueue) Drain(ctx context.Context) error {
+	q.mu.Lock()
+	drain := q.drain
+	q.mu.Unlock()
+	if drain == nil {
+		return nil
+	}
+	return drain(ctx)
 }
 
 // Status is the status last set.

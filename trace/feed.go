@@ -69,6 +69,7 @@ func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 		}
 		tp.Store(t)
 		status() // after Store: a Notify before it is covered here
+		q.SetDrain(t.Drain)
 		if o.Ready != nil {
 			o.Ready(len(t.Hooks()))
 		}

@@ -14,12 +14,34 @@ import (
 )
 
 // fakeRecords hands Read a fixed list of records (nil stands for a
-// failed read), then blocks until closed, as the ring buffer does.
+// failed read), then blocks until closed or flushed, as the ring
+// buffer does.
 type fakeRecords struct {
 	mu     sync.Mutex
 	recs   [][]byte
 	closed chan struct{}
 	once   sync.Once
+	flush  chan struct{} // made by Flush
+}
+
+func (f *fakeRecords) Flush() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.flush == nil {
+		f.flush = make(chan struct{}, 1)
+	}
+	select {
+	case f.flush <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// add queues more records.
+func (f *fakeRecords) add(recs ...[]byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.recs = append(f.recs, recs...)
 }
 
 func (f *fakeRecords) SetDeadline(time.Time) {}
@@ -36,9 +58,17 @@ func (f *fakeRecords) ReadInto(r *ringbuf.Record) error {
 		r.RawSample = raw
 		return nil
 	}
+	if f.flush == nil {
+		f.flush = make(chan struct{}, 1)
+	}
+	flush := f.flush
 	f.mu.Unlock()
-	<-f.closed
-	return ringbuf.ErrClosed
+	select {
+	case <-f.closed:
+		return ringbuf.ErrClosed
+	case <-flush:
+		return ringbuf.ErrFlushed
+	}
 }
 
 func (f *fakeRecords) Close() error {

@@ -47,6 +47,11 @@ type Tracer struct {
 	lostAtClose uint64
 	// undecoded counts the records Read skipped (Undecoded).
 	undecoded atomic.Uint64
+	// drainMu lets one Drain at a time wait; drains are its channels,
+	// closed by Read at the ring buffer's flush (drain_linux.go).
+	drainMu sync.Mutex
+	flushMu sync.Mutex
+	drains  []chan struct{}
 }
 
 // records is the ring buffer as Read uses it (*ringbuf.Reader); tests
@@ -54,6 +59,7 @@ type Tracer struct {
 type records interface {
 	SetDeadline(time.Time)
 	ReadInto(*ringbuf.Record) error
+	Flush() error
 	Close() error
 }
 
@@ -281,6 +287,10 @@ func (t *Tracer) Read() (Event, error) {
 		t.rd.SetDeadline(time.Now().Add(t.opts.latency()))
 		err := t.rd.ReadInto(&t.rec)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
+			continue
+		}
+		if errors.Is(err, ringbuf.ErrFlushed) {
+			t.flushed() // every record before the flush was returned
 			continue
 		}
 		if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || t.closed.Load() {

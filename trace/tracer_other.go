@@ -2,7 +2,10 @@
 
 package trace
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Tracer is BPF tracing, which only Linux has.
 type Tracer struct{}
@@ -26,6 +29,9 @@ func (*Tracer) Lost() (uint64, error) { return 0, nil }
 
 // Undecoded is always 0 here.
 func (*Tracer) Undecoded() uint64 { return 0 }
+
+// Drain has nothing to wait for here.
+func (*Tracer) Drain(context.Context) error { return nil }
 
 // Close does nothing here.
 func (*Tracer) Close() error { return nil }
