@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/verbscope/verbscope/dash"
@@ -124,7 +127,7 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 	}
 	defer w.Close()
 	o.run.Limits = export.DeviceLimits(slog.New(slog.DiscardHandler))
-	o.run.Warn = func(s string) { fmt.Fprintln(env.Stderr, "record: trace: "+s) }
+	o.run.Warn = func(s string) { fmt.Fprintln(env.Stderr, "record: "+s) }
 	if o.traced {
 		o.run.Modifies = dash.TraceModifies
 	}
@@ -140,6 +143,25 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 		defer cancel()
 	}
 	fmt.Fprintf(env.Stderr, "record: recording to %s every %s (ctrl+c stops)\n", o.path, o.run.Interval)
+	// Stopped, record takes one last reading (rec.Run); a ctrl+c or
+	// SIGTERM during it stops at once.
+	done, quit := make(chan struct{}), make(chan struct{})
+	defer close(done)
+	stopping := context.AfterFunc(ctx, func() {
+		fmt.Fprintln(env.Stderr, "record: stopping after one last reading (ctrl+c stops at once)")
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			defer signal.Stop(sigs)
+			select {
+			case <-sigs:
+				close(quit)
+			case <-done:
+			}
+		}()
+	})
+	defer stopping()
+	o.run.Quit = quit
 	if err := rec.Run(ctx, conn, fsys, w, o.run); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}

@@ -21,37 +21,108 @@ type RunOptions struct {
 	// Modifies, when set, starts trace's modify events, so that the
 	// transitions carry what each modify set (dash.Options.Modifies).
 	Modifies func(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue
-	// Warn hears what trace cannot do, and how many programs it
-	// attached once it runs.
+	// Warn hears what trace cannot do and how many programs it attached
+	// once it runs (each said with "trace: " first), and what went
+	// wrong with the last reading.
 	Warn func(string)
 	// Written hears of each reading committed: the objects' (res) or
 	// sysfs' (sys).
 	Written func(source string, t time.Time)
+	// Quit, once closed, cuts the last reading short (a second ctrl+c);
+	// nil: lastWait bounds it alone.
+	Quit <-chan struct{}
 }
 
 // Run records c's objects and fsys's devices and counters into w until
-// ctx ends (a clean stop: nil). A reading that fails is written as a
-// gap and recording goes on; only the file failing stops it.
+// ctx ends (a clean stop: nil), then takes one last reading (last). A
+// reading that fails is written as a gap and recording goes on; only
+// the file failing stops it.
 func Run(ctx context.Context, c *inspect.Conn, fsys *sysfsmon.FS, w *Writer, o RunOptions) error {
-	ctx, cancel := context.WithCancel(ctx)
+	// The readers outlive ctx by the last reading.
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	warn := o.Warn
 	if warn == nil {
 		warn = func(string) {}
 	}
+	written := o.Written
+	if written == nil {
+		written = func(string, time.Time) {}
+	}
 	wo := inspect.WatchOptions{Interval: o.Interval,
 		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.Dev}},
 		Tracker:  inspect.TrackerConfig{Limits: o.Limits}}
 	if o.Modifies != nil {
-		wo.Modifies = o.Modifies(ctx, warn, func(n int) {
-			warn(fmt.Sprintf("%d programs attached: transitions carry what each modify set", n))
+		traceWarn := func(s string) { warn("trace: " + s) }
+		wo.Modifies = o.Modifies(rctx, traceWarn, func(n int) {
+			traceWarn(fmt.Sprintf("%d programs attached: transitions carry what each modify set", n))
 		}, o.Interval)
 	}
-	res := inspect.Watch(ctx, c, wo)
+	res := inspect.Watch(rctx, c, wo)
 	defer res.Close()
-	sys := fsys.Watch(ctx, sysfsmon.WatchOptions{Interval: o.Interval, FullEvery: 10})
+	sys := fsys.Watch(rctx, sysfsmon.WatchOptions{Interval: o.Interval, FullEvery: 10})
 	defer sys.Close()
-	return loop(ctx, w, res.Frames(), sys.Updates(), o.Written)
+	if err := loop(ctx, w, res.Frames(), sys.Updates(), written); err != nil || ctx.Err() == nil {
+		return err
+	}
+	return last(w, res, wo.Modifies, o.Quit, written, warn)
+}
+
+// lastWait bounds the last reading: trace's drain and a whole dump
+// (10,000 QPs take seconds under emulation).
+const lastWait = 15 * time.Second
+
+// watcher is what last needs of an inspect.Watcher.
+type watcher interface {
+	Refresh()
+	Frames() <-chan inspect.Frame
+}
+
+// last writes one more reading when recording stops, taken once trace
+// has handed over every event the kernel had traced by then (q, nil
+// without trace): without it, what happened since the last reading was
+// not in the file, up to an interval of it, and trace's events that
+// waited in the ring for a batch (short-lived QPs' whole lives). The
+// readings that come first are written too.
+func last(w *Writer, res watcher, q *inspect.ModifyQueue, quit <-chan struct{}, written func(string, time.Time), warn func(string)) error {
+	ctx, cancel := context.WithTimeout(context.Background(), lastWait)
+	defer cancel()
+	if quit != nil {
+		go func() { // ends with last, at the latest (cancel)
+			select {
+			case <-quit:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	if q != nil {
+		if err := q.Drain(ctx); err != nil {
+			warn(fmt.Sprintf("the last reading may miss what trace saw just before the stop: %v", err))
+		}
+	}
+	since := time.Now()
+	res.Refresh()
+	for {
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				warn(fmt.Sprintf("stopped without a last reading: none came within %v", lastWait))
+			}
+			return nil
+		case f, ok := <-res.Frames():
+			if !ok {
+				return nil
+			}
+			if err := w.Frame(context.Background(), f); err != nil {
+				return err
+			}
+			written("res", time.Now())
+			if f.Err != nil || f.Snapshot == nil || !f.Snapshot.Time.Before(since) {
+				return nil
+			}
+		}
+	}
 }
 
 // loop writes what the two streams deliver until ctx ends or both
