@@ -3,7 +3,6 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
@@ -44,8 +43,7 @@ func (m *model) waitRes() tea.Cmd {
 		p.recordKernel(drainKernel(kern))
 		d := p.build(f, st)
 		if look != nil && f.Snapshot != nil {
-			d.owners = owners.Read(f.Snapshot, look)
-			owners.AddGrowth(d.owners, f.Update.Growing)
+			d.owners = p.owners.ownersOf(f, look)
 		}
 		return resMsg{d}
 	}

@@ -56,6 +56,7 @@ type resBuilder struct {
 		ours   string
 		stable bool
 	}
+	owners ownersCache
 }
 
 type rowMeta struct {
