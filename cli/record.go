@@ -38,9 +38,11 @@ identity, and the recording's own gaps (readings missed or failed, trace
 events lost). Objects are written when they appear, change or vanish, with
 a keyframe every --key-every readings.
 
-It records until ctrl+c or SIGTERM, or for --for. Each reading is one
-transaction, so a recorder killed mid-write leaves a file with every
-reading before. --retain and --max-size drop the oldest readings.
+It records until ctrl+c or SIGTERM, or for --for, then takes one last
+reading once trace has handed over what it saw (a second ctrl+c stops at
+once). Each reading is one transaction, so a recorder killed mid-write
+leaves a file with every reading before. --retain and --max-size drop the
+oldest readings.
 
   verbscope record info FILE      host, time span, readings, objects, gaps
   verbscope record export FILE --perfetto OUT.json
