@@ -51,7 +51,18 @@ func kindOf[T any, P interface {
 		},
 		dumpDev: func(ctx context.Context, c *Conn, d Device, q Query, cc *commCache, s *Snapshot) (err error) {
 			objs := of(s)
+			start := len(*objs)
 			*objs, err = dumpKindDev(ctx, c, nk, d, q, cc, *objs)
+			// Each object once: nldev resumes a dump that takes
+			// several replies by a count of the objects it walked, so
+			// one inserted below the count meanwhile (two threads
+			// creating QPs, which take their numbers in one order and
+			// enter the table in another) has the next reply start
+			// with the object the last one ended on.
+			n := len(compactLast((*objs)[start:], func(a, b *T) bool {
+				return id(a) == id(b) && (nk.port == nil || nk.port(a) == nk.port(b))
+			}))
+			*objs = (*objs)[:start+n]
 			return err
 		},
 		reuse: func(dst, src *Snapshot) { *of(dst) = *of(src) },
@@ -107,4 +118,17 @@ func (c *Conn) DumpRows(k Kind, q Query, driver bool, add func(Row), owners *[]*
 		}
 	}
 	return fmt.Errorf("inspect: %q is not a kind rdma resource show dumps (%v)", k, rdma.ResourceKinds())
+}
+
+// compactLast drops from s, in order, every element the same as the one
+// after it: of each run, the last (the newest read) is kept.
+func compactLast[T any](s []T, same func(a, b *T) bool) []T {
+	out := s[:0]
+	for i := range s {
+		if i+1 < len(s) && same(&s[i], &s[i+1]) {
+			continue
+		}
+		out = append(out, s[i])
+	}
+	return out
 }

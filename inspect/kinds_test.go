@@ -25,3 +25,18 @@ func TestResourceKindsAreRdmas(t *testing.T) {
 		t.Errorf("DumpRows(ah): %v", err)
 	}
 }
+
+// TestCompactLastOnceEach: a dump that repeats the object one reply
+// ended on keeps it once, as read last; the GSI QPs of two ports (both
+// number 1) stay two.
+func TestCompactLastOnceEach(t *testing.T) {
+	qp := func(port, n uint32, st rdma.QPState) QP {
+		return QP{Object: Object{DevName: "rxe0"}, Port: port, LQPN: n, State: st}
+	}
+	dump := []QP{qp(1, 17, rdma.QPStateInit), qp(1, 18, rdma.QPStateInit), qp(1, 18, rdma.QPStateRTR), qp(1, 1, rdma.QPStateRTS), qp(2, 1, rdma.QPStateRTS)}
+	want := []QP{dump[0], dump[2], dump[3], dump[4]}
+	same := func(a, b *QP) bool { return a.LQPN == b.LQPN && qpKind.port(a) == qpKind.port(b) }
+	if d := cmp.Diff(want, compactLast(dump, same)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

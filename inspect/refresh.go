@@ -160,27 +160,36 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error)
 		return prev, nil
 	}
 	out := make([]QP, 0, len(prev)+len(got))
+	placed := make(map[Key]bool, len(got))
 	for i := range prev {
 		k := Key{Kind: rdma.KindQP, Dev: prev[i].DevName, ID: prev[i].LQPN}
 		switch q, ok := got[k]; {
 		case drop[k]:
 		case ok:
 			out = append(out, q)
-			delete(got, k)
+			placed[k] = true
 		default:
 			out = append(out, prev[i])
 		}
 	}
-	for _, q := range got {
-		out = append(out, q)
+	for k, q := range got {
+		if !placed[k] {
+			out = append(out, q)
+		}
 	}
 	devOrder := make(map[string]int, len(devs))
 	for i, d := range devs {
 		devOrder[d.Name] = i
 	}
-	slices.SortFunc(out, func(a, b QP) int {
+	order := func(a, b QP) int {
 		return cmp.Or(cmp.Compare(devOrder[a.DevName], devOrder[b.DevName]), cmp.Compare(a.Port, b.Port), cmp.Compare(qpResID(a.Port, a.LQPN), qpResID(b.Port, b.LQPN)))
-	})
+	}
+	// Each QP once: a reading built on one that held a QP twice would
+	// keep it twice for good (a frame from trace once had 11 of its
+	// 1,005 QPs twice, after a burst of creations read by whole dumps;
+	// where the second came from is not known yet).
+	slices.SortStableFunc(out, order)
+	out = compactLast(out, func(a, b *QP) bool { return order(*a, *b) == 0 })
 	if len(out) == 0 {
 		out = nil // as a dump of none
 	}

@@ -189,3 +189,21 @@ func TestRefreshQPsUnchangedIsTheSame(t *testing.T) {
 		t.Errorf("a touched QP read again unchanged: err %v; want the last reading's slice", err)
 	}
 }
+
+// TestRefreshQPsEachOnce: a last reading that held a QP twice gives a
+// reading with it once, as the kernel read it now.
+func TestRefreshQPsEachOnce(t *testing.T) {
+	s := mixedSnapshot(t)
+	twice := append([]QP(nil), s.QPs...)
+	twice = append(twice[:2], append([]QP{twice[1]}, twice[2:]...)...) // the second QP twice
+	now := append([]QP(nil), s.QPs...)
+	now[1].State = rdma.QPStateErr
+	gets := 0
+	got, err := refreshQPs(twice, touchedOf(qpTouch(now[1], false)), s.Devices, kernelAt(now, &gets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(now, got); diff != "" {
+		t.Errorf("QPs (-want +got):\n%s", diff)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,11 +22,14 @@ import (
 )
 
 // frameLog keeps a Watcher's newest good frame and counts the frames
-// built from trace and the whole dumps.
+// built from trace and the whole dumps; trail says of the last frames
+// how each was built and whether it held a QP twice, for a failure to
+// tell where a difference came in.
 type frameLog struct {
 	mu            sync.Mutex
 	last          inspect.Frame
 	traced, dumps int
+	trail         []string
 }
 
 func logFrames(w *inspect.Watcher) *frameLog {
@@ -35,12 +39,32 @@ func logFrames(w *inspect.Watcher) *frameLog {
 			if f.Snapshot == nil {
 				continue
 			}
+			how := "dump"
+			if f.FromTrace {
+				how = "trace"
+			}
+			seen, twice := map[string]bool{}, []string{}
+			for _, q := range f.Snapshot.QPs {
+				k := fmt.Sprintf("%s/%d", q.DevName, q.LQPN)
+				if seen[k] {
+					twice = append(twice, k)
+				}
+				seen[k] = true
+			}
+			line := fmt.Sprintf("seq %d %s at %s: %d QPs", f.Seq, how, f.Snapshot.Time.Format("15:04:05.000"), len(f.Snapshot.QPs))
+			if len(twice) > 0 {
+				line += fmt.Sprintf(", twice: %v", twice)
+			}
 			l.mu.Lock()
 			l.last = f
 			if f.FromTrace {
 				l.traced++
 			} else {
 				l.dumps++
+			}
+			l.trail = append(l.trail, line)
+			if len(l.trail) > 40 {
+				l.trail = l.trail[1:]
 			}
 			l.mu.Unlock()
 		}
@@ -85,8 +109,12 @@ func sameAsDump(t *testing.T, l *frameLog, oracle *inspect.Conn, after time.Time
 	done := false
 	t.Cleanup(func() {
 		if !done && diff != "" {
-			// The wait timed out: what the last look found.
-			t.Logf("%s: the last frame against a dump: %s", what, diff)
+			// The wait timed out: what the last look found, and how
+			// the frames before it were built.
+			l.mu.Lock()
+			trail := strings.Join(l.trail, "\n")
+			l.mu.Unlock()
+			t.Logf("%s: the last frame against a dump: %s\nthe last frames:\n%s", what, diff, trail)
 		}
 	})
 	labkit.WaitFor(t, limit, what+": a frame built from trace that a dump agrees with", func() bool {
