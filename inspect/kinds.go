@@ -54,11 +54,11 @@ func kindOf[T any, P interface {
 			start := len(*objs)
 			*objs, err = dumpKindDev(ctx, c, nk, d, q, cc, *objs)
 			// Each object once: nldev resumes a dump that takes
-			// several replies by a count of the objects it walked, so
-			// one inserted below the count meanwhile (two threads
-			// creating QPs, which take their numbers in one order and
-			// enter the table in another) has the next reply start
-			// with the object the last one ended on.
+			// several replies by a count of the objects it walked
+			// (res_get_common_dumpit in
+			// drivers/infiniband/core/nldev.c), so an object entering
+			// the table below that count meanwhile has the next reply
+			// start with the object the last one ended on.
 			n := len(compactLast((*objs)[start:], func(a, b *T) bool {
 				return id(a) == id(b) && (nk.port == nil || nk.port(a) == nk.port(b))
 			}))
