@@ -69,7 +69,16 @@ func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 		}
 		tp.Store(t)
 		status() // after Store: a Notify before it is covered here
-		q.SetDrain(t.Drain)
+		q.SetDrain(func(ctx context.Context) error {
+			err := t.Drain(ctx)
+			// The losses up to now, not as of the last LostEvery: the
+			// last reading then says what it lacks.
+			if dropped, lerr := t.Lost(); lerr == nil {
+				storeMax(&lost, dropped+t.Undecoded())
+				status()
+			}
+			return err
+		})
 		if o.Ready != nil {
 			o.Ready(len(t.Hooks()))
 		}
@@ -77,7 +86,7 @@ func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 		defer stop()
 		defer t.Close()
 		go t.WatchLost(ctx, LostEvery, func(dropped, undecoded uint64) {
-			lost.Store(dropped + undecoded)
+			storeMax(&lost, dropped+undecoded)
 			status()
 		})
 		t.Feed(q)
@@ -95,4 +104,15 @@ func seesObjects(hooks []Hook) bool {
 		del = del || h.Program == "restrack_del"
 	}
 	return add && del
+}
+
+// storeMax raises v to n: the counts only grow, and a Drain and
+// WatchLost may read them in one order and store them in the other.
+func storeMax(v *atomic.Uint64, n uint64) {
+	for {
+		old := v.Load()
+		if n <= old || v.CompareAndSwap(old, n) {
+			return
+		}
+	}
 }
