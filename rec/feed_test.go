@@ -13,11 +13,7 @@ import (
 // hands over nothing after.
 func TestFeed(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "feed.vsrec")
-	w, err := Create(ctx, path, Host{}, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := createT(t, "feed.vsrec", Host{}, WriterOptions{})
 	fd := NewFeed(ctx, w, nil)
 	fs := frames()
 	// waitWritten waits for frame i to reach the file, the way a user

@@ -2,7 +2,6 @@ package rec
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -28,11 +27,7 @@ func irqAt(i int, t time.Time) *sysfsmon.IRQSnapshot {
 // against the IRQ reading before; a version 1 file has none.
 func TestIRQsRecorded(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "irqs.vsrec")
-	w, err := Create(ctx, path, Host{Devices: []string{"mlx5_0"}}, WriterOptions{KeyEvery: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := createT(t, "irqs.vsrec", Host{Devices: []string{"mlx5_0"}}, WriterOptions{KeyEvery: 4})
 	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
 	if err := w.Frame(ctx, inspect.Frame{Seq: 1, Snapshot: &inspect.Snapshot{Time: t0}}); err != nil {
 		t.Fatal(err)

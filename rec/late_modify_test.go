@@ -2,7 +2,6 @@ package rec
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,11 +15,7 @@ import (
 func lateRun(t *testing.T, script func(read func(at time.Duration, st rdma.QPState), observe func(at time.Duration, from, to rdma.QPState))) []Transition {
 	t.Helper()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "late.vsrec")
-	w, err := Create(ctx, path, Host{}, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := createT(t, "late.vsrec", Host{}, WriterOptions{})
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
 	seq := uint64(0)
 	read := func(at time.Duration, st rdma.QPState) {

@@ -2,7 +2,6 @@ package rec
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,13 +13,9 @@ import (
 // loop writes both streams as they come, notes a missed frame as a
 // gap, and stops cleanly when its context ends.
 func TestLoop(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "loop.vsrec")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w, err := Create(ctx, path, Host{}, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := createT(t, "loop.vsrec", Host{}, WriterOptions{})
 	fch, updates := make(chan inspect.Frame), make(chan sysfsmon.Update)
 	done := make(chan error)
 	var written []string
@@ -75,11 +70,7 @@ func (f *fakeWatcher) Frames() <-chan inspect.Frame { return f.frames }
 // ended ends it.
 func TestLast(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "last.vsrec")
-	w, err := Create(ctx, path, Host{}, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := createT(t, "last.vsrec", Host{}, WriterOptions{})
 	var order, written, warned []string
 	q := inspect.NewModifyQueue(0)
 	q.SetDrain(func(context.Context) error { order = append(order, "drain"); return nil })

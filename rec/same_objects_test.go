@@ -3,7 +3,6 @@ package rec
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,11 +17,6 @@ import (
 // written.
 func TestSameObjectsWriteNothing(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "same.vsrec")
-	w, err := Create(ctx, path, Host{Hostname: "lab", Devices: []string{"rxe0"}, Interval: time.Second}, WriterOptions{KeyEvery: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 	qps := []inspect.QP{
 		{Object: inspect.Object{DevName: "rxe0", PID: 7, Comm: "holder"}, Port: 1, LQPN: 17, Type: rdma.QPTypeRC, State: rdma.QPStateInit},
@@ -36,18 +30,10 @@ func TestSameObjectsWriteNothing(t *testing.T) {
 	s4 := s3 // one of them moved to ERR
 	s4.Time, s4.QPs = t0.Add(3*time.Second), append([]inspect.QP(nil), qps...)
 	s4.QPs[1].State = rdma.QPStateErr
-	tr := inspect.NewTracker(inspect.TrackerConfig{})
-	for i, s := range []*inspect.Snapshot{s1, &s2, &s3, &s4} {
-		if err := w.Frame(ctx, inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := recordSnaps(t, "same.vsrec", Host{Hostname: "lab", Devices: []string{"rxe0"}, Interval: time.Second}, WriterOptions{KeyEvery: 100}, s1, &s2, &s3, &s4)
 	r := openT(t, path)
 	var got []string
-	err = r.each(ctx, `SELECT r.t, o.op, o.num FROM objects o JOIN readings r USING (seq) ORDER BY o.id`, func(rs *sql.Rows) error {
+	err := r.each(ctx, `SELECT r.t, o.op, o.num FROM objects o JOIN readings r USING (seq) ORDER BY o.id`, func(rs *sql.Rows) error {
 		var at int64
 		var op string
 		var num int

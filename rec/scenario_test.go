@@ -154,3 +154,31 @@ func openT(t testing.TB, path string) *Reader {
 	t.Cleanup(func() { r.Close() })
 	return r
 }
+
+// createT creates a recording named name in a temporary folder.
+func createT(t testing.TB, name string, h Host, o WriterOptions) (*Writer, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	w, err := Create(context.Background(), path, h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, path
+}
+
+// recordSnaps records snaps, a reading each, with the reports and
+// histories a Tracker makes of them, as a watcher hands them over.
+func recordSnaps(t testing.TB, name string, h Host, o WriterOptions, snaps ...*inspect.Snapshot) string {
+	t.Helper()
+	w, path := createT(t, name, h, o)
+	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	for i, s := range snaps {
+		if err := w.Frame(context.Background(), inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"maps"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -187,21 +186,7 @@ func TestBeforeKeyMatchesSnapshot(t *testing.T) {
 	}}
 	snaps = append(snaps, reuse)
 	for _, every := range []int{1, 2} {
-		path := filepath.Join(t.TempDir(), "before.vsrec")
-		w, err := Create(ctx, path, Host{}, WriterOptions{KeyEvery: every})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := inspect.NewTracker(inspect.TrackerConfig{})
-		for i, s := range snaps {
-			if err := w.Frame(ctx, inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		r := openT(t, path)
+		r := openT(t, recordSnaps(t, "before.vsrec", Host{}, WriterOptions{KeyEvery: every}, snaps...))
 		rs, err := r.Readings(ctx, "res")
 		if err != nil || len(rs) != len(snaps) {
 			t.Fatalf("%d readings (%v)", len(rs), err)

@@ -3,7 +3,6 @@ package rec
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -159,12 +158,8 @@ func TestTransitions(t *testing.T) {
 // A QP created and moved between two readings has traced transitions
 // before any reading shows it: they name the modifier as its owner.
 func TestTransitionOfUnseenQP(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "unseen.vsrec")
 	ctx := context.Background()
-	w, err := Create(ctx, path, Host{}, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := createT(t, "unseen.vsrec", Host{}, WriterOptions{})
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
 	m := errModify
 	m.QPN = 50
@@ -184,12 +179,8 @@ func TestTransitionOfUnseenQP(t *testing.T) {
 // A traced modify that reaches the Tracker after the reading that saw its
 // state is appended with its own, earlier time; it is still written.
 func TestLateModifyWritten(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "late.vsrec")
 	ctx := context.Background()
-	w, err := Create(ctx, path, Host{}, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := createT(t, "late.vsrec", Host{}, WriterOptions{})
 	k := inspect.Key{Kind: rdma.KindQP, Dev: "rxe0", ID: 60}
 	seen := inspect.StateEvent{Time: t0.Add(2 * time.Second), State: rdma.QPStateErr}
 	m := errModify

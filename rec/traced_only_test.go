@@ -2,7 +2,6 @@ package rec
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +19,7 @@ import (
 // ends are written with their owner.
 func TestTracedOnlyLifetime(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "short.vsrec")
-	w, err := Create(ctx, path, Host{Hostname: "lab"}, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := createT(t, "short.vsrec", Host{Hostname: "lab"}, WriterOptions{})
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
 	read := func(seq uint64, at time.Duration, qps ...inspect.QP) {
 		t.Helper()

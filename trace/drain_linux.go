@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Drain returns once Read has returned every record the ring buffer
@@ -22,12 +23,7 @@ func (t *Tracer) Drain(ctx context.Context) error {
 	forget := func() {
 		t.flushMu.Lock()
 		defer t.flushMu.Unlock()
-		for i, d := range t.drains {
-			if d == done {
-				t.drains = append(t.drains[:i], t.drains[i+1:]...)
-				break
-			}
-		}
+		t.drains = slices.DeleteFunc(t.drains, func(d chan struct{}) bool { return d == done })
 	}
 	if t.closed.Load() {
 		forget()
