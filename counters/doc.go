@@ -1,0 +1,11 @@
+// Package counters is the registry of the RDMA counters the kernel's
+// drivers expose: for each counter of a port's counters/ and
+// hw_counters/, a device's hw_counters/ and RDMA netlink's statistics
+// (RDMA_NLDEV_CMD_STAT_GET), what it counts in one line, its class, the
+// side of a connection it is counted on, whether it is terminal (a
+// request failed for good) or recoverable, its width (a 32-bit counter
+// wraps) and the signal it gives a diagnosis (RNR, transport retry, ...).
+//
+// It is pure Go, data and lookups only: no cgo, no I/O. A counter the
+// registry does not know is reported unknown, never guessed.
+package counters
