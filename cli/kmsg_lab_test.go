@@ -43,6 +43,9 @@ func TestKernelLogCounted(t *testing.T) {
 	dash := newTmux(t)
 	dash.line("verbscope dash --no-trace --no-shell --interval 1s --view events")
 	dash.waitRE(`kernel +\S+ +\[rdma_rxe\]`)
+	if s := dash.screen(); strings.Contains(s, "verbs>") || strings.Contains(s, "shell (tab") {
+		t.Errorf("dash --no-shell (rewinding, by default) draws a shell pane:\n%s", s)
+	}
 	before := time.Now()
 
 	link(t, netdev, "down")

@@ -138,7 +138,14 @@ func Run(ctx context.Context, o Options) error {
 			return t, func() ui.Lesson { return lessonOf(t.Status()) }, nil
 		}
 	}
-	if src.Shell != nil {
+	// The shell pane's one rule: it shows this process's shell (or the
+	// course's). A live dashboard without one (--no-shell) has no pane,
+	// even while it rewinds: the rewinder's recorded lines would be the
+	// shell's that is not there. (A replay of a file shows the shells it
+	// recorded: replay.go.)
+	if src.Shell == nil {
+		src.ReplayShell = nil
+	} else {
 		src.History, _ = front.LoadHistory(front.HistoryPath(), front.DefaultHistory)
 		src.SaveHistory = func(h *front.History) error { return h.Save(front.HistoryPath()) }
 	}
