@@ -15,7 +15,7 @@
 // remembers what the device answered (completions polled, the last
 // refusal); Evaluate (check.go) judges a step's checks against the
 // shell's State and, through Kernel (kernel.go), what RDMA netlink says
-// of the process's objects. Check (runcheck.go) runs every lesson's
+// of the process's objects. RunCheck (runcheck.go) runs every lesson's
 // solution and reports each step; Tutor (tutor.go) is itself a
 // front.Engine that wraps a fresh shell per lesson, so the line shell and
 // the dashboard's pane run the course as they run the shell, with the

@@ -18,6 +18,11 @@
 // spans, so what is left still rebuilds). Reader refuses a file of a
 // newer schema and turns a damaged one into an error, never a panic.
 //
-// Package rec reads the system only through inspect's and sysfsmon's
-// watchers (Record); it imports no cgo code.
+// Run records a host (`verbscope record`) through inspect's and
+// sysfsmon's watchers; a Feed writes the readings another consumer
+// already has (the dashboard's rewind, `export --record`). Player plays
+// a recording back as the watchers' frames (`dash --replay`, the
+// rewind); Reader answers `record info` and `record export`, whose
+// Perfetto form (perfetto.go) draws each QP's states on a timeline. The
+// package imports no cgo code.
 package rec

@@ -19,7 +19,7 @@ type RunOptions struct {
 	// Limits are the device limits the Tracker warns near.
 	Limits map[string]inspect.Limits
 	// Modifies, when set, starts trace's modify events, so that the
-	// transitions carry what each modify set (dash.Options.Modifies).
+	// transitions carry what each modify set.
 	Modifies func(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue
 	// Warn hears what trace cannot do and how many programs it attached
 	// once it runs (each said with "trace: " first), and what went
