@@ -9,7 +9,7 @@ BIN     := bin/verbscope
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all deps build run test vet unit stub bpf-check vm-test lab-test bench fuzz clean
+.PHONY: all deps build run test vet unit stub bpf-check vm-test lab-test bench stress fuzz clean
 
 all: build
 
@@ -94,6 +94,17 @@ lab-test:
 
 bench:
 	$(GO) run ./lab/labtest -bench '$(or $(value RUN),.)' $(PKGS)
+
+# The flake hunt, not part of make test (lab/stress): the unit tests
+# STRESS_COUNT times at each of -cpu 1,2,4 under -race beside a CPU
+# hog, then the lab suite 3 times in one boot, and a report of every
+# test that failed at least once. PKGS narrows both; LAB=0 leaves the
+# lab suite out. Built first and run directly, so that a stop reaches
+# it and it can end its hog and VMs.
+STRESS_COUNT ?= 20
+stress: deps
+	$(GO) build -o .cache/stress ./lab/stress
+	.cache/stress -count $(STRESS_COUNT) $(if $(filter 0,$(LAB)),-lab=false) $(PKGS)
 
 FUZZTIME ?= 30s
 fuzz:

@@ -131,6 +131,7 @@ func TestDashReplayLab(t *testing.T) {
 	s.press("Enter")
 	pane(session, "qp1 is now ERR")
 	s.press("Escape")
+	labkit.WaitFor(t, labkit.Screen, "esc to leave the shell pane", func() bool { return !strings.Contains(s.screen(), "PgUp scroll back") })
 	s.press("q")
 }
 
@@ -234,8 +235,15 @@ func initDetail(s *tmuxAs) []string {
 	s.press("/")
 	s.typeText("state=INIT")
 	s.press("Enter")
+	waitForText(s.t, s.screen, "</state=INIT>") // the filter kept
+	// Each key after an esc waits for the esc to show: two read
+	// together are one Alt+esc.
+	filterGone := func() {
+		labkit.WaitFor(s.t, labkit.Screen, "esc to clear the filter", func() bool { return !strings.Contains(s.screen(), "</state=INIT") })
+	}
 	if !strings.Contains(s.screen(), " INIT ") {
 		s.press("Escape")
+		filterGone()
 		return nil
 	}
 	s.press("Enter")
@@ -250,7 +258,9 @@ func initDetail(s *tmuxAs) []string {
 		}
 	}
 	s.press("Escape") // the detail
+	labkit.WaitFor(s.t, labkit.Screen, "esc to close the detail", func() bool { return !strings.Contains(s.screen(), "PSNs") })
 	s.press("Escape") // the filter
+	filterGone()
 	return out
 }
 

@@ -23,9 +23,26 @@ func TestKernelLogCounted(t *testing.T) {
 	start := time.Now()
 	netdev, dev := labkit.Env(t, "LAB_NETDEV"), labkit.Env(t, "LAB_DEV")
 	addr := "127.0.0.1:19885"
+	// The exporter counts the ring's old lines as it reads them, so a
+	// count read as soon as the series shows can be partway through
+	// (what the lab said adding rxe0: a count read mid-update, and
+	// every count after it off by the rest). A mark written to the ring
+	// at debug level, counted in a series of its own, says when the
+	// exporter has read up to it: the log is read in order, and the
+	// marks are the only rdma_rxe debug lines (rxe's pr_debug is off).
+	mark, err := os.OpenFile("/dev/kmsg", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mark.WriteString("<7>rdma_rxe: TestKernelLogCounted: the exporter has read the ring up to here\n"); err != nil {
+		t.Fatalf("writing a mark to /dev/kmsg: %v", err)
+	}
+	mark.Close()
+	marks := float64(strings.Count(dmesg(t), "TestKernelLogCounted: the exporter has read the ring up to here"))
 	labkit.Start(t, "verbscope", "export", "--no-trace", "--web.listen-address="+addr, "--interval=1s")
 	series := `verbscope_kernel_log_messages_total{driver="rdma_rxe",level="info"}`
-	value := func(body string) float64 {
+	markSeries := `verbscope_kernel_log_messages_total{driver="rdma_rxe",level="debug"}`
+	valueOf := func(series, body string) float64 {
 		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(body)
 		if m == nil {
 			return -1
@@ -33,8 +50,12 @@ func TestKernelLogCounted(t *testing.T) {
 		v, _ := strconv.ParseFloat(m[1], 64)
 		return v
 	}
-	// The ring holds what rxe said when the lab added rxe0.
-	before0 := value(waitMetricsFor(t, labkit.Step, addr, series, func(b string) bool { return value(b) >= 0 }))
+	value := func(body string) float64 { return valueOf(series, body) }
+	// The ring holds what rxe said when the lab added rxe0, all of it
+	// counted once the mark is.
+	before0 := value(waitMetricsFor(t, labkit.Step, addr, "the exporter to read the kernel log up to the test's mark", func(b string) bool {
+		return valueOf(markSeries, b) >= marks && value(b) >= 0
+	}))
 	setDown := regexp.MustCompile(`infiniband ` + dev + `: set (down|active)`)
 	lines0 := len(setDown.FindAllString(dmesg(t), -1))
 	// The dashboard's events view shows the ring's rxe lines once it

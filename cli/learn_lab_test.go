@@ -195,7 +195,10 @@ func TestLearnDashboard(t *testing.T) {
 func quitLearn(t *testing.T, s *tmuxSession, pid int) {
 	t.Helper()
 	ids := threadsOf(pid)
+	// q waits for esc to show (the pane let go of the keys): an esc
+	// and a q read together are one Alt+q, and the course stays.
 	s.key("Escape")
+	s.waitLong("(tab to type)")
 	s.key("q")
 	labkit.WaitFor(t, labkit.Step, "verbscope learn to exit", func() bool {
 		_, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid)))

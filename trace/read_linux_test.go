@@ -15,29 +15,40 @@ import (
 
 // fakeRecords hands Read a fixed list of records (nil stands for a
 // failed read), then blocks until closed or flushed, as the ring
-// buffer does.
+// buffer does. A Flush keeps ringbuf.Reader's promise: the reads after
+// it return every record queued, then one ErrFlushed, even when the
+// reader was already waiting when the records were added.
 type fakeRecords struct {
-	mu     sync.Mutex
-	recs   [][]byte
-	closed chan struct{}
-	once   sync.Once
-	flush  chan struct{} // made by Flush
+	mu       sync.Mutex
+	recs     [][]byte
+	flushing bool // a Flush not yet answered with ErrFlushed
+	closed   chan struct{}
+	once     sync.Once
+	wake     chan struct{} // made by the first Flush or wait
 }
 
 func (f *fakeRecords) Flush() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.flush == nil {
-		f.flush = make(chan struct{}, 1)
-	}
+	f.flushing = true
 	select {
-	case f.flush <- struct{}{}:
+	case f.wakeLocked() <- struct{}{}:
 	default:
 	}
 	return nil
 }
 
-// add queues more records.
+// wakeLocked is the channel a Flush wakes a waiting ReadInto on; f.mu
+// held.
+func (f *fakeRecords) wakeLocked() chan struct{} {
+	if f.wake == nil {
+		f.wake = make(chan struct{}, 1)
+	}
+	return f.wake
+}
+
+// add queues more records. Like the ring's records written without a
+// wakeup, they reach a waiting reader at its next Flush.
 func (f *fakeRecords) add(recs ...[]byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -47,27 +58,30 @@ func (f *fakeRecords) add(recs ...[]byte) {
 func (f *fakeRecords) SetDeadline(time.Time) {}
 
 func (f *fakeRecords) ReadInto(r *ringbuf.Record) error {
-	f.mu.Lock()
-	if len(f.recs) > 0 {
-		raw := f.recs[0]
-		f.recs = f.recs[1:]
-		f.mu.Unlock()
-		if raw == nil {
-			return errors.New("read sample data: unexpected EOF")
+	for {
+		f.mu.Lock()
+		if len(f.recs) > 0 {
+			raw := f.recs[0]
+			f.recs = f.recs[1:]
+			f.mu.Unlock()
+			if raw == nil {
+				return errors.New("read sample data: unexpected EOF")
+			}
+			r.RawSample = raw
+			return nil
 		}
-		r.RawSample = raw
-		return nil
-	}
-	if f.flush == nil {
-		f.flush = make(chan struct{}, 1)
-	}
-	flush := f.flush
-	f.mu.Unlock()
-	select {
-	case <-f.closed:
-		return ringbuf.ErrClosed
-	case <-flush:
-		return ringbuf.ErrFlushed
+		if f.flushing {
+			f.flushing = false
+			f.mu.Unlock()
+			return ringbuf.ErrFlushed
+		}
+		wake := f.wakeLocked()
+		f.mu.Unlock()
+		select {
+		case <-f.closed:
+			return ringbuf.ErrClosed
+		case <-wake:
+		}
 	}
 }
 

@@ -12,7 +12,7 @@
 // exits non-zero when a test fails or a VM cannot boot: a lab suite that
 // cannot run has failed.
 //
-//	go run ./lab/labtest [-race] [-cgocheck2] [-run RE] [-bench RE] [-vms N] [PKG...]
+//	go run ./lab/labtest [-race] [-cgocheck2] [-run RE] [-bench RE] [-count N] [-vms N] [PKG...]
 package main
 
 import (
@@ -43,7 +43,7 @@ func main() {
 	run := flag.String("run", "", "run only tests matching `regexp`")
 	bench := flag.String("bench", "", "run benchmarks matching `regexp` (and no tests)")
 	count := flag.Int("count", 1, "run each test `n` times")
-	timeout := flag.Duration("timeout", 0, "per package's test binary (default 30m for tests, 35m for benchmarks: limits.go)")
+	timeout := flag.Duration("timeout", 0, "per package's test binary (default 30m for tests, 35m for benchmarks, times -count: limits.go)")
 	vms := flag.Int("vms", 2, "run the tests in up to `n` VMs at once (benchmarks always use one)")
 	short := flag.Bool("short", false, "pass -test.short")
 	cache := flag.String("cache", "", "lab cache `folder` (default $VERBSCOPE_CACHE, else .cache/lab in the repository)")
@@ -54,6 +54,8 @@ func main() {
 		if *bench != "" {
 			*timeout = benchLimit
 		}
+		// Each binary runs its tests -count times (make stress).
+		*timeout *= time.Duration(max(1, *count))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
