@@ -3,6 +3,10 @@ SHELL := /bin/bash
 export PATH := /usr/local/go/bin:$(PATH)
 # The lab's cache: the guest kernel, the initramfs, git-ignored.
 export VERBSCOPE_CACHE ?= $(CURDIR)/.cache/lab
+# The lab's guest kernel: 6.1 (Debian 12's, the default) or 6.12 (Debian
+# 13's). `make test LAB_KERNEL=6.12` boots it in every lab and vm test:
+# the lab reads $LAB_KERNEL (lab/kernels.go).
+export LAB_KERNEL
 
 GO      ?= go
 BIN     := bin/verbscope

@@ -29,6 +29,11 @@ In the guest: rxe0 on veth0 (10.0.0.1; veth1 is 10.0.0.2), and
 LAB_DEV, LAB_PORT, LAB_GID_INDEX, LAB_IP and LAB_PEER_IP in the environment.
 --share DIR appears at /mnt/host, which is also the command's folder.
 
+--kernel picks the guest kernel: 6.1 (Debian 12's, the default) or 6.12
+(Debian 13's, fetched from Debian's archive with a private apt
+configuration in the cache, never installed on this host). $LAB_KERNEL
+is its default.
+
 --pair boots two VMs joined by a virtual wire, a (10.0.1.1) and b
 (10.0.1.2), each with its own rxe0 on eth0, and runs -a on one and -b on
 the other; output lines start with [a] or [b].
@@ -40,6 +45,7 @@ Examples:
   verbscope lab --pair -a 'ib_send_lat -x $LAB_GID_INDEX' -b 'sleep 2; ib_send_lat -x $LAB_GID_INDEX $LAB_PEER_IP'`,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			cache := fs.String("cache", lab.DefaultCacheDir(), "`folder` for the guest kernel and initramfs")
+			kernel := fs.String("kernel", os.Getenv(lab.KernelEnv), "guest `kernel`: 6.1 (the default) or 6.12")
 			accel := fs.String("accel", "", "`kvm` or tcg; empty probes once whether KVM boots the guest")
 			cpus := fs.Int("cpus", 2, "vCPUs per VM (one each with --pair)")
 			mem := fs.Int("mem", 2048, "guest memory in `MiB`")
@@ -78,7 +84,7 @@ Examples:
 					CPUs: *cpus, MemMB: *mem, Accel: *accel, Timeout: *timeout,
 					Share: *share, Bin: []string{self}, Out: env.Stdout, Log: env.Stderr, Verbose: *verbose,
 				}
-				l, err := lab.New(ctx, &lab.Cache{Dir: *cache, Log: env.Stderr}, opts)
+				l, err := lab.New(ctx, &lab.Cache{Dir: *cache, Kernel: *kernel, Log: env.Stderr}, opts)
 				if err != nil {
 					return err
 				}

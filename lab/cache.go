@@ -17,6 +17,10 @@ import (
 // accelerator probe's verdict. Everything in it can be rebuilt.
 type Cache struct {
 	Dir string
+	// Kernel names the guest kernel (a GuestKernels name, "6.12"); empty
+	// is $LAB_KERNEL, else the default. Each kernel has its own .deb,
+	// unpacked folder and initramfs in Dir.
+	Kernel string
 	// Log receives one line per slow step, so nobody stares at a silent
 	// terminal while 70 MB download or an image builds. Nil is quiet.
 	Log io.Writer

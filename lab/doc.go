@@ -9,11 +9,22 @@
 //     by `make deps` when missing.
 //   - cache.go: the folder of downloaded and built artifacts ($VERBSCOPE_CACHE,
 //     else the user cache folder), locked while a run prepares it.
+//   - kernels.go: the guest kernels the lab boots: Debian 12's 6.1 (the
+//     default) and Debian 13's 6.12, picked by Cache.Kernel, `verbscope
+//     lab --kernel` or $LAB_KERNEL (`make test LAB_KERNEL=6.12`).
 //   - kernel.go: the guest kernel, downloaded with apt-get download, unpacked
 //     into the cache (never installed), with vmlinux pulled out of the
-//     bzImage because the uncompressed PVH kernel boots 3 s faster under TCG.
+//     bzImage (XZ on 6.1, zstd on 6.12) because the uncompressed PVH kernel
+//     boots 3 s faster under TCG.
+//   - aptsource.go: a kernel of another Debian release than the host's
+//     comes through a private apt configuration in the cache (its own
+//     sources.list naming the host's mirror, package lists and an empty
+//     dpkg status), so the host's lists and what it installs stay as they
+//     were.
 //   - modules.go: the kernel modules the guest needs, in dependency order
-//     read from each module's .modinfo.
+//     read from each module's .modinfo, decompressed (6.12's are .ko.xz,
+//     and busybox insmod reads only plain ones), the ones a kernel builds
+//     in (virtio_pci on 6.12) left out.
 //   - initramfs.go, cpio.go, ldd.go: the guest's root file system, built
 //     from the host's own binaries and the libraries ldd names for them,
 //     cached by a hash of its inputs.

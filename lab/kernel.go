@@ -3,20 +3,12 @@ package lab
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-)
-
-// GuestKernelPackage is the Debian kernel the lab boots, pinned to the
-// build the recipe was measured with. If the archive has moved on, the
-// package linux-image-amd64 currently depends on is used instead.
-const (
-	GuestKernelPackage = "linux-image-6.1.0-57-amd64"
-	GuestKernelVersion = "6.1.192-3"
-	guestKernelMeta    = "linux-image-amd64"
 )
 
 // Kernel is an unpacked guest kernel: the uncompressed vmlinux (it has a
@@ -27,18 +19,23 @@ type Kernel struct {
 	Vmlinux string   // uncompressed ELF kernel
 	Modules []string // .ko files in load order
 	Package string   // the .deb it came from
+	Name    string   // the GuestKernel's name: "6.1", "6.12"
 }
 
 // EnsureKernel returns the cached guest kernel, downloading and unpacking
 // it first when the cache lacks it or the module list changed.
 func (c *Cache) EnsureKernel(ctx context.Context) (*Kernel, error) {
-	deb, err := c.kernelDeb(ctx)
+	gk, err := c.guestKernel()
+	if err != nil {
+		return nil, err
+	}
+	deb, err := c.kernelDeb(ctx, gk)
 	if err != nil {
 		return nil, err
 	}
 	id := strings.TrimSuffix(filepath.Base(deb), ".deb")
 	dir := filepath.Join(c.Dir, "kernel", id)
-	k := &Kernel{Dir: dir, Vmlinux: filepath.Join(dir, "vmlinux"), Package: deb}
+	k := &Kernel{Dir: dir, Vmlinux: filepath.Join(dir, "vmlinux"), Package: deb, Name: gk.Name}
 	want := strings.Join(GuestModules, "\n") + "\n"
 	if order, err := os.ReadFile(filepath.Join(dir, "wanted")); err == nil && string(order) == want {
 		if k.Modules, err = readOrder(dir); err == nil {
@@ -62,20 +59,34 @@ func (c *Cache) EnsureKernel(ctx context.Context) (*Kernel, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "modules"), 0o755); err != nil {
 		return nil, err
 	}
-	tree, err := OpenModuleTree(filepath.Join(tmp, "lib", "modules"))
+	// Debian 13 packages merged /usr: its modules are under usr/lib/modules.
+	modDir := filepath.Join(tmp, "lib", "modules")
+	if _, err := os.Stat(modDir); err != nil {
+		modDir = filepath.Join(tmp, "usr", "lib", "modules")
+	}
+	tree, err := OpenModuleTree(modDir)
 	if err != nil {
 		return nil, err
 	}
-	names, err := LoadOrder(GuestModules, tree.Depends)
+	all, err := LoadOrder(GuestModules, tree.Depends)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		src, _ := tree.Path(n)
-		dst := filepath.Join(dir, "modules", n+".ko")
-		if err := copyFile(dst, src, 0o644); err != nil {
+	var names []string
+	for _, n := range all {
+		if tree.Builtin(n) {
+			continue // in vmlinux already (virtio_pci on Debian's 6.12)
+		}
+		// Written plain: busybox insmod cannot read .ko.xz or .ko.zst.
+		data, err := tree.Read(n)
+		if err != nil {
 			return nil, err
 		}
+		dst := filepath.Join(dir, "modules", n+".ko")
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
 		k.Modules = append(k.Modules, dst)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "modules", "order"), []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
@@ -106,19 +117,43 @@ func readOrder(dir string) ([]string, error) {
 	return mods, nil
 }
 
-// kernelDeb finds the guest kernel .deb in the cache or downloads it with
-// apt-get download (unpacked only, never installed on the host).
-func (c *Cache) kernelDeb(ctx context.Context) (string, error) {
+// kernelDeb finds the guest kernel's .deb in the cache or downloads it
+// with apt-get download (unpacked only, never installed on the host).
+func (c *Cache) kernelDeb(ctx context.Context, k GuestKernel) (string, error) {
 	dir := filepath.Join(c.Dir, "deb")
-	if debs, _ := filepath.Glob(filepath.Join(dir, "linux-image-*.deb")); len(debs) > 0 {
+	if debs, _ := filepath.Glob(filepath.Join(dir, k.debGlob())); len(debs) > 0 {
 		return debs[len(debs)-1], nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	a, err := c.aptFor(ctx, k)
+	if err != nil {
+		return "", err
+	}
+	from := "the host's apt sources"
+	if k.Suite != "" {
+		from = "Debian " + k.Suite + " (a private apt configuration in the cache)"
+	}
+	update := func() error {
+		out, err := a.command(ctx, "apt-get", "update", "-qq").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("lab: apt-get update for %s: %v: %s", from, err, lastLines(string(out), 3))
+		}
+		return nil
+	}
+	// A private configuration starts with no package lists.
+	if k.Suite != "" {
+		if lists, _ := filepath.Glob(filepath.Join(c.Dir, "apt", k.Suite, "lists", "*_Packages*")); len(lists) == 0 {
+			c.progress("fetching Debian %s's package list (about 10 MB, once)", k.Suite)
+			if err := update(); err != nil {
+				return "", err
+			}
+		}
+	}
 	try := func(pkg string) error {
-		c.progress("downloading the guest kernel %s with apt-get download (about 70 MB, once)", pkg)
-		cmd := exec.CommandContext(ctx, "apt-get", "download", pkg)
+		c.progress("downloading the guest kernel %s from %s with apt-get download (70 to 110 MB, once)", pkg, from)
+		cmd := a.command(ctx, "apt-get", "download", pkg)
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -126,16 +161,19 @@ func (c *Cache) kernelDeb(ctx context.Context) (string, error) {
 		}
 		return nil
 	}
-	err := try(GuestKernelPackage + "=" + GuestKernelVersion)
+	err = try(k.Package + "=" + k.Version)
 	if err != nil {
 		c.progress("pinned kernel not available (%v); refreshing the package lists", err)
-		if out, uerr := exec.CommandContext(ctx, "apt-get", "update", "-qq").CombinedOutput(); uerr != nil {
-			return "", fmt.Errorf("lab: apt-get update: %v: %s", uerr, out)
+		if uerr := update(); uerr != nil {
+			return "", uerr
 		}
-		if err = try(GuestKernelPackage + "=" + GuestKernelVersion); err != nil {
-			pkg, derr := currentKernelPackage(ctx)
+		if err = try(k.Package + "=" + k.Version); err != nil {
+			pkg, derr := currentKernelPackage(ctx, a)
 			if derr != nil {
 				return "", fmt.Errorf("lab: cannot download a guest kernel: %v; and %w", err, derr)
+			}
+			if !k.ofSeries(pkg) {
+				return "", fmt.Errorf("lab: cannot download the guest kernel %s (%v), and %s of %s depends on %s, not a %s kernel: update lab/kernels.go", k.Package, err, guestKernelMeta, from, pkg, k.Name)
 			}
 			c.progress("using %s, the kernel %s depends on now", pkg, guestKernelMeta)
 			if err = try(pkg); err != nil {
@@ -143,17 +181,17 @@ func (c *Cache) kernelDeb(ctx context.Context) (string, error) {
 			}
 		}
 	}
-	debs, _ := filepath.Glob(filepath.Join(dir, "linux-image-*.deb"))
+	debs, _ := filepath.Glob(filepath.Join(dir, k.debGlob()))
 	if len(debs) == 0 {
-		return "", fmt.Errorf("lab: apt-get download left no .deb in %s", dir)
+		return "", fmt.Errorf("lab: apt-get download left no %s in %s", k.debGlob(), dir)
 	}
 	return debs[len(debs)-1], nil
 }
 
 // currentKernelPackage asks apt which linux-image-* the meta package
 // linux-image-amd64 depends on.
-func currentKernelPackage(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "apt-cache", "depends", guestKernelMeta).Output()
+func currentKernelPackage(ctx context.Context, a apt) (string, error) {
+	out, err := a.command(ctx, "apt-cache", "depends", guestKernelMeta).Output()
 	if err != nil {
 		return "", fmt.Errorf("apt-cache depends %s: %w", guestKernelMeta, err)
 	}
@@ -165,32 +203,68 @@ func currentKernelPackage(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("apt-cache depends %s names no linux-image package", guestKernelMeta)
 }
 
-// xzMagic starts an XZ stream (the Debian bzImage payload is XZ).
-var xzMagic = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
+// vmlinuxCodecs are the compressions Debian's bzImages use for their
+// payload: XZ up to Debian 12's 6.1, zstd from Debian 13's 6.12. The
+// tools only ever see a stream from its magic to the bzImage's end, so
+// each is told to stop after the first stream (xz) or forgiven the trailing
+// bytes it complains of (zstd has no such switch) when what came out is a
+// whole ELF file.
+var vmlinuxCodecs = []struct {
+	magic []byte
+	cmd   []string
+}{
+	{[]byte{0xfd, '7', 'z', 'X', 'Z', 0x00}, []string{"xz", "-dc", "--single-stream"}},
+	{[]byte{0x28, 0xb5, 0x2f, 0xfd}, []string{"zstd", "-dcq"}},
+}
 
-// extractVmlinux finds the XZ stream inside a bzImage and decompresses it
-// with xz(1). Like the kernel's scripts/extract-vmlinux, it tries each
-// occurrence of the magic until one decompresses to an ELF file.
+// extractVmlinux finds the compressed kernel inside a bzImage and
+// decompresses it. Like the kernel's scripts/extract-vmlinux, it tries each
+// occurrence of a magic until one decompresses to an ELF file.
 func extractVmlinux(ctx context.Context, bzImage, out string) error {
 	data, err := os.ReadFile(bzImage)
 	if err != nil {
 		return err
 	}
-	for off := 0; ; {
-		i := bytes.Index(data[off:], xzMagic)
-		if i < 0 {
-			return fmt.Errorf("lab: no XZ-compressed vmlinux found in %s", bzImage)
+	for _, c := range vmlinuxCodecs {
+		for off := 0; ; off++ {
+			i := bytes.Index(data[off:], c.magic)
+			if i < 0 {
+				break
+			}
+			off += i
+			if _, err := exec.LookPath(c.cmd[0]); err != nil {
+				return fmt.Errorf("lab: %s may hold a %s-compressed vmlinux, and this host has no %s: `make deps` installs it", bzImage, c.cmd[0], c.cmd[0])
+			}
+			var buf bytes.Buffer
+			cmd := exec.CommandContext(ctx, c.cmd[0], c.cmd[1:]...)
+			cmd.Stdin = bytes.NewReader(data[off:])
+			cmd.Stdout = &buf
+			cmd.Run() // judged by its output: zstd fails on the trailing bytes
+			if wholeELF(buf.Bytes()) {
+				return os.WriteFile(out, buf.Bytes(), 0o644)
+			}
 		}
-		off += i
-		var buf bytes.Buffer
-		cmd := exec.CommandContext(ctx, "xz", "-dc", "--single-stream")
-		cmd.Stdin = bytes.NewReader(data[off:])
-		cmd.Stdout = &buf
-		if err := cmd.Run(); err == nil && bytes.HasPrefix(buf.Bytes(), []byte("\x7fELF")) {
-			return os.WriteFile(out, buf.Bytes(), 0o644)
-		}
-		off++
 	}
+	return fmt.Errorf("lab: no XZ- or zstd-compressed vmlinux found in %s", bzImage)
+}
+
+// wholeELF reports whether b is an ELF file with every segment inside it,
+// so a stream cut short is not taken for the kernel.
+func wholeELF(b []byte) bool {
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if len(f.Progs) == 0 {
+		return false
+	}
+	for _, p := range f.Progs {
+		if p.Off+p.Filesz > uint64(len(b)) {
+			return false
+		}
+	}
+	return true
 }
 
 // lastLines returns the last n lines of s, for error messages.

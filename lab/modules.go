@@ -2,9 +2,13 @@ package lab
 
 import (
 	"bytes"
+	"compress/gzip"
 	"debug/elf"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -94,20 +98,33 @@ func LoadOrder(wanted []string, depsOf func(name string) ([]string, error)) ([]s
 	return order, nil
 }
 
-// ModuleTree indexes the .ko files of an unpacked kernel package
-// (lib/modules/VERSION/kernel/...) by module name.
+// ModuleTree indexes the modules of an unpacked kernel package
+// (lib/modules/VERSION/kernel/..., usr/lib/modules on Debian 13) by module
+// name, and the ones its modules.builtin says are built into the kernel.
 type ModuleTree struct {
-	paths map[string]string
+	paths   map[string]string
+	builtin map[string]bool
+	plain   map[string][]byte // decompressed modules, read once
 }
 
-// OpenModuleTree walks dir for kernel modules.
+// OpenModuleTree walks dir for kernel modules and modules.builtin.
 func OpenModuleTree(dir string) (*ModuleTree, error) {
-	t := &ModuleTree{paths: map[string]string{}}
+	t := &ModuleTree{paths: map[string]string{}, builtin: map[string]bool{}, plain: map[string][]byte{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && strings.Contains(d.Name(), ".ko") {
+		switch {
+		case d.IsDir():
+		case d.Name() == "modules.builtin":
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, m := range ParseBuiltin(data) {
+				t.builtin[m] = true
+			}
+		case strings.Contains(d.Name(), ".ko"):
 			t.paths[ModuleName(d.Name())] = p
 		}
 		return nil
@@ -121,33 +138,114 @@ func OpenModuleTree(dir string) (*ModuleTree, error) {
 	return t, nil
 }
 
+// ParseBuiltin reads modules.builtin (one "kernel/.../name.ko" a line,
+// written by the kernel's build) and returns the module names.
+func ParseBuiltin(data []byte) []string {
+	var names []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); strings.HasSuffix(l, ".ko") {
+			if n := ModuleName(l); n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
 // Path returns the file of a module.
 func (t *ModuleTree) Path(name string) (string, bool) {
 	p, ok := t.paths[ModuleName(name)]
 	return p, ok
 }
 
-// Depends reads a module's declared dependencies from its ELF .modinfo.
-func (t *ModuleTree) Depends(name string) ([]string, error) {
-	p, ok := t.Path(name)
+// Builtin reports whether a module is built into the kernel and so needs
+// no loading: a module list the same for every kernel may name one that a
+// newer kernel builds in (virtio_pci, =y in Debian's 6.12 config).
+func (t *ModuleTree) Builtin(name string) bool {
+	_, file := t.paths[ModuleName(name)]
+	return !file && t.builtin[ModuleName(name)]
+}
+
+// Read returns a module's ELF file, decompressed: Debian's 6.1 ships plain
+// .ko files, its 6.12 .ko.xz (CONFIG_MODULE_COMPRESS_XZ), and busybox
+// insmod reads only plain ones.
+func (t *ModuleTree) Read(name string) ([]byte, error) {
+	name = ModuleName(name)
+	if b, ok := t.plain[name]; ok {
+		return b, nil
+	}
+	p, ok := t.paths[name]
 	if !ok {
 		return nil, fmt.Errorf("lab: kernel module %q is not in the guest kernel package (built in, or renamed?)", name)
 	}
-	if !strings.HasSuffix(p, ".ko") {
-		return nil, fmt.Errorf("lab: module %s is compressed; busybox insmod needs plain .ko files", p)
-	}
-	f, err := elf.Open(p)
+	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("lab: read module %s: %w", p, err)
+	}
+	if data, err = decompressModule(p, data); err != nil {
+		return nil, err
+	}
+	t.plain[name] = data
+	return data, nil
+}
+
+// decompressModule undoes the compression a module file's name says:
+// gzip with Go's own reader, XZ and zstd with xz(1) and zstd(1) from the
+// host (Go's standard library reads neither).
+func decompressModule(p string, data []byte) ([]byte, error) {
+	var tool string
+	switch {
+	case strings.HasSuffix(p, ".ko"):
+		return data, nil
+	case strings.HasSuffix(p, ".ko.gz"):
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("lab: decompress module %s: %w", p, err)
+		}
+		out, err := io.ReadAll(zr)
+		if err != nil {
+			return nil, fmt.Errorf("lab: decompress module %s: %w", p, err)
+		}
+		return out, nil
+	case strings.HasSuffix(p, ".ko.xz"):
+		tool = "xz"
+	case strings.HasSuffix(p, ".ko.zst"):
+		tool = "zstd"
+	default:
+		return nil, fmt.Errorf("lab: module %s: unknown compression", p)
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(tool, "-dcq")
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("lab: decompress module %s with %s (Debian package %s): %v: %s", p, tool, map[string]string{"xz": "xz-utils", "zstd": "zstd"}[tool], err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}
+
+// Depends reads a module's declared dependencies from its ELF .modinfo;
+// a built-in module has none to load.
+func (t *ModuleTree) Depends(name string) ([]string, error) {
+	if t.Builtin(name) {
+		return nil, nil
+	}
+	data, err := t.Read(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("lab: read module %s: %w", name, err)
 	}
 	defer f.Close()
 	sec := f.Section(".modinfo")
 	if sec == nil {
 		return nil, nil
 	}
-	data, err := sec.Data()
+	info, err := sec.Data()
 	if err != nil {
-		return nil, fmt.Errorf("lab: read .modinfo of %s: %w", p, err)
+		return nil, fmt.Errorf("lab: read .modinfo of %s: %w", name, err)
 	}
-	return ParseModinfo(data), nil
+	return ParseModinfo(info), nil
 }

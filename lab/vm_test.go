@@ -41,14 +41,19 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 func TestRunStreamsOutputAndExitStatus(t *testing.T) {
 	l, out := newTestLab(t, Options{})
-	code, err := l.Run(context.Background(), `echo "dev=$LAB_DEV gid=$LAB_GID_INDEX"; ibv_devices | grep -c rxe0; printf 'no newline'; exit 7`)
+	code, err := l.Run(context.Background(), `uname -r | cut -d. -f1,2; echo "dev=$LAB_DEV gid=$LAB_GID_INDEX"; ibv_devices | grep -c rxe0; printf 'no newline'; exit 7`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if code != 7 {
 		t.Errorf("exit status %d, want 7", code)
 	}
-	want := "dev=rxe0 gid=1\n1\nno newline\n"
+	// The guest runs the kernel asked for ($LAB_KERNEL, else the default).
+	k, err := l.cache.guestKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := k.Name + "\ndev=rxe0 gid=1\n1\nno newline\n"
 	if out.String() != want {
 		t.Errorf("output %q, want %q", out.String(), want)
 	}
