@@ -15,7 +15,7 @@ var signalText = map[Signal]string{
 		"again, up to rnr_retry times (7 means without end). It is recoverable: a rise alone is not a " +
 		"failure. It usually means the receiving program posts receives too slowly or too few. Check the " +
 		"peer's receive queue (how many receives are posted, how fast they are reposted, an SRQ's limit) " +
-		"and min_rnr_timer; if the RNR-exceeded counter rises too, requests are now failing.",
+		"and min_rnr_timer; if the counter of RNR retries exceeded rises too, requests are now failing.",
 	SignalRNRExceeded: "Raised when a requester got an RNR NAK for the same request rnr_retry+1 times and " +
 		"gave up: the work request completes with IBV_WC_RNR_RETRY_EXC_ERR and the QP goes to the Error " +
 		"state. It is terminal. It usually means the peer stopped posting receives (hung, too slow, or " +
