@@ -1,5 +1,10 @@
 package counters
 
+import (
+	"slices"
+	"strings"
+)
+
 // Class groups counters by what a rise means to someone debugging.
 type Class string
 
@@ -63,14 +68,44 @@ type Info struct {
 	Terminal bool
 	// Bits is the counter's width where the kernel says (32 wraps at
 	// 2^32); 0 when the kernel does not say (read as 64-bit).
-	Bits   int
-	Signal Signal
+	Bits int
+	// Saturates is set for a counter that stops at its largest value
+	// instead of wrapping (the IBTA PortCounters' error counters); a
+	// saturated counter says "at least this many" and only a reset
+	// (perfquery -x -r) makes it count again.
+	Saturates bool
+	Signal    Signal
 	// Explain is the long text: what raises it, what it usually means,
 	// what to check next.
 	Explain string
 	// Source cites where the name and meaning come from (kernel file,
 	// vendor documentation).
 	Source string
+}
+
+// Alarming tells whether a rise of the counter is trouble worth a mark:
+// an error or a drop, or anything terminal. Retries, congestion marks and
+// traffic are not (a retry is the protocol working).
+func (in Info) Alarming() bool {
+	return in.Terminal || in.Class == ClassError || in.Class == ClassDrop
+}
+
+// WrapBits is the width at which the counter wraps back to 0, for Delta:
+// Bits for a counter that wraps, 0 (do not unwrap) for one that
+// saturates or whose width is not known.
+func (in Info) WrapBits() int {
+	if in.Saturates {
+		return 0
+	}
+	return in.Bits
+}
+
+// Entry is one counter of one driver, as All lists them. Driver is ""
+// for the IBTA PortCounters every InfiniBand driver answers for under
+// ports/N/counters/.
+type Entry struct {
+	Driver string
+	Info
 }
 
 // Lookup returns what the registry knows of the counter name as driver
@@ -81,3 +116,75 @@ type Info struct {
 func Lookup(driver, name string) (Info, bool) {
 	return lookup(driver, name)
 }
+
+// All lists the registry: by driver ("" first), then name.
+func All() []Entry {
+	indexOnce.Do(index)
+	return slices.Clone(sorted)
+}
+
+// Drivers lists the drivers the registry has tables for, sorted ("" for
+// the PortCounters is left out).
+func Drivers() []string {
+	indexOnce.Do(index)
+	var out []string
+	for d := range byDriver {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Delta is how much a counter of the given width rose from prev to cur.
+// A counter that went down wrapped if it is bits wide (bits 1..63), and
+// the rise is what it counted past its top; with bits 0 or 64 (unknown
+// width, or a 64-bit counter, which will not wrap in a machine's life) a
+// fall is a reset and ok is false.
+func Delta(prev, cur uint64, bits int) (delta uint64, ok bool) {
+	if cur >= prev {
+		return cur - prev, true
+	}
+	if bits <= 0 || bits >= 64 || prev >= 1<<uint(bits) || cur >= 1<<uint(bits) {
+		return 0, false
+	}
+	return (1 << uint(bits)) - prev + cur, true
+}
+
+// RetryNames are the names, across every driver, of the counters whose
+// rise tells a diagnosis something about a QP's retries or failures: every
+// counter with a Signal. Sorted, each once.
+func RetryNames() []string {
+	indexOnce.Do(index)
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range sorted {
+		if e.Signal != SignalNone && !seen[e.Name] {
+			seen[e.Name] = true
+			out = append(out, e.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RetryNamesFor is RetryNames for one driver (with the PortCounters'
+// none); "" gives RetryNames.
+func RetryNamesFor(driver string) []string {
+	if driver == "" {
+		return RetryNames()
+	}
+	indexOnce.Do(index)
+	var out []string
+	for name, in := range byDriver[driver] {
+		if in.Signal != SignalNone {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// normalName trims what sysfs and netlink put around a name.
+func normalName(name string) string { return strings.TrimSpace(name) }

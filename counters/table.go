@@ -1,6 +1,10 @@
 package counters
 
-import "sync"
+import (
+	"cmp"
+	"slices"
+	"sync"
+)
 
 // entry is one counter of one driver ("" for the IBTA PortCounters every
 // IB driver answers for under ports/N/counters/).
@@ -9,45 +13,79 @@ type entry struct {
 	Info
 }
 
-// table is the registry: a seed of rxe's and mlx5's retry counters, to
-// grow to every driver's (see doc.go).
-var table = []entry{
-	// rxe: drivers/infiniband/sw/rxe/rxe_hw_counters.c
-	{"rxe", Info{Name: "rcvd_rnr_err", Meaning: "RNR NAKs received: the peer had no receive posted; the send is retried",
-		Class: ClassRetry, Side: SideRequester, Signal: SignalRNR, Source: "drivers/infiniband/sw/rxe/rxe_comp.c"}},
-	{"rxe", Info{Name: "completer_retry_err", Meaning: "transport timeouts: a request got no ACK in time and is resent",
-		Class: ClassRetry, Side: SideRequester, Signal: SignalTimeoutRetry, Source: "drivers/infiniband/sw/rxe/rxe_comp.c"}},
-	{"rxe", Info{Name: "retry_exceeded_err", Meaning: "requests failed after retry_cnt transport timeouts",
-		Class: ClassError, Side: SideRequester, Terminal: true, Signal: SignalRetryExceeded, Source: "drivers/infiniband/sw/rxe/rxe_comp.c"}},
-	{"rxe", Info{Name: "retry_rnr_exceeded_err", Meaning: "requests failed after rnr_retry RNR NAKs",
-		Class: ClassError, Side: SideRequester, Terminal: true, Signal: SignalRNRExceeded, Source: "drivers/infiniband/sw/rxe/rxe_comp.c"}},
-	// mlx5: drivers/infiniband/hw/mlx5/counters.c (q counters are 32-bit)
-	{"mlx5", Info{Name: "rnr_nak_retry_err", Meaning: "RNR NAKs received: the peer had no receive posted; the send is retried",
-		Class: ClassRetry, Side: SideRequester, Bits: 32, Signal: SignalRNR, Source: "drivers/infiniband/hw/mlx5/counters.c"}},
-	{"mlx5", Info{Name: "local_ack_timeout_err", Meaning: "transport timeouts: a request got no ACK in time and is resent",
-		Class: ClassRetry, Side: SideRequester, Bits: 32, Signal: SignalTimeoutRetry, Source: "drivers/infiniband/hw/mlx5/counters.c"}},
+// spec is one row of a driver's table, kept positional so the tables
+// read as tables: name, class, side, signal, terminal, meaning and,
+// where the general text of explain.go would not do, a long explanation.
+type spec struct {
+	name     string
+	class    Class
+	side     Side
+	signal   Signal
+	terminal bool
+	meaning  string
+	explain  string
+}
+
+// group turns a driver's rows into entries, all with the same source and
+// width.
+func group(driver, source string, bits int, rows ...spec) []entry {
+	out := make([]entry, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, entry{driver, Info{Name: r.name, Meaning: r.meaning, Class: r.class, Side: r.side,
+			Terminal: r.terminal, Bits: bits, Signal: r.signal, Explain: r.explain, Source: source}})
+	}
+	return out
+}
+
+// prefixed is rows with every name prefixed: mlx5's vport_ counters of a
+// switchdev representor are the same q counters read for another vport.
+func prefixed(prefix string, rows []spec) []spec {
+	out := make([]spec, len(rows))
+	for i, r := range rows {
+		r.name = prefix + r.name
+		out[i] = r
+	}
+	return out
+}
+
+// tables are every driver's, each in its own file.
+var tables = [][]entry{
+	portCounters(), rxeTable(), mlx5Table(), mlx4Table(), bnxtTable(), irdmaTable(), i40iwTable(),
+	efaTable(), hnsTable(), erdmaTable(), hfi1Table(),
 }
 
 var (
 	indexOnce sync.Once
 	byDriver  map[string]map[string]Info
 	byName    map[string][]Info
+	sorted    []Entry
 )
 
 func index() {
 	byDriver = map[string]map[string]Info{}
 	byName = map[string][]Info{}
-	for _, e := range table {
-		if byDriver[e.driver] == nil {
-			byDriver[e.driver] = map[string]Info{}
+	for _, t := range tables {
+		for _, e := range t {
+			e.Info.Explain = explain(e.driver, e.Info)
+			if byDriver[e.driver] == nil {
+				byDriver[e.driver] = map[string]Info{}
+			}
+			if _, dup := byDriver[e.driver][e.Name]; dup {
+				continue // the first row wins; TestNoDuplicates names any
+			}
+			byDriver[e.driver][e.Name] = e.Info
+			byName[e.Name] = append(byName[e.Name], e.Info)
+			sorted = append(sorted, Entry{Driver: e.driver, Info: e.Info})
 		}
-		byDriver[e.driver][e.Name] = e.Info
-		byName[e.Name] = append(byName[e.Name], e.Info)
 	}
+	slices.SortFunc(sorted, func(a, b Entry) int {
+		return cmp.Or(cmp.Compare(a.Driver, b.Driver), cmp.Compare(a.Name, b.Name))
+	})
 }
 
 func lookup(driver, name string) (Info, bool) {
 	indexOnce.Do(index)
+	name = normalName(name)
 	if driver != "" {
 		if in, ok := byDriver[driver][name]; ok {
 			return in, true

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&command{
 		name: "explain", usage: "explain WORD",
-		summary: "explain an errno, a completion status, an async event, a QP state or an attribute mask",
+		summary: "explain an errno, a completion status, an async event, a QP state, an attribute mask or a counter",
 		help: `examples:
   explain EINVAL
   explain REM_ACCESS_ERR
@@ -22,7 +22,9 @@ func init() {
   explain QP_FATAL
   explain rtr
   explain 0x1a1           # an ibv_qp_attr_mask
-  explain dest_qpn`,
+  explain dest_qpn
+  explain rnr_nak_retry_err       # a counter of hw_counters/ or counters/
+  explain mlx5/out_of_buffer      # a counter of one driver`,
 		pos: []argKind{{name: "word"}},
 		run: runExplain,
 	})
@@ -116,9 +118,10 @@ func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
 		parts = append(parts, "as an attribute mask: "+maskText(mask))
 		data["mask"] = mask.Names()
 	}
+	parts = append(parts, counterParts(w)...)
 	if len(parts) == 0 {
 		return Result{}, &Error{What: "nothing known as " + strconv.Quote(w),
-			Fix: "try an errno (EINVAL), a completion status (REM_ACCESS_ERR), an event (QP_FATAL), a state (rtr), an attribute (dest_qpn) or a number"}
+			Fix: "try an errno (EINVAL), a completion status (REM_ACCESS_ERR), an event (QP_FATAL), a state (rtr), an attribute (dest_qpn), a counter (rnr_nak_retry_err, mlx5/out_of_buffer) or a number"}
 	}
 	text := strings.Join(parts, "\n\n")
 	data["text"] = text

@@ -8,13 +8,29 @@ package sysfsmon
 // that appear with a driver show up within FullEvery ticks. Only the
 // poll loop's goroutine uses it; close ends it with the poll.
 type counterFiles struct {
-	fds    map[string]int
-	dirs   map[string][]string
-	relist bool
+	fds     map[string]int
+	dirs    map[string][]string
+	drivers map[string]string
+	relist  bool
 }
 
 func newCounterFiles() *counterFiles {
-	return &counterFiles{fds: map[string]int{}, dirs: map[string][]string{}, relist: true}
+	return &counterFiles{fds: map[string]int{}, dirs: map[string][]string{}, drivers: map[string]string{}, relist: true}
+}
+
+// driver is the registry's driver of a device (Device.Driver), kept
+// until the next full tick.
+func (c *counterFiles) driver(f *FS, dev string) string {
+	if c != nil {
+		if d, ok := c.drivers[dev]; ok && !c.relist {
+			return d
+		}
+	}
+	d := f.deviceDriver(dev)
+	if c != nil {
+		c.drivers[dev] = d
+	}
+	return d
 }
 
 // list is f.listDir, remembered until the next full tick.
@@ -40,6 +56,7 @@ func (c *counterFiles) startTick(full bool) {
 	c.relist = full
 	if full {
 		clear(c.dirs)
+		clear(c.drivers)
 	}
 }
 

@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/verbscope/verbscope/counters"
 )
 
 // Counter is one file of a counters/ or hw_counters/ folder
@@ -19,9 +22,23 @@ type Counter struct {
 	Group  string `json:"group"` // "counters" or "hw_counters"
 	Name   string `json:"name"`
 	Value  uint64 `json:"value"`
-	// Error is true for counters of trouble (see IsErrorCounter).
+	// Error is true for counters of trouble: the registry's error and
+	// drop classes and terminal counters (counters.Info.Alarming); false
+	// for a counter the registry does not know.
 	Error bool `json:"error"`
+	// Driver is the registry's name of the device's driver (Device.Driver),
+	// for looking the counter up (counters.Lookup).
+	Driver string `json:"driver,omitempty"`
+	// Unavailable is set when the file holds no number but the kernel's
+	// word that it cannot count ("N/A (no PMA)": the port has no
+	// performance agent) or its read fails as not supported; Value is
+	// then 0 and means nothing.
+	Unavailable bool `json:"unavailable,omitempty"`
 }
+
+// Info is what the counter registry knows of the counter; ok is false
+// for one it does not know.
+func (c Counter) Info() (counters.Info, bool) { return counters.Lookup(c.Driver, c.Name) }
 
 // Key identifies a counter across snapshots: "rxe0/1/hw_counters/sent_pkts".
 func (c Counter) Key() string {
@@ -54,7 +71,8 @@ func (f *FS) counters(cf *counterFiles) (*CounterSnapshot, error) {
 	var ws warnings
 	for _, dev := range names {
 		dir := f.sysPath(classIB, dev)
-		s.Counters = f.readCounterDir(cf, &ws, s.Counters, dev, 0, "hw_counters", filepath.Join(dir, "hw_counters"))
+		drv := cf.driver(f, dev)
+		s.Counters = f.readCounterDir(cf, &ws, s.Counters, dev, drv, 0, "hw_counters", filepath.Join(dir, "hw_counters"))
 		ports, err := cf.list(f, filepath.Join(dir, "ports"))
 		if err != nil {
 			ws.add(f, filepath.Join(dir, "ports"), err)
@@ -62,7 +80,7 @@ func (f *FS) counters(cf *counterFiles) (*CounterSnapshot, error) {
 		for _, p := range numericNames(ports) {
 			pdir := filepath.Join(dir, "ports", strconv.Itoa(p))
 			for _, g := range []string{"counters", "hw_counters"} {
-				s.Counters = f.readCounterDir(cf, &ws, s.Counters, dev, p, g, filepath.Join(pdir, g))
+				s.Counters = f.readCounterDir(cf, &ws, s.Counters, dev, drv, p, g, filepath.Join(pdir, g))
 			}
 		}
 	}
@@ -70,30 +88,64 @@ func (f *FS) counters(cf *counterFiles) (*CounterSnapshot, error) {
 	return s, nil
 }
 
-func (f *FS) readCounterDir(cf *counterFiles, ws *warnings, out []Counter, dev string, port int, group, dir string) []Counter {
+// readCounterDir reads one counters/ or hw_counters/ folder. A file the
+// kernel cannot count (unavailable) is listed as such, and the folder
+// gets one warning for all of them, not one per file.
+func (f *FS) readCounterDir(cf *counterFiles, ws *warnings, out []Counter, dev, drv string, port int, group, dir string) []Counter {
 	names, err := cf.list(f, dir)
 	if err != nil {
 		ws.add(f, dir, err)
 		return out
 	}
+	var unavailable []string
+	why := ""
 	for _, n := range names {
 		if skipCounter(n) {
 			continue
 		}
+		c := Counter{Device: dev, Port: port, Group: group, Name: n, Driver: drv, Error: CounterAlarming(drv, n)}
 		path := filepath.Join(dir, n)
 		s, err := cf.read(f, path)
 		if err != nil {
-			ws.add(f, path, err)
-			continue
+			if !errors.Is(err, syscall.EOPNOTSUPP) && !errors.Is(err, syscall.EINVAL) {
+				ws.add(f, path, err)
+				continue
+			}
+			s = err.Error()
 		}
 		v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
 		if err != nil {
-			ws.add(f, path, fmt.Errorf("not a counter value: %q", strings.TrimSpace(s)))
-			continue
+			c.Unavailable = true
+			unavailable = append(unavailable, n)
+			if why == "" {
+				why = strings.TrimSpace(s)
+			}
 		}
-		out = append(out, Counter{Device: dev, Port: port, Group: group, Name: n, Value: v, Error: IsErrorCounter(n)})
+		c.Value = v
+		out = append(out, c)
+	}
+	if len(unavailable) > 0 {
+		ws.add(f, dir, fmt.Errorf("%d of its counters cannot be read (%q%s): shown as unavailable", len(unavailable), why, noPMAHint(why)))
 	}
 	return out
+}
+
+// noPMAHint explains the kernel's "N/A (no PMA)" (core/sysfs.c: the port
+// answers no PerfMgt MADs, as on iWARP and some RoCE devices).
+func noPMAHint(text string) string {
+	if strings.Contains(text, "no PMA") {
+		return ": the port has no performance management agent to answer for them"
+	}
+	return ""
+}
+
+// CounterAlarming tells whether a rise of the counter deserves a mark:
+// the registry's error, drop and terminal counters of the driver (""
+// when not known). A counter the registry does not know is not marked:
+// its meaning is unknown, not guessed from its name.
+func CounterAlarming(driver, name string) bool {
+	in, ok := counters.Lookup(driver, name)
+	return ok && in.Alarming()
 }
 
 // CounterRate is one counter's change between two snapshots.
@@ -101,8 +153,10 @@ type CounterRate struct {
 	Counter
 	Delta uint64  `json:"delta"`
 	Rate  float64 `json:"rate"` // Delta per second
-	// Reset is true when the value went down (the counter was reset,
-	// or a 32-bit PortCounter wrapped); Delta and Rate are then 0.
+	// Reset is true when the value went down and the counter's width
+	// (counters.Info.WrapBits) does not explain it as a wrap: it was
+	// reset. Delta and Rate are then 0. A 32-bit counter that wrapped
+	// (mlx5's q counters) has the delta across the wrap.
 	Reset bool `json:"reset"`
 }
 
@@ -137,11 +191,16 @@ func CounterRates(prev, cur *CounterSnapshot) ([]CounterRate, error) {
 			continue
 		}
 		r := CounterRate{Counter: c}
-		if c.Value < old {
+		bits := 0
+		if in, ok := c.Info(); ok {
+			bits = in.WrapBits()
+		}
+		switch d, ok := counters.Delta(old, c.Value, bits); {
+		case c.Unavailable:
+		case ok:
+			r.Delta, r.Rate = d, float64(d)/dt
+		default:
 			r.Reset = true
-		} else {
-			r.Delta = c.Value - old
-			r.Rate = float64(r.Delta) / dt
 		}
 		rates = append(rates, r)
 	}

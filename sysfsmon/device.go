@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/verbscope/verbscope/counters"
 	"github.com/verbscope/verbscope/rdma"
 )
 
@@ -35,9 +36,18 @@ type Device struct {
 	// Soft is true for a software device: one without a "device" link to
 	// hardware (it lives under /sys/devices/virtual).
 	Soft bool `json:"soft"`
-	// PCI is the PCI function the device link leads to ("0000:3b:00.0");
-	// empty for software devices.
+	// PCI is the PCI function the device link leads to ("0000:3b:00.0"),
+	// or, without a device link, the one the class entry's own symlink
+	// into /sys/devices sits below; empty for software devices.
 	PCI string `json:"pci"`
+	// Driver is the counter registry's name of the device's driver
+	// (counters.DeviceDriver: "mlx5", "rxe", "efa"...) from the module the
+	// device link's driver/ leads to, the parent file of a software
+	// device, or the device's default name; empty when none says.
+	Driver string `json:"driver"`
+	// Module is the kernel driver the device link's driver/ names
+	// ("mlx5_core"); empty for software devices and trees without it.
+	Module string `json:"module"`
 	// NUMANode is the PCI function's numa_node; nil when unknown (software
 	// devices), -1 where the platform has no NUMA information.
 	NUMANode *int `json:"numa_node"`
@@ -64,12 +74,18 @@ type Port struct {
 	PhysStateName string         `json:"phys_state"`     // "LinkUp", as the kernel names it
 	RateText      string         `json:"rate"`           // rate as printed: "10 Gb/sec (1X FDR10)"
 	Rate
-	LID       uint16 `json:"lid"`        // lid (hex in sysfs)
-	SMLID     uint16 `json:"sm_lid"`     // sm_lid
-	SMSL      uint8  `json:"sm_sl"`      // sm_sl
-	LMC       uint8  `json:"lmc"`        // lid_mask_count
-	CapMask   uint32 `json:"cap_mask"`   // cap_mask: IB PortInfo CapabilityMask
-	LinkLayer string `json:"link_layer"` // "InfiniBand" or "Ethernet"
+	LID   uint16 `json:"lid"`    // lid (hex in sysfs); see LIDKnown
+	SMLID uint16 `json:"sm_lid"` // sm_lid; see SMLIDKnown
+	// LIDKnown and SMLIDKnown are false when the lid or sm_lid file is
+	// missing (not every driver or recorded tree has them): the LID is
+	// then unknown, not 0. On an ACTIVE InfiniBand port a known LID of 0
+	// means no subnet manager has assigned one.
+	LIDKnown   bool   `json:"lid_known"`
+	SMLIDKnown bool   `json:"sm_lid_known"`
+	SMSL       uint8  `json:"sm_sl"`      // sm_sl
+	LMC        uint8  `json:"lmc"`        // lid_mask_count
+	CapMask    uint32 `json:"cap_mask"`   // cap_mask: IB PortInfo CapabilityMask
+	LinkLayer  string `json:"link_layer"` // "InfiniBand" or "Ethernet"
 	// Netdev is the netdev this port's GIDs are bound to (RoCE); empty on
 	// InfiniBand.
 	Netdev string `json:"netdev"`
@@ -185,6 +201,7 @@ func (f *FS) readDevice(name string, prev []Device) Device {
 	d.NodeDesc = f.optional(&ws, filepath.Join(dir, "node_desc"))
 	d.Parent = f.optional(&ws, filepath.Join(dir, "parent"))
 	f.readPlacement(&ws, &d)
+	d.Driver = counters.DeviceDriver(d.Module, d.Name, d.Soft, d.NodeTypeName)
 
 	ports, err := f.listDir(filepath.Join(dir, "ports"))
 	if err != nil {
@@ -231,24 +248,29 @@ func (f *FS) readPlacement(ws *warnings, d *Device) string {
 		if !errors.Is(err, fs.ErrNotExist) {
 			ws.add(f, link, err)
 		}
-		d.Soft = true
-		if d.Parent != "" {
-			d.Netdevs = []string{d.Parent}
+		// On a live system /sys/class/infiniband/X is itself a symlink
+		// into /sys/devices; below a PCI function it names the
+		// hardware even where the device link is missing.
+		if pciDir := pciAncestor(f.classReal(d.Name)); pciDir != "" {
+			real = pciDir
+		} else {
+			d.Soft = true
+			if d.Parent != "" {
+				d.Netdevs = []string{d.Parent}
+			}
+			return ""
 		}
-		return ""
 	}
+	d.Module = f.driverModule(real)
 	// The link may lead to an auxiliary or SF device below the PCI
 	// function (mlx5_core.sf.2); the PCI function is the nearest
 	// ancestor named like one.
-	pciDir := ""
-	for p := real; p != filepath.Dir(p); p = filepath.Dir(p) {
-		if bdf().MatchString(filepath.Base(p)) {
-			pciDir = p
-			break
-		}
-	}
+	pciDir := pciAncestor(real)
 	if pciDir == "" {
 		return ""
+	}
+	if d.Module == "" {
+		d.Module = f.driverModule(pciDir)
 	}
 	d.PCI = filepath.Base(pciDir)
 	if s := f.optional(ws, filepath.Join(pciDir, "numa_node")); s != "" {
@@ -274,6 +296,68 @@ func (f *FS) readPlacement(ws *warnings, d *Device) string {
 	return pciDir
 }
 
+// deviceDriver is Device.Driver without reading the rest of the device:
+// what the counters need to look themselves up.
+func (f *FS) deviceDriver(name string) string {
+	d := Device{Name: name}
+	var ws warnings
+	d.NodeTypeName = f.optional(&ws, f.sysPath(classIB, name, "node_type"))
+	d.Parent = f.optional(&ws, f.sysPath(classIB, name, "parent"))
+	link := f.sysPath(classIB, name, "device")
+	real, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		real = pciAncestor(f.classReal(name))
+	}
+	if real != "" {
+		if d.Module = f.driverModule(real); d.Module == "" {
+			d.Module = f.driverModule(pciAncestor(real))
+		}
+	}
+	return counters.DeviceDriver(d.Module, name, real == "", d.NodeTypeName)
+}
+
+// driverModule is the name of the driver a device folder's driver link
+// leads to (Documentation/ABI/testing/sysfs-bus-pci: driver), or "".
+func (f *FS) driverModule(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	drv, err := filepath.EvalSymlinks(filepath.Join(dir, "driver"))
+	if err != nil {
+		return ""
+	}
+	return filepath.Base(drv)
+}
+
+// pciAncestor is the nearest folder at or above p named like a PCI
+// function, or "".
+func pciAncestor(p string) string {
+	if p == "" {
+		return ""
+	}
+	for ; p != filepath.Dir(p); p = filepath.Dir(p) {
+		if bdf().MatchString(filepath.Base(p)) {
+			return p
+		}
+	}
+	return ""
+}
+
+// classReal is where the class entry of a device really is, when it is a
+// symlink (as on a live system: ../../devices/.../infiniband/X); "" when
+// it is not one or cannot be followed.
+func (f *FS) classReal(name string) string {
+	p := f.sysPath(classIB, name)
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return real
+}
+
 // uverbsMap maps device names to their uverbs char device names through
 // /sys/class/infiniband_verbs/uverbsN/ibdev.
 func (f *FS) uverbsMap() map[string]string {
@@ -294,8 +378,10 @@ func (f *FS) readPort(ws *warnings, dev string, num int, prev []Device) Port {
 	dir := f.sysPath(classIB, dev, "ports", strconv.Itoa(num))
 	p := Port{Device: dev, Port: num, RecommendedGIDIndex: -1}
 	f.readPortState(ws, dir, &p)
-	p.LID = uint16(f.optionalUint(ws, filepath.Join(dir, "lid"), 16))
-	p.SMLID = uint16(f.optionalUint(ws, filepath.Join(dir, "sm_lid"), 16))
+	lid, ok := f.optionalUintOK(ws, filepath.Join(dir, "lid"), 16)
+	p.LID, p.LIDKnown = uint16(lid), ok
+	smlid, ok := f.optionalUintOK(ws, filepath.Join(dir, "sm_lid"), 16)
+	p.SMLID, p.SMLIDKnown = uint16(smlid), ok
 	p.SMSL = uint8(f.optionalUint(ws, filepath.Join(dir, "sm_sl"), 8))
 	p.LMC = uint8(f.optionalUint(ws, filepath.Join(dir, "lid_mask_count"), 8))
 	p.CapMask = uint32(f.optionalUint(ws, filepath.Join(dir, "cap_mask"), 32))

@@ -188,16 +188,23 @@ func (f *FS) optional(ws *warnings, path string) string {
 
 // optionalUint reads an optional number with parse (decimal or 0x hex).
 func (f *FS) optionalUint(ws *warnings, path string, bits int) uint64 {
+	v, _ := f.optionalUintOK(ws, path, bits)
+	return v
+}
+
+// optionalUintOK is optionalUint that also tells whether there was a
+// number: false for a missing, empty or unparsable file.
+func (f *FS) optionalUintOK(ws *warnings, path string, bits int) (uint64, bool) {
 	s := f.optional(ws, path)
 	if s == "" {
-		return 0
+		return 0, false
 	}
 	v, err := strconv.ParseUint(s, 0, bits)
 	if err != nil {
 		ws.add(f, path, fmt.Errorf("not a %d-bit number: %q", bits, s))
-		return 0
+		return 0, false
 	}
-	return v
+	return v, true
 }
 
 // listDir returns the names in a folder, sorted; a missing folder is an

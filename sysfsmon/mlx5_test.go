@@ -23,7 +23,7 @@ func TestMlx5Devices(t *testing.T) {
 	ibPort := func(n int, state rdma.PortState, stateName string, phys rdma.PhysState, physName, rate string, r Rate, lid uint16, smLID uint16, gid string, pkeys []string, pkeyLen int, gidLen int) Port {
 		a, _ := parseGID(gid)
 		return Port{Device: "mlx5_0", Port: n, State: state, StateName: stateName, PhysState: phys, PhysStateName: physName,
-			RateText: rate, Rate: r, LID: lid, SMLID: smLID, CapMask: 0xa651e848, LinkLayer: "InfiniBand",
+			RateText: rate, Rate: r, LID: lid, SMLID: smLID, LIDKnown: true, SMLIDKnown: true, CapMask: 0xa651e848, LinkLayer: "InfiniBand",
 			GIDTableLen: gidLen, GIDs: []GID{{Index: 0, GID: gid, Addr: a.String(), IP: a.String()}},
 			RecommendedGIDIndex: 0, PKeyTableLen: pkeyLen, PKeys: pkeys}
 	}
@@ -33,8 +33,9 @@ func TestMlx5Devices(t *testing.T) {
 	want := []Device{
 		{
 			Name: "irdma0", NodeGUID: "3cfd:feff:fe00:0001", SysImageGUID: "3cfd:feff:fe00:0001", FWVer: "1.52",
-			PCI: "0000:5e:00.0", NUMANode: intp(-1),
-			Ports: []Port{{Device: "irdma0", Port: 1, PhysState: 5, PhysStateName: "LinkUp", RateText: "fast", LinkLayer: "Ethernet", RecommendedGIDIndex: -1}},
+			PCI: "0000:5e:00.0", Driver: "irdma", NUMANode: intp(-1),
+			// irdma0 has a lid file and no sm_lid: its SM LID is unknown, not 0.
+			Ports: []Port{{Device: "irdma0", Port: 1, PhysState: 5, PhysStateName: "LinkUp", RateText: "fast", LinkLayer: "Ethernet", RecommendedGIDIndex: -1, LIDKnown: true}},
 			Warnings: []Warning{
 				{Path: "/sys/class/infiniband/irdma0/ports/1/state", Err: errors.New(`state "ACTIVE": want "N: NAME"`)},
 				{Path: "/sys/class/infiniband/irdma0/ports/1/rate", Err: errors.New(`rate "fast": want "N Gb/sec (WX SPEED)"`)},
@@ -43,7 +44,7 @@ func TestMlx5Devices(t *testing.T) {
 		{
 			Name: "mlx5_0", NodeType: 1, NodeTypeName: "CA", NodeGUID: "0c42:a103:0012:3456", SysImageGUID: "0c42:a103:0012:3456",
 			FWVer: "20.35.1012", HCAType: "MT4123", BoardID: "MT_0000000222", HWRev: "0x0", NodeDesc: "node1 HCA-1",
-			PCI: "0000:3b:00.0", NUMANode: intp(0), LocalCPUs: "0-3", Netdevs: []string{"ibp59s0f0"}, Uverbs: "uverbs0",
+			PCI: "0000:3b:00.0", Driver: "mlx5", NUMANode: intp(0), LocalCPUs: "0-3", Netdevs: []string{"ibp59s0f0"}, Uverbs: "uverbs0",
 			Ports: []Port{
 				ibPort(1, 4, "ACTIVE", 5, "LinkUp", "100 Gb/sec (4X EDR)", Rate{100, "4X", "EDR"}, 0x12, 0x1,
 					"fe80:0000:0000:0000:0c42:a103:0012:3456", []string{"0xffff", "0x8001"}, 3, 2),
@@ -54,10 +55,10 @@ func TestMlx5Devices(t *testing.T) {
 		{
 			Name: "mlx5_1", NodeType: 1, NodeTypeName: "CA", NodeGUID: "0c42:a103:0012:3458", SysImageGUID: "0c42:a103:0012:3456",
 			FWVer: "20.35.1012", HCAType: "MT4123", BoardID: "MT_0000000222", HWRev: "0x0", NodeDesc: "node1 HCA-2",
-			PCI: "0000:3b:00.1", NUMANode: intp(0), LocalCPUs: "0-3", Netdevs: []string{"ens1f1np1"}, Uverbs: "uverbs1",
+			PCI: "0000:3b:00.1", Driver: "mlx5", NUMANode: intp(0), LocalCPUs: "0-3", Netdevs: []string{"ens1f1np1"}, Uverbs: "uverbs1",
 			Ports: []Port{{
 				Device: "mlx5_1", Port: 1, State: 4, StateName: "ACTIVE", PhysState: 5, PhysStateName: "LinkUp",
-				RateText: "25 Gb/sec (1X EDR)", Rate: Rate{25, "1X", "EDR"}, CapMask: 0x00010000, LinkLayer: "Ethernet",
+				RateText: "25 Gb/sec (1X EDR)", Rate: Rate{25, "1X", "EDR"}, LIDKnown: true, SMLIDKnown: true, CapMask: 0x00010000, LinkLayer: "Ethernet",
 				Netdev: "ens1f1np1", NetdevMTU: 9000, NetdevState: "up", GIDTableLen: 5,
 				GIDs: []GID{
 					roceGID(0, "fe80:0000:0000:0000:0e42:a1ff:fe00:0002", "fe80::e42:a1ff:fe00:2", "fe80::e42:a1ff:fe00:2", "IB/RoCE v1"),
@@ -80,11 +81,18 @@ func TestMlx5Counters(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := func(dev string, port int, group, name string, v uint64) Counter {
-		return Counter{Device: dev, Port: port, Group: group, Name: name, Value: v, Error: IsErrorCounter(name)}
+		drv := "mlx5"
+		if dev == "irdma0" {
+			drv = "irdma"
+		}
+		return Counter{Device: dev, Port: port, Group: group, Name: name, Value: v, Driver: drv, Error: CounterAlarming(drv, name)}
 	}
+	na := c("irdma0", 1, "hw_counters", "ip4InPkts", 0)
+	na.Unavailable = true
 	want := &CounterSnapshot{
 		Time: s.Time,
 		Counters: []Counter{
+			na, // "N/A": unavailable, listed
 			c("irdma0", 1, "hw_counters", "ip4OutPkts", 12),
 			c("mlx5_0", 1, "counters", "VL15_dropped", 0),
 			c("mlx5_0", 1, "counters", "link_downed", 1),
@@ -110,7 +118,7 @@ func TestMlx5Counters(t *testing.T) {
 			c("mlx5_1", 1, "hw_counters", "rnr_nak_retry_err", 0),
 			c("mlx5_1", 1, "hw_counters", "rx_icrc_encapsulated", 0),
 		},
-		Warnings: []Warning{{Path: "/sys/class/infiniband/irdma0/ports/1/hw_counters/ip4InPkts", Err: errors.New(`not a counter value: "N/A"`)}},
+		Warnings: []Warning{{Path: "/sys/class/infiniband/irdma0/ports/1/hw_counters", Err: errors.New(`1 of its counters cannot be read ("N/A"): shown as unavailable`)}},
 	}
 	if diff := cmp.Diff(want, s, cmpWarnings); diff != "" {
 		t.Errorf("mlx5 counters (-want +got):\n%s", diff)
@@ -222,11 +230,18 @@ func TestCounterRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	port := filepath.Join(dir, "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0/ports/1")
+	// out_of_sequence is a 32-bit q counter: 6 below its top, then 4.
+	if err := os.WriteFile(filepath.Join(port, "hw_counters/out_of_sequence"), []byte("4294967290\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	a, err := f.Counters()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := filepath.Join(dir, "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0/ports/1")
+	if err := os.WriteFile(filepath.Join(port, "hw_counters/out_of_sequence"), []byte("4\n"), 0o644); err != nil { // wrapped
+		t.Fatal(err)
+	}
 	testtree.Bump(t, filepath.Join(port, "counters/port_xmit_packets"), 500)
 	testtree.Bump(t, filepath.Join(port, "hw_counters/out_of_buffer"), 3)
 	if err := os.WriteFile(filepath.Join(port, "counters/symbol_error"), []byte("0\n"), 0o644); err != nil { // reset
@@ -250,9 +265,11 @@ func TestCounterRates(t *testing.T) {
 		}
 	}
 	want := map[string]CounterRate{
-		"mlx5_0/1/counters/port_xmit_packets": {Counter: Counter{Device: "mlx5_0", Port: 1, Group: "counters", Name: "port_xmit_packets", Value: 5500}, Delta: 500, Rate: 500},
-		"mlx5_0/1/hw_counters/out_of_buffer":  {Counter: Counter{Device: "mlx5_0", Port: 1, Group: "hw_counters", Name: "out_of_buffer", Value: 14, Error: true}, Delta: 3, Rate: 3},
-		"mlx5_0/1/counters/symbol_error":      {Counter: Counter{Device: "mlx5_0", Port: 1, Group: "counters", Name: "symbol_error", Value: 0, Error: true}, Reset: true},
+		"mlx5_0/1/counters/port_xmit_packets":  {Counter: Counter{Device: "mlx5_0", Port: 1, Group: "counters", Name: "port_xmit_packets", Value: 5500, Driver: "mlx5"}, Delta: 500, Rate: 500},
+		"mlx5_0/1/hw_counters/out_of_buffer":   {Counter: Counter{Device: "mlx5_0", Port: 1, Group: "hw_counters", Name: "out_of_buffer", Value: 14, Error: true, Driver: "mlx5"}, Delta: 3, Rate: 3},
+		"mlx5_0/1/hw_counters/out_of_sequence": {Counter: Counter{Device: "mlx5_0", Port: 1, Group: "hw_counters", Name: "out_of_sequence", Value: 4, Driver: "mlx5"}, Delta: 10, Rate: 10},
+		// symbol_error saturates rather than wraps: going down is a reset.
+		"mlx5_0/1/counters/symbol_error": {Counter: Counter{Device: "mlx5_0", Port: 1, Group: "counters", Name: "symbol_error", Value: 0, Error: true, Driver: "mlx5"}, Reset: true},
 	}
 	if diff := cmp.Diff(want, moved); diff != "" {
 		t.Errorf("rates of changed counters (-want +got):\n%s", diff)

@@ -192,25 +192,8 @@ func FormatCPUList(cpus []int) string {
 }
 
 // IsErrorCounter reports whether a counters/ or hw_counters/ file counts
-// trouble rather than traffic. The names follow
-// Documentation/ABI/stable/sysfs-class-infiniband and the drivers'
-// hw_counters tables: a word (between underscores) err, error(s),
-// discard(s), drop(s)/dropped, timeout or violation(s) (symbol_error,
-// rcvd_seq_err, port_xmit_discards, VL15_dropped, local_ack_timeout_err),
-// or retry_exceeded, link_downed, out_of_seq(uence) or out_of_buffer
-// anywhere. ack_deferred is not an error although it contains "err".
-func IsErrorCounter(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range strings.Split(n, "_") {
-		switch w {
-		case "err", "error", "errors", "discard", "discards", "drop", "drops", "dropped", "timeout", "violation", "violations":
-			return true
-		}
-	}
-	for _, s := range []string{"retry_exceeded", "link_downed", "out_of_seq", "out_of_buffer"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
-}
+// trouble rather than traffic or retries, for a caller that does not know
+// the device's driver: CounterAlarming with no driver. A name the
+// registry does not know, or one its drivers mean differently, is not
+// marked.
+func IsErrorCounter(name string) bool { return CounterAlarming("", name) }

@@ -130,12 +130,17 @@ func TestParseCPUListAndMask(t *testing.T) {
 
 func TestIsErrorCounter(t *testing.T) {
 	for name, want := range map[string]bool{
-		"symbol_error": true, "port_rcv_errors": true, "rcvd_seq_err": true, "port_xmit_discards": true,
-		"VL15_dropped": true, "link_downed": true, "retry_exceeded_err": true, "out_of_sequence": true,
-		"out_of_seq_request": true, "out_of_buffer": true, "local_ack_timeout_err": true, "link_error_recovery": true,
-		"excessive_buffer_overrun_errors": true, "req_cqe_error": true,
+		"symbol_error": true, "port_rcv_errors": true, "port_xmit_discards": true,
+		"VL15_dropped": true, "link_downed": true, "retry_exceeded_err": true, "out_of_buffer": true,
+		"link_error_recovery": true, "excessive_buffer_overrun_errors": true, "req_cqe_error": true,
+		"req_remote_invalid_request": true, "req_rnr_retries_exceeded": true,
+		// Retries are the protocol recovering, whatever _err their names carry.
+		"rcvd_seq_err": false, "out_of_sequence": false, "out_of_seq_request": false, "local_ack_timeout_err": false,
+		"rnr_nak_retry_err": false, "rcvd_rnr_err": false,
 		"ack_deferred": false, "rcvd_pkts": false, "port_xmit_data": false, "duplicate_request": false,
-		"rdma_sends": false, "np_cnp_sent": false, "interrupts": false,
+		"rdma_sends": false, "np_cnp_sent": false,
+		// Unknown is not guessed from the name.
+		"interrupts": false, "some_new_err": false,
 	} {
 		if got := IsErrorCounter(name); got != want {
 			t.Errorf("IsErrorCounter(%q) = %v, want %v", name, got, want)

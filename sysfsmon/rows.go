@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
 )
 
@@ -93,6 +94,8 @@ func (d *Device) Row() view.Row {
 		value("soft", d.Soft),
 		column("NETDEVS", dash(strings.Join(d.Netdevs, ","))),
 		cell("pci", "PCI", dash(pci), d.PCI),
+		value("driver", d.Driver),
+		value("module", d.Module),
 		cell("numa_node", "NUMA", numa, d.NUMANode),
 		value("local_cpus", d.LocalCPUs),
 		value("netdevs", d.Netdevs),
@@ -118,6 +121,26 @@ func (d *Device) DetailRow() view.Row {
 	}
 }
 
+// noSM tells an ACTIVE InfiniBand port whose LID is known to be 0: no
+// subnet manager has assigned it one (IBTA vol. 1, 14.2.5), and no QP
+// can reach it by LID.
+func (p *Port) noSM() bool {
+	return p.LIDKnown && p.LID == 0 && p.LinkLayer == "InfiniBand" && p.State == rdma.PortStateActive
+}
+
+// lidCell shows a LID, "?" (null in JSON) when its file was missing, and
+// with noSM the reason a LID of 0 is trouble.
+func lidCell(key, header string, lid uint16, known, noSM bool) view.Field {
+	if !known {
+		return cell(key, header, "?", nil)
+	}
+	text := hexText(uint64(lid), 0)
+	if noSM {
+		text += " (no SM)"
+	}
+	return cell(key, header, text, uint64(lid))
+}
+
 // Row returns the port as a line of `verbscope ports`; its identity is
 // "DEV/PORT".
 func (p *Port) Row() view.Row {
@@ -141,8 +164,10 @@ func (p *Port) Row() view.Row {
 		value("width", p.Width),
 		value("speed", p.Speed),
 		column("LINK", dash(p.LinkLayer)),
-		cell("lid", "LID", hexText(uint64(p.LID), 0), uint64(p.LID)),
-		cell("sm_lid", "SM_LID", hexText(uint64(p.SMLID), 0), uint64(p.SMLID)),
+		lidCell("lid", "LID", p.LID, p.LIDKnown, p.noSM()),
+		lidCell("sm_lid", "SM_LID", p.SMLID, p.SMLIDKnown, false),
+		value("lid_known", p.LIDKnown),
+		value("sm_lid_known", p.SMLIDKnown),
 		cell("sm_sl", "SM_SL", itoa(int(p.SMSL)), uint64(p.SMSL)),
 		cell("lmc", "LMC", itoa(int(p.LMC)), uint64(p.LMC)),
 		cell("cap_mask", "CAP_MASK", hexText(uint64(p.CapMask), 8), uint64(p.CapMask)),
@@ -189,33 +214,49 @@ func (p *Port) GIDRows() []view.Row {
 
 // Row returns the counter as a line of `verbscope counters`; with
 // interval the line has the change and rate since the first snapshot
-// (CounterRates). Its identity is Counter.Key.
+// (CounterRates). Its identity is Counter.Key. What the counter registry
+// knows of it follows the value (meaning, class, side, terminal, bits);
+// an unknown counter says so. An unavailable counter's value is null.
 func (r *CounterRate) Row(interval bool) view.Row {
 	unit, scale := r.Unit()
 	total := float64(r.Value) * float64(scale)
+	var v any = r.Value
+	text := valueText(unit, total, r.Value)
+	if r.Unavailable {
+		v, text = nil, "n/a"
+	}
 	row := view.Row{
 		view.IDField(r.Key()),
 		cell("dev", "DEV", r.Device, r.Device),
 		cell("port", "PORT", itoa(r.Port), int64(r.Port)),
 		cell("group", "GROUP", r.Group, r.Group),
 		cell("name", "NAME", r.Name, r.Name),
-		cell("value", "VALUE", valueText(unit, total, r.Value), r.Value),
+		cell("value", "VALUE", text, v),
 		value("error", r.Error),
-		value("unit", unit.String()),
 	}
-	if unit == UnitBytes {
+	if r.Driver != "" {
+		row = append(row, value("driver", r.Driver))
+	}
+	if r.Unavailable {
+		row = append(row, value("unavailable", true))
+	}
+	row = append(row, value("unit", unit.String()))
+	if unit == UnitBytes && !r.Unavailable {
 		row = append(row, value("bytes", r.Value*scale))
 	}
 	if interval {
 		d := strconv.FormatUint(r.Delta, 10)
-		if r.Reset {
+		switch {
+		case r.Unavailable:
+			d = "-"
+		case r.Reset:
 			d = "reset"
 		}
 		row = append(row,
 			cell("delta", "DELTA", d, r.Delta),
 			cell("rate", "RATE", rateText(unit, r.Rate*float64(scale)), r.Rate),
 			value("reset", r.Reset))
-		if unit == UnitBytes {
+		if unit == UnitBytes && !r.Unavailable {
 			row = append(row, value("byte_rate", r.Rate*float64(scale)))
 		}
 	}
@@ -223,7 +264,32 @@ func (r *CounterRate) Row(interval bool) view.Row {
 	if r.Error {
 		mark = "!"
 	}
-	return append(row, column("ERR", mark))
+	return append(append(row, column("ERR", mark)), registryFields(r.Counter)...)
+}
+
+// registryFields are what the counter registry knows of c, as the last
+// fields of its row: the meaning column, and in JSON meaning, class,
+// side, terminal and bits (when the kernel says), or known false.
+func registryFields(c Counter) []view.Field {
+	in, ok := c.Info()
+	if !ok {
+		return []view.Field{cell("meaning", "MEANING", "unknown: not in the counter registry", nil), value("known", false)}
+	}
+	fs := []view.Field{
+		cell("meaning", "MEANING", in.Meaning, in.Meaning),
+		value("known", true),
+		cell("class", "", string(in.Class), string(in.Class)),
+		value("side", string(in.Side)),
+		value("terminal", in.Terminal),
+	}
+	fs[2].NoText = true
+	if in.Bits > 0 {
+		fs = append(fs, value("bits", in.Bits))
+	}
+	if in.Signal != "" {
+		fs = append(fs, value("signal", string(in.Signal)))
+	}
+	return fs
 }
 
 // RateText prints a per-second rate compactly: "0", "2.5", "2500".

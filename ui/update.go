@@ -240,6 +240,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
 		return m.quit()
+	case key.Matches(msg, k.Help) && m.mode == modeNormal && explainsOnHelp(m.cur.view) && m.hasSelection():
+		m.openDetail() // the counters view: ? explains the counter
 	case key.Matches(msg, k.Help):
 		m.prev, m.mode = m.mode, modeHelp
 	case key.Matches(msg, k.Focus):
@@ -298,6 +300,18 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.cur.table.Reverse()
 	}
 	return nil
+}
+
+// explainsOnHelp tells whether ? on view explains its selected row.
+func explainsOnHelp(v component) bool {
+	e, ok := v.(interface{ explainsOnHelp() bool })
+	return ok && e.explainsOnHelp()
+}
+
+// hasSelection tells whether the current table has a row selected.
+func (m *model) hasSelection() bool {
+	_, ok := m.cur.table.Selected()
+	return ok
 }
 
 // readOnly is the note on typing into the pane in a replay.

@@ -43,11 +43,18 @@ func (v *sysfsView) empty() string {
 
 func (v *sysfsView) detail(r tableRow) []string {
 	out := cellLines(v.c.theme, v.columns(), r)
-	if v.name == "irq" {
+	switch v.name {
+	case "irq":
 		out = append(out, irqDetail(v.c.theme, v.c.sys, r)...)
+	case "counters":
+		out = append(out, counterDetail(v.c.theme, r.Fields)...)
 	}
 	return out
 }
+
+// explainsOnHelp tells that ? on this view explains the selected row (the
+// counters view) rather than opening the keys' help.
+func (v *sysfsView) explainsOnHelp() bool { return v.name == "counters" }
 
 // sysfsColumns are the sysfs views' columns, from the registry:
 // sysfsmon row keys, plus the dashboard's own (spark, cpus, flags).

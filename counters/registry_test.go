@@ -1,0 +1,205 @@
+package counters
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestKernelNames checks that every counter name the kernel's tables
+// hold (testdata/kernel_names.txt, extracted from the sources) has an
+// entry of its own driver's.
+func TestKernelNames(t *testing.T) {
+	f, err := os.Open("testdata/kernel_names.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	indexOnce.Do(index)
+	driver, n := "", 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "driver "):
+			driver = strings.TrimPrefix(line, "driver ")
+			if driver == "-" {
+				driver = ""
+			}
+		default:
+			n++
+			in, ok := byDriver[driver][line]
+			if !ok {
+				t.Errorf("driver %q: kernel counter %q has no registry entry", driver, line)
+				continue
+			}
+			if in.Meaning == "" || in.Class == "" || in.Side == "" || in.Source == "" {
+				t.Errorf("driver %q: %q is incomplete: %+v", driver, line, in)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 300 {
+		t.Errorf("read %d names from testdata/kernel_names.txt; the file lists more than 300", n)
+	}
+}
+
+// TestEntriesWellFormed: no duplicate within a driver, every field set,
+// meanings one line without a final period, signals on the classes that
+// carry them.
+func TestEntriesWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tbl := range tables {
+		for _, e := range tbl {
+			k := e.driver + "/" + e.Name
+			if seen[k] {
+				t.Errorf("%s: listed twice", k)
+			}
+			seen[k] = true
+			if strings.ContainsAny(e.Meaning, "\n") || strings.HasSuffix(e.Meaning, ".") || e.Meaning == "" {
+				t.Errorf("%s: meaning %q is not one line without a final period", k, e.Meaning)
+			}
+			switch e.Signal {
+			case SignalRNRExceeded, SignalRetryExceeded:
+				if !e.Terminal {
+					t.Errorf("%s: gives up (%s) but is not terminal", k, e.Signal)
+				}
+			case SignalRNR, SignalTimeoutRetry, SignalSequence:
+				if e.Terminal {
+					t.Errorf("%s: a retry (%s) marked terminal", k, e.Signal)
+				}
+			}
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for _, tc := range []struct {
+		driver, name string
+		ok           bool
+		class        Class
+		signal       Signal
+		terminal     bool
+		bits         int
+	}{
+		// mlx5's rnr_nak_retry_err counts RNR NAKs that were retried: not a failure.
+		{"mlx5", "rnr_nak_retry_err", true, ClassRetry, SignalRNR, false, 32},
+		{"mlx5", "req_remote_invalid_request", true, ClassError, SignalRemoteInvalid, true, 32},
+		{"mlx5", "req_rnr_retries_exceeded", true, ClassError, SignalRNRExceeded, true, 32},
+		{"rxe", "rcvd_rnr_err", true, ClassRetry, SignalRNR, false, 64},
+		{"rxe", "retry_exceeded_err", true, ClassError, SignalRetryExceeded, true, 64},
+		// A PortCounter is found through any driver.
+		{"mlx4", "symbol_error", true, ClassError, SignalNone, false, 16},
+		{"", "port_xmit_wait", true, ClassCongestion, SignalNone, false, 32},
+		// Unknown stays unknown.
+		{"mlx5", "no_such_counter", false, "", "", false, 0},
+		{"ionic", "rx_whatever", false, "", "", false, 0},
+		// Without a driver, a name every driver that has it means alike is
+		// found (rxe's, mlx5's and bnxt_re's duplicate_request)...
+		{"", "duplicate_request", true, ClassRetry, SignalNone, false, -1},
+		{"", "rnr_nak_retry_err", true, ClassRetry, SignalRNR, false, -1},
+	} {
+		in, ok := Lookup(tc.driver, tc.name)
+		if ok != tc.ok {
+			t.Errorf("Lookup(%q, %q) ok = %v, want %v", tc.driver, tc.name, ok, tc.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if in.Class != tc.class || in.Signal != tc.signal || in.Terminal != tc.terminal || (tc.bits >= 0 && tc.driver != "" && in.Bits != tc.bits) {
+			t.Errorf("Lookup(%q, %q) = %s/%s/terminal %v/%d bits, want %s/%s/%v/%d", tc.driver, tc.name,
+				in.Class, in.Signal, in.Terminal, in.Bits, tc.class, tc.signal, tc.terminal, tc.bits)
+		}
+		if !strings.Contains(in.Explain, in.Meaning) || len(in.Explain) < 3*len(in.Meaning) {
+			t.Errorf("Lookup(%q, %q).Explain is too short: %q", tc.driver, tc.name, in.Explain)
+		}
+	}
+	// ...and one they mean differently is not guessed: efa's tx_pkts is a
+	// port's traffic, bnxt_re's too, but hns's cmds_err is a device's
+	// error like efa's; rx_pkts agrees, so take a made-up disagreement
+	// from the tables themselves.
+	indexOnce.Do(index)
+	for name, infos := range byName {
+		for _, in := range infos[1:] {
+			if in.Class != infos[0].Class || in.Side != infos[0].Side || in.Signal != infos[0].Signal || in.Terminal != infos[0].Terminal {
+				if got, ok := Lookup("", name); ok {
+					t.Errorf("Lookup(\"\", %q) = %+v: drivers disagree on it, it must be unknown without a driver", name, got)
+				}
+			}
+		}
+	}
+}
+
+func TestDelta(t *testing.T) {
+	for _, tc := range []struct {
+		prev, cur uint64
+		bits      int
+		want      uint64
+		ok        bool
+	}{
+		{10, 15, 32, 5, true},
+		{1<<32 - 2, 3, 32, 5, true}, // wrapped
+		{10, 3, 0, 0, false},         // unknown width: a reset
+		{10, 3, 64, 0, false},        // 64-bit counters do not wrap
+		{1 << 33, 3, 32, 0, false},   // cannot be a 32-bit counter: a reset
+		{7, 7, 16, 0, true},
+	} {
+		got, ok := Delta(tc.prev, tc.cur, tc.bits)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("Delta(%d, %d, %d) = %d, %v; want %d, %v", tc.prev, tc.cur, tc.bits, got, ok, tc.want, tc.ok)
+		}
+	}
+	sat, _ := Lookup("", "symbol_error")
+	if sat.WrapBits() != 0 {
+		t.Errorf("a saturating counter must not be unwrapped: WrapBits = %d", sat.WrapBits())
+	}
+}
+
+func TestDriverOf(t *testing.T) {
+	for _, tc := range []struct {
+		module, dev string
+		soft        bool
+		nodeType    string
+		want        string
+	}{
+		{"../../../../bus/pci/drivers/mlx5_core", "rocep1s0f0", false, "CA", "mlx5"},
+		{"mlx4_core", "mlx4_0", false, "CA", "mlx4"},
+		{"bnxt_en", "bnxt_re0", false, "CA", "bnxt_re"},
+		{"ice", "rdmap0s1", false, "CA", "irdma"},
+		{"", "rxe0", true, "CA", "rxe"},
+		{"", "anything", true, "CA", "rxe"},
+		{"", "siw_eth0", true, "RNIC", "siw"},
+		{"", "mlx5_3", false, "", "mlx5"},
+		{"", "i40iw0", false, "", "i40iw"},
+		{"", "rocep1s0f0", false, "", ""},
+	} {
+		if got := DeviceDriver(tc.module, tc.dev, tc.soft, tc.nodeType); got != tc.want {
+			t.Errorf("DeviceDriver(%q, %q, %v, %q) = %q, want %q", tc.module, tc.dev, tc.soft, tc.nodeType, got, tc.want)
+		}
+	}
+}
+
+func TestRetryNames(t *testing.T) {
+	got := RetryNamesFor("rxe")
+	want := []string{"completer_retry_err", "out_of_seq_request", "rcvd_rnr_err", "rcvd_seq_err", "retry_exceeded_err", "retry_rnr_exceeded_err", "send_rnr_err"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("RetryNamesFor(rxe) (-want +got):\n%s", d)
+	}
+	all := RetryNames()
+	for _, n := range []string{"local_ack_timeout_err", "rnr_nak_retry_err", "packet_seq_err", "implied_nak_seq_err", "req_remote_access_errors", "roce_adp_retrans", "roce_slow_restart", "sq_num_to", "to_retransmits"} {
+		found := false
+		for _, a := range all {
+			found = found || a == n
+		}
+		if !found {
+			t.Errorf("RetryNames lacks %q", n)
+		}
+	}
+}
