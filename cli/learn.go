@@ -25,7 +25,7 @@ func learnCmd() *Command {
 		Name:          "learn",
 		FlagsAnywhere: true,
 		Summary:       "the course: the verbs call flow and the QP state machine, learned by doing, each step checked on the kernel",
-		Usage:         "[N] [--plain] [--dir DIR] [--reset] [--dev DEVICE] | --check [DIR]",
+		Usage:         "[N] [--plain] [--dir DIR [--allow-programs]] [--reset] [--dev DEVICE] | --check [DIR [--allow-programs]]",
 		Help: `On a terminal, the dashboard with the lesson in a pane beside the
 verbs shell (focused) and the QP view above: F2 a hint (again: the
 solution), F3 the step before, F4 do this step for me, F5 the lessons.
@@ -49,6 +49,11 @@ course, or the pack in DIR) and reports each step; it exits 1 naming each
 step whose checks failed. --dir DIR runs a teacher's pack of lessons (see
 docs/learn.md for the format) instead of the built-in course.
 
+A pack's lessons may run programs beside the shell (a background block),
+as you: verbscope lists them first and runs them only with
+--allow-programs, or a yes at the prompt on a terminal (as root, only the
+flag). The built-in course's programs run without asking.
+
 Examples:
   verbscope learn
   verbscope learn 2 --plain
@@ -60,9 +65,10 @@ Examples:
 			plain := fs.Bool("plain", false, "run the course in the line shell")
 			reset := fs.Bool("reset", false, "clear saved progress first")
 			dev := fs.String("dev", "", "the `device` lessons open (default the first device)")
+			allowProgs := fs.Bool("allow-programs", false, "let a pack's lessons run the programs they list (read them first)")
 			gidIndex := fs.Int("gid-index", 0, "source GID `index` of RoCE address vectors (0: the RoCE v2 GID of an IPv4 address on the port)")
 			return func(ctx context.Context, args []string) error {
-				lo := learnOptions{check: *check, dir: *dir, plain: *plain, reset: *reset,
+				lo := learnOptions{check: *check, dir: *dir, plain: *plain, reset: *reset, allowProgs: *allowProgs,
 					shell: shell.Options{Device: *dev, GIDIndex: *gidIndex}}
 				if err := lo.args(args); err != nil {
 					return err
@@ -79,6 +85,7 @@ const checkSettle = 10 * time.Second
 
 type learnOptions struct {
 	check, plain, reset bool
+	allowProgs          bool // a pack's background programs may run
 	dir                 string
 	start               int
 	shell               shell.Options
@@ -117,6 +124,9 @@ func (lo *learnOptions) run(ctx context.Context, env *Env) error {
 		return err
 	}
 	lessons = learn.Expand(lessons, learn.HostVars(lo.shell.Device, lo.shell.GIDIndex))
+	if err := lo.allowPrograms(lessons, terminalAsker(env)); err != nil {
+		return err
+	}
 	if lo.reset {
 		if err := learn.ResetProgress(progress); err != nil {
 			return err
@@ -132,7 +142,7 @@ func (lo *learnOptions) run(ctx context.Context, env *Env) error {
 	newEngine := func() front.Engine { return shell.New(lo.shell) }
 	if lo.check {
 		err := learn.RunCheck(ctx, lessons, learn.CheckOptions{NewEngine: newEngine, Kernel: kernel, Out: env.Stdout,
-			Settle: checkSettle})
+			Settle: checkSettle, AllowPrograms: lo.allowProgs})
 		var ce *learn.CheckError
 		if errors.As(err, &ce) {
 			fmt.Fprintln(env.Stderr, err)
@@ -142,7 +152,7 @@ func (lo *learnOptions) run(ctx context.Context, env *Env) error {
 	}
 	dashboard := !lo.plain && onTerminal(env)
 	tutor, opening, err := learn.NewTutor(ctx, learn.TutorOptions{Lessons: lessons, NewEngine: newEngine,
-		Kernel: kernel, ProgressPath: progress, Start: lo.start, Brief: dashboard})
+		Kernel: kernel, ProgressPath: progress, Start: lo.start, Brief: dashboard, AllowPrograms: lo.allowProgs})
 	if err != nil {
 		return err
 	}

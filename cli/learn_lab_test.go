@@ -73,6 +73,25 @@ func TestLearn(t *testing.T) {
 			t.Errorf("a broken pack: exit %d, want 1 and the step named:\n%s", code, out)
 		}
 	})
+	t.Run("a pack's programs not allowed", func(t *testing.T) {
+		// Without --allow-programs (and no terminal to ask at) a pack
+		// whose lesson would run a program is refused before anything
+		// runs, the program listed.
+		pack, marker := t.TempDir(), filepath.Join(t.TempDir(), "ran")
+		lesson := "# Peer\nA program runs.\n```background\ntouch " + marker + "\n```\n## Open\nOpen.\n```solution\nopen\n```\n```check\nexpect object ctx count=1\n```\n"
+		if err := os.WriteFile(filepath.Join(pack, "01-peer.md"), []byte(lesson), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"--check", pack}, {"--plain", "--dir", pack}} {
+			out, code := learnRun(t, state, "open\n", args...)
+			if code == 0 || !strings.Contains(out, "lesson 1 (01-peer.md): touch "+marker) || !strings.Contains(out, "--allow-programs") {
+				t.Errorf("learn %v without --allow-programs: exit %d, want a refusal listing the program:\n%s", args, code, out)
+			}
+		}
+		if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the pack's program ran without being allowed (stat: %v)", err)
+		}
+	})
 	t.Run("a step done between commands", func(t *testing.T) {
 		// A program beside the shell holds a QP for a few seconds; the
 		// second step is done when it ends, while the learner types
@@ -85,7 +104,7 @@ func TestLearn(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(pack, "01-between.md"), []byte(lesson), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command("verbscope", "learn", "--plain", "--dev", labkit.Env(t, "LAB_DEV"), "--dir", pack)
+		cmd := exec.Command("verbscope", "learn", "--plain", "--dev", labkit.Env(t, "LAB_DEV"), "--dir", pack, "--allow-programs")
 		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 		out := syncio.NewBuffer()
 		cmd.Stdout, cmd.Stderr = out, out

@@ -112,10 +112,15 @@ func (c control) SetInterval(d time.Duration) { c.w.SetInterval(d); c.sys.SetInt
 
 // doctorChecks runs the whole checklist for the doctor view.
 func doctorChecks(fsys *sysfsmon.FS) []ui.DoctorCheck {
-	rep := doctor.Run(doctor.Gather(fsys, fsys.IsLive(), doctor.Options{Needs: doctor.NeedsOf(doctor.Checks), MRSize: doctor.DefaultMRSize}), doctor.Checks)
+	return doctorRows(doctor.Run(doctor.Gather(fsys, fsys.IsLive(), doctor.Options{Needs: doctor.NeedsOf(doctor.Checks), MRSize: doctor.DefaultMRSize}), doctor.Checks))
+}
+
+// doctorRows is the report as the doctor view shows it, every text a
+// process could have named made safe to print.
+func doctorRows(rep *doctor.Report) []ui.DoctorCheck {
 	out := make([]ui.DoctorCheck, 0, len(rep.Checks))
 	for _, c := range rep.Checks {
-		dc := ui.DoctorCheck{ID: c.ID, Title: c.Title, Verdict: string(c.Verdict), Summary: view.Printable(c.Summary), Fix: c.Fix}
+		dc := ui.DoctorCheck{ID: c.ID, Title: c.Title, Verdict: string(c.Verdict), Summary: view.Printable(c.Summary), Fix: c.FixLines()}
 		for _, e := range c.Evidence {
 			dc.Evidence = append(dc.Evidence, e.Line())
 		}

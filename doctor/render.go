@@ -32,6 +32,19 @@ func (e Evidence) Line() string {
 	return line
 }
 
+// FixLines are the check's fixes as doctor, the shell's doctor and the
+// dashboard's doctor view print them, each made safe to print: a leak's
+// fix names the process that holds the descriptor, and a process picks
+// its own name (escape sequences included). RenderJSON keeps the exact
+// bytes.
+func (r Result) FixLines() []string {
+	out := make([]string, len(r.Fix))
+	for i, f := range r.Fix {
+		out[i] = view.Printable(f)
+	}
+	return out
+}
+
 // RenderText prints the report for people: one line per check with its
 // verdict, id and summary; under it the evidence (value, then where it
 // came from, in brackets) and the fixes; a summary line at the end.
@@ -58,7 +71,7 @@ func RenderText(w io.Writer, r *Report) error {
 		for _, e := range c.Evidence {
 			b.WriteString("      " + e.Line() + "\n")
 		}
-		for _, f := range c.Fix {
+		for _, f := range c.FixLines() {
 			fmt.Fprintf(&b, "      fix: %s\n", f)
 		}
 	}

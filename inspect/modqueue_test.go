@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -171,5 +172,93 @@ func TestQueueGoneEndsUnseenHistory(t *testing.T) {
 	}
 	if n := len(tr.History(short)); n != 3 {
 		t.Errorf("QP 90's history has %d events after an older destroy, want 3", n)
+	}
+}
+
+// churn puts n QPs' worth of churn on q with nobody taking, as trace's
+// reader does while readings stall on a busy host: each QP numbered from
+// first is modified once and destroyed.
+func churn(q *ModifyQueue, first, n int) {
+	for i := range n {
+		qpn := uint32(first + i)
+		q.Put(Modify{Time: at(i), Dev: "rxe0", QPN: qpn, To: rdma.QPStateInit, HasState: true})
+		q.Touch(Touch{Kind: rdma.KindQP, Dev: "rxe0", ID: qpn, Gone: true, Time: at(i)})
+	}
+}
+
+// smallQueue is a queue with small bounds, so churn fills it fast.
+func smallQueue() *ModifyQueue {
+	q := NewModifyQueue(0)
+	q.limits = queueLimits{modifies: 400, touched: 400, gone: 300}
+	return q
+}
+
+// TestModifyQueueBoundedWhileStalled: churn with no reading to take the
+// queue leaves it no larger than its bounds, and every event it had no
+// room for is counted with the reader's losses; a take empties it and
+// it keeps again.
+func TestModifyQueueBoundedWhileStalled(t *testing.T) {
+	if maxQueued < 3*30000 || maxTouched < 3*40000 {
+		t.Errorf("the bounds (%d modifies, %d touched) keep less than 3x to spare over a burst of 10,000 QPs", maxQueued, maxTouched)
+	}
+	q := smallQueue()
+	q.SetStatus(TraceStatus{Up: true, Lost: 5})
+	const extra = 1000
+	churn(q, 0, q.limits.modifies+extra)
+	q.mu.Lock()
+	held, touched, gone := q.held, len(q.touch.objs), len(q.gone)
+	n := 0
+	for _, ms := range q.byQP {
+		n += len(ms)
+	}
+	q.mu.Unlock()
+	if held != n || n > q.limits.modifies || touched > q.limits.touched || gone > q.limits.gone {
+		t.Errorf("stalled queue holds %d modifies (counted %d), %d touched, %d destroys; bounds %+v", n, held, touched, gone, q.limits)
+	}
+	// The first 400 QPs fit but for their destroys past 300; each of
+	// the rest is lost whole (its modify, its touch, its destroy: one
+	// event each).
+	want := uint64(5 + (400 - 300) + 2*extra)
+	if got := q.Status().Lost; got != want {
+		t.Errorf("Status().Lost = %d, want %d (the reader's 5 and the queue's drops)", got, want)
+	}
+	tr := NewTracker(TrackerConfig{})
+	q.take(tr)
+	q.takeTouched()
+	if h := tr.Histories(); len(h) != 400 {
+		t.Errorf("the take handed %d QPs' histories to the Tracker, want the 400 kept", len(h))
+	}
+	churn(q, 2000, 10)
+	if got := q.Status().Lost; got != want {
+		t.Errorf("after a take, 10 more QPs raised Lost to %d, want it kept at %d", got, want)
+	}
+}
+
+// TestReconcileDumpsAfterQueueDrop: once the queue has dropped anything,
+// trace no longer vouches for the readings it builds: the next is a
+// whole dump, after which trace vouches again.
+func TestReconcileDumpsAfterQueueDrop(t *testing.T) {
+	q := smallQueue()
+	q.SetStatus(TraceStatus{Up: true, Objects: true})
+	r := newReconciler(replayConn(t, loadRecording(t, "idle")), WatchOptions{Modifies: q, Reconcile: time.Hour})
+	read := func() {
+		t.Helper()
+		st := q.Status()
+		if _, fromTrace, err := r.read(context.Background(), &st); err != nil || fromTrace {
+			t.Fatalf("read: fromTrace %v, err %v; want a whole dump", fromTrace, err)
+		}
+	}
+	vouches := func() bool { st := q.Status(); return r.vouches(&st, time.Now()) }
+	read()
+	if !vouches() {
+		t.Fatal("after a whole dump with trace up and nothing lost, trace does not vouch for the next reading")
+	}
+	churn(q, 0, q.limits.touched+1)
+	if vouches() {
+		t.Fatal("after the queue dropped events, trace still vouches: the next reading would be built from trace")
+	}
+	read()
+	if !vouches() {
+		t.Error("after the whole dump that followed the drop, trace does not vouch again")
 	}
 }

@@ -46,9 +46,7 @@ func (r *reconciler) read(ctx context.Context, st *TraceStatus) (s *Snapshot, fr
 	// is read again by the next one.
 	t := r.q.takeTouched()
 	now := time.Now()
-	// Trace vouches for every change since the last whole dump only if
-	// it was up before that dump started and lost nothing since.
-	if r.last != nil && r.up && st.Up && st.Lost == r.lost && now.Sub(r.full) < r.every {
+	if r.vouches(st, now) {
 		s, err = r.c.refresh(ctx, r.last, t, r.opts, st.Objects)
 		switch {
 		case err == nil:
@@ -61,6 +59,15 @@ func (r *reconciler) read(ctx context.Context, st *TraceStatus) (s *Snapshot, fr
 	}
 	r.full, r.lost, r.up = now, st.Lost, st.Up
 	return r.dump(ctx)
+}
+
+// vouches says whether trace vouches for every change since the last
+// whole dump: only if it was up before that dump started and lost
+// nothing since (the kernel's ring buffer, a record that did not decode,
+// the queue full while readings stalled: TraceStatus.Lost), and the
+// interval of whole dumps has not passed.
+func (r *reconciler) vouches(st *TraceStatus, now time.Time) bool {
+	return r.last != nil && r.up && st.Up && st.Lost == r.lost && now.Sub(r.full) < r.every
 }
 
 // dump takes a whole dump, which hands over the last reading's objects

@@ -61,16 +61,35 @@ func (t *touched) add(x Touch) {
 func (q *ModifyQueue) Touch(x Touch) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.touch.add(x)
-	if x.Gone && x.Kind == rdma.KindQP && !x.Time.IsZero() && len(q.gone) < maxGone {
-		q.gone = append(q.gone, goneQP{Key{Kind: x.Kind, Dev: x.Dev, ID: x.ID}, x.Time})
+	kept := q.touchLocked(x)
+	if x.Gone && x.Kind == rdma.KindQP && !x.Time.IsZero() {
+		if len(q.gone) < q.limits.gone {
+			q.gone = append(q.gone, goneQP{Key{Kind: x.Kind, Dev: x.Dev, ID: x.ID}, x.Time})
+		} else {
+			kept = false
+		}
+	}
+	if !kept {
+		q.dropped++
 	}
 	q.poke()
 }
 
+// touchLocked adds x to the touched objects unless they are full and x
+// is a new one (q.mu held).
+func (q *ModifyQueue) touchLocked(x Touch) bool {
+	if len(q.touch.objs) >= q.limits.touched {
+		if _, ok := q.touch.objs[Key{Kind: x.Kind, Dev: x.Dev, ID: x.ID}]; !ok {
+			return false
+		}
+	}
+	q.touch.add(x)
+	return true
+}
+
 // maxGone bounds the destroyed QPs a queue holds between two readings
 // (a Watcher stalled under churn): past it, a QP no reading showed keeps
-// a history without its end.
+// a history without its end, and the destroy counts as lost.
 const maxGone = 1 << 16
 
 // goneQP is a QP's destroy, as trace saw it.

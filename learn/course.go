@@ -19,7 +19,11 @@ func Course() ([]Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Load(sub)
+	lessons, err := Load(sub)
+	for i := range lessons {
+		lessons[i].Builtin = true
+	}
+	return lessons, err
 }
 
 // LoadDir reads a teacher's pack: the .md files of a directory.

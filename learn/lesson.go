@@ -16,6 +16,10 @@ type Lesson struct {
 	// ibv_rc_pingpong to talk to), started after the setup and ended
 	// with the lesson; one command line each.
 	Background []string
+	// Builtin marks a lesson of the course shipped in the binary
+	// (Course): its background programs run without asking. A pack's
+	// (LoadDir) run only when allowed (PackPrograms, AllowPrograms).
+	Builtin bool
 	// Skip, when set, says why this host cannot run the lesson (Expand
 	// sets it for a value the host lacks).
 	Skip  string

@@ -21,6 +21,9 @@ type CheckOptions struct {
 	// fails: the device finishes some work after the command returned
 	// (an overrun's async event, a QP moved to ERR). Zero judges once.
 	Settle time.Duration
+	// AllowPrograms lets a pack's lessons start their background
+	// programs (PackPrograms lists them); built-in lessons always may.
+	AllowPrograms bool
 }
 
 // StepFailure names a step whose solution did not pass.
@@ -75,11 +78,7 @@ func RunCheck(ctx context.Context, lessons []Lesson, o CheckOptions) error {
 func checkLesson(ctx context.Context, l Lesson, o CheckOptions) *StepFailure {
 	s := NewSession(o.NewEngine(), o.Kernel, nil)
 	defer s.Close()
-	err := s.Run(ctx, l.Setup)
-	if err == nil {
-		err = s.StartPrograms(l.Background)
-	}
-	if err != nil {
+	if err := s.Prepare(ctx, l, o.AllowPrograms); err != nil {
 		fmt.Fprintf(o.Out, "  setup: FAILED\n    %s\n", err)
 		return &StepFailure{Lesson: l.Number, Title: "setup", Reason: err.Error()}
 	}

@@ -27,6 +27,9 @@ type TutorOptions struct {
 	// (tutor_watch.go); the lesson shell's events wake it too. 0 is
 	// DefaultRecheck; below 0 judges only after commands.
 	Recheck time.Duration
+	// AllowPrograms lets a pack's lessons start their background
+	// programs (PackPrograms lists them); built-in lessons always may.
+	AllowPrograms bool
 }
 
 // Tutor runs the course as a front.Engine: verbs go to the current
@@ -130,11 +133,7 @@ func (t *Tutor) enter(ctx context.Context, i, step int) (string, error) {
 	}
 	sess := NewSession(t.o.NewEngine(), t.o.Kernel, t.relay)
 	step = min(max(step, 0), len(l.Steps)-1)
-	err := sess.Run(ctx, l.Setup)
-	if err == nil {
-		err = sess.StartPrograms(l.Background)
-	}
-	if err != nil {
+	if err := sess.Prepare(ctx, l, t.o.AllowPrograms); err != nil {
 		sess.Close()
 		return "", fmt.Errorf("learn: lesson %d's setup: %w", l.Number, err)
 	}

@@ -56,13 +56,20 @@ const None = "-"
 
 // KeyOf is p's group under b: the process's TGID; its systemd unit, or
 // its raw cgroup path outside systemd's tree; its container as
-// "runtime:short-id"; its pod's UID. None when the cgroup says nothing
-// of it.
+// "runtime:short-id"; its pod's UID. A unit or container of a user's
+// systemd manager is named under it ("user@1000.service/app.service",
+// "user@1000.service/podman:3f4e5d6c7b8a"): the user chose that name,
+// and it must not pass for, or merge with, the system's unit or
+// container of the same name. None when the cgroup says nothing of it.
+// The names are advisory (sysfsmon.Cgroup): where a process sits, not
+// who it is; the rows show each member's uid beside them.
 func KeyOf(p *Process, b By) string {
 	c := p.Cgroup
 	switch b {
 	case ByUnit:
 		switch {
+		case c.Unit != "" && c.UserManager != "" && c.Unit != c.UserManager:
+			return c.UserManager + "/" + c.Unit
 		case c.Unit != "":
 			return c.Unit
 		case c.Path != "":
@@ -73,6 +80,9 @@ func KeyOf(p *Process, b By) string {
 			rt := c.Runtime
 			if rt == "" {
 				rt = "container"
+			}
+			if c.UserManager != "" {
+				return c.UserManager + "/" + rt + ":" + c.ShortID()
 			}
 			return rt + ":" + c.ShortID()
 		}

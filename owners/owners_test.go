@@ -50,10 +50,10 @@ func fixture() (*inspect.Snapshot, Lookup) {
 	}
 	podSlice := "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + strings.ReplaceAll(pod, "-", "_") + ".slice"
 	procs := map[int]sysfsmon.ProcessOwner{
-		100: {Comm: "pingpong", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: sysfsmon.Limit{Value: 65536}, VmPin: 4096},
-		200: {Comm: "pingpong", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: sysfsmon.Limit{Unlimited: true}},
-		300: {Comm: "ib_write_bw", User: "root", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/docker-" + cid + ".scope"), MemlockSoft: sysfsmon.Limit{Value: 8 << 20}, IPCLock: true},
-		400: {Comm: "mrloop", User: "bob", Cgroup: sysfsmon.ParseCgroupPath(podSlice + "/cri-containerd-" + cid + ".scope"), MemlockSoft: sysfsmon.Limit{Value: 2 << 20}, VmPin: 2<<20 + 4096},
+		100: {Comm: "pingpong", User: "alice", UID: 1000, Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: sysfsmon.Limit{Value: 65536}, VmPin: 4096},
+		200: {Comm: "pingpong", User: "alice", UID: 1000, Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: sysfsmon.Limit{Unlimited: true}},
+		300: {Comm: "ib_write_bw", User: "root", UID: 0, Cgroup: sysfsmon.ParseCgroupPath("/system.slice/docker-" + cid + ".scope"), MemlockSoft: sysfsmon.Limit{Value: 8 << 20}, IPCLock: true},
+		400: {Comm: "mrloop", User: "bob", UID: 1001, Cgroup: sysfsmon.ParseCgroupPath(podSlice + "/cri-containerd-" + cid + ".scope"), MemlockSoft: sysfsmon.Limit{Value: 2 << 20}, VmPin: 2<<20 + 4096},
 	}
 	return s, func(tgid int) (sysfsmon.ProcessOwner, error) {
 		p, ok := procs[tgid]
@@ -81,33 +81,73 @@ func TestGroups(t *testing.T) {
 		want []string
 	}{
 		{ByProcess, []string{
-			"pid 400 comm mrloop user bob unit cri-containerd-" + cid + ".scope container containerd:3f4e5d6c7b8a pod " + pod +
+			"pid 400 comm mrloop user bob(1001) unit cri-containerd-" + cid + ".scope container containerd:3f4e5d6c7b8a pod " + pod +
 				" qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
-			"pid 100 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags -",
+			"pid 100 comm pingpong user alice(1000) unit x.service container - pod - qp 1 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags -",
 			// objects of a reaped task: no pid, no cgroup
 			"pid 0 comm - user - unit - container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 vmpin 0 memlock - memlock-used 0% growth - flags gone",
-			"pid 200 comm pingpong user alice unit x.service container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 0 vmpin 0 memlock unlimited memlock-used 0% growth - flags -",
-			"pid 300 comm ib_write_bw user root unit docker-" + cid + ".scope container docker:3f4e5d6c7b8a pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 vmpin 0 memlock 8388608 memlock-used 0% growth - flags -",
+			"pid 200 comm pingpong user alice(1000) unit x.service container - pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:1 pinned 0 vmpin 0 memlock unlimited memlock-used 0% growth - flags -",
+			"pid 300 comm ib_write_bw user root(0) unit docker-" + cid + ".scope container docker:3f4e5d6c7b8a pod - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 vmpin 0 memlock 8388608 memlock-used 0% growth - flags -",
 		}},
 		{ByUnit, []string{
-			"unit cri-containerd-" + cid + ".scope pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
+			"unit cri-containerd-" + cid + ".scope pids 400 comm mrloop user bob(1001) qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
 			// the group's limit is its worst member's: 100's, not 200's unlimited
-			"unit x.service pids 100,200 comm pingpong user alice qp 2 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:2 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags -",
+			"unit x.service pids 100,200 comm pingpong user alice(1000) qp 2 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states RTS:2 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags -",
 			"unit - pids 0 comm - user - qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1 pinned 0 vmpin 0 memlock - memlock-used 0% growth - flags gone",
-			"unit docker-" + cid + ".scope pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 vmpin 0 memlock 8388608 memlock-used 0% growth - flags -",
+			"unit docker-" + cid + ".scope pids 300 comm ib_write_bw user root(0) qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 vmpin 0 memlock 8388608 memlock-used 0% growth - flags -",
 		}},
 		{ByContainer, []string{
-			"container - pids 0,100,200 comm pingpong user alice qp 3 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags gone",
-			"container containerd:3f4e5d6c7b8a pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
-			"container docker:3f4e5d6c7b8a pids 300 comm ib_write_bw user root qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 vmpin 0 memlock 8388608 memlock-used 0% growth - flags -",
+			"container - pids 0,100,200 comm pingpong user alice(1000) qp 3 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags gone",
+			"container containerd:3f4e5d6c7b8a pids 400 comm mrloop user bob(1001) qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
+			"container docker:3f4e5d6c7b8a pids 300 comm ib_write_bw user root(0) qp 1 cq 0 mr 0 pd 0 ctx 0 srq 0 cm_id 0 qp-states ERR:1 pinned 0 vmpin 0 memlock 8388608 memlock-used 0% growth - flags -",
 		}},
 		{ByPod, []string{
-			"pod - pids 0,100,200,300 comm pingpong,ib_write_bw user alice,root qp 4 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2,ERR:1 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags gone",
-			"pod " + pod + " pids 400 comm mrloop user bob qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
+			"pod - pids 0,100,200,300 comm pingpong,ib_write_bw user alice(1000),root(0) qp 4 cq 0 mr 1 pd 0 ctx 0 srq 0 cm_id 0 qp-states INIT:1,RTS:2,ERR:1 pinned 4096 vmpin 4096 memlock 65536 memlock-used 6% growth - flags gone",
+			"pod " + pod + " pids 400 comm mrloop user bob(1001) qp 0 cq 0 mr 2 pd 1 ctx 0 srq 0 cm_id 0 qp-states - pinned 2097152 vmpin 2101248 memlock 2097152 memlock-used 100% growth - flags memlock",
 		}},
 	} {
 		if diff := cmp.Diff(c.want, texts(Groups(ps, c.by))); diff != "" {
 			t.Errorf("by %s (-want +got):\n%s", c.by, diff)
+		}
+	}
+}
+
+// TestKeyOfAncestry: a user names its own cgroups, and may name one
+// after the system's container or unit; the groups keep them apart,
+// under the user's manager, and a name in a unit's delegated subtree
+// counts for nothing. Each row shows its members' uids.
+func TestKeyOfAncestry(t *testing.T) {
+	proc := func(tgid, uid int, user, path string) Process {
+		return Process{ProcessOwner: sysfsmon.ProcessOwner{TGID: tgid, UID: uid, User: user, Cgroup: sysfsmon.ParseCgroupPath(path)}}
+	}
+	ps := []Process{
+		proc(300, 0, "root", "/system.slice/docker-"+cid+".scope"),
+		proc(500, 1002, "mallory", "/user.slice/user-1002.slice/user@1002.service/app.slice/docker-"+cid+".scope"),
+		proc(600, 1002, "mallory", "/system.slice/ci.service/docker-"+cid+".scope"),
+		proc(700, 1002, "1002", "/user.slice/user-1002.slice/user@1002.service/app.slice/sshd.service"),
+	}
+	for _, c := range []struct {
+		by   By
+		want []string
+	}{
+		{ByContainer, []string{"-", "docker:3f4e5d6c7b8a", "user@1002.service/docker:3f4e5d6c7b8a"}},
+		{ByUnit, []string{"ci.service", "docker-" + cid + ".scope", "user@1002.service/docker-" + cid + ".scope", "user@1002.service/sshd.service"}},
+	} {
+		var keys []string
+		for _, g := range Groups(ps, c.by) {
+			keys = append(keys, g.Key)
+		}
+		if diff := cmp.Diff(c.want, keys); diff != "" {
+			t.Errorf("by %s (-want +got):\n%s", c.by, diff)
+		}
+	}
+	var users []string
+	for _, g := range Groups(ps, ByContainer) {
+		users = append(users, g.Row().Text())
+	}
+	for i, want := range []string{"user mallory(1002),1002 ", "user root(0) ", "user mallory(1002) "} {
+		if !strings.Contains(users[i], want) {
+			t.Errorf("row %d: %s\nwant it to show %q", i, users[i], want)
 		}
 	}
 }

@@ -83,8 +83,10 @@ func (g *Group) Row() view.Row {
 			view.Field{Key: "pids", Text: strings.Join(pids, ","), Value: pids},
 			view.Field{Key: "pid", Text: strings.Join(pids, ","), Value: pids, NoText: true, NoJSON: true})
 	}
+	// The uid beside the name: a group is named by its cgroup, which
+	// says where its members sit, not who they are.
 	r = append(r, str("comm", distinct(g, func(p *Process) string { return p.Comm })),
-		str("user", distinct(g, func(p *Process) string { return p.User })))
+		view.Field{Key: "user", Text: orNone(distinct(g, userText)), Value: distinct(g, func(p *Process) string { return p.User })})
 	if g.By == ByProcess {
 		p := &g.Processes[0]
 		c := p.Cgroup
@@ -146,6 +148,19 @@ func orNone(s string) string {
 }
 
 // distinct joins the members' different values of one attribute.
+// userText is a member's user as a row prints it: the name with the
+// uid, "alice(1000)"; the uid alone when it has no name.
+func userText(p *Process) string {
+	uid := strconv.Itoa(p.UID)
+	switch {
+	case p.UID < 0 || p.Gone:
+		return p.User
+	case p.User == "" || p.User == uid:
+		return uid
+	}
+	return p.User + "(" + uid + ")"
+}
+
 func distinct(g *Group, of func(*Process) string) string {
 	var out []string
 	for i := range g.Processes {

@@ -14,18 +14,34 @@ import (
 // kubelet give them, the way cAdvisor (container/*/factory.go) and ceems
 // read them. A path no pattern fits keeps only Path: the front ends then
 // show the raw path.
+//
+// The names are taken only where the one who could have given them is
+// known (ParseCgroupPath): a unit where a systemd manager keeps its
+// units, a container where its runtime or a manager put it. A delegated
+// subtree (a unit's own cgroups, Delegate= in systemd.resource-control(5))
+// can hold directories of any name, "docker-<id>.scope" or "nginx.service"
+// included; those say nothing. Still, what the path says is advisory: it
+// names where a process sits, not who it is.
 type Cgroup struct {
 	// Path is the cgroup v2 path ("0::" line), or on a v1-only host the
 	// name=systemd hierarchy's path; "/" for the root cgroup.
 	Path string `json:"path"`
-	// Unit is the innermost systemd unit the path names: the last
-	// component ending in .service or .scope ("nginx.service",
-	// "docker-<id>.scope", "session-3.scope"; systemd.unit(5)). Empty
-	// outside systemd's tree.
+	// Unit is the innermost systemd unit the path names: a component
+	// ending in .service or .scope ("nginx.service", "docker-<id>.scope",
+	// "session-3.scope"; systemd.unit(5)) whose parents up to the root
+	// are slices (a manager puts each unit's cgroup in its slice's),
+	// or slices within a user manager (UserManager). Empty outside
+	// systemd's tree.
 	Unit string `json:"unit,omitempty"`
-	// Slice is the innermost systemd slice ("system.slice",
-	// "kubepods-besteffort-pod<uid>.slice"; systemd.slice(5)).
+	// Slice is the innermost systemd slice among those parents
+	// ("system.slice", "kubepods-besteffort-pod<uid>.slice";
+	// systemd.slice(5)).
 	Slice string `json:"slice,omitempty"`
+	// UserManager is the user's systemd manager the unit lies under
+	// ("user@1000.service", in user-1000.slice: user@.service(5)): the
+	// unit, and a container there, is that user's, named by that user.
+	// Empty for the system manager's.
+	UserManager string `json:"user_manager,omitempty"`
 	// Runtime is the container runtime the path names: "docker",
 	// "containerd", "cri-o" or "podman". Empty outside a container.
 	Runtime string `json:"runtime,omitempty"`
@@ -70,38 +86,67 @@ var cgroupfsParents = map[string]string{"docker": "docker", "libpod_parent": "po
 
 // ParseCgroupPath reads the unit, slice, container and pod out of a
 // cgroup v2 path. It never fails: what it cannot name stays empty.
+//
+// A name counts only where its giver is known. Only root makes cgroups
+// at the top of the tree, so the cgroupfs drivers' folders ("/docker",
+// "/kubepods") count only there. A systemd manager makes a unit's
+// cgroup in its slice's, so a unit, and a runtime's container scope,
+// counts only under slices from the root, or under a user manager
+// (user.slice/user-UID.slice/user@UID.service) and its slices, as that
+// user's. Below a unit lies the unit's own subtree, which it (and a user
+// it delegates to) names as it likes: nothing there counts.
 func ParseCgroupPath(path string) Cgroup {
 	c := Cgroup{Path: path}
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	k8s := false
+	top := parts[0]
+	k8s := top == "kubepods" || top == "kubepods.slice"
+	// managed: every component so far is a slice, or the user-manager
+	// chain; a unit's cgroup beneath ends it.
+	managed := true
 	for i, p := range parts {
+		isUnit := strings.HasSuffix(p, ".service") || strings.HasSuffix(p, ".scope")
 		switch {
-		case strings.HasSuffix(p, ".service") || strings.HasSuffix(p, ".scope"):
-			c.Unit = p
+		case !managed:
 		case strings.HasSuffix(p, ".slice"):
 			c.Slice = p
+		case isUnit:
+			c.Unit = p
+			managed = i == 2 && isUserManager(parts[0], parts[1], p)
+			if managed {
+				c.UserManager = p
+			}
+		default:
+			managed = false
 		}
-		if p == "kubepods" || strings.HasPrefix(p, "kubepods-") || p == "kubepods.slice" {
-			k8s = true
-		}
-		if uid, ok := podUID(p); ok && k8s {
+		if uid, ok := podUID(p); ok && k8s && (i == 0 || c.Slice == p || !strings.HasSuffix(p, ".slice")) {
 			c.PodUID = uid
 		}
 		if rt, id, ok := containerOf(p); ok {
-			c.Runtime, c.ContainerID = rt, id
+			if isUnit && c.Unit == p {
+				c.Runtime, c.ContainerID = rt, id
+			}
 			continue
 		}
 		if isContainerID(p) && i > 0 {
-			// cgroupfs drivers: the bare ID under its runtime's folder,
-			// or under a kubelet pod folder (the runtime is not named).
-			if rt, ok := cgroupfsParents[parts[i-1]]; ok {
+			// cgroupfs drivers: the bare ID under its runtime's folder
+			// at the top, or under a kubelet pod folder (the runtime
+			// is not named).
+			if rt, ok := cgroupfsParents[parts[i-1]]; ok && i == 1 {
 				c.Runtime, c.ContainerID = rt, p
-			} else if c.PodUID != "" {
+			} else if c.PodUID != "" && !strings.HasSuffix(top, ".slice") {
 				c.ContainerID = p
 			}
 		}
 	}
 	return c
+}
+
+// isUserManager reports whether unit, under slices user and userSlice
+// (the first two components), is the systemd user manager of the uid
+// the slice names: "user.slice/user-1000.slice/user@1000.service".
+func isUserManager(user, userSlice, unit string) bool {
+	uid, ok := strings.CutPrefix(strings.TrimSuffix(userSlice, ".slice"), "user-")
+	return user == "user.slice" && ok && uid != "" && unit == "user@"+uid+".service"
 }
 
 // containerOf reads "<prefix><64 hex>[.scope]" as a runtime's container.

@@ -72,11 +72,11 @@ func ownersHost() (*inspect.Snapshot, owners.Lookup) {
 	}
 	lim := func(v uint64) sysfsmon.Limit { return sysfsmon.Limit{Value: v} }
 	procs := map[int]sysfsmon.ProcessOwner{
-		812:  {Comm: "ibv_rc_pingpong", Cmdline: "ibv_rc_pingpong -d rxe0 -g 1", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: lim(8 << 20), VmPin: 4096},
-		813:  {Comm: "ibv_rc_pingpong", Cmdline: "ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15", User: "alice", Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: lim(8 << 20), VmPin: 4096},
-		900:  {Comm: "mrloop", Cmdline: "verbscope shell -f /mr-loop.vs", User: "bob", Cgroup: sysfsmon.ParseCgroupPath(pod(podA) + "/cri-containerd-" + cidA + ".scope"), MemlockSoft: lim(64 << 10), VmPin: 15 << 12},
+		812:  {Comm: "ibv_rc_pingpong", Cmdline: "ibv_rc_pingpong -d rxe0 -g 1", User: "alice", UID: 1000, Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: lim(8 << 20), VmPin: 4096},
+		813:  {Comm: "ibv_rc_pingpong", Cmdline: "ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15", User: "alice", UID: 1000, Cgroup: sysfsmon.ParseCgroupPath("/system.slice/x.service"), MemlockSoft: lim(8 << 20), VmPin: 4096},
+		900:  {Comm: "mrloop", Cmdline: "verbscope shell -f /mr-loop.vs", User: "bob", UID: 1001, Cgroup: sysfsmon.ParseCgroupPath(pod(podA) + "/cri-containerd-" + cidA + ".scope"), MemlockSoft: lim(64 << 10), VmPin: 15 << 12},
 		1001: {Comm: "ib_write_bw", Cmdline: "ib_write_bw -d rxe0", User: "root", IPCLock: true, Cgroup: sysfsmon.ParseCgroupPath("/system.slice/docker-" + cidB + ".scope"), MemlockSoft: lim(8 << 20), VmPin: 2<<20 + 8192},
-		1100: {Comm: "all_reduce_perf", Cmdline: "all_reduce_perf -b 8 -e 128M", User: "ml", Cgroup: sysfsmon.ParseCgroupPath(pod(podB) + "/crio-" + cidC + ".scope"), MemlockSoft: sysfsmon.Limit{Unlimited: true}, VmPin: 256 << 20},
+		1100: {Comm: "all_reduce_perf", Cmdline: "all_reduce_perf -b 8 -e 128M", User: "ml", UID: 1003, Cgroup: sysfsmon.ParseCgroupPath(pod(podB) + "/crio-" + cidC + ".scope"), MemlockSoft: sysfsmon.Limit{Unlimited: true}, VmPin: 256 << 20},
 	}
 	return s, func(tgid int) (sysfsmon.ProcessOwner, error) {
 		p, ok := procs[tgid]

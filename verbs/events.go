@@ -11,8 +11,8 @@ import (
 // AsyncEvent is one asynchronous event of a device context, struct
 // ibv_async_event from ibv_get_async_event(3): a QP, CQ or SRQ went wrong
 // or reached a milestone, or a port changed state. It is acknowledged
-// (ibv_ack_async_event(3)) as soon as its fields are copied, before it
-// reaches the channel.
+// (ibv_ack_async_event(3)) as soon as its fields are copied and the
+// object it names resolved, before it reaches the channel.
 type AsyncEvent struct {
 	Type EventType
 	// QPNum is the QP's number for QP events (QP_FATAL, QP_REQ_ERR,
@@ -51,6 +51,14 @@ type rawAsyncEvent struct {
 	port       int
 	qpNum      uint32
 	qp, cq, sq uintptr // sq: the SRQ
+}
+
+// resolve maps the event's C addresses to the wrappers reg holds. The
+// platform layer calls it before it acknowledges the event, while the
+// addresses cannot have been reused.
+func (raw rawAsyncEvent) resolve(reg *registry) AsyncEvent {
+	return AsyncEvent{Type: raw.typ, QPNum: raw.qpNum, Port: raw.port,
+		QP: lookup[QP](reg, raw.qp), CQ: lookup[CQ](reg, raw.cq), SRQ: lookup[SRQ](reg, raw.sq)}
 }
 
 // eventBuffer is how many events wait in the channel before the reader
@@ -131,12 +139,12 @@ func (c *Context) readEvents(h *ctxHandle, r *eventReader) {
 		return
 	}
 	for {
-		var raw rawAsyncEvent
+		var ev AsyncEvent
 		var getErr error
 		// The callback runs when the fd is readable; returning false
 		// parks the goroutine in the netpoller until it is again.
 		err := rc.Read(func(uintptr) bool {
-			raw, getErr = h.getAsyncEvent()
+			ev, getErr = h.getAsyncEvent(&c.reg)
 			return !errors.Is(getErr, syscall.EAGAIN)
 		})
 		if err != nil { // the file was closed: Context.Close is stopping us
@@ -146,8 +154,6 @@ func (c *Context) readEvents(h *ctxHandle, r *eventReader) {
 			r.err = getErr
 			return
 		}
-		ev := AsyncEvent{Type: raw.typ, QPNum: raw.qpNum, Port: raw.port,
-			QP: lookup[QP](&c.reg, raw.qp), CQ: lookup[CQ](&c.reg, raw.cq), SRQ: lookup[SRQ](&c.reg, raw.sq)}
 		select {
 		case r.ch <- ev:
 		case <-r.stop:

@@ -88,6 +88,59 @@ func TestCQCloseRacesWait(t *testing.T) {
 	}
 }
 
+// TestQPCloseRacesAsyncEvent closes a QP, and creates another in its
+// place, between the event reader reading the QP's SQ_DRAINED and
+// resolving the QP it names. The old code acknowledged the event first,
+// so the Close finished at once and the new QP could take its address
+// (the test makes sure it does): the event then named the new QP, which
+// never drained (ABA), in the shell and in lessons' `expect event`. Now
+// the event holds the destroy until it is resolved, and names the QP
+// that raised it.
+func TestQPCloseRacesAsyncEvent(t *testing.T) {
+	labkit.Clean(t)
+	p := newPair(t, rdma.QPTypeRC, pairOpts{})
+	c, old := p.c, p.a
+	oldAddr := old.h.addr()
+	var newQP *QP
+	var closeErr, createErr error
+	done := make(chan struct{})
+	testHookAsyncEvent = func() {
+		testHookAsyncEvent = nil // once
+		go func() {
+			defer close(done)
+			closeErr = old.Close()
+			newQP, createErr = p.pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: p.cqA, RecvCQ: p.cqA, Cap: old.init.Cap})
+			if createErr == nil && newQP.h.addr() != oldAddr {
+				// malloc may or may not hand the destroyed QP's
+				// memory to the new one: make the reuse certain.
+				add(&c.reg, oldAddr, newQP)
+			}
+		}()
+		// Long enough for the Close and the create on a loaded TCG guest
+		// (each well under 100 ms there); with the fix the Close waits
+		// for this event's acknowledgement, so this always runs out.
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+		}
+	}
+	defer func() { testHookAsyncEvent = nil }()
+	c.Events()
+	if err := old.Modify(&QPAttr{State: rdma.QPStateSQD, EnSQDAsyncNotify: true}, rdma.AttrState|rdma.AttrEnSQDAsyncNotify); err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := expectEvent(t, c, rdma.EventSQDrained)
+	<-done
+	if closeErr != nil || createErr != nil {
+		t.Fatalf("close %v, create %v", closeErr, createErr)
+	}
+	defer newQP.Close()
+	t.Logf("the closed QP was at %#x, the new one is at %#x", oldAddr, newQP.h.addr())
+	if ev.QP != old || ev.QPNum != old.Num() {
+		t.Errorf("SQ_DRAINED of the closed QP %d named %v (the new QP: %v), want the QP that drained", old.Num(), ev, ev.QP == newQP)
+	}
+}
+
 // TestMRMunmapFails: ibv_dereg_mr succeeds and the munmap after it
 // fails. The MR is gone: Close reports the munmap, marks it closed, and a
 // second Close (or the context's) never deregisters it again, which

@@ -40,18 +40,33 @@ func (h *ctxHandle) asyncFile() (*os.File, error) {
 	return f, nil
 }
 
-// getAsyncEvent reads, copies and acknowledges one event without
-// blocking; EAGAIN means none is pending.
-func (h *ctxHandle) getAsyncEvent() (rawAsyncEvent, error) {
-	var ev C.struct_vs_async_event
-	if rc, errno := C.vs_get_async_event(h.ctx, &ev); rc != 0 {
+// testHookAsyncEvent, when a test sets it, runs between reading an async
+// event and resolving the object it names: where a racing QP.Close used
+// to destroy the QP and let a new one take its address.
+var testHookAsyncEvent func()
+
+// getAsyncEvent reads one event without blocking (EAGAIN: none pending),
+// resolves the object it names in reg, then acknowledges it. In that
+// order, as getEvent does for completion events: the event not yet
+// acknowledged holds ibv_destroy_qp (cq, srq) of its object, so the
+// address still names that object, never one created at the same
+// address after a racing Close (ABA).
+func (h *ctxHandle) getAsyncEvent(reg *registry) (AsyncEvent, error) {
+	var ev C.struct_ibv_async_event
+	var out C.struct_vs_async_event
+	if rc, errno := C.vs_get_async_event(h.ctx, &ev, &out); rc != 0 {
 		if errno == syscall.EAGAIN {
-			return rawAsyncEvent{}, syscall.EAGAIN
+			return AsyncEvent{}, syscall.EAGAIN
 		}
-		return rawAsyncEvent{}, createErr("ibv_get_async_event", errno)
+		return AsyncEvent{}, createErr("ibv_get_async_event", errno)
 	}
-	return rawAsyncEvent{
-		typ: EventType(ev._type), port: int(ev.port), qpNum: uint32(ev.qp_num),
-		qp: uintptr(unsafe.Pointer(ev.qp)), cq: uintptr(unsafe.Pointer(ev.cq)), sq: uintptr(unsafe.Pointer(ev.srq)),
-	}, nil
+	if testHookAsyncEvent != nil {
+		testHookAsyncEvent()
+	}
+	resolved := rawAsyncEvent{
+		typ: EventType(out._type), port: int(out.port), qpNum: uint32(out.qp_num),
+		qp: uintptr(unsafe.Pointer(out.qp)), cq: uintptr(unsafe.Pointer(out.cq)), sq: uintptr(unsafe.Pointer(out.srq)),
+	}.resolve(reg)
+	C.vs_ack_async_event(&ev)
+	return resolved, nil
 }

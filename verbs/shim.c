@@ -268,15 +268,14 @@ int vs_ack_cq_event(struct ibv_cq *cq) {
 	return dying;
 }
 
-int vs_get_async_event(struct ibv_context *ctx, struct vs_async_event *out) {
-	struct ibv_async_event ev;
+int vs_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev, struct vs_async_event *out) {
 	memset(out, 0, sizeof *out);
-	if (ibv_get_async_event(ctx, &ev))
+	if (ibv_get_async_event(ctx, ev))
 		return -1;
-	out->type = ev.event_type;
-	switch (ev.event_type) {
+	out->type = ev->event_type;
+	switch (ev->event_type) {
 	case IBV_EVENT_CQ_ERR:
-		out->cq = ev.element.cq;
+		out->cq = ev->element.cq;
 		break;
 	case IBV_EVENT_QP_FATAL:
 	case IBV_EVENT_QP_REQ_ERR:
@@ -286,12 +285,12 @@ int vs_get_async_event(struct ibv_context *ctx, struct vs_async_event *out) {
 	case IBV_EVENT_PATH_MIG:
 	case IBV_EVENT_PATH_MIG_ERR:
 	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		out->qp = ev.element.qp;
-		out->qp_num = ev.element.qp->qp_num;
+		out->qp = ev->element.qp;
+		out->qp_num = ev->element.qp->qp_num;
 		break;
 	case IBV_EVENT_SRQ_ERR:
 	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		out->srq = ev.element.srq;
+		out->srq = ev->element.srq;
 		break;
 	case IBV_EVENT_PORT_ACTIVE:
 	case IBV_EVENT_PORT_ERR:
@@ -300,14 +299,15 @@ int vs_get_async_event(struct ibv_context *ctx, struct vs_async_event *out) {
 	case IBV_EVENT_SM_CHANGE:
 	case IBV_EVENT_CLIENT_REREGISTER:
 	case IBV_EVENT_GID_CHANGE:
-		out->port = ev.element.port_num;
+		out->port = ev->element.port_num;
 		break;
 	default: // DEVICE_FATAL names no element; WQ_FATAL names a WQ, which verbscope does not create
 		break;
 	}
-	ibv_ack_async_event(&ev);
 	return 0;
 }
+
+void vs_ack_async_event(struct ibv_async_event *ev) { ibv_ack_async_event(ev); }
 
 int vs_set_nonblock(int fd) {
 	int flags = fcntl(fd, F_GETFL);

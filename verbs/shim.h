@@ -137,11 +137,17 @@ struct vs_async_event {
 	struct ibv_srq *srq;
 };
 
-// vs_get_async_event reads one async event (non-blocking fd), copies it
-// into out and acknowledges it at once (ibv_ack_async_event(3)), so a
-// destroy waiting for acknowledgements never hangs on it. Returns 0, or
-// -1 with errno (EAGAIN: none pending).
-int vs_get_async_event(struct ibv_context *ctx, struct vs_async_event *out);
+// vs_get_async_event reads one async event (non-blocking fd) into ev and
+// copies its fields into out. It does not acknowledge it: until
+// vs_ack_async_event(ev), ibv_destroy_qp (cq, srq) of the object it
+// names cannot return (ibv_ack_async_event(3)), so the object's address
+// still names it, not one created after it: the caller resolves the
+// address, then acknowledges, at once. Returns 0, or -1 with errno
+// (EAGAIN: none pending).
+int vs_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev, struct vs_async_event *out);
+
+// vs_ack_async_event acknowledges an event vs_get_async_event read.
+void vs_ack_async_event(struct ibv_async_event *ev);
 
 // vs_set_nonblock puts fd into O_NONBLOCK mode.
 int vs_set_nonblock(int fd);

@@ -37,8 +37,8 @@ func (*ctxHandle) queryGID(int, int) (GIDEntry, error) {
 }
 func (*ctxHandle) gidTable() ([]GIDEntry, error) { return nil, unsupported("ibv_query_gid_table") }
 func (*ctxHandle) asyncFile() (*os.File, error)  { return nil, unsupported("ibv_get_async_event") }
-func (*ctxHandle) getAsyncEvent() (rawAsyncEvent, error) {
-	return rawAsyncEvent{}, unsupported("ibv_get_async_event")
+func (*ctxHandle) getAsyncEvent(*registry) (AsyncEvent, error) {
+	return AsyncEvent{}, unsupported("ibv_get_async_event")
 }
 
 type (
