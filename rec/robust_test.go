@@ -3,8 +3,10 @@ package rec
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,15 +112,34 @@ func TestOpenRefuses(t *testing.T) {
 	}
 }
 
-// setVersion stamps a recording with another schema version.
+// setVersion makes a recording one of another schema version: the
+// tables a later version added are dropped, and the version stamped.
 func setVersion(path string, v int) error {
-	db, _, err := open(context.Background(), path)
+	db, err := openRW(path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	for table, since := range addedIn {
+		if since > v {
+			if _, err := db.Exec("DROP TABLE IF EXISTS " + table); err != nil {
+				return err
+			}
+		}
+	}
 	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", v))
 	return err
+}
+
+// openRW opens a recording to change it, as a test (or its author)
+// would: Open reads only.
+func openRW(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, url.Values{"mode": {"rw"}}))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // readAll reads everything a Reader offers and returns the first
