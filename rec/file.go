@@ -41,6 +41,10 @@ func dsn(path string, q url.Values, pragmas ...string) string {
 // log and the log's shared-memory index.
 var sidecars = []string{"-wal", "-shm"}
 
+// beforeSQLite runs just before SQLite first opens a new recording:
+// a test's other user plants files there.
+var beforeSQLite = func(path string) {}
+
 // create makes a new recording at path: the file is created by
 // privfile (0600, never through a symlink, never over another file
 // unless force), then SQLite lays the schema in it.
@@ -71,6 +75,7 @@ func create(ctx context.Context, path string, force bool) (*sql.DB, error) {
 		}
 		f.Close()
 	}
+	beforeSQLite(path)
 	db, err := sql.Open("sqlite", dsn(path, url.Values{"mode": {"rw"}}, "foreign_keys(0)"))
 	if err != nil {
 		return nil, fmt.Errorf("rec: create %s: %w", path, err)

@@ -57,6 +57,39 @@ func TestCreatePrivate(t *testing.T) {
 	}
 }
 
+// TestCreatePlantedSidecars: another user who makes the -wal and -shm
+// (0666, theirs) in the moment before SQLite opens them cannot: they
+// are made already, private, so the log of the recording is never in a
+// file they can read or write.
+func TestCreatePlantedSidecars(t *testing.T) {
+	defer func(f func(string)) { beforeSQLite = f }(beforeSQLite)
+	planted := map[string]bool{}
+	beforeSQLite = func(path string) {
+		for _, sfx := range []string{"-wal", "-shm"} {
+			f, err := os.OpenFile(path+sfx, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+			if err == nil {
+				f.Chmod(0o666)
+				f.Close()
+				planted[sfx] = true
+			}
+		}
+	}
+	w, path := createT(t, "r.vsrec", Host{}, WriterOptions{})
+	defer w.Close()
+	if err := w.Frame(context.Background(), frames()[0]); err != nil {
+		t.Fatal(err)
+	}
+	for _, sfx := range []string{"-wal", "-shm"} {
+		st, err := os.Stat(path + sfx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if planted[sfx] || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: planted %v, mode %o; want never planted, 600", sfx, planted[sfx], st.Mode().Perm())
+		}
+	}
+}
+
 // What is not a recording, or is a damaged one, is an error naming the
 // file, never a panic; a newer schema says to upgrade.
 func TestOpenRefuses(t *testing.T) {
