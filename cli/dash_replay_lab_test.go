@@ -293,8 +293,9 @@ func TestDashRewindLab(t *testing.T) {
 		s := live.screen()
 		return slices.Equal(qpRows(s), rows) && strings.Contains(s, "behind live") && strings.Contains(s, session)
 	})
-	// What the minute kept costs: the file in the temporary directory.
-	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "verbscope-rewind-*.vsrec*"))
+	// What the minute kept costs: the file and its -wal in the rewind's
+	// private folder (root's are in /run/verbscope).
+	files := rewindFiles("rewind.vsrec*")
 	var size int64
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil {
@@ -302,7 +303,7 @@ func TestDashRewindLab(t *testing.T) {
 		}
 	}
 	if len(files) == 0 {
-		t.Errorf("no rewind file in %s", os.TempDir())
+		t.Errorf("no rewind file in %v", rewindPlaces())
 	}
 	t.Logf("the rewind's files after about a minute: %d bytes (%v)", size, files)
 	live.press("Escape")
@@ -312,7 +313,25 @@ func TestDashRewindLab(t *testing.T) {
 	})
 	live.press("q")
 	labkit.WaitFor(t, labkit.Step, "the rewind's files removed when the dashboard quit", func() bool {
-		left, _ := filepath.Glob(filepath.Join(os.TempDir(), "verbscope-rewind-*"))
-		return len(left) == 0
+		return len(rewindFiles("")) == 0
 	})
+}
+
+// rewindPlaces are where a dashboard may keep its rewind folder.
+func rewindPlaces() []string {
+	return []string{"/run/verbscope", os.Getenv("XDG_RUNTIME_DIR"), os.TempDir()}
+}
+
+// rewindFiles are the rewind folders (name "") or the files named
+// like name in them.
+func rewindFiles(name string) []string {
+	var out []string
+	for _, p := range rewindPlaces() {
+		if p == "" {
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join(p, "verbscope-rewind-*", name))
+		out = append(out, m...)
+	}
+	return out
 }

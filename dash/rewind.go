@@ -3,8 +3,6 @@ package dash
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -34,11 +32,12 @@ const rewindKeyEvery = 300
 
 // rewinder is the live dashboard's twin mode (atop's): the live readings
 // are recorded, as verbscope record would, into a file of the last
-// minutes in the temporary directory, and `[` plays that file back in
+// minutes in a private folder (rewinddir.go), and `[` plays that file back in
 // place of the live readings; `]` at its end or esc returns to live.
 // The live readings go on being recorded while the past is shown.
 type rewinder struct {
 	path   string
+	dir    *rewindDir
 	w      *rec.Writer
 	feed   *rec.Feed
 	inRes  <-chan inspect.Frame
@@ -64,17 +63,22 @@ type rewinder struct {
 
 // startRewind records src's readings for window and returns the sources
 // the dashboard shows: the live ones, or the past while rewinding. The
-// file is made 0600 in the temporary directory and removed by close.
+// file is made 0600 in a private folder of its own (rewinddir.go) and
+// removed, with the folder, by close.
 func startRewind(ctx context.Context, src ui.Sources, host rec.Host, window time.Duration) (ui.Sources, func(), error) {
-	dir := os.TempDir()
-	path := filepath.Join(dir, fmt.Sprintf("verbscope-rewind-%d.vsrec", os.Getpid()))
-	w, err := rec.Create(ctx, path, host, rec.WriterOptions{KeyEvery: rewindKeyEvery, Retain: window, MaxSize: rewindMaxSize, Force: true,
-		Sessions: transcript.Dir()})
+	dir, err := makeRewindDir()
 	if err != nil {
 		return src, func() {}, fmt.Errorf("rewind: %w", err)
 	}
+	path := dir.file()
+	w, err := rec.Create(ctx, path, host, rec.WriterOptions{KeyEvery: rewindKeyEvery, Retain: window, MaxSize: rewindMaxSize,
+		Sessions: transcript.Dir()})
+	if err != nil {
+		dir.remove()
+		return src, func() {}, fmt.Errorf("rewind: %w", err)
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &rewinder{path: path, w: w, feed: rec.NewFeed(ctx, w, nil), inRes: src.Res, inSys: src.Sys,
+	r := &rewinder{path: path, dir: dir, w: w, feed: rec.NewFeed(ctx, w, nil), inRes: src.Res, inSys: src.Sys,
 		res: make(chan inspect.Frame, 1), sys: make(chan sysfsmon.Update, 1), shell: make(chan []transcript.Line, 1), cmds: make(chan func(), 16),
 		stop: cancel, done: make(chan struct{}), window: window,
 		pos: ui.ReplayPosition{Rewind: true, Live: true, Speed: 1}}
@@ -83,15 +87,13 @@ func startRewind(ctx context.Context, src ui.Sources, host rec.Host, window time
 	return src, r.close, nil
 }
 
-// close stops the rewinder and removes its file.
+// close stops the rewinder and removes its file and folder.
 func (r *rewinder) close() {
 	r.stop()
 	<-r.done
 	r.feed.Close()
 	r.w.Close()
-	for _, sfx := range []string{"", "-wal", "-shm", "-journal"} {
-		os.Remove(r.path + sfx)
-	}
+	r.dir.remove()
 }
 
 func (r *rewinder) run(ctx context.Context) {

@@ -18,7 +18,7 @@ import (
 // position says how far behind live; ] at the newest kept reading and
 // Resume return to live at once; close removes the file.
 func TestRewind(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
+	base := rewindTestBase(t)
 	res := make(chan inspect.Frame)
 	sys := make(chan sysfsmon.Update)
 	src, stop, err := startRewind(context.Background(), ui.Sources{Res: res, Sys: sys}, rec.Host{Hostname: "lab"}, 10*time.Minute)
@@ -107,13 +107,12 @@ func TestRewind(t *testing.T) {
 	until("rewinding again", 2*time.Second)
 	r.Resume()
 	until("resumed: the newest live reading", 3*time.Second)
-	files, _ := os.ReadDir(os.Getenv("TMPDIR"))
-	if len(files) == 0 {
-		t.Fatal("no rewind file in TMPDIR")
+	if _, err := os.Stat(rw.path); err != nil {
+		t.Fatalf("no rewind file: %v", err)
 	}
 	stop()
 	stopped = true
-	if files, _ := os.ReadDir(os.Getenv("TMPDIR")); len(files) != 0 {
+	if files, _ := os.ReadDir(base); len(files) != 0 {
 		t.Errorf("left behind: %v", files)
 	}
 }

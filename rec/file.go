@@ -25,36 +25,58 @@ var ErrNewerSchema = errors.New("recording from a newer verbscope")
 var ErrNotRecording = errors.New("not a verbscope recording")
 
 // dsn names path for the driver: a file: URI (so '?' and '#' in a name
-// stay part of it) with the pragmas every connection gets. mode is rw
-// or rwc; rw never creates a file.
-func dsn(path, mode string) string {
+// stay part of it) with SQLite's URI parameters in q and the pragmas
+// every connection gets.
+func dsn(path string, q url.Values, pragmas ...string) string {
 	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath()}
-	q := url.Values{}
-	q.Set("mode", mode)
 	q.Add("_pragma", "busy_timeout(5000)")
-	q.Add("_pragma", "foreign_keys(0)")
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
 
+// sidecars are the files SQLite keeps beside a database: its write-ahead
+// log and the log's shared-memory index.
+var sidecars = []string{"-wal", "-shm"}
+
+// beforeSQLite runs just before SQLite first opens a new recording:
+// a test's other user plants files there.
+var beforeSQLite = func(path string) {}
+
 // create makes a new recording at path: the file is created by
 // privfile (0600, never through a symlink, never over another file
-// unless force), then SQLite lays the schema in it. The WAL and shared
-// memory files SQLite adds beside it take the file's mode.
+// unless force), then SQLite lays the schema in it.
+//
+// SQLite opens its -wal and -shm with O_CREAT but not O_EXCL: one that
+// another user made first in a shared folder (/tmp) would be used as
+// it is, theirs and readable by them, and what they wrote in it taken
+// as frames. So privfile makes both first, 0600 and ours, replacing
+// stale ones of an older file of that name; one that cannot be removed
+// (another user's, in a sticky folder) stops the recording here. The
+// rollback journal is kept in memory until the file is in WAL mode, so
+// SQLite never makes a -journal beside it.
 func create(ctx context.Context, path string, force bool) (*sql.DB, error) {
 	f, err := privfile.Create(path, force)
 	if err != nil {
 		return nil, fmt.Errorf("rec: create %s: %w", path, err)
 	}
 	f.Close()
-	// A -wal or -shm left by an older file of the same name would be
-	// taken as this one's: they go with it.
-	for _, sfx := range []string{"-wal", "-shm", "-journal"} {
-		if err := os.Remove(path + sfx); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("rec: create %s: remove the stale %s: %w", path, path+sfx, err)
-		}
+	// A -journal left by an older file of the same name would be
+	// played into this one.
+	if err := os.Remove(path + "-journal"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("rec: create %s: remove the stale %s-journal: %w", path, path, err)
 	}
-	db, err := sql.Open("sqlite", dsn(path, "rw"))
+	for _, sfx := range sidecars {
+		f, err := privfile.Create(path+sfx, true)
+		if err != nil {
+			return nil, fmt.Errorf("rec: create %s: SQLite's %s beside it: %w (remove it, or record in a folder of your own)", path, sfx, err)
+		}
+		f.Close()
+	}
+	beforeSQLite(path)
+	db, err := sql.Open("sqlite", dsn(path, url.Values{"mode": {"rw"}}, "foreign_keys(0)"))
 	if err != nil {
 		return nil, fmt.Errorf("rec: create %s: %w", path, err)
 	}
@@ -64,9 +86,11 @@ func create(ctx context.Context, path string, force bool) (*sql.DB, error) {
 	// auto_vacuum must come before the first table; WAL makes a
 	// reading's commit survive a SIGKILL (the log is in the page cache)
 	// and synchronous=NORMAL spares an fsync per reading, at the cost
-	// of the last readings on a power cut.
+	// of the last readings on a power cut. journal_mode=MEMORY first:
+	// the switch to WAL is itself a write, journalled in memory.
 	stmts := []string{
 		"PRAGMA auto_vacuum = INCREMENTAL",
+		"PRAGMA journal_mode = MEMORY",
 		"PRAGMA journal_mode = WAL",
 		"PRAGMA synchronous = NORMAL",
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
@@ -80,42 +104,4 @@ func create(ctx context.Context, path string, force bool) (*sql.DB, error) {
 		}
 	}
 	return db, nil
-}
-
-// open opens an existing recording and checks that it is one this
-// verbscope reads. Damage shows here or in a later query, always as
-// an error.
-func open(ctx context.Context, path string) (*sql.DB, int, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, 0, fmt.Errorf("rec: open: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("rec: open %s: not a regular file", path)
-	}
-	db, err := sql.Open("sqlite", dsn(path, "rw"))
-	if err != nil {
-		return nil, 0, fmt.Errorf("rec: open %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1)
-	var id, version int64
-	if err = db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err == nil {
-		err = db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version)
-	}
-	switch {
-	case err != nil:
-		db.Close()
-		return nil, 0, fmt.Errorf("rec: open %s: %w: %v (damaged or truncated, or not a database)", path, ErrNotRecording, err)
-	case id != appID:
-		db.Close()
-		return nil, 0, fmt.Errorf("rec: open %s: %w (an SQLite file, but not made by verbscope record)", path, ErrNotRecording)
-	case version > SchemaVersion:
-		db.Close()
-		return nil, 0, fmt.Errorf("rec: open %s: %w: its schema is version %d, this verbscope reads up to %d; read it with a newer verbscope",
-			path, ErrNewerSchema, version, SchemaVersion)
-	case version < 1:
-		db.Close()
-		return nil, 0, fmt.Errorf("rec: open %s: %w (no schema version)", path, ErrNotRecording)
-	}
-	return db, int(version), nil
 }

@@ -3,8 +3,10 @@ package rec
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +54,39 @@ func TestCreatePrivate(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "target")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the symlink's target was created")
+	}
+}
+
+// TestCreatePlantedSidecars: another user who makes the -wal and -shm
+// (0666, theirs) in the moment before SQLite opens them cannot: they
+// are made already, private, so the log of the recording is never in a
+// file they can read or write.
+func TestCreatePlantedSidecars(t *testing.T) {
+	defer func(f func(string)) { beforeSQLite = f }(beforeSQLite)
+	planted := map[string]bool{}
+	beforeSQLite = func(path string) {
+		for _, sfx := range []string{"-wal", "-shm"} {
+			f, err := os.OpenFile(path+sfx, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+			if err == nil {
+				f.Chmod(0o666)
+				f.Close()
+				planted[sfx] = true
+			}
+		}
+	}
+	w, path := createT(t, "r.vsrec", Host{}, WriterOptions{})
+	defer w.Close()
+	if err := w.Frame(context.Background(), frames()[0]); err != nil {
+		t.Fatal(err)
+	}
+	for _, sfx := range []string{"-wal", "-shm"} {
+		st, err := os.Stat(path + sfx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if planted[sfx] || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: planted %v, mode %o; want never planted, 600", sfx, planted[sfx], st.Mode().Perm())
+		}
 	}
 }
 
@@ -110,15 +145,34 @@ func TestOpenRefuses(t *testing.T) {
 	}
 }
 
-// setVersion stamps a recording with another schema version.
+// setVersion makes a recording one of another schema version: the
+// tables a later version added are dropped, and the version stamped.
 func setVersion(path string, v int) error {
-	db, _, err := open(context.Background(), path)
+	db, err := openRW(path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	for table, since := range addedIn {
+		if since > v {
+			if _, err := db.Exec("DROP TABLE IF EXISTS " + table); err != nil {
+				return err
+			}
+		}
+	}
 	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", v))
 	return err
+}
+
+// openRW opens a recording to change it, as a test (or its author)
+// would: Open reads only.
+func openRW(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, url.Values{"mode": {"rw"}}))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // readAll reads everything a Reader offers and returns the first
