@@ -97,19 +97,20 @@ func (c *countingReader) Read(b []byte) (int, error) {
 
 // TestWriteTimeoutFreesStalledClients: clients that ask for a large
 // /api/v1/qps and never read, as many as the server serves at once,
-// hold its writes until the write timeout (shortened to 500 ms): then
-// the server gives up on each (the client, reading at last, gets part of
-// the answer and the connection's end) and a reading client is served
-// again, its slot freed.
+// hold its writes until the write timeout: then the server gives up on
+// each (the client, reading at last, gets part of the answer and the
+// connection's end) and a reading client is served again, its slot
+// freed.
+//
+// The timeout is shortened, but to three times what a reading client's
+// whole answer took on this machine just before (at least 500 ms): a
+// fixed 500 ms was shorter than serving a reading client through the
+// smallest send buffers under -race on a loaded machine, and the server
+// cut that client too (make test's unit step: "Get ...: EOF").
 func TestWriteTimeoutFreesStalledClients(t *testing.T) {
-	shortLimits(t, serverLimits{readHeader: 10 * time.Second, read: 10 * time.Second, write: 500 * time.Millisecond, idle: 10 * time.Second})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveOn(t, smallSendBuffers{l}, feed(Options{}, manyQPs(t, 2000)), APIOptions{})
-	get := func() (int, int) {
-		resp, err := http.Get("http://" + addr + "/api/v1/qps")
+	coll := feed(Options{}, manyQPs(t, 2000))
+	getFrom := func(url string) (int, int) {
+		resp, err := http.Get(url + "/api/v1/qps")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,10 +118,30 @@ func TestWriteTimeoutFreesStalledClients(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, len(b)
 	}
-	code, full := get()
+	// A reading client's whole answer through the smallest buffers,
+	// timed, from a server without the limits (httptest's).
+	h, err := Handler(coll, APIOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timed := httptest.NewUnstartedServer(h)
+	timed.Listener = smallSendBuffers{timed.Listener}
+	timed.Start()
+	start := time.Now()
+	code, full := getFrom(timed.URL)
+	write := max(500*time.Millisecond, 3*time.Since(start))
+	timed.Close()
 	if code != http.StatusOK || full < 100<<10 {
 		t.Fatalf("a reading client: %d, %d bytes; want 200 and over 100 KB", code, full)
 	}
+
+	shortLimits(t, serverLimits{readHeader: 10 * time.Second, read: 10 * time.Second, write: write, idle: 10 * time.Second})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveOn(t, smallSendBuffers{l}, coll, APIOptions{})
+	get := func() (int, int) { return getFrom("http://" + addr) }
 
 	// Small receive buffers too: the answer stops at once.
 	dialer := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
@@ -136,12 +157,12 @@ func TestWriteTimeoutFreesStalledClients(t *testing.T) {
 		io.WriteString(c, "GET /api/v1/qps HTTP/1.1\r\nHost: x\r\n\r\n")
 		stalled[i] = c
 	}
-	// The server's writes end at the timeout, 500 ms after each request
-	// was read; these clients read nothing for twice that.
-	time.Sleep(time.Second)
+	// The server's writes end at the timeout after each request was
+	// read; these clients read nothing for twice that.
+	time.Sleep(2 * write)
 	for i, c := range stalled {
 		r := &countingReader{r: c}
-		if !closedWithin(c, r, 10*time.Second) {
+		if !closedWithin(c, r, 10*time.Second+write) {
 			t.Errorf("stalled client %d: the connection is still open", i)
 		}
 		if r.n >= full {
