@@ -82,6 +82,11 @@ func TestMemoryWindows(t *testing.T) {
 	if wc := writeVia(3, mw2.RKey(), 4096); wc.Status != rdma.WCRemAccessErr {
 		t.Errorf("write through an invalidated window: %s, want REM_ACCESS_ERR", wc.Status)
 	}
+	// Closed here, not left to the pair's PD: its wrapper could be
+	// collected first, and the leak check would report it.
+	if err := mw2.Close(); err != nil {
+		t.Errorf("closing the type 2 window: %v", err)
+	}
 
 	// Binding needs MW_BIND on the region, checked before the library.
 	if err := p.b.BindMW(MWBind{MW: mw1, MR: p.mrB, Length: 8}, 53, 0); !errors.Is(err, syscall.EINVAL) || !strings.Contains(err.Error(), "MW_BIND") {
@@ -209,5 +214,10 @@ func TestXRCUnsupportedOnRxe(t *testing.T) {
 		if !errors.Is(err, want) {
 			t.Errorf("CreateQP(%s): %v, want %s", typ, err, rdma.ErrnoName(want))
 		}
+	}
+	// Closed here, not left to the context's Close: a wrapper could be
+	// collected first, and the leak check would report it.
+	if err := errors.Join(pd.Close(), cq.Close()); err != nil {
+		t.Errorf("closing: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -120,6 +121,11 @@ func TestLifecycleTeardownOrder(t *testing.T) {
 	if got := ownObjects(t, "qp") + ownObjects(t, "cq") + ownObjects(t, "pd"); got != 0 {
 		t.Errorf("%d objects of this process left in rdma resource show", got)
 	}
+	// Closed here, not left to the context's Close: its wrapper could be
+	// collected first, and the leak check would report it.
+	if err := ch.Close(); err != nil {
+		t.Errorf("CompChannel.Close: %v", err)
+	}
 }
 
 func TestContextCloseDestroysEverything(t *testing.T) {
@@ -134,10 +140,13 @@ func TestContextCloseDestroysEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var qps []*QP
 	for _, typ := range []QPType{rdma.QPTypeRC, rdma.QPTypeUC, rdma.QPTypeUD} {
-		if _, err := pd.CreateQP(QPInitAttr{Type: typ, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
+		qp, err := pd.CreateQP(QPInitAttr{Type: typ, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
+		if err != nil {
 			t.Fatalf("CreateQP(%s): %v", typ, err)
 		}
+		qps = append(qps, qp)
 	}
 	if got := ownObjects(t, "qp"); got != 3 {
 		t.Errorf("%d QPs listed, want 3", got)
@@ -145,6 +154,12 @@ func TestContextCloseDestroysEverything(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatalf("Context.Close: %v", err)
 	}
+	// The wrappers stay reachable until the context has destroyed what
+	// they stand for: the Close under test is the context's, and a
+	// wrapper collected before it would be reported by the leak check
+	// as the GC happened to run (TestMain's CheckLeaks).
+	runtime.KeepAlive(qps)
+	runtime.KeepAlive([]any{pd, ch, cq})
 	if err := c.Close(); err != nil {
 		t.Errorf("second Context.Close: %v", err)
 	}
@@ -212,5 +227,10 @@ func TestModifyToRTSLoopback(t *testing.T) {
 	extra, _ := pd.CreateQP(QPInitAttr{Type: rdma.QPTypeRC, SendCQ: cq, RecvCQ: cq, Cap: QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	if err := extra.Modify(&QPAttr{State: rdma.QPStateRTS}, rdma.AttrState); !errors.Is(err, syscall.EINVAL) {
 		t.Errorf("RESET->RTS: %v, want EINVAL", err)
+	}
+	// Closed here, not left to the context's Close: a wrapper could be
+	// collected first, and the leak check would report it.
+	if err := errors.Join(extra.Close(), qps[0].Close(), qps[1].Close(), pd.Close(), cq.Close()); err != nil {
+		t.Errorf("closing: %v", err)
 	}
 }

@@ -29,4 +29,9 @@ const (
 	// holder took about 10 s to go in the guest; 3x on a machine twice as
 	// slow is a minute.
 	releaseLimit = time.Minute
+
+	// thenStopLimit is how long an interrupted -then step (go test of
+	// the vm-tagged tests) may take to end after SIGTERM before it is
+	// killed: its VMs power off in seconds.
+	thenStopLimit = 30 * time.Second
 )

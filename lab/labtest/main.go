@@ -12,7 +12,7 @@
 // exits non-zero when a test fails or a VM cannot boot: a lab suite that
 // cannot run has failed.
 //
-//	go run ./lab/labtest [-race] [-cgocheck2] [-run RE] [-bench RE] [-count N] [-vms N] [PKG...]
+//	go run ./lab/labtest [-race] [-cgocheck2] [-run RE] [-bench RE] [-count N] [-vms N] [-then CMD] [PKG...]
 package main
 
 import (
@@ -48,6 +48,7 @@ func main() {
 	short := flag.Bool("short", false, "pass -test.short")
 	cache := flag.String("cache", "", "lab cache `folder` (default $VERBSCOPE_CACHE, else .cache/lab in the repository)")
 	verbose := flag.Bool("v", false, "print the guest boot log too")
+	then := flag.String("then", "", "a shell `command` to start as soon as the first VM ends, beside the rest; its output follows the suite's and its failure fails the run (make test: the vm-tagged tests)")
 	flag.Parse()
 	if *timeout == 0 {
 		*timeout = packageLimit
@@ -61,7 +62,7 @@ func main() {
 	defer stop()
 	err := runTests(ctx, config{
 		race: *race, cgocheck2: *cgocheck2, run: *run, bench: *bench, count: *count,
-		timeout: *timeout, vms: *vms, short: *short, cache: *cache, verbose: *verbose, pkgs: flag.Args(),
+		timeout: *timeout, vms: *vms, short: *short, cache: *cache, verbose: *verbose, then: *then, pkgs: flag.Args(),
 	})
 	var exit exitCode
 	switch {
@@ -79,7 +80,7 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 type config struct {
 	race, cgocheck2, short, verbose bool
-	run, bench, cache               string
+	run, bench, cache, then         string
 	count, vms                      int
 	timeout                         time.Duration
 	pkgs                            []string
@@ -171,10 +172,11 @@ func runTests(ctx context.Context, c config) error {
 	}
 	groups := split(pkgs, vms, loadDurations(cacheDir))
 	var (
-		mu    sync.Mutex
-		wg    sync.WaitGroup
-		codes = make([]int, len(groups))
-		errs  = make([]error, len(groups))
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		codes    = make([]int, len(groups))
+		errs     = make([]error, len(groups))
+		finished = make(chan struct{}, len(groups)) // a VM's share ended
 	)
 	for i, g := range groups {
 		w := &packageWriter{mu: &mu, dst: io.MultiWriter(os.Stdout, rep), progress: func(pkg string) {
@@ -193,7 +195,15 @@ func runTests(ctx context.Context, c config) error {
 			defer wg.Done()
 			codes[i], errs[i] = l.Run(ctx, guestScript(c, root, out, g))
 			w.Flush()
+			finished <- struct{}{}
 		}()
+	}
+	var next *thenStep
+	if c.then != "" {
+		<-finished
+		if ctx.Err() == nil {
+			next = startThen(ctx, c.then)
+		}
 	}
 	wg.Wait()
 	code, err := 0, errors.Join(errs...)
@@ -206,6 +216,9 @@ func runTests(ctx context.Context, c config) error {
 		saveDurations(cacheDir, last)
 	}
 	rep.summary(os.Stdout, 15, c.bench != "")
+	if next != nil {
+		err = errors.Join(err, next.finish(os.Stdout))
+	}
 	if err != nil {
 		return err
 	}
