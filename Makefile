@@ -9,7 +9,7 @@ BIN     := bin/verbscope
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all deps build run test vet unit stub bpf-check vm-test lab-test bench fuzz clean
+.PHONY: all deps build run test vet unit stub bpf-check vm-test lab-test bench fuzz clean realhw
 
 all: build
 
@@ -91,6 +91,12 @@ vm-test:
 # a failed run prints the command that runs each failed test alone.
 lab-test:
 	$(GO) run ./lab/labtest -race -cgocheck2 $(if $(value RUN),-run '$(value RUN)') $(PKGS)
+
+# The sysfs views against the trees other projects recorded from real
+# hardware (../shared/realhw/trees, or REALHW_TREES=DIR): not part of make
+# test, since the trees are theirs and not in this repository.
+realhw:
+	REALHW_TREES=$(abspath $(or $(REALHW_TREES),../shared/realhw/trees)) $(GO) test -tags realhw -count=1 -run '^TestRealHW$$' -v ./cli/ | grep -v '^=== RUN'
 
 bench:
 	$(GO) run ./lab/labtest -bench '$(or $(value RUN),.)' $(PKGS)

@@ -165,7 +165,7 @@ func TestDelta(t *testing.T) {
 func TestDriverOf(t *testing.T) {
 	for _, tc := range []struct {
 		module, dev string
-		soft        bool
+		parent      bool
 		nodeType    string
 		want        string
 	}{
@@ -175,13 +175,14 @@ func TestDriverOf(t *testing.T) {
 		{"ice", "rdmap0s1", false, "CA", "irdma"},
 		{"", "rxe0", true, "CA", "rxe"},
 		{"", "anything", true, "CA", "rxe"},
+		{"", "mlx4_0", false, "CA", "mlx4"}, // a recorded tree without links
 		{"", "siw_eth0", true, "RNIC", "siw"},
 		{"", "mlx5_3", false, "", "mlx5"},
 		{"", "i40iw0", false, "", "i40iw"},
 		{"", "rocep1s0f0", false, "", ""},
 	} {
-		if got := DeviceDriver(tc.module, tc.dev, tc.soft, tc.nodeType); got != tc.want {
-			t.Errorf("DeviceDriver(%q, %q, %v, %q) = %q, want %q", tc.module, tc.dev, tc.soft, tc.nodeType, got, tc.want)
+		if got := DeviceDriver(tc.module, tc.dev, tc.parent, tc.nodeType); got != tc.want {
+			t.Errorf("DeviceDriver(%q, %q, %v, %q) = %q, want %q", tc.module, tc.dev, tc.parent, tc.nodeType, got, tc.want)
 		}
 	}
 }
