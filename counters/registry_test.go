@@ -146,9 +146,9 @@ func TestDelta(t *testing.T) {
 	}{
 		{10, 15, 32, 5, true},
 		{1<<32 - 2, 3, 32, 5, true}, // wrapped
-		{10, 3, 0, 0, false},         // unknown width: a reset
-		{10, 3, 64, 0, false},        // 64-bit counters do not wrap
-		{1 << 33, 3, 32, 0, false},   // cannot be a 32-bit counter: a reset
+		{10, 3, 0, 0, false},        // unknown width: a reset
+		{10, 3, 64, 0, false},       // 64-bit counters do not wrap
+		{1 << 33, 3, 32, 0, false},  // cannot be a 32-bit counter: a reset
 		{7, 7, 16, 0, true},
 	} {
 		got, ok := Delta(tc.prev, tc.cur, tc.bits)
