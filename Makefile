@@ -13,7 +13,7 @@ BIN     := bin/verbscope
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all deps build run test vet unit stub bpf-check vm-test lab-test lab-vm-test bench stress fuzz clean
+.PHONY: all deps build run test vet unit stub bpf-check vm-test lab-test lab-vm-test bench stress fuzz clean realhw
 
 all: build
 
@@ -105,6 +105,12 @@ lab-test:
 # tests rather than after them.
 lab-vm-test:
 	$(GO) run ./lab/labtest -race -cgocheck2 -then 'make --no-print-directory vm-test' $(PKGS)
+
+# The sysfs views against the trees other projects recorded from real
+# hardware (../shared/realhw/trees, or REALHW_TREES=DIR): not part of make
+# test, since the trees are theirs and not in this repository.
+realhw:
+	REALHW_TREES=$(abspath $(or $(REALHW_TREES),../shared/realhw/trees)) $(GO) test -tags realhw -count=1 -run '^TestRealHW$$' -v ./cli/ | grep -v '^=== RUN'
 
 bench:
 	$(GO) run ./lab/labtest -bench '$(or $(value RUN),.)' $(PKGS)

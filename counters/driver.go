@@ -43,15 +43,16 @@ func DriverOf(module string) string {
 
 // DeviceDriver names the registry's driver of a device from what sysfs
 // shows of it: the module its device link leads to; else, for a software
-// device (a parent netdev, no device link), "siw" when its node type is
-// an iWARP RNIC and "rxe" otherwise; else the device's default name
-// (mlx5_0, irdma1, efa_0). "" when none of them says, as for a renamed
-// device (rocep1s0f0, udev's names) whose device link cannot be read.
-func DeviceDriver(module, devName string, soft bool, nodeType string) string {
+// device (one with a parent netdev file, which only rxe and siw have),
+// "siw" when its node type is an iWARP RNIC and "rxe" otherwise; else the
+// device's default name (mlx5_0, irdma1, efa_0). "" when none of them
+// says, as for a renamed device (rocep1s0f0, udev's names) whose device
+// link cannot be read.
+func DeviceDriver(module, devName string, hasParent bool, nodeType string) string {
 	if d := DriverOf(module); d != "" {
 		return d
 	}
-	if soft {
+	if hasParent {
 		if strings.Contains(strings.ToUpper(nodeType), "RNIC") {
 			return "siw"
 		}

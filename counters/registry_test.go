@@ -121,20 +121,28 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q, %q).Explain is too short: %q", tc.driver, tc.name, in.Explain)
 		}
 	}
-	// ...and one they mean differently is not guessed: efa's tx_pkts is a
-	// port's traffic, bnxt_re's too, but hns's cmds_err is a device's
-	// error like efa's; rx_pkts agrees, so take a made-up disagreement
-	// from the tables themselves.
+	// ...and one they mean differently is not guessed: every name whose
+	// drivers disagree on class, side, signal or terminal is unknown
+	// without a driver.
 	indexOnce.Do(index)
+	disagreements := 0
 	for name, infos := range byName {
 		for _, in := range infos[1:] {
 			if in.Class != infos[0].Class || in.Side != infos[0].Side || in.Signal != infos[0].Signal || in.Terminal != infos[0].Terminal {
+				disagreements++
 				if got, ok := Lookup("", name); ok {
 					t.Errorf("Lookup(\"\", %q) = %+v: drivers disagree on it, it must be unknown without a driver", name, got)
 				}
 			}
 		}
 	}
+	// The tables have no such name today; one made up shows the rule.
+	byName["made_up_two_meanings"] = []Info{{Class: ClassRetry}, {Class: ClassError}}
+	defer delete(byName, "made_up_two_meanings")
+	if got, ok := Lookup("", "made_up_two_meanings"); ok {
+		t.Errorf("a name two drivers mean differently was guessed: %+v", got)
+	}
+	t.Logf("%d names the tables' drivers mean differently", disagreements)
 }
 
 func TestDelta(t *testing.T) {
@@ -146,9 +154,9 @@ func TestDelta(t *testing.T) {
 	}{
 		{10, 15, 32, 5, true},
 		{1<<32 - 2, 3, 32, 5, true}, // wrapped
-		{10, 3, 0, 0, false},         // unknown width: a reset
-		{10, 3, 64, 0, false},        // 64-bit counters do not wrap
-		{1 << 33, 3, 32, 0, false},   // cannot be a 32-bit counter: a reset
+		{10, 3, 0, 0, false},        // unknown width: a reset
+		{10, 3, 64, 0, false},       // 64-bit counters do not wrap
+		{1 << 33, 3, 32, 0, false},  // cannot be a 32-bit counter: a reset
 		{7, 7, 16, 0, true},
 	} {
 		got, ok := Delta(tc.prev, tc.cur, tc.bits)
@@ -165,7 +173,7 @@ func TestDelta(t *testing.T) {
 func TestDriverOf(t *testing.T) {
 	for _, tc := range []struct {
 		module, dev string
-		soft        bool
+		parent      bool
 		nodeType    string
 		want        string
 	}{
@@ -175,13 +183,14 @@ func TestDriverOf(t *testing.T) {
 		{"ice", "rdmap0s1", false, "CA", "irdma"},
 		{"", "rxe0", true, "CA", "rxe"},
 		{"", "anything", true, "CA", "rxe"},
+		{"", "mlx4_0", false, "CA", "mlx4"}, // a recorded tree without links
 		{"", "siw_eth0", true, "RNIC", "siw"},
 		{"", "mlx5_3", false, "", "mlx5"},
 		{"", "i40iw0", false, "", "i40iw"},
 		{"", "rocep1s0f0", false, "", ""},
 	} {
-		if got := DeviceDriver(tc.module, tc.dev, tc.soft, tc.nodeType); got != tc.want {
-			t.Errorf("DeviceDriver(%q, %q, %v, %q) = %q, want %q", tc.module, tc.dev, tc.soft, tc.nodeType, got, tc.want)
+		if got := DeviceDriver(tc.module, tc.dev, tc.parent, tc.nodeType); got != tc.want {
+			t.Errorf("DeviceDriver(%q, %q, %v, %q) = %q, want %q", tc.module, tc.dev, tc.parent, tc.nodeType, got, tc.want)
 		}
 	}
 }

@@ -74,5 +74,5 @@ func mlx5Row(name string) spec {
 			}
 		}
 	}
-	panic("counters: no mlx5 row " + name)
+	return spec{name: name} // no meaning: TestEntriesWellFormed fails on it
 }

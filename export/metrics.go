@@ -1,6 +1,12 @@
 package export
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/verbscope/verbscope/counters"
+)
 
 // Metric names are the issue's, prefix verbscope_, base units, counters
 // ending in _total. Label names are few and bounded: device, port, kind,
@@ -75,28 +81,51 @@ func counterDesc(name, help string) *prometheus.Desc {
 	return desc("port_"+name+"_total", help, devPort...)
 }
 
+// portCounters' HELP texts are the counter registry's meanings
+// (counters.Lookup), with the file they come from.
 var portCounters = []portCounter{
-	{"port_rcv_data", counterDesc("receive_bytes", "Bytes received (counters/port_rcv_data × 4)."), 4},
-	{"port_xmit_data", counterDesc("transmit_bytes", "Bytes sent (counters/port_xmit_data × 4)."), 4},
-	{"port_rcv_packets", counterDesc("receive_packets", "Packets received (counters/port_rcv_packets)."), 1},
-	{"port_xmit_packets", counterDesc("transmit_packets", "Packets sent (counters/port_xmit_packets)."), 1},
-	{"unicast_rcv_packets", counterDesc("receive_unicast_packets", "Unicast packets received (counters/unicast_rcv_packets)."), 1},
-	{"unicast_xmit_packets", counterDesc("transmit_unicast_packets", "Unicast packets sent (counters/unicast_xmit_packets)."), 1},
-	{"multicast_rcv_packets", counterDesc("receive_multicast_packets", "Multicast packets received (counters/multicast_rcv_packets)."), 1},
-	{"multicast_xmit_packets", counterDesc("transmit_multicast_packets", "Multicast packets sent (counters/multicast_xmit_packets)."), 1},
-	{"symbol_error", counterDesc("symbol_errors", "Minor link errors (counters/symbol_error)."), 1},
-	{"link_downed", counterDesc("link_downed", "Times the link went down after failing to recover (counters/link_downed)."), 1},
-	{"link_error_recovery", counterDesc("link_error_recovery", "Link error recoveries that succeeded (counters/link_error_recovery)."), 1},
-	{"port_rcv_errors", counterDesc("receive_errors", "Received packets with errors (counters/port_rcv_errors)."), 1},
-	{"port_rcv_remote_physical_errors", counterDesc("receive_remote_physical_errors", "Received packets marked bad by the sender (counters/port_rcv_remote_physical_errors)."), 1},
-	{"port_rcv_switch_relay_errors", counterDesc("receive_switch_relay_errors", "Received packets a switch could not relay (counters/port_rcv_switch_relay_errors)."), 1},
-	{"port_rcv_constraint_errors", counterDesc("receive_constraint_errors", "Received packets dropped by partition or raw-packet checks (counters/port_rcv_constraint_errors)."), 1},
-	{"port_xmit_discards", counterDesc("transmit_discards", "Outbound packets discarded because the port was down or congested (counters/port_xmit_discards)."), 1},
-	{"port_xmit_constraint_errors", counterDesc("transmit_constraint_errors", "Outbound packets dropped by partition or raw-packet checks (counters/port_xmit_constraint_errors)."), 1},
-	{"port_xmit_wait", counterDesc("transmit_wait", "Ticks the port had data to send but no credits (counters/port_xmit_wait)."), 1},
-	{"local_link_integrity_errors", counterDesc("local_link_integrity_errors", "Local physical errors beyond the threshold (counters/local_link_integrity_errors)."), 1},
-	{"excessive_buffer_overrun_errors", counterDesc("excessive_buffer_overrun_errors", "Consecutive flow-control buffer overruns (counters/excessive_buffer_overrun_errors)."), 1},
-	{"VL15_dropped", counterDesc("vl15_dropped", "Subnet management packets dropped (counters/VL15_dropped)."), 1},
+	portMetric("port_rcv_data", "receive_bytes", 4),
+	portMetric("port_xmit_data", "transmit_bytes", 4),
+	portMetric("port_rcv_packets", "receive_packets", 1),
+	portMetric("port_xmit_packets", "transmit_packets", 1),
+	portMetric("unicast_rcv_packets", "receive_unicast_packets", 1),
+	portMetric("unicast_xmit_packets", "transmit_unicast_packets", 1),
+	portMetric("multicast_rcv_packets", "receive_multicast_packets", 1),
+	portMetric("multicast_xmit_packets", "transmit_multicast_packets", 1),
+	portMetric("symbol_error", "symbol_errors", 1),
+	portMetric("link_downed", "link_downed", 1),
+	portMetric("link_error_recovery", "link_error_recovery", 1),
+	portMetric("port_rcv_errors", "receive_errors", 1),
+	portMetric("port_rcv_remote_physical_errors", "receive_remote_physical_errors", 1),
+	portMetric("port_rcv_switch_relay_errors", "receive_switch_relay_errors", 1),
+	portMetric("port_rcv_constraint_errors", "receive_constraint_errors", 1),
+	portMetric("port_xmit_discards", "transmit_discards", 1),
+	portMetric("port_xmit_constraint_errors", "transmit_constraint_errors", 1),
+	portMetric("port_xmit_wait", "transmit_wait", 1),
+	portMetric("local_link_integrity_errors", "local_link_integrity_errors", 1),
+	portMetric("excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors", 1),
+	portMetric("VL15_dropped", "vl15_dropped", 1),
+}
+
+// portMetric is the metric of a PortCounters file, its HELP the
+// registry's meaning; the data counters are exported in bytes.
+func portMetric(file, metric string, scale float64) portCounter {
+	// A file the registry lacked would have a bare HELP; TestHelpFromRegistry
+	// keeps that from happening.
+	in, _ := counters.Lookup("", file)
+	help := in.Meaning
+	if scale != 1 {
+		help = strings.Replace(help, "in units of 4 bytes (multiply by 4 for bytes)", "in bytes", 1)
+	}
+	return portCounter{file, counterDesc(metric, upperFirst(help)+" (counters/"+file+", "+string(in.Class)+")."), scale}
+}
+
+// upperFirst capitalises a HELP text's first letter.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // hwCounters is the curated set of hw_counters/ files: retransmissions,
@@ -106,29 +135,48 @@ var portCounters = []portCounter{
 // drivers/infiniband/sw/rxe/rxe_hw_counters.c).
 var hwCounters = map[string]*prometheus.Desc{}
 
+// hwHelp is each curated metric's HELP: the first file's meaning in the
+// counter registry, and every driver's file it is read from.
+var hwHelp = map[string]string{}
+
 func init() {
 	for _, h := range []struct {
-		name, help string
-		files      []string
+		name  string
+		files []string // driver/name
 	}{
-		{"retransmits", "Requests the requester retransmitted (rxe hw_counters/completer_retry_err).", []string{"completer_retry_err"}},
-		{"adaptive_retransmits", "Adaptive retransmissions (mlx5 hw_counters/roce_adp_retrans).", []string{"roce_adp_retrans"}},
-		{"retry_exceeded_errors", "Requests that failed after exhausting their transport retries (rxe retry_exceeded_err).", []string{"retry_exceeded_err"}},
-		{"rnr_retry_exceeded_errors", "Requests that failed after exhausting their RNR retries (mlx5 rnr_nak_retry_err, rxe retry_rnr_exceeded_err).", []string{"rnr_nak_retry_err", "retry_rnr_exceeded_err"}},
-		{"rnr_naks_received", "RNR NAKs received (rxe hw_counters/rcvd_rnr_err).", []string{"rcvd_rnr_err"}},
-		{"local_ack_timeouts", "ACK timer expirations on the requester (mlx5 hw_counters/local_ack_timeout_err).", []string{"local_ack_timeout_err"}},
-		{"out_of_sequence", "Out-of-sequence packets received (mlx5 out_of_sequence, rxe out_of_seq_request).", []string{"out_of_sequence", "out_of_seq_request"}},
-		{"sequence_error_naks_received", "NAKs for a sequence error received (mlx5 packet_seq_err, rxe rcvd_seq_err).", []string{"packet_seq_err", "rcvd_seq_err"}},
-		{"implied_nak_sequence_errors", "Implied NAK sequence errors (mlx5 hw_counters/implied_nak_seq_err).", []string{"implied_nak_seq_err"}},
-		{"duplicate_requests", "Duplicate requests received (hw_counters/duplicate_request).", []string{"duplicate_request"}},
-		{"cnp_sent", "Congestion notification packets sent (mlx5 hw_counters/np_cnp_sent).", []string{"np_cnp_sent"}},
-		{"cnp_handled", "Congestion notification packets handled (mlx5 rp_cnp_handled, hw_counters/cnp_handled).", []string{"rp_cnp_handled", "cnp_handled"}},
-		{"cnp_ignored", "Congestion notification packets ignored (mlx5 hw_counters/rp_cnp_ignored).", []string{"rp_cnp_ignored"}},
-		{"ecn_marked_packets", "ECN-marked RoCE packets received (mlx5 hw_counters/np_ecn_marked_roce_packets).", []string{"np_ecn_marked_roce_packets"}},
+		{"retransmits", []string{"rxe/completer_retry_err"}},
+		{"adaptive_retransmits", []string{"mlx5/roce_adp_retrans"}},
+		{"retry_exceeded_errors", []string{"rxe/retry_exceeded_err", "mlx5/req_transport_retries_exceeded"}},
+		{"rnr_retry_exceeded_errors", []string{"rxe/retry_rnr_exceeded_err", "mlx5/req_rnr_retries_exceeded"}},
+		// mlx5's rnr_nak_retry_err counts RNR NAKs received and retried,
+		// as rxe's rcvd_rnr_err does: not requests that failed.
+		{"rnr_naks_received", []string{"rxe/rcvd_rnr_err", "mlx5/rnr_nak_retry_err"}},
+		{"local_ack_timeouts", []string{"mlx5/local_ack_timeout_err"}},
+		{"out_of_sequence", []string{"mlx5/out_of_sequence", "rxe/out_of_seq_request"}},
+		{"sequence_error_naks_received", []string{"mlx5/packet_seq_err", "rxe/rcvd_seq_err"}},
+		{"implied_nak_sequence_errors", []string{"mlx5/implied_nak_seq_err"}},
+		{"duplicate_requests", []string{"mlx5/duplicate_request", "rxe/duplicate_request"}},
+		{"cnp_sent", []string{"mlx5/np_cnp_sent"}},
+		{"cnp_handled", []string{"mlx5/rp_cnp_handled"}},
+		{"cnp_ignored", []string{"mlx5/rp_cnp_ignored"}},
+		{"ecn_marked_packets", []string{"mlx5/np_ecn_marked_roce_packets"}},
 	} {
-		d := counterDesc(h.name, h.help)
+		var from []string
+		help := ""
 		for _, f := range h.files {
-			hwCounters[f] = d
+			drv, name, _ := strings.Cut(f, "/")
+			in, _ := counters.Lookup(drv, name) // TestHelpFromRegistry: all are there
+			if help == "" {
+				help = upperFirst(in.Meaning)
+			}
+			from = append(from, drv+" hw_counters/"+name)
+		}
+		help += " (" + strings.Join(from, ", ") + ")."
+		hwHelp[h.name] = help
+		d := counterDesc(h.name, help)
+		for _, f := range h.files {
+			_, name, _ := strings.Cut(f, "/")
+			hwCounters[name] = d
 		}
 	}
 }

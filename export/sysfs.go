@@ -1,10 +1,13 @@
 package export
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/verbscope/verbscope/sysfsmon"
 )
 
 // collectDevices sends the _info, state and rate metrics of every device
@@ -46,8 +49,15 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric) {
 func (c *Collector) collectCounters(ch chan<- prometheus.Metric) {
 	r := &c.sys
 	err := r.CountersErr
-	if err == nil && r.Counters != nil && len(r.Counters.Warnings) > 0 {
-		err = r.Counters.Warnings[0].Err
+	if err == nil && r.Counters != nil {
+		for _, w := range r.Counters.Warnings {
+			// A port without a performance agent is how the device is,
+			// not a failure of the collector.
+			if !errors.Is(w.Err, sysfsmon.ErrUnavailable) {
+				err = w.Err
+				break
+			}
+		}
 	}
 	report(ch, collCounters, err, r.CountersTook, c.sysAt)
 	if r.Counters == nil {
@@ -64,8 +74,8 @@ func (c *Collector) collectCounters(ch chan<- prometheus.Metric) {
 	}
 	sent := map[series]bool{}
 	for _, k := range r.Counters.Counters {
-		if k.Port == 0 {
-			continue // device-wide hw_counters have no port to label
+		if k.Port == 0 || k.Unavailable {
+			continue // device-wide hw_counters have no port to label; N/A is no value
 		}
 		var d *prometheus.Desc
 		scale := 1.0

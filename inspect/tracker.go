@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verbscope/verbscope/counters"
 	"github.com/verbscope/verbscope/rdma"
 )
 
@@ -49,19 +50,15 @@ func (l Limits) of(k Kind) uint64 {
 	return 0
 }
 
-// DefaultRetryCounters are hardware counters that count retransmissions
-// and retry exhaustion (rxe's hw_counters, mlx5's hw_counters). Only a
-// QP's own, a per-QP counter it is bound to (rdma statistic qp bind,
-// rdma_counter.c), says it retries: its port's are shared by every QP of
-// the port, and rise as much for a busy neighbour's retries as for its
-// own.
-var DefaultRetryCounters = []string{
-	// rxe (drivers/infiniband/sw/rxe/rxe_hw_counters.c)
-	"completer_retry_err", "retry_exceeded_err", "retry_rnr_exceeded_err", "rcvd_rnr_err", "rcvd_seq_err",
-	// mlx5 (drivers/infiniband/hw/mlx5/counters.c)
-	"local_ack_timeout_err", "rnr_nak_retry_err", "packet_seq_err", "implied_nak_seq_err",
-	"req_cqe_error", "resp_cqe_error", "req_remote_access_errors", "roce_adp_retrans", "roce_slow_restart",
-}
+// DefaultRetryCounters are the hardware counters that count
+// retransmissions, RNR and sequence NAKs, and requests that gave up, of
+// every driver the counter registry knows: the names it gives a Signal
+// (counters.RetryNames; counters.Lookup(driver, name).Signal tells which
+// is which). Only a QP's own, a per-QP counter it is bound to (rdma
+// statistic qp bind, rdma_counter.c), says it retries: its port's are
+// shared by every QP of the port, and rise as much for a busy
+// neighbour's retries as for its own.
+var DefaultRetryCounters = counters.RetryNames()
 
 // TrackerConfig tunes a Tracker; the zero value works.
 type TrackerConfig struct {

@@ -125,10 +125,15 @@ func (f *FS) readCounterDir(cf *counterFiles, ws *warnings, out []Counter, dev, 
 		out = append(out, c)
 	}
 	if len(unavailable) > 0 {
-		ws.add(f, dir, fmt.Errorf("%d of its counters cannot be read (%q%s): shown as unavailable", len(unavailable), why, noPMAHint(why)))
+		ws.add(f, dir, fmt.Errorf("%d of its counters cannot be read (%q%s): %w", len(unavailable), why, noPMAHint(why), ErrUnavailable))
 	}
 	return out
 }
+
+// ErrUnavailable is the note on a counters folder whose files the kernel
+// cannot count (Counter.Unavailable): how the device is, not a failure to
+// read.
+var ErrUnavailable = errors.New("shown as unavailable")
 
 // noPMAHint explains the kernel's "N/A (no PMA)" (core/sysfs.c: the port
 // answers no PerfMgt MADs, as on iWARP and some RoCE devices).

@@ -201,7 +201,7 @@ func (f *FS) readDevice(name string, prev []Device) Device {
 	d.NodeDesc = f.optional(&ws, filepath.Join(dir, "node_desc"))
 	d.Parent = f.optional(&ws, filepath.Join(dir, "parent"))
 	f.readPlacement(&ws, &d)
-	d.Driver = counters.DeviceDriver(d.Module, d.Name, d.Soft, d.NodeTypeName)
+	d.Driver = counters.DeviceDriver(d.Module, d.Name, d.Parent != "", d.NodeTypeName)
 
 	ports, err := f.listDir(filepath.Join(dir, "ports"))
 	if err != nil {
@@ -313,7 +313,7 @@ func (f *FS) deviceDriver(name string) string {
 			d.Module = f.driverModule(pciAncestor(real))
 		}
 	}
-	return counters.DeviceDriver(d.Module, name, real == "", d.NodeTypeName)
+	return counters.DeviceDriver(d.Module, name, d.Parent != "", d.NodeTypeName)
 }
 
 // driverModule is the name of the driver a device folder's driver link

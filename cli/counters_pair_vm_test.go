@@ -1,0 +1,115 @@
+//go:build vm
+
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verbscope/verbscope/lab"
+)
+
+// a connects and posts no receive for a while: b's Send meets RNR NAKs
+// and retries (rnr_retry 7: without end) until a posts one. Then a
+// destroys its QP, and b's next Send gets no answer: b retries retry_cnt
+// times on its ACK timer and fails with RETRY_EXC_ERR.
+const countersPairA = `open; pd; cq size=64; mr size=4096 access=local_write; qp type=rc cq=cq1; next qp1
+listen qp1 timeout=120s
+poll cq1 wait=4s
+post recv qp1 mr1[0:64]
+poll cq1 until=recv wait=60s
+destroy qp1
+`
+
+const countersPairB = `open; pd; cq size=64; mr size=4096 access=local_write; qp type=rc cq=cq1; next qp1
+dial qp1 10.0.1.1 timeout=120s
+write mr1 "RNR-FIRST"; post send qp1 mr1[0:9]
+poll cq1 until=send wait=60s
+poll cq1 wait=6s
+post send qp1 mr1[0:9]
+poll cq1 until=error wait=60s
+`
+
+// counterLine is one counter of verbscope counters -j.
+type counterLine struct {
+	Dev, Name, Meaning, Class, Side string
+	Value                           uint64
+	Error, Known, Terminal          bool
+}
+
+// TestCountersAfterRNRAndRetryExceeded provokes an RNR and a
+// retry-exceeded between two lab hosts and reads rxe0's counters on
+// each: they moved, with their meanings and classes.
+func TestCountersAfterRNRAndRetryExceeded(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "verbscope")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(dir, "a.vs"), []byte(countersPairA), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.vs"), []byte(countersPairB), 0o644)
+	cache := os.Getenv("VERBSCOPE_CACHE")
+	if cache == "" {
+		cache = filepath.Join("..", ".cache", "lab")
+	}
+	var out, log bytes.Buffer
+	l, err := lab.New(context.Background(), &lab.Cache{Dir: cache}, lab.Options{
+		Share: dir, Bin: []string{bin}, Out: &out, Log: &log, Timeout: 5 * time.Minute,
+	})
+	if err != nil {
+		t.Fatalf("the lab cannot start: %v", err)
+	}
+	read := "; echo COUNTERS-TABLE; verbscope counters dev rxe0; echo COUNTERS-JSON; verbscope counters -j dev rxe0"
+	_, err = l.RunPair(context.Background(), "verbscope shell -f /mnt/host/a.vs"+read, "verbscope shell -f /mnt/host/b.vs"+read)
+	t.Logf("lab:\n%s\noutput:\n%s", log.String(), out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]counterLine{"a": {}, "b": {}}
+	for _, line := range strings.Split(out.String(), "\n") {
+		for host := range got {
+			if rest, ok := strings.CutPrefix(line, "["+host+"] ["); ok {
+				var cs []counterLine
+				if err := json.Unmarshal([]byte("["+rest), &cs); err != nil {
+					t.Fatalf("%s: counters -j: %v: %s", host, err, line)
+				}
+				for _, c := range cs {
+					got[host][c.Name] = c
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		host, name, class, side string
+		terminal, mark          bool
+	}{
+		{"b", "rcvd_rnr_err", "retry", "requester", false, false},
+		{"a", "send_rnr_err", "retry", "responder", false, false},
+		{"b", "completer_retry_err", "retry", "requester", false, false},
+		{"b", "retry_exceeded_err", "error", "requester", true, true},
+	} {
+		c, ok := got[tc.host][tc.name]
+		switch {
+		case !ok:
+			t.Errorf("%s: %s not in counters -j", tc.host, tc.name)
+		case c.Value == 0:
+			t.Errorf("%s: %s did not move", tc.host, tc.name)
+		case !c.Known || c.Meaning == "" || c.Class != tc.class || c.Side != tc.side || c.Terminal != tc.terminal || c.Error != tc.mark:
+			t.Errorf("%s: %s = %+v, want class %s side %s terminal %v mark %v", tc.host, tc.name, c, tc.class, tc.side, tc.terminal, tc.mark)
+		default:
+			t.Logf("%s: %s = %d: %s (%s, %s side, terminal %v)", tc.host, tc.name, c.Value, c.Meaning, c.Class, c.Side, c.Terminal)
+		}
+	}
+	for _, want := range []string{"RETRY_EXC_ERR"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
