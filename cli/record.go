@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -156,6 +157,11 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 		bound = "at most " + byteSize(o.w.MaxSize) + ", the oldest readings dropped past it (--max-size)"
 	}
 	fmt.Fprintf(env.Stderr, "record: recording to %s every %s, %s (ctrl+c stops)\n", o.path, o.run.Interval, bound)
+	if d := o.w.Sessions; d != "" {
+		if err := transcript.CheckDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(env.Stderr, "record: the verbs shells' sessions are not recorded: %v\n", err)
+		}
+	}
 	// Stopped, record takes one last reading (rec.Run); a ctrl+c or
 	// SIGTERM during it stops at once.
 	done, quit := make(chan struct{}), make(chan struct{})
