@@ -316,9 +316,9 @@ func TestMaxSizeCountsWAL(t *testing.T) {
 	w, path := createT(t, "bounded.vsrec", Host{}, WriterOptions{KeyEvery: 1, MaxSize: maxSize})
 	defer w.Close()
 	var reading int64
-	for i := range 60 {
+	for i := range 24 {
 		s := &inspect.Snapshot{Time: t0.Add(time.Duration(i) * time.Second)}
-		for n := range 200 {
+		for n := range 150 {
 			s.MRs = append(s.MRs, mr(uint32(i*1000+n), 200, "churn"))
 		}
 		before := onDiskT(t, path)
