@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"time"
@@ -25,18 +27,11 @@ type exportFeed struct {
 // goes on.
 func exportRecording(ctx context.Context, env *Env, log *slog.Logger, fsys *sysfsmon.FS, cfg exportConfig) (*exportFeed, error) {
 	path := cfg.record
-	if st, err := os.Lstat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("export: --record %s: not a regular file (a symlink, a directory?): give a file's path", path)
-		}
-		if err := os.Rename(path, path+".prev"); err != nil {
-			return nil, fmt.Errorf("export: --record %s: keep the last recording as %s.prev: %w", path, path, err)
-		}
-		for _, sfx := range []string{"-wal", "-shm"} {
-			// SQLite's logs of the file kept go with it (a clean close
-			// leaves none).
-			_ = os.Rename(path+sfx, path+".prev"+sfx)
-		}
+	kept, err := keepPrev(path)
+	if err != nil {
+		return nil, err
+	}
+	if kept {
 		log.Info("record: kept the last recording", "file", path+".prev")
 	}
 	w, err := rec.Create(ctx, path, recordHost(env, fsys, cfg.interval), cfg.recordOpts)
@@ -52,6 +47,39 @@ func exportRecording(ctx context.Context, env *Env, log *slog.Logger, fsys *sysf
 	}()
 	log.Info("record: recording", "file", path, "interval", cfg.interval, "retain", cfg.recordOpts.Retain, "max_size", cfg.recordOpts.MaxSize)
 	return f, nil
+}
+
+// keepPrev keeps the recording at path, if there is one, as
+// path.prev, replacing an older one. SQLite's files beside them move
+// with them: the older .prev's -wal and -shm are removed first, or an
+// older log would be paired with the newer file (its frames read over
+// the newer pages); then path's own, if it left any (a clean close
+// leaves none), become the .prev's.
+func keepPrev(path string) (bool, error) {
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("export: --record %s: %w", path, err)
+	case !st.Mode().IsRegular():
+		return false, fmt.Errorf("export: --record %s: not a regular file (a symlink, a directory?): give a file's path", path)
+	}
+	prev := path + ".prev"
+	for _, sfx := range []string{"-wal", "-shm", "-journal"} {
+		if err := os.Remove(prev + sfx); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("export: --record %s: remove the older %s%s: %w", path, prev, sfx, err)
+		}
+	}
+	if err := os.Rename(path, prev); err != nil {
+		return false, fmt.Errorf("export: --record %s: keep the last recording as %s: %w", path, prev, err)
+	}
+	for _, sfx := range []string{"-wal", "-shm"} {
+		if err := os.Rename(path+sfx, prev+sfx); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("export: --record %s: keep %s%s with it: %w", path, path, sfx, err)
+		}
+	}
+	return true, nil
 }
 
 // close ends the recording: the reading being written is finished, the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -42,7 +43,8 @@ It records until ctrl+c or SIGTERM, or for --for, then takes one last
 reading once trace has handed over what it saw (a second ctrl+c stops at
 once). Each reading is one transaction, so a recorder killed mid-write
 leaves a file with every reading before. --retain and --max-size drop the
-oldest readings.
+oldest readings; --max-size is 1GiB unless told (0: no bound), the file
+and SQLite's -wal beside it counted together.
 
   verbscope record info FILE      host, time span, readings, objects, gaps
   verbscope record export FILE --perfetto OUT.json
@@ -63,7 +65,7 @@ Examples:
 			dur := fs.Duration("for", 0, "stop after `duration` (0: until ctrl+c or SIGTERM)")
 			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (transitions then carry only the states each reading saw)")
 			retain := fs.Duration("retain", 0, "drop readings older than `duration` behind the newest (0: keep all)")
-			maxSize := fs.String("max-size", "", "drop the oldest readings while the file is larger than `size` (1GiB, 500MiB; empty: no bound)")
+			maxSize := fs.String("max-size", defaultRecordMax, "drop the oldest readings while the file and its -wal take more than `size` (500MiB, 10GiB; 0: no bound)")
 			keyEvery := fs.Int("key-every", rec.DefaultKeyEvery, "write every object whole every `n` readings (a seek replays at most n)")
 			dev := fs.String("dev", "", "record only this `device` (default all)")
 			force := fs.Bool("force", false, "replace the file if it exists (never through a symlink)")
@@ -98,6 +100,12 @@ Examples:
 		},
 	}
 }
+
+// defaultRecordMax bounds a recording when --max-size is not given: a
+// recorder left running fills no disk. At 10,000 QPs a recording grows
+// some 360 MiB an hour (docs/record.md), so this keeps the last hours of
+// a busy host and days of a quiet one.
+const defaultRecordMax = "1GiB"
 
 type recordOptions struct {
 	path   string
@@ -144,7 +152,16 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 		ctx, cancel = context.WithTimeout(ctx, o.dur)
 		defer cancel()
 	}
-	fmt.Fprintf(env.Stderr, "record: recording to %s every %s (ctrl+c stops)\n", o.path, o.run.Interval)
+	bound := "no bound on its size"
+	if o.w.MaxSize > 0 {
+		bound = "at most " + byteSize(o.w.MaxSize) + ", the oldest readings dropped past it (--max-size)"
+	}
+	fmt.Fprintf(env.Stderr, "record: recording to %s every %s, %s (ctrl+c stops)\n", o.path, o.run.Interval, bound)
+	if d := o.w.Sessions; d != "" {
+		if err := transcript.CheckDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(env.Stderr, "record: the verbs shells' sessions are not recorded: %v\n", err)
+		}
+	}
 	// Stopped, record takes one last reading (rec.Run); a ctrl+c or
 	// SIGTERM during it stops at once.
 	done, quit := make(chan struct{}), make(chan struct{})

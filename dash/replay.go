@@ -6,6 +6,7 @@ import (
 
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/ui"
+	"github.com/verbscope/verbscope/view"
 )
 
 // replaySources plays the recording at path from at as the
@@ -33,7 +34,8 @@ func replaySources(ctx context.Context, path, at string) (ui.Sources, func(), er
 		return ui.Sources{}, nil, err
 	}
 	src := ui.Sources{
-		Host:        ui.HostInfo{Hostname: in.Host["hostname"], Kernel: in.Host["kernel"], RDMACore: in.Host["rdma_core"]},
+		// The header shows the file's words: Printable, whoever wrote them.
+		Host:        ui.HostInfo{Hostname: view.Printable(in.Host["hostname"]), Kernel: view.Printable(in.Host["kernel"]), RDMACore: view.Printable(in.Host["rdma_core"])},
 		Res:         p.Frames(),
 		Sys:         p.Updates(),
 		Replay:      player{p, in},

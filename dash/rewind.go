@@ -18,9 +18,10 @@ import (
 // DefaultRewind is how far back the live dashboard can rewind (--rewind).
 const DefaultRewind = 10 * time.Minute
 
-// rewindMaxSize bounds the rewind file whatever --rewind says: at 10,000
-// QPs a keyframe is some 5 MB (docs/record.md), so ten minutes at 1 s
-// stay well under it.
+// rewindMaxSize bounds the rewind file and its -wal together whatever
+// --rewind says (they are in memory when the folder is on a tmpfs): at
+// 10,000 QPs a keyframe is some 5 MB (docs/record.md), so ten minutes
+// at 1 s stay well under it.
 const rewindMaxSize = 256 << 20
 
 // rewindKeyEvery is the rewind file's keyframe interval, in readings:

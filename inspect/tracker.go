@@ -12,6 +12,7 @@ import (
 
 	"github.com/verbscope/verbscope/counters"
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/view"
 )
 
 // Key identifies an object across snapshots: its kind, device and
@@ -23,8 +24,11 @@ type Key struct {
 }
 
 // String returns "rxe0 qp 17".
+//
+// The device's name is Printable: a recording replayed names its
+// devices as its author wrote them, escape sequences and all.
 func (k Key) String() string {
-	return k.Dev + " " + string(k.Kind) + " " + strconv.FormatUint(uint64(k.ID), 10)
+	return view.Printable(k.Dev) + " " + string(k.Kind) + " " + strconv.FormatUint(uint64(k.ID), 10)
 }
 
 // Limits are a device's object limits from ibv_query_device(3)

@@ -124,7 +124,7 @@ func hotJournal(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec("INSERT INTO gaps (seq, t, what, detail) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) SELECT i, 0, 'g', hex(zeroblob(2000)) FROM n"); err != nil {
+	if _, err := db.Exec("INSERT INTO gaps (seq, t, what, detail) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 150) SELECT i, 0, 'g', hex(zeroblob(2000)) FROM n"); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := db.Begin()

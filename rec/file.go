@@ -41,6 +41,12 @@ func dsn(path string, q url.Values, pragmas ...string) string {
 // log and the log's shared-memory index.
 var sidecars = []string{"-wal", "-shm"}
 
+// walKeep is what a recording's -wal is cut back to once written back
+// into the file: the log of SQLite's automatic checkpoint (1000 pages
+// of 4 KiB). Without it the log keeps the size of its largest run of
+// writes (a big keyframe) for as long as the file is open.
+const walKeep = 4 << 20
+
 // beforeSQLite runs just before SQLite first opens a new recording:
 // a test's other user plants files there.
 var beforeSQLite = func(path string) {}
@@ -86,13 +92,15 @@ func create(ctx context.Context, path string, force bool) (*sql.DB, error) {
 	// auto_vacuum must come before the first table; WAL makes a
 	// reading's commit survive a SIGKILL (the log is in the page cache)
 	// and synchronous=NORMAL spares an fsync per reading, at the cost
-	// of the last readings on a power cut. journal_mode=MEMORY first:
+	// of the last readings on a power cut; journal_size_limit bounds
+	// the log (walKeep). journal_mode=MEMORY first:
 	// the switch to WAL is itself a write, journalled in memory.
 	stmts := []string{
 		"PRAGMA auto_vacuum = INCREMENTAL",
 		"PRAGMA journal_mode = MEMORY",
 		"PRAGMA journal_mode = WAL",
 		"PRAGMA synchronous = NORMAL",
+		fmt.Sprintf("PRAGMA journal_size_limit = %d", walKeep),
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
 		fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion),
 		schema,

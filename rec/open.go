@@ -12,6 +12,8 @@ import (
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/verbscope/verbscope/view"
 )
 
 // maxValue is the longest text or blob one column of a recording may
@@ -65,7 +67,7 @@ func open(ctx context.Context, path string) (*sql.DB, int, error) {
 			"let SQLite roll it back (sqlite3 %s 'PRAGMA quick_check' as the file's owner) if you trust the file, or remove the journal", path, path, path)
 	case err != nil:
 		db.Close()
-		return nil, 0, fmt.Errorf("rec: open %s: %w: %v (damaged or truncated, or not a database)", path, ErrNotRecording, err)
+		return nil, 0, fmt.Errorf("rec: open %s: %w: %s (damaged or truncated, or not a database)", path, ErrNotRecording, view.Printable(err.Error()))
 	case id != appID:
 		db.Close()
 		return nil, 0, fmt.Errorf("rec: open %s: %w (an SQLite file, but not made by verbscope record)", path, ErrNotRecording)

@@ -3,14 +3,18 @@ package rec
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"io/fs"
+	"os"
 	"time"
 )
 
 // prune drops the oldest readings: those more than retain older than
-// the newest, and then the oldest while the database is larger than
-// maxSize. It cuts only at a keyframe, and at one where every source
-// has a keyframe at or after the cut, so each reading left rebuilds.
-func prune(ctx context.Context, db *sql.DB, retain time.Duration, maxSize int64) error {
+// the newest, and then the oldest while the recording takes more than
+// maxSize on disk, its log (the -wal at wal) counted. It cuts only at a
+// keyframe, and at one where every source has a keyframe at or after
+// the cut, so each reading left rebuilds.
+func prune(ctx context.Context, db *sql.DB, wal string, retain time.Duration, maxSize int64) error {
 	if retain > 0 {
 		var newest int64
 		if err := db.QueryRowContext(ctx, "SELECT COALESCE(MAX(t), 0) FROM readings").Scan(&newest); err != nil {
@@ -25,8 +29,18 @@ func prune(ctx context.Context, db *sql.DB, retain time.Duration, maxSize int64)
 		}
 	}
 	for maxSize > 0 {
-		size, err := usedBytes(ctx, db)
+		size, err := onDisk(ctx, db, wal)
 		if err != nil || size <= maxSize {
+			return err
+		}
+		// The log first: written back into the file and cut to nothing
+		// (with the pages the last drop freed), it may be all that was
+		// over. A reader in the middle of a query can keep it; then
+		// readings go.
+		if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			return err
+		}
+		if size, err = onDisk(ctx, db, wal); err != nil || size <= maxSize {
 			return err
 		}
 		// The second span's start: the oldest span goes.
@@ -82,6 +96,21 @@ func dropBefore(ctx context.Context, db *sql.DB, seq int64) error {
 	}
 	_, err = db.ExecContext(ctx, "PRAGMA incremental_vacuum")
 	return err
+}
+
+// onDisk is what the recording takes: the database's pages but its free
+// ones, and its log.
+func onDisk(ctx context.Context, db *sql.DB, wal string) (int64, error) {
+	size, err := usedBytes(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	if st, err := os.Stat(wal); err == nil {
+		size += st.Size()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	return size, nil
 }
 
 // usedBytes is the database's size without its free pages.

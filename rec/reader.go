@@ -56,8 +56,18 @@ type Info struct {
 	Objects     int            `json:"objects"`
 	Transitions int            `json:"transitions"`
 	Alerts      int            `json:"alerts"`
-	Gaps        []Gap          `json:"gaps"`
+	// Gaps are the first maxInfoGaps gaps; MoreGaps counts the rest.
+	Gaps     []Gap `json:"gaps"`
+	MoreGaps int   `json:"more_gaps,omitempty"`
 }
+
+// What Info reads at most of a recording's host table and gaps: a
+// recording has some ten host keys, and a gap per missed reading, so a
+// file with more is read in part, not whole into memory.
+const (
+	maxHostKeys = 64
+	maxInfoGaps = 1000
+)
 
 // Gap is something the recording lacks: readings missed or failed,
 // trace events lost.
@@ -76,14 +86,14 @@ func (r *Reader) Info(ctx context.Context) (Info, error) {
 			in.Size += wal.Size()
 		}
 	}
-	err := r.each(ctx, "SELECT key, value FROM host", func(rows *sql.Rows) error {
+	err := r.each(ctx, "SELECT key, value FROM host LIMIT ?", func(rows *sql.Rows) error {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
 			return err
 		}
 		in.Host[k] = v
 		return nil
-	})
+	}, maxHostKeys)
 	if err == nil {
 		err = r.each(ctx, "SELECT source, COUNT(*), SUM(keyframe) FROM readings GROUP BY source", func(rows *sql.Rows) error {
 			var s string
@@ -115,7 +125,7 @@ func (r *Reader) Info(ctx context.Context) (Info, error) {
 		}
 	}
 	if err == nil {
-		err = r.each(ctx, "SELECT t, what, detail FROM gaps ORDER BY t, seq", func(rows *sql.Rows) error {
+		err = r.each(ctx, "SELECT t, what, detail FROM gaps ORDER BY t, seq LIMIT ?", func(rows *sql.Rows) error {
 			var g Gap
 			var t int64
 			if err := rows.Scan(&t, &g.What, &g.Detail); err != nil {
@@ -124,7 +134,12 @@ func (r *Reader) Info(ctx context.Context) (Info, error) {
 			g.Time = time.Unix(0, t)
 			in.Gaps = append(in.Gaps, g)
 			return nil
-		})
+		}, maxInfoGaps)
+	}
+	if err == nil && len(in.Gaps) == maxInfoGaps {
+		var n int
+		err = r.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM gaps").Scan(&n)
+		in.MoreGaps = n - len(in.Gaps)
 	}
 	if err != nil {
 		return Info{}, r.damaged(err)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/verbscope/verbscope/inspect"
 )
 
 // A recording and the files SQLite adds beside it are 0600 whatever
@@ -302,4 +304,43 @@ func killChild() {
 		}
 		fmt.Printf("committed %d\n", i+1)
 	}
+}
+
+// TestMaxSizeCountsWAL: --max-size holds for the file and its -wal
+// together, as they take the disk (or a tmpfs's memory): after each
+// keyframe's pruning, both together are within the bound but for a
+// reading's worth.
+func TestMaxSizeCountsWAL(t *testing.T) {
+	const maxSize = 256 << 10
+	ctx := context.Background()
+	w, path := createT(t, "bounded.vsrec", Host{}, WriterOptions{KeyEvery: 1, MaxSize: maxSize})
+	defer w.Close()
+	var reading int64
+	for i := range 24 {
+		s := &inspect.Snapshot{Time: t0.Add(time.Duration(i) * time.Second)}
+		for n := range 150 {
+			s.MRs = append(s.MRs, mr(uint32(i*1000+n), 200, "churn"))
+		}
+		before := onDiskT(t, path)
+		if err := w.Frame(ctx, inspect.Frame{Seq: uint64(i + 1), Snapshot: s}); err != nil {
+			t.Fatal(err)
+		}
+		after := onDiskT(t, path)
+		reading = max(reading, after-before)
+		if after > maxSize+reading {
+			t.Fatalf("reading %d: the file and its -wal take %d bytes, over --max-size %d and a reading (%d)", i, after, maxSize, reading)
+		}
+	}
+}
+
+// onDiskT is what path and its -wal take.
+func onDiskT(t *testing.T, path string) int64 {
+	t.Helper()
+	var n int64
+	for _, p := range []string{path, path + "-wal"} {
+		if st, err := os.Stat(p); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/verbscope/verbscope/view"
 )
 
 // addedIn is the schema version that added each table a version 1
@@ -81,7 +83,8 @@ func checkSchema(ctx context.Context, db *sql.DB, version int) error {
 	}
 	got, err := schemaRows(ctx, db)
 	if err != nil {
-		return fmt.Errorf("%w: its schema cannot be read: %v (damaged or truncated, or not a database)", ErrNotRecording, err)
+		// SQLite's words may quote the file's: Printable.
+		return fmt.Errorf("%w: its schema cannot be read: %s (damaged or truncated, or not a database)", ErrNotRecording, view.Printable(err.Error()))
 	}
 	if len(got) > maxSchemaRows {
 		return fmt.Errorf("%w: its schema has more than %d tables, indexes, views and triggers; verbscope writes %d", ErrNotRecording, maxSchemaRows, len(want))

@@ -36,9 +36,10 @@ type WriterOptions struct {
 	// (default DefaultKeyEvery).
 	KeyEvery int
 	// Retain drops readings older than this behind the newest (0:
-	// keep all); MaxSize drops the oldest readings while the database
-	// is larger (0: no bound). Both drop whole keyframe spans, so a
-	// little more than asked may stay.
+	// keep all); MaxSize drops the oldest readings while the file and
+	// its -wal take more (0: no bound). Both act at keyframes and drop
+	// whole keyframe spans, so a little more than asked may stay: up
+	// to a span's readings.
 	Retain  time.Duration
 	MaxSize int64
 	// Force replaces an existing regular file at the path.
@@ -201,7 +202,7 @@ func (w *Writer) afterKeyframe(ctx context.Context, key bool) error {
 	if !key || (w.o.Retain <= 0 && w.o.MaxSize <= 0) {
 		return nil
 	}
-	if err := prune(ctx, w.db, w.o.Retain, w.o.MaxSize); err != nil {
+	if err := prune(ctx, w.db, w.path+"-wal", w.o.Retain, w.o.MaxSize); err != nil {
 		return fmt.Errorf("rec: prune: %w", err)
 	}
 	return nil

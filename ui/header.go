@@ -147,7 +147,7 @@ func (m *model) alerts() []string {
 		}
 		for _, l := range u.Limits {
 			if l.Over {
-				out = append(out, l.Dev+" "+string(l.Kind)+" at "+strconv.Itoa(int(l.Fraction*100))+"% of max")
+				out = append(out, view.Printable(l.Dev)+" "+string(l.Kind)+" at "+strconv.Itoa(int(l.Fraction*100))+"% of max")
 			}
 		}
 	}

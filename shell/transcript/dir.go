@@ -2,9 +2,11 @@ package transcript
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,18 +49,36 @@ func writable(dir string) bool {
 	}
 }
 
-// makeDir creates dir 0700 and checks that what is there is a
-// directory, not a link planted to send the transcripts elsewhere.
+// makeDir creates dir 0700 and checks what is there (CheckDir).
 func makeDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	return CheckDir(dir)
+}
+
+// CheckDir says whether dir may hold this user's transcripts: a
+// directory (not a link planted to send them elsewhere) of this user
+// (the effective uid) that no one else can write. A recorder run as
+// root reads every line in it into its recordings: in a folder another
+// user can write (one they made first, or a shared one such as /tmp),
+// they could put words in a shell's mouth.
+func CheckDir(dir string) error {
 	st, err := os.Lstat(dir)
 	if err != nil {
 		return err
 	}
-	if !st.IsDir() {
-		return errors.New(dir + " is not a directory")
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("transcript: %s is a symbolic link: not followed", dir)
+	case !st.IsDir():
+		return fmt.Errorf("transcript: %s is not a directory", dir)
+	}
+	if uid := int(st.Sys().(*syscall.Stat_t).Uid); uid != os.Geteuid() {
+		return fmt.Errorf("transcript: %s belongs to uid %d, not to this user (uid %d): another user's folder is neither read nor written", dir, uid, os.Geteuid())
+	}
+	if perm := st.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("transcript: %s is mode %04o: other users can write in it (chmod 700 %s)", dir, perm, dir)
 	}
 	return nil
 }

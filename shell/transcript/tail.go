@@ -27,9 +27,11 @@ func NewTail(dir string) *Tail { return &Tail{dir: dir, offs: map[string]int64{}
 
 // Read returns the complete lines written since the last Read, in file
 // order and within a file in order. A line that does not parse is
-// skipped; a file that cannot be read is left for the next Read.
+// skipped; a file that cannot be read is left for the next Read. A
+// directory that fails CheckDir (another user's, or one others can
+// write) is not read at all.
 func (t *Tail) Read() []Line {
-	if t == nil || t.dir == "" {
+	if t == nil || t.dir == "" || CheckDir(t.dir) != nil {
 		return nil
 	}
 	names, _ := filepath.Glob(filepath.Join(t.dir, "*.jsonl"))
