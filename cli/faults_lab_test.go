@@ -50,6 +50,7 @@ func TestUnderFaults(t *testing.T) {
 	addr := "127.0.0.1:19883"
 	x := labkit.Start(t, "verbscope", "export", "--no-trace", "--web.listen-address="+addr, "--interval=500ms")
 	devInfo := regexp.MustCompile(`(?m)^verbscope_device_info\{[^}]*device="` + dev + `"`)
+	anyOfDev := regexp.MustCompile(`(?m)^verbscope_\w+\{[^}]*device="` + dev + `"`)
 	// Starting a 25 MB binary over 9p under TCG: Attach, the longest
 	// start-up limit.
 	var metrics string
@@ -69,7 +70,9 @@ func TestUnderFaults(t *testing.T) {
 		for i := 1; i <= 10; i++ {
 			removeDevice(t, dev)
 			s.waitLong("no RDMA devices in /sys/class/infiniband")
-			waitMetrics(t, addr, "the exporter's series of "+dev+" to go", func(m string) bool { return !devInfo.MatchString(m) })
+			// Every series of the device goes with it, its
+			// resource_usage_ratio too (its limits were asked at start).
+			waitMetrics(t, addr, "every series of "+dev+" to go", func(m string) bool { return !anyOfDev.MatchString(m) })
 			system(t, "rdma", "link", "add", dev, "type", "rxe", "netdev", netdev)
 			s.waitRE(dev + ` 1:ACTIVE`)
 			// The first reading of the device back reads its GID table

@@ -4,8 +4,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -256,39 +258,55 @@ func procKB(t *testing.T, path, key string) float64 {
 	return v * 1024
 }
 
-// ownerCgroups makes the test's two cgroups under its own (labtest runs
-// each package in one, and ends everything in it): one named like a
-// systemd service, one like containerd's container of a Kubernetes pod.
-// The cleanup removes them once their processes are gone.
+// ownerCgroups makes the test's two cgroups: one named like a systemd
+// service, one like containerd's container of a Kubernetes pod. They sit
+// where systemd and the kubelet put them, at the top of the tree (the
+// guest runs no systemd): sysfsmon takes a unit's or a pod's name only
+// where its giver is known, never inside another cgroup, such as the
+// one labtest runs each package in. So they are outside that cgroup,
+// and the cleanup kills what is left in them (cgroup.kill) before it
+// removes the folders it made.
 func ownerCgroups(t *testing.T) (unit, pod string) {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		t.Fatal(err)
-	}
-	own := strings.TrimSpace(strings.TrimPrefix(string(b), "0::"))
-	base := filepath.Join("/sys/fs/cgroup", own)
+	const base = "/sys/fs/cgroup"
 	unit = filepath.Join(base, "system.slice", "x.service")
 	slice := "kubepods-besteffort-pod" + strings.ReplaceAll(ownersPod, "-", "_") + ".slice"
 	pod = filepath.Join(base, "kubepods.slice", "kubepods-besteffort.slice", slice, "cri-containerd-"+ownersCID+".scope")
-	for _, d := range []string{unit, pod} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatalf("make cgroup %s: %v", d, err)
+	var made []string // parents first
+	for _, leaf := range []string{unit, pod} {
+		var chain []string
+		for d := leaf; d != base; d = filepath.Dir(d) {
+			chain = append([]string{d}, chain...)
+		}
+		for _, d := range chain {
+			err := os.Mkdir(d, 0o755)
+			switch {
+			case err == nil:
+				made = append(made, d)
+			case !errors.Is(err, fs.ErrExist):
+				t.Fatalf("make cgroup %s: %v", d, err)
+			}
 		}
 	}
 	t.Cleanup(func() {
 		for _, d := range []string{unit, pod} {
-			for ; d != base; d = filepath.Dir(d) {
-				deadline := time.Now().Add(labkit.Step)
-				for os.Remove(d) != nil && time.Now().Before(deadline) {
-					time.Sleep(50 * time.Millisecond) // its last process is being reaped
-				}
+			if err := os.WriteFile(filepath.Join(d, "cgroup.kill"), []byte("1"), 0o644); err != nil {
+				t.Errorf("kill what is left in %s: %v", d, err)
 			}
+		}
+		for i := len(made) - 1; i >= 0; i-- {
+			d := made[i]
+			labkit.WaitFor(t, labkit.Step, "cgroup "+d+" removed (its last process reaped)", func() bool {
+				return os.Remove(d) == nil
+			})
 		}
 	})
 	// What the test reads back is what sysfsmon reads of these paths.
-	if c := sysfsmon.ParseCgroupPath(strings.TrimPrefix(pod, "/sys/fs/cgroup")); c.PodUID != ownersPod || c.ContainerID != ownersCID {
+	if c := sysfsmon.ParseCgroupPath(strings.TrimPrefix(pod, base)); c.PodUID != ownersPod || c.ContainerID != ownersCID {
 		t.Fatalf("the pod cgroup %s reads as %+v", pod, c)
+	}
+	if c := sysfsmon.ParseCgroupPath(strings.TrimPrefix(unit, base)); c.Unit != "x.service" {
+		t.Fatalf("the unit cgroup %s reads as %+v", unit, c)
 	}
 	return unit, pod
 }

@@ -61,7 +61,7 @@ func runPrompt(sh front.Engine, in *os.File, env *Env) error {
 	histFile := front.HistoryPath()
 	history, err := front.LoadHistory(histFile, front.DefaultHistory)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "verbscope shell: %v (starting with an empty history)\n", err)
+		fmt.Fprintf(env.Stderr, "verbscope shell: %v (starting with what could be read; this session's lines are not saved over the file)\n", err)
 	}
 	go printProgress(sh.Events(), &inCommand, env.Stdout)
 	reader := newPasteReader(prompt.NewStdinReader())

@@ -709,7 +709,7 @@ func processUsage(s *Snapshot) []ProcessUsage {
 // Usage compares each device's object counts in s (every process's and
 // the kernel's) with limits, the ibv_query_device(3) attributes max_qp,
 // max_cq, max_mr, max_pd and max_srq by device name; kinds whose limit is
-// zero are left out. A count at fraction of its limit or more is Over
+// zero, and devices s does not list, are left out. A count at fraction of its limit or more is Over
 // (fraction <= 0 means 0.9). The result is ordered by device, then kind
 // (qp, cq, mr, pd, srq).
 func Usage(s *Snapshot, limits map[string]Limits, fraction float64) []LimitUsage {
@@ -729,8 +729,17 @@ func limitUsage(s *Snapshot, procs []ProcessUsage, limits map[string]Limits, fra
 		}
 		totals[o.DevName][k]++
 	})
+	// The limits were asked once (the exporter at its start); a device
+	// removed since (rdma link delete) has none in use, not a usage of 0.
+	present := map[string]bool{}
+	for _, d := range s.Devices {
+		present[d.Name] = true
+	}
 	var out []LimitUsage
 	for _, dev := range slices.Sorted(maps.Keys(limits)) {
+		if !present[dev] {
+			continue
+		}
 		lim := limits[dev]
 		for _, k := range limitKinds {
 			max := lim.of(k)

@@ -222,6 +222,8 @@ func FuzzParseCgroup(f *testing.F) {
 		"0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod0f6a9c1e_2b3d_4e5f_8a9b_0c1d2e3f4a5b.slice/cri-containerd-3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899.scope\n",
 		"0::/kubepods/pod0f6a9c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b/3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899\n",
 		"0::/machine.slice/libpod-3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899.scope/container\n",
+		"0::/user.slice/user-1000.slice/user@1000.service/app.slice/docker-3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899.scope\n",
+		"0::/system.slice/x.service/docker-3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899.scope\n",
 		"::", "0::/\n", "",
 	} {
 		f.Add(s)
@@ -238,7 +240,8 @@ func FuzzParseCgroup(f *testing.F) {
 		// Whatever it names is a component of the path, in its form.
 		if c.Path != p || (c.Unit != "" && !strings.Contains(p, c.Unit)) || (c.Slice != "" && !strings.Contains(p, c.Slice)) ||
 			(c.ContainerID != "" && (!isContainerID(c.ContainerID) || !strings.Contains(p, c.ContainerID))) ||
-			(c.PodUID != "" && !isUUID(c.PodUID)) || (c.Runtime != "" && c.ContainerID == "") {
+			(c.PodUID != "" && !isUUID(c.PodUID)) || (c.Runtime != "" && c.ContainerID == "") ||
+			(c.UserManager != "" && !strings.HasPrefix(p, "/user.slice/") || c.UserManager != "" && !strings.Contains(p, "/"+c.UserManager)) {
 			t.Fatalf("ParseCgroupPath(%q) = %+v", p, c)
 		}
 	})

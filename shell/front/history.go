@@ -32,6 +32,10 @@ type History struct {
 	entries []string
 	pos     int // navigation: index into entries; len(entries) = not navigating
 	draft   string
+	// unread is the file LoadHistory could not read whole, and why:
+	// Save refuses to replace it with the part that was read.
+	unread    string
+	unreadErr error
 }
 
 // NewHistory returns an empty history keeping at most max lines (max <= 0
@@ -43,16 +47,23 @@ func NewHistory(max int) *History {
 	return &History{max: max}
 }
 
+// openHistory opens a history file (a test's reader that fails).
+var openHistory = func(path string) (io.ReadCloser, error) { return os.Open(path) }
+
 // LoadHistory reads a history saved by Save, keeping its last max lines.
 // A missing file is an empty history, not an error; a line longer than
 // maxHistoryLine is skipped, so the lines after it survive the next Save.
+// A file that cannot be read whole (EACCES, EIO, a directory) gives the
+// lines read so far and an error, and the history will not Save over
+// it: that would replace the whole with the part.
 func LoadHistory(path string, max int) (*History, error) {
 	h := NewHistory(max)
-	f, err := os.Open(path)
+	f, err := openHistory(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return h, nil
 	}
 	if err != nil {
+		h.unread, h.unreadErr = path, err
 		return h, fmt.Errorf("front: load history: %w", err)
 	}
 	defer f.Close()
@@ -66,6 +77,7 @@ func LoadHistory(path string, max int) (*History, error) {
 			return h, nil
 		}
 		if err != nil {
+			h.unread, h.unreadErr = path, err
 			return h, fmt.Errorf("front: load history %s: %w", path, err)
 		}
 	}
@@ -95,6 +107,12 @@ func readLine(r *bufio.Reader, max int) (line []byte, ok bool, err error) {
 func (h *History) Save(path string) error {
 	if path == "" {
 		return errors.New("front: save history: no path (set $XDG_STATE_HOME or $HOME)")
+	}
+	h.mu.Lock()
+	unread, why := h.unread, h.unreadErr
+	h.mu.Unlock()
+	if unread != "" && filepath.Clean(unread) == filepath.Clean(path) {
+		return fmt.Errorf("front: save history %s: not saved: it could not be read whole (%v), and saving would replace it with the part that was; fix the file (or move it away) and the next session saves again", path, why)
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

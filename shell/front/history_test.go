@@ -2,10 +2,12 @@ package front
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -257,5 +259,66 @@ func TestHistoryConcurrentSave(t *testing.T) {
 	}
 	if diff := cmp.Diff(h.Entries(), got.Entries()); diff != "" {
 		t.Errorf("saved (-want +got):\n%s", diff)
+	}
+}
+
+// failingFile reads data, then fails with err: a history file that
+// cannot be read whole (EIO from the disk, not a line too long).
+type failingFile struct {
+	r   io.Reader
+	err error
+}
+
+func (f *failingFile) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err == io.EOF {
+		return n, f.err
+	}
+	return n, err
+}
+
+func (f *failingFile) Close() error { return nil }
+
+// TestHistoryUnreadNotSaved: a history file that could not be read
+// whole (an error at open, or in the middle) is never saved over: the
+// lines read so far, with this session's, would replace the rest.
+func TestHistoryUnreadNotSaved(t *testing.T) {
+	const whole = "open rxe0\npd\ncq\nqp type=rc cq=cq1\n"
+	for _, tc := range []struct {
+		name string
+		open func(string) (io.ReadCloser, error)
+		read []string
+	}{
+		{"EIO half-way", func(string) (io.ReadCloser, error) {
+			return &failingFile{r: strings.NewReader("open rxe0\npd\n"), err: syscall.EIO}, nil
+		}, []string{"open rxe0", "pd"}},
+		{"EACCES at open", func(string) (io.ReadCloser, error) { return nil, syscall.EACCES }, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "history")
+			if err := os.WriteFile(path, []byte(whole), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			openHistory = tc.open
+			defer func() { openHistory = func(p string) (io.ReadCloser, error) { return os.Open(p) } }()
+			h, err := LoadHistory(path, 0)
+			if err == nil {
+				t.Fatal("LoadHistory: no error for a file that could not be read whole")
+			}
+			if diff := cmp.Diff(tc.read, h.Entries()); diff != "" {
+				t.Errorf("what was read (-want +got):\n%s", diff)
+			}
+			h.Add("modify qp1 init")
+			if err := h.Save(path); err == nil || !strings.Contains(err.Error(), "could not be read whole") {
+				t.Errorf("Save over the unread file: %v, want a refusal", err)
+			}
+			if b, _ := os.ReadFile(path); string(b) != whole {
+				t.Errorf("the file was replaced:\n%s", b)
+			}
+			// Elsewhere the history saves as ever.
+			if err := h.Save(path + ".elsewhere"); err != nil {
+				t.Errorf("Save to another file: %v", err)
+			}
+		})
 	}
 }
