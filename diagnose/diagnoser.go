@@ -408,7 +408,9 @@ func (d *Diagnoser) keepRecent(rises map[portKey][]Rise) {
 	}
 }
 
-func key(q *inspect.QP) inspect.Key { return inspect.Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN} }
+func key(q *inspect.QP) inspect.Key {
+	return inspect.Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}
+}
 
 func index(s *inspect.Snapshot) map[inspect.Key]*inspect.QP {
 	m := make(map[inspect.Key]*inspect.QP, len(s.QPs))

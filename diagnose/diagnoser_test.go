@@ -23,7 +23,7 @@ func reading(i int, rnr, timeouts uint64, qps ...inspect.QP) Reading {
 // fakePeers answers every question with the same peer.
 type fakePeers struct {
 	p, idle *PeerQP
-	asked int
+	asked   int
 }
 
 func (f *fakePeers) Find(_ context.Context, q *inspect.QP, dgid string) PeerAnswer {
