@@ -61,6 +61,11 @@ func judgeFailed(v *Verdict, f *Facts) {
 	q := &f.QP
 	p := v.Peer
 	switch {
+	case !f.portUp():
+		v.Cause = CauseLinkDown
+		v.Why = fmt.Sprintf("%s port %d is %s", q.DevName, q.Port, f.Port.State)
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%s port %d is %s (%s): a request it could not send failed, and the QP went to ERR", q.DevName, q.Port, f.Port.State, f.Port.PhysState))
+		v.Fix = append(v.Fix, fmt.Sprintf("bring the link up (ip link set %s up; rdma link show) before reconnecting", netdevOr(f)))
 	case f.Traced.ToErr != nil:
 		m := f.Traced.ToErr
 		v.Cause = CauseFlushed
