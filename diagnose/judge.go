@@ -79,7 +79,7 @@ func judgeFailed(v *Verdict, f *Facts) {
 		v.Cause, v.Certainty = CauseRemoteAccess, Probable
 		v.Why = fmt.Sprintf("%s is in %s too: the responder refused a request", peerName(p), p.State)
 		v.Evidence = append(v.Evidence, "both ends are in ERR and no traced modify moved this one there: the kernel did, on an error; "+
-			"a responder that refuses an RDMA operation (rkey, range, permission) moves both ends so (the NAK "remote access error")")
+			"a responder that refuses an RDMA operation (rkey, range, permission) moves both ends so (with a NAK for a remote access error)")
 	case f.signal(counters.SignalRNRExceeded) > 0:
 		v.Cause = CauseRNR
 		v.Why = "it gave up after rnr_retry RNR NAKs: the peer had no receive posted"
