@@ -2,10 +2,11 @@
 # by both hosts' scripts and by every step a runs on b.
 
 # shell_start NAME: a verbs shell reading /tmp/NAME.in (a fifo held open,
-# so later lines can be said to it), fed /mnt/host/NAME.vs.
+# so later lines can be said to it), fed /mnt/host/NAME.vs; a failed
+# command does not end it (its QP would go with it).
 shell_start() {
   rm -f /tmp/$1.in; mkfifo /tmp/$1.in
-  verbscope shell </tmp/$1.in >/mnt/host/$1.log 2>&1 &
+  verbscope shell --keep-going </tmp/$1.in >/mnt/host/$1.log 2>&1 &
   echo $! >/tmp/$1.pid
   sleep 100000 >/tmp/$1.in &
   echo $! >/tmp/$1.hold
