@@ -85,6 +85,7 @@ Examples:
 			replay := fs.String("replay", "", "play this recording (verbscope record) instead of reading the host: `file`")
 			at := fs.String("at", "", "with --replay: start at `time` (start, end, -3m, 09:24:05, 2026-12-01T09:24:05)")
 			rewind := fs.Duration("rewind", dash.DefaultRewind, "keep the last `duration` of readings for [ to rewind into (0: none)")
+			pf := addPeerFlags(fs, prom)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("dash takes no arguments, got %q", strings.Join(args, " "))
@@ -107,8 +108,12 @@ Examples:
 				if err := checkWindow(*window, *interval); err != nil {
 					return err
 				}
+				peers, err := pf.config()
+				if err != nil {
+					return err
+				}
 				return runDash(ctx, env, dash.Options{Interval: *interval, Theme: *theme, Dev: *dev, GIDIndex: *gidIndex, View: *first,
-					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell, Window: *window, Rewind: *rewind}, *demo, !*noTrace)
+					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell, Window: *window, Rewind: *rewind, Peers: peers}, *demo, !*noTrace)
 			}
 		},
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/owners"
@@ -138,6 +139,7 @@ Examples:
 			record := fs.String("record", "", "also record to `file` what verbscope record would (a file there is kept as FILE.prev)")
 			retain := fs.Duration("retain", 0, "with --record: drop readings older than `duration` behind the newest (0: keep all)")
 			maxSize := fs.String("max-size", "", "with --record: drop the oldest readings while the file is larger than `size` (1GiB, 500MiB)")
+			pf := addPeerFlags(fs, nil)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usageErrorf("export takes no arguments, only flags")
@@ -168,8 +170,12 @@ Examples:
 				if *retain < 0 {
 					return usageErrorf("--retain %s: give a duration of 0 or more", *retain)
 				}
+				peers, err := pf.open()
+				if err != nil {
+					return err
+				}
 				rc := rec.WriterOptions{KeyEvery: rec.DefaultKeyEvery, Retain: *retain, MaxSize: size, Sessions: transcript.Dir()}
-				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, by, !*noTrace, *sensitive, *record, rc})
+				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, by, !*noTrace, *sensitive, *record, rc, peers})
 			}
 		},
 	}
@@ -183,6 +189,7 @@ type exportConfig struct {
 	trace, sensitive  bool
 	record            string
 	recordOpts        rec.WriterOptions
+	peers             diagnose.Peers
 }
 
 func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
@@ -192,7 +199,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 		return err
 	}
 	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes, Interval: cfg.interval,
-		TopOwners: cfg.owners, OwnersBy: cfg.ownersBy, Owners: sys.NewOwnerCache().ProcessOwner})
+		TopOwners: cfg.owners, OwnersBy: cfg.ownersBy, Owners: sys.NewOwnerCache().ProcessOwner, Peers: cfg.peers})
 	api := export.APIOptions{WebConfig: cfg.webConfig, Sensitive: cfg.sensitive}
 	level, exposure, err := api.Exposure()
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/dash"
+	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rec"
@@ -72,6 +73,7 @@ Examples:
 			asJSON := fs.Bool("j", false, "info, export: print JSON")
 			csvOut := fs.Bool("csv", false, "export: print the lifetimes and transitions as CSV")
 			perfetto := fs.String("perfetto", "", "export: write Chrome trace JSON for ui.perfetto.dev to `file` ('-': stdout)")
+			pf := addPeerFlags(fs, nil)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					switch args[0] {
@@ -92,7 +94,11 @@ Examples:
 				if *keyEvery < 1 {
 					return usageErrorf("--key-every %d: give 1 or more", *keyEvery)
 				}
-				o := recordOptions{path: *out, dur: *dur, traced: !*noTrace,
+				peers, err := pf.config()
+				if err != nil {
+					return err
+				}
+				o := recordOptions{path: *out, dur: *dur, traced: !*noTrace, peers: peers,
 					w:   rec.WriterOptions{KeyEvery: *keyEvery, Retain: *retain, MaxSize: size, Force: *force, Sessions: transcript.Dir()},
 					run: rec.RunOptions{Interval: *interval, Dev: *dev}}
 				return runRecord(ctx, env, o)
@@ -113,6 +119,9 @@ type recordOptions struct {
 	traced bool
 	w      rec.WriterOptions
 	run    rec.RunOptions
+	// peers are the diagnosis's (--peers ...), for the verdicts a
+	// recording keeps.
+	peers diagnose.PeerConfig
 }
 
 // runRecord records until ctx ends or o.dur passes, saying where and,

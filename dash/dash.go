@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/fleet"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/learn"
@@ -45,6 +46,10 @@ type Options struct {
 	// Prometheus, when set, feeds the fleet view with the hosts its
 	// scrape Job finds.
 	Prometheus, Job string
+	// Peers says which exporters the diagnosis asks of a stuck QP's
+	// other end (--peers, --peer-auth, --peer-ca; Prometheus is the
+	// fleet's); checked by the command, used by the diagnosis's view.
+	Peers diagnose.PeerConfig
 	// FrameFile receives each frame as text (ui.Options.FrameFile).
 	FrameFile string
 	// Window is how far back the Tracker looks for growing objects

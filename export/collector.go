@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/pace"
 	"github.com/verbscope/verbscope/owners"
@@ -31,6 +32,9 @@ type Options struct {
 	TopOwners int
 	OwnersBy  owners.By
 	Owners    owners.Lookup
+	// Peers are asked of the other end of a QP the diagnosis judges
+	// (--peers, --prometheus); nil asks nobody.
+	Peers diagnose.Peers
 	// Interval is how often the poll loops read; a source whose last
 	// reading ended more than LateAfter intervals ago is reported failed
 	// (zero: never, for callers that feed readings by hand).
@@ -77,6 +81,11 @@ type Collector struct {
 	stuck  map[group]int
 	// qps is the latest frame's /api/v1/qps, built on demand.
 	qps *qpDoc
+	// diag judges the QPs that need a look, frame by frame (Observe's
+	// goroutine only); causes counts the latest frame's verdicts by
+	// device and cause.
+	diag   *diagnose.Diagnoser
+	causes map[causeKey]int
 	// trace is the latest frame's trace status; nil when not traced.
 	trace *inspect.TraceStatus
 	// owners are the latest frame's groups of processes (TopOwners).
@@ -114,7 +123,7 @@ func ParseOwnersBy(s string) (owners.By, error) {
 // NewCollector returns a Collector with nothing read yet.
 func NewCollector(o Options) *Collector {
 	return &Collector{opts: o, now: time.Now, start: time.Now(), ready: make(chan struct{}),
-		groups: map[group]bool{}}
+		groups: map[group]bool{}, diag: diagnose.New(diagnose.Config{Peers: o.Peers})}
 }
 
 // Ready is closed once a netlink frame and a sysfs reading have both
@@ -149,6 +158,9 @@ func (c *Collector) Observe(f inspect.Frame) {
 		}
 		gs = owners.Top(owners.Groups(ps, by), c.opts.TopOwners)
 	}
+	// The diagnosis too: a peer asked waits at most its timeout, and
+	// only while a QP needs judging.
+	verdicts := c.diagnose(f)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seenFrame, c.frameAt = true, c.now()
@@ -165,7 +177,8 @@ func (c *Collector) Observe(f inspect.Frame) {
 	same := f.Snapshot.SameObjects(c.frame.Snapshot)
 	c.frame = f
 	c.owners = gs
-	c.qps = newQPDoc(f.Snapshot, f.History)
+	c.qps = newQPDoc(f.Snapshot, f.History, verdicts)
+	c.causes = countCauses(verdicts)
 	if !same {
 		c.counts = map[stateKey]int{}
 		for i := range f.Snapshot.QPs {

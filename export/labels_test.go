@@ -17,7 +17,7 @@ var allowedLabels = map[string]bool{
 	"device": true, "port": true, "kind": true, "type": true, "state": true, "to_state": true,
 	"collector": true, "version": true, "goversion": true, "process": true, "owner": true,
 	"node_guid": true, "sys_image_guid": true, "fw_version": true, "node_type": true,
-	"link_layer": true, "netdev": true,
+	"link_layer": true, "netdev": true, "cause": true,
 }
 
 // TestNoUnboundedLabels gathers a scrape with user QPs, MRs with keys and

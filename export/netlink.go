@@ -57,6 +57,7 @@ func (c *Collector) collectNetlink(ch chan<- prometheus.Metric) {
 		}
 	}
 	c.collectQPs(ch)
+	c.collectCauses(ch, s)
 	dead := map[[2]string]int{}
 	for _, d := range f.Update.Dead {
 		dead[[2]string{d.Key.Dev, string(d.Key.Kind)}]++

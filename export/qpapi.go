@@ -14,7 +14,11 @@ import (
 // the keys and values of `verbscope res qp -j` (rdma -j resource show qp)
 // plus "history", the states the Tracker saw, oldest first; an entry that
 // a traced modify made (verbscope trace) carries it as "modify", with the
-// attributes the mask set and, for a failed one, ret, errno and check.
+// attributes the mask set and, for a failed one, ret, errno and check;
+// and "verdict" for a QP the diagnosis says needs a look (diagnose.Verdict:
+// whole to authenticated clients, its cause and certainty to others).
+// ?gone=1 adds the QPs destroyed lately after the live ones ("gone",
+// "gone-at"), for a peer's diagnosis to tell a destroyed QP from none.
 // Only an authenticated client (or any, with APIOptions.Sensitive) gets
 // the hidden fields (hiddenFields, the history's PSNs, the modify's
 // attrs and check). QPs come in (device, lqpn) order; ?filter, ?limit and
@@ -58,7 +62,7 @@ func (a *qpAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !sensitive {
 		h.Set("X-Verbscope-Hidden", hiddenNote)
 	}
-	if len(q.filters) == 0 && q.limit == 0 && q.after == nil {
+	if len(q.filters) == 0 && q.limit == 0 && q.after == nil && !q.gone {
 		h.Set("Content-Length", strconv.Itoa(len(all)))
 		w.Write(all)
 		return
@@ -80,6 +84,14 @@ func (a *qpAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			b = append(b, ',')
 		}
 		b = append(b, e.json[boolIndex(sensitive)]...)
+	}
+	if q.gone && next == nil {
+		for _, g := range doc.gone(sensitive) {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(b, g...)
+		}
 	}
 	w.Write(append(b, "]\n"...))
 }

@@ -1,11 +1,13 @@
 package export
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
@@ -29,6 +31,11 @@ var hiddenFields = map[string]bool{
 type qpDoc struct {
 	s    *inspect.Snapshot
 	hist map[inspect.Key][]inspect.StateEvent
+	// verdicts are the diagnosis's, by QP (nil when none needs a look).
+	verdicts map[inspect.Key]*diagnose.Verdict
+
+	goneOnce [2]sync.Once
+	goneJSON [2][][]byte
 
 	rowsOnce sync.Once
 	entries  []qpEntry
@@ -45,8 +52,8 @@ type qpEntry struct {
 	json   [2][]byte
 }
 
-func newQPDoc(s *inspect.Snapshot, hist map[inspect.Key][]inspect.StateEvent) *qpDoc {
-	return &qpDoc{s: s, hist: hist}
+func newQPDoc(s *inspect.Snapshot, hist map[inspect.Key][]inspect.StateEvent, verdicts map[inspect.Key]*diagnose.Verdict) *qpDoc {
+	return &qpDoc{s: s, hist: hist, verdicts: verdicts}
 }
 
 // rows returns the entries with their lines, sorted, without JSON yet.
@@ -76,7 +83,8 @@ func (d *qpDoc) body(sensitive bool) ([]qpEntry, []byte) {
 				b = append(b, ',')
 			}
 			e := &entries[i]
-			b = appendQP(b, e.row, d.hist[inspect.Key{Kind: rdma.KindQP, Dev: e.cursor.dev, ID: e.cursor.lqpn}], sensitive)
+			k := inspect.Key{Kind: rdma.KindQP, Dev: e.cursor.dev, ID: e.cursor.lqpn}
+			b = appendQP(b, e.row, d.hist[k], d.verdicts[k], sensitive)
 			ends[i+1] = len(b)
 		}
 		b = append(b, "]\n"...)
@@ -95,8 +103,9 @@ func (d *qpDoc) body(sensitive bool) ([]qpEntry, []byte) {
 }
 
 // appendQP writes one QP: the keys and values of `verbscope res qp -j`
-// plus its "history", the hidden fields left out unless sensitive.
-func appendQP(b []byte, row view.Row, hist []inspect.StateEvent, sensitive bool) []byte {
+// plus its "history" and, when the diagnosis has one, its "verdict", the
+// hidden fields left out unless sensitive.
+func appendQP(b []byte, row view.Row, hist []inspect.StateEvent, v *diagnose.Verdict, sensitive bool) []byte {
 	if !sensitive {
 		row = slices.Clone(row)
 		for i := range row {
@@ -114,7 +123,11 @@ func appendQP(b []byte, row view.Row, hist []inspect.StateEvent, sensitive bool)
 		}
 		b = appendEvent(b, e, sensitive)
 	}
-	return append(b, "]}"...)
+	b = append(b, ']')
+	if v != nil {
+		b = appendVerdict(append(b, `,"verdict":`...), v, sensitive)
+	}
+	return append(b, '}')
 }
 
 // appendEvent writes one history entry. Without sensitive it leaves out
@@ -138,4 +151,77 @@ func appendEvent(b []byte, e inspect.StateEvent, sensitive bool) []byte {
 		b = m.AppendJSON(append(b, `,"modify":`...), sensitive)
 	}
 	return append(b, '}')
+}
+
+// appendVerdict writes a QP's verdict: whole (diagnose.Verdict's JSON)
+// to a client that gets the hidden fields, else its cause and certainty
+// only (the evidence quotes PSNs and the peer's QP number).
+func appendVerdict(b []byte, v *diagnose.Verdict, sensitive bool) []byte {
+	if !sensitive {
+		b = append(b, `{"cause":`...)
+		b = view.AppendJSONString(b, string(v.Cause))
+		b = append(b, `,"certainty":`...)
+		b = view.AppendJSONString(b, string(v.Certainty))
+		return append(b, '}')
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
+
+// gone returns the JSON objects of the QPs destroyed lately (histories
+// the Tracker keeps whose QP the reading no longer shows), by device and
+// number: ifname, lqpn, the last state, "gone": true, "gone-at", the pid
+// and comm of the last traced modify when there is one, and the history.
+func (d *qpDoc) gone(sensitive bool) [][]byte {
+	v := boolIndex(sensitive)
+	d.goneOnce[v].Do(func() {
+		live := make(map[qpCursor]bool, len(d.s.QPs))
+		for i := range d.s.QPs {
+			live[qpCursor{d.s.QPs[i].DevName, d.s.QPs[i].LQPN}] = true
+		}
+		var keys []inspect.Key
+		for k, h := range d.hist {
+			if k.Kind == rdma.KindQP && len(h) > 0 && h[len(h)-1].Gone && !live[qpCursor{k.Dev, k.ID}] {
+				keys = append(keys, k)
+			}
+		}
+		slices.SortFunc(keys, func(a, b inspect.Key) int { return compareCursors(qpCursor{a.Dev, a.ID}, qpCursor{b.Dev, b.ID}) })
+		for _, k := range keys {
+			d.goneJSON[v] = append(d.goneJSON[v], appendGone(nil, k, d.hist[k], sensitive))
+		}
+	})
+	return d.goneJSON[v]
+}
+
+func appendGone(b []byte, k inspect.Key, hist []inspect.StateEvent, sensitive bool) []byte {
+	last := hist[len(hist)-1] // the Gone entry, with the last state seen
+	state := last.State
+	b = append(b, `{"ifname":`...)
+	b = view.AppendJSONString(b, k.Dev)
+	b = append(b, `,"lqpn":`...)
+	b = strconv.AppendUint(b, uint64(k.ID), 10)
+	b = append(b, `,"state":`...)
+	b = view.AppendJSONString(b, state.IPRoute2())
+	b = append(b, `,"gone":true,"gone-at":`...)
+	b = view.AppendJSONString(b, last.Time.UTC().Format(time.RFC3339Nano))
+	for i := len(hist) - 1; i >= 0; i-- {
+		if m := hist[i].Modify; m != nil {
+			b = append(b, `,"pid":`...)
+			b = strconv.AppendInt(b, int64(m.PID), 10)
+			b = append(b, `,"comm":`...)
+			b = view.AppendJSONString(b, m.Comm)
+			break
+		}
+	}
+	b = append(b, `,"history":[`...)
+	for j, e := range hist {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = appendEvent(b, e, sensitive)
+	}
+	return append(b, "]}"...)
 }

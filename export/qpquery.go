@@ -20,6 +20,11 @@ type qpQuery struct {
 	// QP the previous page ended with.
 	limit int
 	after *qpCursor
+	// gone adds the QPs destroyed lately (the Tracker's kept
+	// histories) after the live ones, each with "gone" and "gone-at":
+	// what a peer's diagnosis asks, to tell a QP destroyed from one that
+	// never was.
+	gone bool
 }
 
 // qpCursor names one QP as "DEV:LQPN" (ifname and lqpn of its JSON).
@@ -36,13 +41,14 @@ func compareCursors(a, b qpCursor) int {
 }
 
 // qpParams are the query parameters /api/v1/qps takes.
-var qpParams = []string{"filter", "limit", "after"}
+var qpParams = []string{"filter", "limit", "after", "gone"}
 
 // parseQPQuery parses the query of a request to /api/v1/qps:
 //
 //	filter=state=ERR+type=RC   the words of `verbscope res qp`, spaces or + between them
 //	limit=100                  at most that many QPs
 //	after=rxe0:17              the QPs after that one (device, then lqpn order)
+//	gone=1                     also the QPs destroyed lately, after the live ones (on the last page)
 //
 // Every error is the client's (a 400) and says what is valid. Without
 // sensitive a filter on a hidden field is refused: its answers would
@@ -84,7 +90,16 @@ func parseQPQuery(q url.Values, sensitive bool) (qpQuery, error) {
 		}
 		out.after = &qpCursor{dev: dev, lqpn: uint32(n)}
 	}
-	for _, k := range []string{"limit", "after"} {
+	if v, ok := single(q, "gone"); ok {
+		switch v {
+		case "1", "true":
+			out.gone = true
+		case "0", "false":
+		default:
+			return out, fmt.Errorf("export: /api/v1/qps: gone %q: want 1 (also the QPs destroyed lately) or 0", v)
+		}
+	}
+	for _, k := range []string{"limit", "after", "gone"} {
 		if len(q[k]) > 1 {
 			return out, fmt.Errorf("export: /api/v1/qps: %s is given %d times; give it once", k, len(q[k]))
 		}

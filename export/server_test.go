@@ -146,6 +146,8 @@ func TestQPsAPI(t *testing.T) {
 		}
 		states = append(states, st)
 		delete(q, "history")
+		// The diagnosis's, not iproute2's (TestQPsAPIVerdict).
+		delete(q, "verdict")
 		// tgid is verbscope's, not iproute2's: the pingpongs are
 		// single-threaded, so it is their pid.
 		if q["tgid"] != q["pid"] {

@@ -1,0 +1,144 @@
+package diagnose
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
+)
+
+// reading is a snapshot of rxe0 port 1 with its RNR and timeout counters
+// at the given values and the given QPs.
+func reading(i int, rnr, timeouts uint64, qps ...inspect.QP) Reading {
+	s := &inspect.Snapshot{Time: t0.Add(time.Duration(i) * time.Second), QPs: qps,
+		Ports: []inspect.Port{{DevName: "rxe0", Port: 1, State: rdma.PortStateActive}},
+		PortCounters: []inspect.PortCounters{{DevName: "rxe0", Port: 1, Counters: []inspect.HWCounter{
+			{Name: "rcvd_rnr_err", Value: rnr}, {Name: "completer_retry_err", Value: timeouts}, {Name: "sent_pkts", Value: uint64(i) * 1000}}}}}
+	return Reading{Snapshot: s}
+}
+
+// fakePeers answers every question with the same peer.
+type fakePeers struct {
+	p, idle *PeerQP
+	asked   int
+}
+
+func (f *fakePeers) Find(_ context.Context, q *inspect.QP, dgid string) PeerAnswer {
+	f.asked++
+	a := PeerAnswer{Asked: []string{"10.0.1.2:9879"}}
+	if f.p != nil && f.p.LQPN == q.RQPN {
+		a.QP, a.ByNumbers = f.p, true
+	}
+	if f.idle != nil && f.idle.LQPN == q.RQPN {
+		a.QP, a.ByNumbers = f.idle, true
+	}
+	return a
+}
+func (f *fakePeers) Forget() {}
+
+type step struct {
+	rnr, timeouts uint64
+	qps           []inspect.QP
+}
+
+func run(d *Diagnoser, steps []step) [][]string {
+	var out [][]string
+	for i, s := range steps {
+		var got []string
+		for _, v := range d.Observe(context.Background(), reading(i, s.rnr, s.timeouts, s.qps...)) {
+			got = append(got, v.Summary())
+		}
+		out = append(out, got)
+	}
+	return out
+}
+
+func TestDiagnoserAcrossHosts(t *testing.T) {
+	stuck := rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500)
+	idle := rcQP("rxe0", 19, 20, rdma.QPStateRTS, 7, 9)
+	busy := func(i uint32) inspect.QP { return rcQP("rxe0", 21, 22, rdma.QPStateRTS, 1000+i*50, 2000+i*50) }
+	for _, tc := range []struct {
+		name  string
+		peers *fakePeers
+		steps []step
+		want  [][]string
+	}{
+		{"rnr alone on the port, no peers", nil,
+			[]step{{0, 0, []inspect.QP{stuck, busy(0)}}, {130, 0, []inspect.QP{stuck, busy(1)}}, {260, 0, []inspect.QP{stuck, busy(2)}},
+				{390, 0, []inspect.QP{stuck, busy(3)}}, {520, 0, []inspect.QP{stuck, busy(4)}}},
+			[][]string{nil, nil, nil, {"rxe0 qp 17 rnr (probably: RNR NAKs rose: the peer has no receive posted)"},
+				{"rxe0 qp 17 rnr (probably: RNR NAKs rose: the peer has no receive posted)"}}},
+		{"rnr with an idle neighbour, no peers: both candidates", nil,
+			[]step{{0, 0, []inspect.QP{stuck, idle}}, {130, 0, []inspect.QP{stuck, idle}}, {260, 0, []inspect.QP{stuck, idle}}, {390, 0, []inspect.QP{stuck, idle}}},
+			[][]string{nil, nil, nil, {"rxe0 qp 17 rnr (probably: RNR NAKs rose: the peer has no receive posted)",
+				"rxe0 qp 19 rnr (probably: RNR NAKs rose: the peer has no receive posted)"}}},
+		{"rnr with an idle neighbour, the peer read", &fakePeers{p: peer("RTS", 18, 17, 500, 100)},
+			[]step{{0, 0, []inspect.QP{stuck, idle}}, {130, 0, []inspect.QP{stuck, idle}}, {260, 0, []inspect.QP{stuck, idle}}, {390, 0, []inspect.QP{stuck, idle}}},
+			[][]string{nil, nil, nil, {"rxe0 qp 17 rnr (probably: peer 10.0.1.2:9879 qp 18 has no receive posted)",
+				"rxe0 qp 19 rnr (probably: RNR NAKs rose: the peer has no receive posted)"}}},
+		{"rnr with an idle neighbour, both peers read", &fakePeers{p: peer("RTS", 18, 17, 500, 100), idle: peer("RTS", 20, 19, 9, 7)},
+			[]step{{0, 0, []inspect.QP{stuck, idle}}, {130, 0, []inspect.QP{stuck, idle}}, {260, 0, []inspect.QP{stuck, idle}}, {390, 0, []inspect.QP{stuck, idle}}},
+			[][]string{nil, nil, nil, {"rxe0 qp 17 rnr (probably: peer 10.0.1.2:9879 qp 18 has no receive posted)"}}},
+		{"the PSNs move again: no verdict", nil,
+			[]step{{0, 0, []inspect.QP{stuck}}, {130, 0, []inspect.QP{stuck}}, {260, 0, []inspect.QP{stuck}}, {390, 0, []inspect.QP{rcQP("rxe0", 17, 18, rdma.QPStateRTS, 102, 500)}}},
+			[][]string{nil, nil, nil, nil}},
+		{"an idle pair, counters still: nothing asked", &fakePeers{},
+			[]step{{5, 5, []inspect.QP{idle}}, {5, 5, []inspect.QP{idle}}, {5, 5, []inspect.QP{idle}}, {5, 5, []inspect.QP{idle}}, {5, 5, []inspect.QP{idle}}},
+			[][]string{nil, nil, nil, nil, nil}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{}
+			if tc.peers != nil {
+				cfg.Peers = tc.peers
+			}
+			got := run(New(cfg), tc.steps)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("verdicts by reading (-want +got):\n%s", diff)
+			}
+			if tc.peers != nil && tc.want[len(tc.want)-1] == nil && tc.peers.asked != 0 {
+				t.Errorf("asked the peers %d times with nothing to judge", tc.peers.asked)
+			}
+		})
+	}
+}
+
+// A failed QP is judged once per state, not every reading.
+func TestDiagnoserSettlesFailed(t *testing.T) {
+	p := &fakePeers{p: peer("ERR", 18, 17, 500, 101)}
+	d := New(Config{Peers: p})
+	q := rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500)
+	for i := range 4 {
+		r := reading(i, 0, 0, q)
+		r.Update.Failed = []inspect.QPAlert{{Key: key(&q), State: q.State, Since: t0}}
+		vs := d.Observe(context.Background(), r)
+		if len(vs) != 1 || vs[0].Cause != CauseRemoteAccess {
+			t.Fatalf("reading %d: got %+v, want one remote_access verdict", i, vs)
+		}
+	}
+	if p.asked != 1 {
+		t.Errorf("asked the peer %d times, want 1", p.asked)
+	}
+}
+
+// While nothing retries, fails or outlives its process, a reading costs
+// the comparison of the ports' counters: no allocation, no peer asked.
+func TestDiagnoserIdleCost(t *testing.T) {
+	p := &fakePeers{}
+	d := New(Config{Peers: p})
+	idle := rcQP("rxe0", 19, 20, rdma.QPStateRTS, 7, 9)
+	rs := []Reading{reading(0, 5, 5, idle), reading(1, 5, 5, idle)}
+	d.Observe(context.Background(), rs[0])
+	i := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		i++
+		if vs := d.Observe(context.Background(), rs[i%2]); vs != nil {
+			t.Fatalf("idle reading: %v", vs)
+		}
+	})
+	if allocs != 0 || p.asked != 0 {
+		t.Errorf("an idle reading allocated %v times and asked the peers %d times; want 0 and 0", allocs, p.asked)
+	}
+}

@@ -1,0 +1,77 @@
+package export
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/inspect"
+)
+
+// The verdict of a QP that needs a look rides in its object (whole to a
+// client that authenticated, cause and certainty to others), and gone=1
+// adds the QPs destroyed lately.
+func TestQPsAPIVerdictAndGone(t *testing.T) {
+	rts := recorded(t, "rc-rts")
+	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	c := NewCollector(Options{})
+	var last inspect.Snapshot
+	for _, s := range []*inspect.Snapshot{rts, withState(rts, 18, 6)} {
+		c.Observe(inspect.Frame{Snapshot: s, Update: tr.Update(s), History: tr.Histories()})
+		last = *s
+	}
+	// Then QP 19 is destroyed.
+	gone := last
+	gone.Time = last.Time.Add(1e9)
+	gone.QPs = nil
+	for _, q := range last.QPs {
+		if q.LQPN != 19 {
+			gone.QPs = append(gone.QPs, q)
+		}
+	}
+	c.Observe(inspect.Frame{Snapshot: &gone, Update: tr.Update(&gone), History: tr.Histories()})
+
+	type obj struct {
+		LQPN    uint32         `json:"lqpn"`
+		State   string         `json:"state"`
+		Gone    bool           `json:"gone"`
+		Verdict map[string]any `json:"verdict"`
+	}
+	get := func(h http.Handler, path string) []obj {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		var got []obj
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatalf("%s: not JSON (%d): %v\n%s", path, rec.Code, err, rec.Body)
+		}
+		return got
+	}
+	got := get(sensitiveAPI(c), "/api/v1/qps?gone=1")
+	var summary []string
+	for _, o := range got {
+		s := o.State
+		if o.Gone {
+			s += " gone"
+		}
+		if o.Verdict != nil {
+			s += " " + o.Verdict["cause"].(string) + " " + o.Verdict["certainty"].(string)
+			if len(o.Verdict["evidence"].([]any)) == 0 || len(o.Verdict["fix"].([]any)) == 0 {
+				t.Errorf("qp %d: a verdict without evidence or fix: %v", o.LQPN, o.Verdict)
+			}
+		}
+		summary = append(summary, s)
+	}
+	// QPs 1 and 18 live, then 19 gone: the gone come after the live.
+	want := []string{"RTS", "ERR flushed certain", "RTS gone"}
+	if d := cmp.Diff(want, summary); d != "" {
+		t.Errorf("QPs (-want +got):\n%s", d)
+	}
+	public := get(&qpAPI{c: c}, "/api/v1/qps")
+	for _, o := range public {
+		if o.Verdict != nil && !cmp.Equal(o.Verdict, map[string]any{"cause": "flushed", "certainty": "certain"}) {
+			t.Errorf("a client without authentication got the verdict %v", o.Verdict)
+		}
+	}
+}
