@@ -130,9 +130,16 @@ func (m *model) alerts() []string {
 			if a.Comm != "" {
 				s += " (" + view.Printable(a.Comm) + ")"
 			}
+			if v := m.c.verdictOf(a.Key); v != nil {
+				s += " " + string(v.Cause)
+			}
 			out = append(out, s)
 		}
-		if n := len(u.Stuck); n > 0 {
+		// The diagnosis's verdict names the cause; the Tracker's own
+		// stuck QPs (a peer on this host) stand in until it has one.
+		if a := m.c.stuckAlert(); a != "" {
+			out = append(out, a)
+		} else if n := len(u.Stuck); n > 0 {
 			out = append(out, plural(n, "stuck QP")+": "+u.Stuck[0].Key.String())
 		}
 		if n := deadCount(u); n > 0 {

@@ -155,7 +155,7 @@ func (m *model) viewKeys() []key.Binding {
 // Init starts the pollers' readers and the look for late readings, asks the terminal's background and
 // tells the first view it is shown.
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.waitNotice(), m.lateTick(), m.route(m.cur, shownMsg{}), m.waitReplayShell()}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.waitNotice(), m.waitVerdicts(), m.lateTick(), m.route(m.cur, shownMsg{}), m.waitReplayShell()}
 	if m.pane != nil && m.pane.eng != nil {
 		cmds = append(cmds, m.pane.events())
 	}

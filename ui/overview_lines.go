@@ -111,6 +111,9 @@ func (v *overviewView) qpLines(w int) []string {
 	if len(out) == 0 {
 		out = append(out, th.Render(themes.SlotDim, "no QPs on this host"))
 	}
+	if c := v.c.causeCounts(); c != "" {
+		out = append(out, th.Render(themes.SlotWarn, padTo("causes", 8))+c)
+	}
 	u := res.frame.Update
 	for _, a := range u.Failed {
 		out = append(out, th.Render(themes.SlotError, padTo(a.State.String(), 5)+a.Key.String())+"  "+procName(a.PID, a.Comm))

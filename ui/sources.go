@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/fleet"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/owners"
@@ -68,9 +69,23 @@ type Sources struct {
 	// lines up to the reading shown: the shell pane shows them,
 	// read-only, while the past is shown.
 	ReplayShell <-chan []transcript.Line
+	// Verdicts delivers the diagnosis's verdicts on each reading of Res
+	// (a diagnose.Diagnoser run off the UI goroutine, which may ask the
+	// peers' exporters): latest wins, like the frames. Nil shows none.
+	Verdicts <-chan Verdicts
 	// Demo, when set, labels the demo workload that runs beside the
 	// dashboard in the lab (shown in the header).
 	Demo string
+}
+
+// Verdicts are the diagnosis's verdicts on one reading: every QP that
+// needs a look, none when all is well.
+type Verdicts struct {
+	// Seq and Time are the reading's (inspect.Frame.Seq, its snapshot's
+	// time).
+	Seq  uint64
+	Time time.Time
+	List []diagnose.Verdict
 }
 
 // Control steers the pollers; each call must return at once.

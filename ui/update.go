@@ -57,6 +57,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case openDetailMsg:
 		m.openDetail()
 		return nil
+	case verdictsMsg:
+		m.c.verdicts = msg.v
+		return m.waitVerdicts()
 	case noticeMsg:
 		m.c.note(themes.SlotDim, msg.text)
 		return m.waitNotice()

@@ -74,6 +74,8 @@ type common struct {
 	status      string
 	statusSlot  themes.Slot
 	now         func() time.Time
+	// verdicts are the diagnosis's latest (Sources.Verdicts).
+	verdicts Verdicts
 }
 
 func (c *common) note(slot themes.Slot, text string) {

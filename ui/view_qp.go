@@ -31,6 +31,10 @@ func (v *objectView) qpDetail(row tableRow) []string {
 	var out []string
 	field := func(name, val string) { out = append(out, th.Render(themes.SlotHeader, padTo(name, 12))+val) }
 	q := ref.qp
+	verdict := v.c.verdictOf(ref.key)
+	if verdict != nil {
+		out = append(out, verdictLines(th, verdict)...)
+	}
 	if q != nil {
 		state := q.State.String()
 		slot := themes.SlotOK
@@ -41,7 +45,12 @@ func (v *objectView) qpDetail(row tableRow) []string {
 		if q.Attrs.Has(inspect.AttrResRQPN) {
 			field("remote QP", itoa(int(q.RQPN)))
 		}
-		field("PSNs", "sq-psn "+itoa(int(q.SQPSN))+"  rq-psn "+itoa(int(q.RQPSN))+"  "+v.psnsMoving(ref.key))
+		psns := "sq-psn " + itoa(int(q.SQPSN)) + "  rq-psn " + itoa(int(q.RQPSN))
+		if verdict != nil && verdict.Peer != nil {
+			field("PSNs", psns+peerPSNs(th, verdict.Peer))
+		} else {
+			field("PSNs", psns+"  "+v.psnsMoving(ref.key))
+		}
 		out = append(out, ownerLines(th, row)...)
 		if q.Attrs.Has(inspect.AttrResPDN) {
 			field("PD", "pdn "+itoa(int(q.PDN))+v.pdInfo(q.DevName, q.PDN))
