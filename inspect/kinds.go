@@ -53,12 +53,17 @@ func kindOf[T any, P interface {
 			objs := of(s)
 			start := len(*objs)
 			*objs, err = dumpKindDev(ctx, c, nk, d, q, cc, *objs)
-			// Each object once: nldev resumes a dump that takes
-			// several replies by a count of the objects it walked
-			// (res_get_common_dumpit in
-			// drivers/infiniband/core/nldev.c), so an object entering
-			// the table below that count meanwhile has the next reply
-			// start with the object the last one ended on.
+			// Each object once. nldev resumes a dump that takes
+			// several replies by a count of the entries it walked, and
+			// objects filed below that count meanwhile make the next
+			// reply resend the last ones sent (onceEach in dump.go,
+			// which keeps each QP once). Only QPs are filed out of
+			// their ids' order (the driver numbers a QP as it creates
+			// it and restrack files it after, so two threads creating
+			// QPs file them either way); the other kinds get their ids
+			// as they are filed, in rising order, and this compaction
+			// of a reply that begins with the object the last one
+			// ended on only guards them.
 			n := len(compactLast((*objs)[start:], func(a, b *T) bool {
 				return id(a) == id(b) && (nk.port == nil || nk.port(a) == nk.port(b))
 			}))
