@@ -56,14 +56,13 @@ func kindOf[T any, P interface {
 			// Each object once. nldev resumes a dump that takes
 			// several replies by a count of the entries it walked, and
 			// objects filed below that count meanwhile make the next
-			// reply resend the last ones sent (onceEach in dump.go,
-			// which keeps each QP once). Only QPs are filed out of
-			// their ids' order (the driver numbers a QP as it creates
-			// it and restrack files it after, so two threads creating
-			// QPs file them either way); the other kinds get their ids
-			// as they are filed, in rising order, and this compaction
-			// of a reply that begins with the object the last one
-			// ended on only guards them.
+			// reply resend the last ones sent: every QP created during
+			// a dump is filed below the GSI QP, whose id carries its
+			// port (onceEach in dump.go, which keeps each QP once).
+			// The other kinds get their ids as they are filed, each
+			// above all the others, so this compaction of a reply that
+			// begins with the object the last one ended on only guards
+			// them.
 			n := len(compactLast((*objs)[start:], func(a, b *T) bool {
 				return id(a) == id(b) && (nk.port == nil || nk.port(a) == nk.port(b))
 			}))
