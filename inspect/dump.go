@@ -199,10 +199,9 @@ func decodeEntry[T any](k *kind[T], it *attrIter, payload []byte, h devHandle, x
 // (rdma_restrack_add, drivers/infiniband/core/restrack.c), the top of
 // the table, so a new QP is filed below it, and the GSI QP is sent again
 // at the end of each reply after the walk first reached it (seen in the
-// lab: a 1,000-QP burst read by whole dumps gave a reading with the GSI
-// QP twelve times). Within a dump the ids only rise, so an id that does
-// not rise marks such a repeat, and the earlier reads it repeats are
-// dropped.
+// lab, dumping while a helper created 1,000 QPs). Within a dump the ids
+// only rise, so an id that does not rise marks such a repeat, and the
+// earlier reads it repeats are dropped.
 func onceEach[T any](k *kind[T], objs []T) []T {
 	out := objs[:0]
 	for i := range objs {

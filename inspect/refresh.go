@@ -187,7 +187,8 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error)
 	// Each QP once: a reading built on one that held a QP twice would
 	// keep it twice for good. Whole dumps did (a frame from trace once
 	// held 1,016 QPs against a dump's 1,005, after a burst of creations
-	// read by whole dumps: the GSI QP twelve times). nldev resumes a
+	// read by whole dumps; such a dump in the lab held the GSI QP once
+	// for each reply after the first that reached it). nldev resumes a
 	// dump by a count of the entries walked, and each QP created during
 	// the dump is filed below the GSI QP, whose restrack id carries its
 	// port, so the GSI QP is sent again at the end of every reply after
