@@ -44,6 +44,10 @@ type kind[T any] struct {
 	obj          func(x *T) *Object
 	field        func(it *attrIter, x *T)
 	port         func(x *T) uint32
+	// resID, if set, is the object's restrack id, the order of the
+	// kernel's table and so of a dump: what onceEach keeps each object
+	// once by.
+	resID func(x *T) uint32
 }
 
 // dumpKind dumps objects of one kind for the devices q selects.
@@ -101,6 +105,10 @@ func dumpKindDev[T any](ctx context.Context, c *Conn, k *kind[T], d Device, q Qu
 		return out, err
 	}
 	objs := out[start:]
+	if k.resID != nil {
+		objs = onceEach(k, objs)
+		out = out[:start+len(objs)]
+	}
 	c.mu.Lock()
 	if c.sizeHint == nil {
 		c.sizeHint = map[string]int{}
@@ -180,6 +188,32 @@ func decodeEntry[T any](k *kind[T], it *attrIter, payload []byte, h devHandle, x
 // sortByPort orders objects by port, stably: objects without a port
 // first, then port 1, 2, ... as iproute2's per-port passes print them.
 // Usually they are in order already and nothing moves.
+// onceEach keeps each object of a dump once, as last read, in the
+// kernel's order. nldev resumes a dump that takes several replies by a
+// count of the table's entries the replies before walked
+// (res_get_common_dumpit in drivers/infiniband/core/nldev.c: cb->args[0]),
+// not by the last id sent: n objects filed below that count between two
+// replies make the next one begin by sending again the last n the one
+// before sent, each as it is now. It happens with every QP created
+// during a dump: the GSI QP's restrack id carries its port above bit 24
+// (rdma_restrack_add, drivers/infiniband/core/restrack.c), the top of
+// the table, so a new QP is filed below it, and the GSI QP is sent again
+// at the end of each reply after the walk first reached it (seen in the
+// lab, dumping while a helper created 1,000 QPs). Within a dump the ids
+// only rise, so an id that does not rise marks such a repeat, and the
+// earlier reads it repeats are dropped.
+func onceEach[T any](k *kind[T], objs []T) []T {
+	out := objs[:0]
+	for i := range objs {
+		id := k.resID(&objs[i])
+		for len(out) > 0 && k.resID(&out[len(out)-1]) >= id {
+			out = out[:len(out)-1]
+		}
+		out = append(out, objs[i])
+	}
+	return out
+}
+
 func sortByPort[T any](k *kind[T], objs []T) {
 	ports := make([]uint32, len(objs))
 	sorted := true

@@ -53,12 +53,16 @@ func kindOf[T any, P interface {
 			objs := of(s)
 			start := len(*objs)
 			*objs, err = dumpKindDev(ctx, c, nk, d, q, cc, *objs)
-			// Each object once: nldev resumes a dump that takes
-			// several replies by a count of the objects it walked
-			// (res_get_common_dumpit in
-			// drivers/infiniband/core/nldev.c), so an object entering
-			// the table below that count meanwhile has the next reply
-			// start with the object the last one ended on.
+			// Each object once. nldev resumes a dump that takes
+			// several replies by a count of the entries it walked, and
+			// objects filed below that count meanwhile make the next
+			// reply resend the last ones sent: every QP created during
+			// a dump is filed below the GSI QP, whose id carries its
+			// port (onceEach in dump.go, which keeps each QP once).
+			// The other kinds get their ids as they are filed, each
+			// above all the others, so this compaction of a reply that
+			// begins with the object the last one ended on only guards
+			// them.
 			n := len(compactLast((*objs)[start:], func(a, b *T) bool {
 				return id(a) == id(b) && (nk.port == nil || nk.port(a) == nk.port(b))
 			}))

@@ -31,6 +31,7 @@ var qpKind = kind[QP]{
 	required: []Attr{AttrResLQPN, AttrResSQPSN, AttrResType, AttrResState},
 	obj:      func(q *QP) *Object { return &q.Object },
 	port:     func(q *QP) uint32 { return q.Port },
+	resID:    func(q *QP) uint32 { return qpResID(q.Port, q.LQPN) },
 	field: func(it *attrIter, q *QP) {
 		switch it.typ {
 		case AttrPortIndex:

@@ -16,7 +16,10 @@ import (
 func TestDemoPairLoopArguments(t *testing.T) {
 	dir := t.TempDir()
 	log, injected := filepath.Join(dir, "args"), filepath.Join(dir, "injected")
-	fake := "#!/bin/sh\nfor a; do printf '<%s>' \"$a\"; done >> " + log + "\necho >> " + log + "\n"
+	// Each end appends its arguments as one line in one write: the two
+	// ends run at once, and a line written piece by piece was read, or
+	// cut into by the other end's, before it was whole.
+	fake := "#!/bin/sh\nline=\nfor a; do line=\"$line<$a>\"; done\nprintf '%s\\n' \"$line\" >> " + log + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "ibv_rc_pingpong"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +42,9 @@ func TestDemoPairLoopArguments(t *testing.T) {
 			t.Fatalf("the pair loop never ran both ends: %q", lines)
 		}
 		b, _ := os.ReadFile(log)
-		lines = strings.Fields(strings.ReplaceAll(string(b), " ", "␠"))
+		text := string(b)
+		text = text[:strings.LastIndexByte(text, '\n')+1] // whole lines only
+		lines = strings.Fields(strings.ReplaceAll(text, " ", "␠"))
 	}
 	want := map[string]bool{
 		strings.ReplaceAll("<-d><"+dev+"><-g><1`touch "+injected+"`><-n><3000>", " ", "␠"):         true,

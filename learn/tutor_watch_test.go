@@ -96,7 +96,15 @@ func TestTutorRechecksBetweenCommands(t *testing.T) {
 	if res, _ := tu.Exec(ctx, "mk qp qp1"); !strings.Contains(res.Text, "Step 2 of 5: Refused") {
 		t.Fatalf("step 1:\n%s", res.Text)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// A whole recheck before the status, not a pause that may hold
+	// none: ours, or, when the watcher's holds the lock (Recheck does
+	// not wait), the watcher's, waited out.
+	if text, err := tu.Recheck(ctx); text != "" || err != nil {
+		t.Fatalf("a recheck of the refusal step said %q, %v", text, err)
+	}
+	tu.execMu.Lock()
+	//lint:ignore SA2001 the lock is taken only to wait for a running recheck to end
+	tu.execMu.Unlock()
 	if st := tu.Status(); st.Step != 2 {
 		t.Fatalf("a recheck passed the refusal step: at step %d", st.Step)
 	}

@@ -19,7 +19,7 @@ const ppSetup = "open; pd; cq size=16; mr size=8192 access=local_write; qp type=
 func TestShellIsRCPingpongClient(t *testing.T) {
 	labkit.Clean(t)
 	pp := labkit.Start(t, "ibv_rc_pingpong", "-d", labkit.Env(t, "LAB_DEV"), "-g", labkit.Env(t, "LAB_GID_INDEX"), "-n", "1", "-p", "18520")
-	time.Sleep(500 * time.Millisecond) // let it listen; a refused dial would fail the test loudly
+	labkit.WaitListening(t, "ibv_rc_pingpong", 18520) // a dial before it listens is refused
 	s := runSteps(t, []step{
 		{cmd: ppSetup + `; post recv qp1 mr1[4096:8192]; write mr1 "PING from verbscope"`},
 		{cmd: "dial qp1 " + labkit.Env(t, "LAB_IP") + ":18520", ok: []string{"remote address: LID 0x0000, QPN", "qp1 is now RTS", "qp1 is connected"}},

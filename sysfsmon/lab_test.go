@@ -145,8 +145,10 @@ func TestLabIRQs(t *testing.T) {
 }
 
 // pingpong runs an ibv_rc_pingpong server and client on rxe0 until ctx
-// ends, as traffic for the counters.
-func pingpong(t *testing.T, ctx context.Context) {
+// ends, as traffic for the counters, and returns once its packets move
+// the port's sent_pkts (the pair connected, in RTS), not after a pause
+// a loaded host can outlast.
+func pingpong(t *testing.T, ctx context.Context, f *FS) {
 	t.Helper()
 	gid := labEnv(t, "LAB_GID_INDEX")
 	dev := labEnv(t, "LAB_DEV")
@@ -154,7 +156,7 @@ func pingpong(t *testing.T, ctx context.Context) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // the server listens on TCP 18515 before the client connects
+	labkit.WaitListening(t, "ibv_rc_pingpong", 18515) // the client connects once
 	cli := exec.CommandContext(ctx, "ibv_rc_pingpong", "-d", dev, "-g", gid, "-n", "10000000", labEnv(t, "LAB_IP"))
 	if err := cli.Start(); err != nil {
 		t.Fatal(err)
@@ -163,6 +165,26 @@ func pingpong(t *testing.T, ctx context.Context) {
 		_ = cli.Wait()
 		_ = srv.Wait()
 	})
+	before, err := f.Counters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labkit.WaitFor(t, labkit.Step, "ibv_rc_pingpong's packets in sent_pkts", func() bool {
+		now, err := f.Counters()
+		if err != nil {
+			return false
+		}
+		rates, err := CounterRates(before, now)
+		if err != nil {
+			return false
+		}
+		for _, r := range rates {
+			if r.Name == "sent_pkts" && r.Delta > 0 {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func TestLabCountersMove(t *testing.T) {
@@ -170,8 +192,7 @@ func TestLabCountersMove(t *testing.T) {
 	f := labFS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pingpong(t, ctx)
-	time.Sleep(time.Second) // let the QPs reach RTS
+	pingpong(t, ctx, f)
 	a, err := f.Counters()
 	if err != nil {
 		t.Fatal(err)
@@ -210,8 +231,7 @@ func TestLabPoll(t *testing.T) {
 	f := labFS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pingpong(t, ctx)
-	time.Sleep(time.Second)
+	pingpong(t, ctx, f)
 	pctx, pcancel := context.WithTimeout(ctx, labkit.Run)
 	defer pcancel()
 	var ups []Update
@@ -261,8 +281,7 @@ func TestLabWatchKeepsFiles(t *testing.T) {
 	f := labFS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pingpong(t, ctx)
-	time.Sleep(time.Second)
+	pingpong(t, ctx, f)
 	pctx, pcancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer pcancel()
 	var ups []Update

@@ -6,8 +6,10 @@ package labkit
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,10 +146,20 @@ func RdmaJSON(t testing.TB, kind string) []byte {
 func PingpongPair(t testing.TB, args ...string) (server, client *Proc) {
 	t.Helper()
 	server = Start(t, "ibv_rc_pingpong", args...)
-	WaitFor(t, Step, "ibv_rc_pingpong listening", func() bool {
-		b, _ := os.ReadFile("/proc/net/tcp")
-		return strings.Contains(string(b), ":4853 00000000:0000 0A")
-	})
+	WaitListening(t, "ibv_rc_pingpong", 18515)
 	client = Start(t, "ibv_rc_pingpong", append(args, Env(t, "LAB_IP"))...)
 	return server, client
+}
+
+// WaitListening waits until something listens on TCP port on any IPv4
+// address (a line of /proc/net/tcp in state 0A, TCP_LISTEN): what a
+// client that connects once and gives up waits for, where a pause
+// would be too short on a loaded host.
+func WaitListening(t testing.TB, who string, port int) {
+	t.Helper()
+	want := fmt.Sprintf(":%04X 00000000:0000 0A", port)
+	WaitFor(t, Step, who+" listening on TCP port "+strconv.Itoa(port), func() bool {
+		b, _ := os.ReadFile("/proc/net/tcp")
+		return strings.Contains(string(b), want)
+	})
 }
