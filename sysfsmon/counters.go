@@ -131,8 +131,9 @@ func (f *FS) readCounterDir(cf *counterFiles, ws *warnings, out []Counter, dev, 
 }
 
 // ErrUnavailable is the note on a counters folder whose files the kernel
-// cannot count (Counter.Unavailable): how the device is, not a failure to
-// read.
+// cannot count (Counter.Unavailable; drivers/infiniband/core/sysfs.c
+// writes "N/A (no PMA)" for a port without a performance agent): how the
+// device is, not a failure to read.
 var ErrUnavailable = errors.New("shown as unavailable")
 
 // noPMAHint explains the kernel's "N/A (no PMA)" (core/sysfs.c: the port
