@@ -19,7 +19,10 @@ import (
 // a connects and posts no receive for a while: b's Send meets RNR NAKs
 // and retries (rnr_retry 7: without end) until a posts one. Then a
 // destroys its QP, and b's next Send gets no answer: b retries retry_cnt
-// times on its ACK timer and fails with RETRY_EXC_ERR.
+// times on its ACK timer and fails with RETRY_EXC_ERR. dial sets
+// rc_pingpong's retry_cnt=7, which rxe takes as "forever" (docs/rxe.md),
+// so b lowers it to 2 through SQD, the one step that may change it
+// (after a second: rxe refuses to leave SQD while its queue drains).
 const countersPairA = `open; pd; cq size=64; mr size=4096 access=local_write; qp type=rc cq=cq1; next qp1
 listen qp1 timeout=120s
 poll cq1 wait=4s
@@ -30,6 +33,10 @@ destroy qp1
 
 const countersPairB = `open; pd; cq size=64; mr size=4096 access=local_write; qp type=rc cq=cq1; next qp1
 dial qp1 10.0.1.1 timeout=120s
+modify qp1 sqd
+poll cq1 wait=1s
+modify qp1 sqd retry_cnt=2
+modify qp1 rts
 write mr1 "RNR-FIRST"; post send qp1 mr1[0:9]
 poll cq1 until=send wait=60s
 poll cq1 wait=6s

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -138,7 +139,11 @@ func writeJSONBytes(w io.Writer, b []byte, pretty bool) error {
 // warn prints per-file problems on stderr; they never fail a view.
 func warn(env *Env, cmd string, ws []sysfsmon.Warning) {
 	for _, w := range ws {
-		fmt.Fprintf(env.Stderr, "verbscope %s: warning: %s\n", cmd, w)
+		kind := "warning"
+		if errors.Is(w.Err, sysfsmon.ErrUnavailable) {
+			kind = "note" // how the device is (no PMA), not a failure
+		}
+		fmt.Fprintf(env.Stderr, "verbscope %s: %s: %s\n", cmd, kind, w)
 	}
 }
 

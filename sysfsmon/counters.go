@@ -113,15 +113,13 @@ func (f *FS) readCounterDir(cf *counterFiles, ws *warnings, out []Counter, dev, 
 			}
 			s = err.Error()
 		}
-		v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
-		if err != nil {
-			c.Unavailable = true
+		c.Value, c.Unavailable = parseCounterValue(s)
+		if c.Unavailable {
 			unavailable = append(unavailable, n)
 			if why == "" {
 				why = strings.TrimSpace(s)
 			}
 		}
-		c.Value = v
 		out = append(out, c)
 	}
 	if len(unavailable) > 0 {
@@ -131,9 +129,21 @@ func (f *FS) readCounterDir(cf *counterFiles, ws *warnings, out []Counter, dev, 
 }
 
 // ErrUnavailable is the note on a counters folder whose files the kernel
-// cannot count (Counter.Unavailable): how the device is, not a failure to
-// read.
+// cannot count (Counter.Unavailable; drivers/infiniband/core/sysfs.c
+// writes "N/A (no PMA)" for a port without a performance agent): how the
+// device is, not a failure to read.
 var ErrUnavailable = errors.New("shown as unavailable")
+
+// parseCounterValue reads a counter file's text: a decimal number, or
+// anything else the kernel writes for a counter it cannot count ("N/A (no
+// PMA)"), which is unavailable.
+func parseCounterValue(s string) (v uint64, unavailable bool) {
+	v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, true
+	}
+	return v, false
+}
 
 // noPMAHint explains the kernel's "N/A (no PMA)" (core/sysfs.c: the port
 // answers no PerfMgt MADs, as on iWARP and some RoCE devices).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -255,6 +256,26 @@ func FuzzParseKmsg(f *testing.F) {
 		l, err := parseKmsg(s)
 		if err == nil && (l.Level < 0 || l.Level > 7 || l.Since < 0 || (l.Driver != "" && l.Driver != RDMADriver(l.Text))) {
 			t.Fatalf("parseKmsg(%q) = %+v", s, l)
+		}
+	})
+}
+
+// FuzzParseCounterValue: a counter file's text is a number (the same
+// number printed back) or unavailable with 0, never anything else.
+func FuzzParseCounterValue(f *testing.F) {
+	for _, s := range []string{"0\n", "18446744073709551615\n", "N/A (no PMA)\n", "", "-1", " 42 ", "0x10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, na := parseCounterValue(s)
+		if na {
+			if v != 0 {
+				t.Fatalf("%q: unavailable with value %d", s, v)
+			}
+			return
+		}
+		if strconv.FormatUint(v, 10) != strings.TrimLeft(strings.TrimSpace(s), "+0") && v != 0 {
+			t.Fatalf("%q read as %d", s, v)
 		}
 	})
 }

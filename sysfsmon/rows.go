@@ -252,9 +252,13 @@ func (r *CounterRate) Row(interval bool) view.Row {
 		case r.Reset:
 			d = "reset"
 		}
+		rt := rateText(unit, r.Rate*float64(scale))
+		if r.Unavailable {
+			rt = "-"
+		}
 		row = append(row,
 			cell("delta", "DELTA", d, r.Delta),
-			cell("rate", "RATE", rateText(unit, r.Rate*float64(scale)), r.Rate),
+			cell("rate", "RATE", rt, r.Rate),
 			value("reset", r.Reset))
 		if unit == UnitBytes && !r.Unavailable {
 			row = append(row, value("byte_rate", r.Rate*float64(scale)))
