@@ -72,6 +72,33 @@ func TestOpenRefusesCraftedSchema(t *testing.T) {
 	}
 }
 
+// TestOpenRefusesLinkedSidecars: a -wal or -shm beside a recording
+// that is a link (to a file SQLite would then read as the log, or write
+// as its index) is refused, and its target left alone.
+func TestOpenRefusesLinkedSidecars(t *testing.T) {
+	for _, sfx := range sidecars {
+		path := record(t, WriterOptions{})
+		target := filepath.Join(t.TempDir(), "target")
+		if err := os.WriteFile(target, []byte("precious"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, path+sfx); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(context.Background(), path)
+		if err == nil {
+			readAll(context.Background(), r)
+			r.Close()
+			t.Errorf("Open took a recording whose %s is a link", sfx)
+		} else if !strings.Contains(err.Error(), "not followed") {
+			t.Errorf("Open with a linked %s: %v; want it to say the link is not followed", sfx, err)
+		}
+		if b, err := os.ReadFile(target); err != nil || string(b) != "precious" {
+			t.Errorf("the link's target: %q %v", b, err)
+		}
+	}
+}
+
 // TestReadBoundsValue: a column longer than maxValue is an error when
 // read, not an allocation of what the file claims.
 func TestReadBoundsValue(t *testing.T) {
