@@ -214,3 +214,21 @@ func snapshotDir(t *testing.T, dir string, shm bool) string {
 	}
 	return b.String()
 }
+
+// TestInfoBoundsRows: Info reads at most maxHostKeys host keys and
+// maxInfoGaps gaps of a file that holds more, and counts the gaps left.
+func TestInfoBoundsRows(t *testing.T) {
+	many := func(n int) string {
+		return fmt.Sprintf("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < %d) SELECT ", n)
+	}
+	path := craft(t,
+		"INSERT INTO host (key, value) "+many(maxHostKeys*2)+"'k' || i, 'v' FROM r",
+		"INSERT INTO gaps (seq, t, what, detail) "+many(maxInfoGaps+5)+"1, i, 'missed', '' FROM r")
+	in, err := openT(t, path).Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Host) > maxHostKeys || len(in.Gaps) != maxInfoGaps || in.MoreGaps != 5 {
+		t.Errorf("Info read %d host keys, %d gaps and %d more; want at most %d, %d and 5", len(in.Host), len(in.Gaps), in.MoreGaps, maxHostKeys, maxInfoGaps)
+	}
+}
