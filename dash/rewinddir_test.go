@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -183,5 +184,46 @@ func TestSweepAfterSIGKILL(t *testing.T) {
 	defer d.remove()
 	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the killed dashboard's %s was not swept: %v", dir, err)
+	}
+}
+
+// TestRewindBases: a place for rewind folders is one of this user's
+// that no one else can write, or a sticky one; $XDG_RUNTIME_DIR or
+// $TMPDIR open to others' writes, or another user's, is passed over.
+func TestRewindBases(t *testing.T) {
+	base := rewindTestBase(t)
+	mk := func(name string, mode os.FileMode) string {
+		p := filepath.Join(base, name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	private, open, sticky := mk("private", 0o700), mk("open", 0o777), mk("sticky", 0o777|os.ModeSticky)
+	for _, tc := range []struct {
+		xdg, tmp string
+		want     []string
+	}{
+		{private, sticky, []string{private, sticky}},
+		{open, open, nil},
+		{"relative/dir", private, []string{private}},
+	} {
+		t.Setenv("XDG_RUNTIME_DIR", tc.xdg)
+		t.Setenv("TMPDIR", tc.tmp)
+		got := rewindBases()
+		if os.Geteuid() == 0 {
+			// root's own place comes first (the test's base here).
+			if len(got) == 0 || got[0] != base {
+				t.Errorf("XDG %s TMPDIR %s: %v, want %s first", tc.xdg, tc.tmp, got, base)
+				continue
+			}
+			got = got[1:]
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("XDG %s TMPDIR %s: bases %v, want %v", tc.xdg, tc.tmp, got, tc.want)
+		}
 	}
 }

@@ -72,6 +72,33 @@ func TestOpenRefusesCraftedSchema(t *testing.T) {
 	}
 }
 
+// TestOpenRefusesLinkedSidecars: a -wal or -shm beside a recording
+// that is a link (to a file SQLite would then read as the log, or write
+// as its index) is refused, and its target left alone.
+func TestOpenRefusesLinkedSidecars(t *testing.T) {
+	for _, sfx := range sidecars {
+		path := record(t, WriterOptions{})
+		target := filepath.Join(t.TempDir(), "target")
+		if err := os.WriteFile(target, []byte("precious"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, path+sfx); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(context.Background(), path)
+		if err == nil {
+			readAll(context.Background(), r)
+			r.Close()
+			t.Errorf("Open took a recording whose %s is a link", sfx)
+		} else if !strings.Contains(err.Error(), "not followed") {
+			t.Errorf("Open with a linked %s: %v; want it to say the link is not followed", sfx, err)
+		}
+		if b, err := os.ReadFile(target); err != nil || string(b) != "precious" {
+			t.Errorf("the link's target: %q %v", b, err)
+		}
+	}
+}
+
 // TestReadBoundsValue: a column longer than maxValue is an error when
 // read, not an allocation of what the file claims.
 func TestReadBoundsValue(t *testing.T) {
@@ -186,4 +213,22 @@ func snapshotDir(t *testing.T, dir string, shm bool) string {
 		fmt.Fprintf(&b, "%s %d %s %x; ", e.Name(), len(data), st.ModTime().Format(time.RFC3339Nano), sha256.Sum256(data))
 	}
 	return b.String()
+}
+
+// TestInfoBoundsRows: Info reads at most maxHostKeys host keys and
+// maxInfoGaps gaps of a file that holds more, and counts the gaps left.
+func TestInfoBoundsRows(t *testing.T) {
+	many := func(n int) string {
+		return fmt.Sprintf("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < %d) SELECT ", n)
+	}
+	path := craft(t,
+		"INSERT INTO host (key, value) "+many(maxHostKeys*2)+"'k' || i, 'v' FROM r",
+		"INSERT INTO gaps (seq, t, what, detail) "+many(maxInfoGaps+5)+"1, i, 'missed', '' FROM r")
+	in, err := openT(t, path).Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Host) > maxHostKeys || len(in.Gaps) != maxInfoGaps || in.MoreGaps != 5 {
+		t.Errorf("Info read %d host keys, %d gaps and %d more; want at most %d, %d and 5", len(in.Host), len(in.Gaps), in.MoreGaps, maxHostKeys, maxInfoGaps)
+	}
 }

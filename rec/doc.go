@@ -15,8 +15,10 @@
 // Each reading is one transaction of a WAL-mode database, so a recorder
 // killed mid-write leaves a file with every reading it committed.
 // Writer prunes the oldest readings by age and size (whole keyframe
-// spans, so what is left still rebuilds). Reader refuses a file of a
-// newer schema and turns a damaged one into an error, never a panic.
+// spans, so what is left still rebuilds). Reader reads a recording as
+// outside input (open.go): read-only, its schema exactly verbscope's
+// (schemacheck.go), its values bounded; it refuses a file of a newer
+// schema and turns a damaged one into an error, never a panic.
 //
 // Run records a host (`verbscope record`) through inspect's and
 // sysfsmon's watchers; a Feed writes the readings another consumer

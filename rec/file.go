@@ -47,9 +47,9 @@ var sidecars = []string{"-wal", "-shm"}
 // writes (a big keyframe) for as long as the file is open.
 const walKeep = 4 << 20
 
-// beforeSQLite runs just before SQLite first opens a new recording:
-// a test's other user plants files there.
-var beforeSQLite = func(path string) {}
+// beforeWAL runs just before SQLite opens a new recording's -wal and
+// -shm: a test's other user plants files there.
+var beforeWAL = func(path string) {}
 
 // create makes a new recording at path: the file is created by
 // privfile (0600, never through a symlink, never over another file
@@ -58,30 +58,26 @@ var beforeSQLite = func(path string) {}
 // SQLite opens its -wal and -shm with O_CREAT but not O_EXCL: one that
 // another user made first in a shared folder (/tmp) would be used as
 // it is, theirs and readable by them, and what they wrote in it taken
-// as frames. So privfile makes both first, 0600 and ours, replacing
-// stale ones of an older file of that name; one that cannot be removed
-// (another user's, in a sticky folder) stops the recording here. The
-// rollback journal is kept in memory until the file is in WAL mode, so
-// SQLite never makes a -journal beside it.
+// as frames. So the schema is laid with the rollback journal in memory
+// (no file beside it), then privfile makes the -wal and -shm, 0600 and
+// ours, replacing any made meanwhile (one that cannot be removed,
+// another user's in a sticky folder, stops the recording here), and
+// only then is the file switched to WAL, which opens them. They are
+// made once the file holds pages: SQLite deletes a -wal it finds beside
+// an empty database.
 func create(ctx context.Context, path string, force bool) (*sql.DB, error) {
 	f, err := privfile.Create(path, force)
 	if err != nil {
 		return nil, fmt.Errorf("rec: create %s: %w", path, err)
 	}
 	f.Close()
-	// A -journal left by an older file of the same name would be
-	// played into this one.
-	if err := os.Remove(path + "-journal"); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("rec: create %s: remove the stale %s-journal: %w", path, path, err)
-	}
-	for _, sfx := range sidecars {
-		f, err := privfile.Create(path+sfx, true)
-		if err != nil {
-			return nil, fmt.Errorf("rec: create %s: SQLite's %s beside it: %w (remove it, or record in a folder of your own)", path, sfx, err)
+	// Files left by an older file of the same name would be taken as
+	// this one's (a -journal played into it).
+	for _, sfx := range append([]string{"-journal"}, sidecars...) {
+		if err := os.Remove(path + sfx); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("rec: create %s: remove the stale %s%s: %w", path, path, sfx, err)
 		}
-		f.Close()
 	}
-	beforeSQLite(path)
 	db, err := sql.Open("sqlite", dsn(path, url.Values{"mode": {"rw"}}, "foreign_keys(0)"))
 	if err != nil {
 		return nil, fmt.Errorf("rec: create %s: %w", path, err)
@@ -93,22 +89,39 @@ func create(ctx context.Context, path string, force bool) (*sql.DB, error) {
 	// reading's commit survive a SIGKILL (the log is in the page cache)
 	// and synchronous=NORMAL spares an fsync per reading, at the cost
 	// of the last readings on a power cut; journal_size_limit bounds
-	// the log (walKeep). journal_mode=MEMORY first:
-	// the switch to WAL is itself a write, journalled in memory.
-	stmts := []string{
-		"PRAGMA auto_vacuum = INCREMENTAL",
+	// the log (walKeep).
+	schemaStmts := []string{
 		"PRAGMA journal_mode = MEMORY",
-		"PRAGMA journal_mode = WAL",
-		"PRAGMA synchronous = NORMAL",
-		fmt.Sprintf("PRAGMA journal_size_limit = %d", walKeep),
+		"PRAGMA auto_vacuum = INCREMENTAL",
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
 		fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion),
 		schema,
 	}
-	for _, s := range stmts {
+	walStmts := []string{
+		"PRAGMA journal_mode = WAL",
+		"PRAGMA synchronous = NORMAL",
+		fmt.Sprintf("PRAGMA journal_size_limit = %d", walKeep),
+	}
+	fail := func(err error) (*sql.DB, error) {
+		db.Close()
+		return nil, fmt.Errorf("rec: create %s: %w", path, err)
+	}
+	for _, s := range schemaStmts {
 		if _, err := db.ExecContext(ctx, s); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("rec: create %s: %w", path, err)
+			return fail(err)
+		}
+	}
+	for _, sfx := range sidecars {
+		f, err := privfile.Create(path+sfx, true)
+		if err != nil {
+			return fail(fmt.Errorf("SQLite's %s beside it: %w (remove it, or record in a folder of your own)", sfx, err))
+		}
+		f.Close()
+	}
+	beforeWAL(path)
+	for _, s := range walStmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fail(err)
 		}
 	}
 	return db, nil

@@ -45,6 +45,13 @@ func open(ctx context.Context, path string) (*sql.DB, int, error) {
 	if !st.Mode().IsRegular() {
 		return nil, 0, fmt.Errorf("rec: open %s: not a regular file", path)
 	}
+	// SQLite opens (and may write) the -wal and -shm by name: a link
+	// planted there is refused, not followed.
+	for _, sfx := range sidecars {
+		if st, err := os.Lstat(path + sfx); err == nil && !st.Mode().IsRegular() {
+			return nil, 0, fmt.Errorf("rec: open %s: %s%s beside it is not a regular file (a symbolic link?): not followed; remove it", path, path, sfx)
+		}
+	}
 	q := url.Values{"mode": {"ro"}}
 	if _, err := os.Lstat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
 		q.Set("immutable", "1")

@@ -18,9 +18,10 @@ type Reader struct {
 	schema int
 }
 
-// Open opens the recording at path. A file of a newer schema is
-// ErrNewerSchema, anything else that is not a recording
-// ErrNotRecording.
+// Open opens the recording at path to read it (open: read-only, the
+// schema checked, values bounded). A file of a newer schema is
+// ErrNewerSchema, anything else that is not a recording, or not as
+// verbscope writes one, ErrNotRecording.
 func Open(ctx context.Context, path string) (*Reader, error) {
 	db, v, err := open(ctx, path)
 	if err != nil {
@@ -36,7 +37,7 @@ func Open(ctx context.Context, path string) (*Reader, error) {
 func (r *Reader) Close() error { return r.db.Close() }
 
 // DB is the database, for queries of the caller's own (docs/record.md
-// has examples).
+// has examples): read-only, with the limits open sets.
 func (r *Reader) DB() *sql.DB { return r.db }
 
 // Info is what `verbscope record info` says of a recording.

@@ -64,10 +64,12 @@ func TestCreatePrivate(t *testing.T) {
 // are made already, private, so the log of the recording is never in a
 // file they can read or write.
 func TestCreatePlantedSidecars(t *testing.T) {
-	defer func(f func(string)) { beforeSQLite = f }(beforeSQLite)
+	defer func(f func(string)) { beforeWAL = f }(beforeWAL)
 	planted := map[string]bool{}
-	beforeSQLite = func(path string) {
+	made := map[string]os.FileInfo{}
+	beforeWAL = func(path string) {
 		for _, sfx := range []string{"-wal", "-shm"} {
+			made[sfx], _ = os.Stat(path + sfx)
 			f, err := os.OpenFile(path+sfx, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 			if err == nil {
 				f.Chmod(0o666)
@@ -86,8 +88,8 @@ func TestCreatePlantedSidecars(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if planted[sfx] || st.Mode().Perm() != 0o600 {
-			t.Errorf("%s: planted %v, mode %o; want never planted, 600", sfx, planted[sfx], st.Mode().Perm())
+		if planted[sfx] || st.Mode().Perm() != 0o600 || !os.SameFile(st, made[sfx]) {
+			t.Errorf("%s: planted %v, mode %o, the one made before WAL %v; want never planted, 600, the one made", sfx, planted[sfx], st.Mode().Perm(), os.SameFile(st, made[sfx]))
 		}
 	}
 }
