@@ -122,3 +122,23 @@ func TestDiagnoserSettlesFailed(t *testing.T) {
 		t.Errorf("asked the peer %d times, want 1", p.asked)
 	}
 }
+
+// While nothing retries, fails or outlives its process, a reading costs
+// the comparison of the ports' counters: no allocation, no peer asked.
+func TestDiagnoserIdleCost(t *testing.T) {
+	p := &fakePeers{}
+	d := New(Config{Peers: p})
+	idle := rcQP("rxe0", 19, 20, rdma.QPStateRTS, 7, 9)
+	rs := []Reading{reading(0, 5, 5, idle), reading(1, 5, 5, idle)}
+	d.Observe(context.Background(), rs[0])
+	i := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		i++
+		if vs := d.Observe(context.Background(), rs[i%2]); vs != nil {
+			t.Fatalf("idle reading: %v", vs)
+		}
+	})
+	if allocs != 0 || p.asked != 0 {
+		t.Errorf("an idle reading allocated %v times and asked the peers %d times; want 0 and 0", allocs, p.asked)
+	}
+}

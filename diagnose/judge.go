@@ -61,6 +61,11 @@ func judgeFailed(v *Verdict, f *Facts) {
 	q := &f.QP
 	p := v.Peer
 	switch {
+	case !f.portUp():
+		v.Cause = CauseLinkDown
+		v.Why = fmt.Sprintf("%s port %d is %s", q.DevName, q.Port, f.Port.State)
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%s port %d is %s (%s): a request it could not send failed, and the QP went to ERR", q.DevName, q.Port, f.Port.State, f.Port.PhysState))
+		v.Fix = append(v.Fix, fmt.Sprintf("bring the link up (ip link set %s up; rdma link show) before reconnecting", netdevOr(f)))
 	case f.Traced.ToErr != nil:
 		m := f.Traced.ToErr
 		v.Cause = CauseFlushed
@@ -73,8 +78,8 @@ func judgeFailed(v *Verdict, f *Facts) {
 	case p != nil && !p.Gone && rdma.QPState(stateOf(p.State)).Failed():
 		v.Cause, v.Certainty = CauseRemoteAccess, Probable
 		v.Why = fmt.Sprintf("%s is in %s too: the responder refused a request", peerName(p), p.State)
-		v.Evidence = append(v.Evidence, fmt.Sprintf("both ends are in ERR and no traced modify moved this one there: the kernel did, on an error; "+
-			"a responder that refuses an RDMA operation (rkey, range, permission) moves both ends so (IBTA 9.7.5.2.4 NAK remote access error)"))
+		v.Evidence = append(v.Evidence, "both ends are in ERR and no traced modify moved this one there: the kernel did, on an error; "+
+			"a responder that refuses an RDMA operation (rkey, range, permission) moves both ends so (with a NAK for a remote access error)")
 	case f.signal(counters.SignalRNRExceeded) > 0:
 		v.Cause = CauseRNR
 		v.Why = "it gave up after rnr_retry RNR NAKs: the peer had no receive posted"
@@ -223,8 +228,11 @@ func peerLines(f *Facts) []string {
 		return []string{"no peer exporter to ask (the destination GID is unknown without trace, and no --peers or --prometheus was given): judged on this host's facts only"}
 	}
 	var out []string
-	if a.QP != nil && a.ByNumbers {
-		out = append(out, fmt.Sprintf("the peer was found by QP numbers only (its lqpn is this QP's rqpn and its rqpn this QP's lqpn), without trace's destination GID: probably it"))
+	switch {
+	case a.QP != nil && a.ByNumbers && a.QP.Gone:
+		out = append(out, "the peer was found by its number among the QPs an exporter saw destroyed lately, without trace's destination GID: probably it")
+	case a.QP != nil && a.ByNumbers:
+		out = append(out, "the peer was found by QP numbers only (its lqpn is this QP's rqpn and its rqpn this QP's lqpn), without trace's destination GID: probably it")
 	}
 	for _, e := range a.Failed {
 		out = append(out, "the peer's exporter did not answer: "+e)

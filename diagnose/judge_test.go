@@ -49,6 +49,7 @@ func TestJudge(t *testing.T) {
 	byNumbers.ByNumbers = true
 	failedTraced := Facts{Look: LookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Driver: "rxe",
 		Traced: Traced{Timeout: -1, RetryCnt: -1, RNRRetry: -1, ToErr: &inspect.Modify{PID: 77, Comm: "verbscope", Time: t0, From: rdma.QPStateRTS, To: rdma.QPStateErr}}}
+	failedDown := Facts{Look: LookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Traced: unknown, Port: down.Port}
 	dead := Facts{Look: LookOwnerExited, QP: rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500), Since: t0, Owner: inspect.OwnerExited}
 	candidates := stalled(rnrRise, PeerAnswer{}, unknown)
 	candidates.Candidates = []uint32{19, 20}
@@ -86,6 +87,7 @@ func TestJudge(t *testing.T) {
 			Peer: withPeer(asked, peer("ERR", 18, 17, 500, 101))}, CauseRemoteAccess, Probable, "peer 10.0.1.2:9879 qp 18 is in ERR too: the responder refused a request", "rkey"},
 		{"failed, nothing known", Facts{Look: LookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Traced: unknown}, CauseFlushed, Certain,
 			"in ERR after an earlier error or a move nobody traced", "first completion in error"},
+		{"failed with the port down", failedDown, CauseLinkDown, Certain, "rxe0 port 1 is DOWN", "ip link set eth1 up"},
 		{"owner exited", dead, CauseOwnerExited, Certain, "its process ibv_rc_pingpong[812] exited; an inherited descriptor keeps it", "uverbs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -183,9 +183,11 @@ func (p *HTTPPeers) Find(ctx context.Context, q *inspect.QP, dgid string) PeerAn
 }
 
 // pick finds q's peer among a host's QPs: the live QP numbered q's rqpn
-// (whose rqpn is q's lqpn when byNumbers), else one destroyed lately.
+// (when byNumbers, one whose rqpn is q's lqpn, else one not connected
+// yet: a QP in RESET or INIT has no remote number), else the latest one
+// destroyed with that number.
 func pick(qps []PeerQP, q *inspect.QP, byNumbers bool) *PeerQP {
-	var gone *PeerQP
+	var unconnected, gone *PeerQP
 	for i := range qps {
 		c := &qps[i]
 		if c.LQPN != q.RQPN {
@@ -198,7 +200,12 @@ func pick(qps []PeerQP, q *inspect.QP, byNumbers bool) *PeerQP {
 			}
 		case !byNumbers || c.RQPN == q.LQPN:
 			return c
+		case c.State == "RESET" || c.State == "INIT":
+			unconnected = c
 		}
+	}
+	if unconnected != nil {
+		return unconnected
 	}
 	return gone
 }

@@ -16,7 +16,8 @@ import (
 // peerBody is an exporter's answer as /api/v1/qps gives it to a client
 // that authenticated, with one QP destroyed lately (gone=1).
 const peerBody = `[{"ifindex":2,"ifname":"rxe0","port":1,"lqpn":18,"rqpn":17,"type":"RC","state":"RTS","rq-psn":100,"sq-psn":500,"path-mig-state":"MIGRATED","pdn":3,"pid":900,"comm":"verbscope","history":[]},
-{"ifname":"rxe0","lqpn":25,"state":"RTS","gone":true,"gone-at":"2026-12-07T05:00:00Z","history":[]}]`
+{"ifname":"rxe0","lqpn":25,"state":"RTS","gone":true,"gone-at":"2026-12-07T05:00:00Z","history":[]},
+{"ifname":"rxe0","port":1,"lqpn":40,"rqpn":0,"type":"RC","state":"INIT","rq-psn":0,"sq-psn":0,"pid":901,"comm":"verbscope","history":[]}]`
 
 func TestParsePeerURLs(t *testing.T) {
 	got, err := ParsePeerURLs("10.0.1.2, hostb:9000,https://hostc:9879/,[fe80::1]")
@@ -63,6 +64,10 @@ func TestHTTPPeers(t *testing.T) {
 	gone := rcQP("rxe0", 30, 25, rdma.QPStateRTS, 101, 500)
 	if a := p.Find(ctx, &gone, ""); a.QP == nil || !a.QP.Gone {
 		t.Errorf("gone: got %+v", a)
+	}
+	unconnected := rcQP("rxe0", 31, 40, rdma.QPStateRTS, 101, 500)
+	if a := p.Find(ctx, &unconnected, ""); a.QP == nil || a.QP.State != "INIT" {
+		t.Errorf("a peer back in INIT, without its remote number: got %+v", a)
 	}
 	if gets != 1 {
 		t.Errorf("%d GETs in one reading, want 1", gets)
