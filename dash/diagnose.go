@@ -6,6 +6,7 @@ import (
 	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/pace"
+	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/ui"
 )
 
@@ -48,6 +49,18 @@ func diagnosis(ctx context.Context, in <-chan inspect.Frame, peers diagnose.Peer
 		}
 	}()
 	return out, verdicts
+}
+
+// replayVerdicts passes a recording's verdicts on as the dashboard's.
+func replayVerdicts(in <-chan rec.Verdicts) <-chan ui.Verdicts {
+	out := make(chan ui.Verdicts, 1)
+	go func() {
+		defer close(out)
+		for v := range in {
+			pace.Deliver(out, ui.Verdicts(v))
+		}
+	}()
+	return out
 }
 
 // openPeers are the peers the diagnosis asks (--peers and the others);
