@@ -1,12 +1,16 @@
 package export
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/inspect"
 )
 
@@ -73,5 +77,50 @@ func TestQPsAPIVerdictAndGone(t *testing.T) {
 		if o.Verdict != nil && !cmp.Equal(o.Verdict, map[string]any{"cause": "flushed", "certainty": "certain"}) {
 			t.Errorf("a client without authentication got the verdict %v", o.Verdict)
 		}
+	}
+}
+
+// What a peer's diagnosis reads of this exporter (diagnose.HTTPPeers):
+// the QP at the other end with its state, PSNs and owner, and a QP
+// destroyed lately as gone.
+func TestQPsAPIForPeers(t *testing.T) {
+	rts := recorded(t, "rc-rts")
+	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	c := NewCollector(Options{})
+	c.Observe(inspect.Frame{Snapshot: rts, Update: tr.Update(rts), History: tr.Histories()})
+	gone := *rts
+	gone.Time = rts.Time.Add(time.Second)
+	gone.QPs = nil
+	for _, q := range rts.QPs {
+		if q.LQPN != 19 {
+			gone.QPs = append(gone.QPs, q)
+		}
+	}
+	c.Observe(inspect.Frame{Snapshot: &gone, Update: tr.Update(&gone), History: tr.Histories()})
+	srv := httptest.NewServer(sensitiveAPI(c))
+	defer srv.Close()
+	peers, err := diagnose.NewHTTPPeers(diagnose.PeerConfig{URLs: []string{srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q18 inspect.QP
+	for _, q := range rts.QPs {
+		if q.LQPN == 18 {
+			q18 = q
+		}
+	}
+	// A QP of another host whose peer is 18 (18's remote number is its).
+	asker := q18
+	asker.LQPN, asker.RQPN = q18.RQPN, 18
+	a := peers.Find(context.Background(), &asker, "")
+	host := strings.TrimPrefix(srv.URL, "http://")
+	want := &diagnose.PeerQP{Host: host, Dev: q18.DevName, LQPN: 18, RQPN: q18.RQPN, State: q18.State.IPRoute2(),
+		SQPSN: q18.SQPSN, RQPSN: q18.RQPSN, PID: q18.PID, Comm: q18.Comm}
+	if d := cmp.Diff(want, a.QP); d != "" || len(a.Failed) != 0 {
+		t.Errorf("the peer (-want +got):\n%s\nfailed: %v", d, a.Failed)
+	}
+	asker.RQPN = 19
+	if a := peers.Find(context.Background(), &asker, ""); a.QP == nil || !a.QP.Gone || a.QP.LQPN != 19 || a.QP.GoneAt.IsZero() {
+		t.Errorf("the destroyed peer: got %+v", a.QP)
 	}
 }
