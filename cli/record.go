@@ -140,6 +140,11 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 	if o.path == "" {
 		o.path = fmt.Sprintf("verbscope-%s-%s.vsrec", host.Hostname, time.Now().Format("20060102T150405"))
 	}
+	peers, err := diagnose.NewHTTPPeers(o.peers)
+	if err != nil {
+		return err
+	}
+	o.w.Peers = peers
 	w, err := rec.Create(ctx, o.path, host, o.w)
 	if err != nil {
 		return err

@@ -40,6 +40,7 @@ func replaySources(ctx context.Context, path, at string) (ui.Sources, func(), er
 		Sys:         p.Updates(),
 		Replay:      player{p, in},
 		ReplayShell: p.Shell(),
+		Verdicts:    replayVerdicts(p.Verdicts()),
 		Interval:    in.Interval(),
 	}
 	return src, func() { p.Close(); r.Close() }, nil

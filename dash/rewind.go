@@ -43,9 +43,11 @@ type rewinder struct {
 	feed   *rec.Feed
 	inRes  <-chan inspect.Frame
 	inSys  <-chan sysfsmon.Update
+	inVerd <-chan ui.Verdicts
 	res    chan inspect.Frame
 	sys    chan sysfsmon.Update
 	shell  chan []transcript.Line
+	verd   chan ui.Verdicts
 	cmds   chan func()
 	stop   context.CancelFunc
 	done   chan struct{}
@@ -56,6 +58,7 @@ type rewinder struct {
 	player   *rec.Player
 	lastRes  *inspect.Frame
 	lastSys  *sysfsmon.Update
+	lastVerd *ui.Verdicts
 	liveTime time.Time
 
 	mu  sync.Mutex
@@ -79,12 +82,12 @@ func startRewind(ctx context.Context, src ui.Sources, host rec.Host, window time
 		return src, func() {}, fmt.Errorf("rewind: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &rewinder{path: path, dir: dir, w: w, feed: rec.NewFeed(ctx, w, nil), inRes: src.Res, inSys: src.Sys,
+	r := &rewinder{path: path, dir: dir, w: w, feed: rec.NewFeed(ctx, w, nil), inRes: src.Res, inSys: src.Sys, inVerd: src.Verdicts, verd: make(chan ui.Verdicts, 1),
 		res: make(chan inspect.Frame, 1), sys: make(chan sysfsmon.Update, 1), shell: make(chan []transcript.Line, 1), cmds: make(chan func(), 16),
 		stop: cancel, done: make(chan struct{}), window: window,
 		pos: ui.ReplayPosition{Rewind: true, Live: true, Speed: 1}}
 	go r.run(ctx)
-	src.Res, src.Sys, src.Replay, src.ReplayShell = r.res, r.sys, r, r.shell
+	src.Res, src.Sys, src.Replay, src.ReplayShell, src.Verdicts = r.res, r.sys, r, r.shell, r.verd
 	return src, r.close, nil
 }
 
@@ -102,13 +105,15 @@ func (r *rewinder) run(ctx context.Context) {
 	defer close(r.res)
 	defer close(r.sys)
 	defer close(r.shell)
+	defer close(r.verd)
 	defer r.resume()
 	for {
 		var pres <-chan inspect.Frame
 		var psys <-chan sysfsmon.Update
 		var pshell <-chan []transcript.Line
+		var pverd <-chan rec.Verdicts
 		if r.player != nil {
-			pres, psys, pshell = r.player.Frames(), r.player.Updates(), r.player.Shell()
+			pres, psys, pshell, pverd = r.player.Frames(), r.player.Updates(), r.player.Shell(), r.player.Verdicts()
 		}
 		select {
 		case <-ctx.Done():
@@ -149,6 +154,21 @@ func (r *rewinder) run(ctx context.Context) {
 		case ls, ok := <-pshell:
 			if ok {
 				pace.Deliver(r.shell, ls)
+			}
+		case v, ok := <-r.inVerd:
+			if !ok {
+				r.inVerd = nil // the diagnosis stopped; the readings go on
+				continue
+			}
+			r.lastVerd = &v
+			if r.player == nil {
+				pace.Deliver(r.verd, v)
+			}
+		case v, ok := <-pverd:
+			if ok {
+				// The verdicts as they stood then, which the
+				// recording's own diagnosis wrote.
+				pace.Deliver(r.verd, ui.Verdicts(v))
 			}
 		case fn := <-r.cmds:
 			fn()
@@ -205,6 +225,9 @@ func (r *rewinder) resume() {
 	}
 	if r.lastSys != nil {
 		pace.Deliver(r.sys, *r.lastSys)
+	}
+	if r.lastVerd != nil {
+		pace.Deliver(r.verd, *r.lastVerd)
 	}
 }
 

@@ -72,9 +72,18 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 			}
 		}
 	}()
+	// The diagnosis follows every frame before the views take it: the
+	// verdicts go with their reading, and into the rewind's recording.
+	frames, verdicts := diagnosis(ctx, w.Frames(), openPeers(o.Peers, func(s string) {
+		select {
+		case notices <- s:
+		default:
+		}
+	}))
 	src := ui.Sources{
 		Host:     ui.HostInfo{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version, MemTotal: mem},
-		Res:      w.Frames(),
+		Res:      frames,
+		Verdicts: verdicts,
 		Sys:      sys.Updates(),
 		Notices:  notices,
 		Control:  control{w, sys},

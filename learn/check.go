@@ -20,6 +20,15 @@ type Seen struct {
 	// Doctor is each doctor check's verdict, as the shell's `doctor`
 	// last reported it ("pass", "warn", "fail", "n/a").
 	Doctor map[string]string
+	// Why is each QP's diagnosis as the shell's `why` last reported it,
+	// by the session's name of the QP.
+	Why map[string]Why
+}
+
+// Why is one `why QP`'s outcome: the verdict's cause ("none" when
+// nothing was wrong) and its text (the cause, evidence and fix).
+type Why struct {
+	Cause, Text string
 }
 
 // Event is one async event the device raised (ibv_get_async_event(3)),
@@ -43,11 +52,15 @@ func (s *Seen) Observe(res front.Result, err error) {
 	if errors.As(err, &fe) {
 		s.Refusal = fe
 	}
+	f := strings.Fields(res.Command)
+	if d, ok := res.Data.(map[string]any); ok && err == nil && len(f) > 1 && f[0] == "why" {
+		s.observeWhy(d, res.Text)
+		return
+	}
 	rows, ok := res.Data.([]map[string]any)
 	if err != nil || !ok {
 		return
 	}
-	f := strings.Fields(res.Command)
 	if len(f) > 0 && f[0] == "doctor" {
 		s.observeDoctor(rows)
 		return
@@ -77,6 +90,19 @@ func (s *Seen) observeDoctor(rows []map[string]any) {
 			s.Doctor[id] = v
 		}
 	}
+}
+
+// observeWhy keeps a `why` run's verdict on its QP.
+func (s *Seen) observeWhy(d map[string]any, text string) {
+	name, _ := d["qp"].(string)
+	cause, _ := d["cause"].(string)
+	if name == "" {
+		return
+	}
+	if s.Why == nil {
+		s.Why = map[string]Why{}
+	}
+	s.Why[name] = Why{Cause: cause, Text: text}
 }
 
 // KernelView is what RDMA netlink says of the learner's process: each
@@ -153,6 +179,15 @@ func evaluate(c Check, st front.State, seen *Seen, kv *KernelView) (bool, string
 	ok := true
 	for _, a := range c.Attrs {
 		v := objectField(o, a.Key, kv)
+		if whyKeys[a.Key] {
+			w, asked := seen.why(c.Subject)
+			if !asked {
+				return false, "`why " + c.Subject + "` has not run in this lesson"
+			}
+			if v = w.Cause; a.Key == "evidence" {
+				v = w.Text
+			}
+		}
 		got = append(got, a.Key+"="+v)
 		ok = ok && matches(a, v)
 	}
@@ -204,7 +239,7 @@ func matches(a Attr, got string) bool {
 		w, err2 := strconv.ParseUint(a.Value, 10, 64)
 		return err1 == nil && err2 == nil && g >= w
 	}
-	if a.Key == "access" || a.Key == "data" {
+	if a.Key == "access" || a.Key == "data" || a.Key == "evidence" {
 		return strings.Contains(strings.ToLower(got), strings.ToLower(a.Value))
 	}
 	for _, v := range strings.Split(a.Value, "|") {
@@ -317,6 +352,18 @@ func evalOwned(count Attr, kind rdma.Kind, comm string, kv *KernelView) (bool, s
 	// comm is at most 15 bytes (TASK_COMM_LEN): a longer name is cut.
 	n := kv.Others[comm[:min(len(comm), 15)]][kind]
 	return matches(count, strconv.Itoa(n)), fmt.Sprintf("%d %s of processes called %s in the kernel's restrack", n, kind, comm)
+}
+
+// whyKeys are an object check's keys judged on the last `why` of it:
+// verdict (the cause, or none) and evidence (words its text holds).
+var whyKeys = map[string]bool{"verdict": true, "evidence": true}
+
+func (s *Seen) why(name string) (Why, bool) {
+	if s == nil {
+		return Why{}, false
+	}
+	w, ok := s.Why[name]
+	return w, ok
 }
 
 func evalDoctor(c Check, seen *Seen) (bool, string) {

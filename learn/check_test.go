@@ -19,7 +19,7 @@ func TestEvaluate(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	for _, l := range []string{"mk ctx ctx1", "mk pd pd1 ctx1", "mk qp qp1 pd1", "set qp1 RTS", "poll cq1 qp2 RECV SUCCESS PING", "poll cq1 qp1 SEND SUCCESS -",
-		"doctor memlock warn", "doctor memlock pass", "doctor irqs n/a"} {
+		"doctor memlock warn", "doctor memlock pass", "doctor irqs n/a", "why qp1 rnr"} {
 		if _, err := s.Exec(ctx, l); err != nil {
 			t.Fatal(err)
 		}
@@ -59,6 +59,11 @@ func TestEvaluate(t *testing.T) {
 		{"expect doctor memlock verdict=warn", nil, false, "doctor's memlock check said pass"},
 		{"expect doctor irqs verdict=n/a", nil, true, "doctor's irqs check said n/a"},
 		{"expect doctor gids", nil, false, "doctor has not run its gids check in this lesson (`doctor gids`)"},
+		{"expect qp1 verdict=rnr", nil, true, "qp1: verdict=rnr"},
+		{"expect qp1 verdict=peer_gone|no_response", nil, false, "qp1: verdict=rnr"},
+		{"expect qp1 state=RTS verdict=rnr evidence=rcvd_rnr_err", nil, true, "qp1: state=RTS verdict=rnr evidence=qp1 rnr: while rcvd_rnr_err rose"},
+		{"expect qp1 evidence=completer_retry_err", nil, false, "qp1: evidence=qp1 rnr: while rcvd_rnr_err rose"},
+		{"expect pd1 verdict=none", nil, false, "`why pd1` has not run in this lesson"},
 	} {
 		c, err := ParseCheck(tc.check)
 		if err != nil {

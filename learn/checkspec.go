@@ -39,7 +39,8 @@ func (a Attr) String() string { return a.Key + a.Op + quoteIfSpaced(a.Value) }
 
 // The keys each kind of check takes; numeric ones also take >=.
 var (
-	objectKeys     = map[string]bool{"kind": false, "state": false, "type": false, "parent": false, "device": false, "port": true, "cqe": true, "length": true, "access": false, "send_cq": false, "recv_cq": false}
+	objectKeys = map[string]bool{"kind": false, "state": false, "type": false, "parent": false, "device": false, "port": true, "cqe": true, "length": true, "access": false, "send_cq": false, "recv_cq": false,
+		"verdict": false, "evidence": false}
 	completionKeys = map[string]bool{"opcode": false, "status": false, "data": false, "qp": false, "count": true}
 	countKeys      = map[string]bool{"count": true, "owner": false}
 	refusalKeys    = map[string]bool{"mentions": false}
@@ -49,7 +50,7 @@ var (
 
 // ParseCheck reads one check line:
 //
-//	expect NAME [KEY=VALUE...]        (kind state type parent device port cqe length access send_cq recv_cq)
+//	expect NAME [KEY=VALUE...]        (kind state type parent device port cqe length access send_cq recv_cq verdict evidence)
 //	expect NAME gone
 //	expect CQ completion [opcode=OP] [status=S] [data=TEXT] [qp=QP] [count=N]
 //	expect object KIND count=N [owner=COMM]

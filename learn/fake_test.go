@@ -64,6 +64,8 @@ func (f *fakeShell) Exec(_ context.Context, line string) (front.Result, error) {
 		f.events <- front.Event{Kind: front.EventAsync, Object: w[2], Text: w[1] + " on " + w[2] + ": it happened"}
 	case w[0] == "doctor" && len(w) == 3:
 		return front.Result{Text: "doctor", Data: []map[string]any{{"id": w[1], "verdict": w[2], "summary": "it is so"}}}, nil
+	case w[0] == "why" && len(w) == 3:
+		return front.Result{Text: w[1] + " " + w[2] + ": while rcvd_rnr_err rose", Data: map[string]any{"qp": w[1], "cause": w[2]}}, nil
 	case w[0] == "poll" && len(w) == 6:
 		return front.Result{Text: "polled", Data: []map[string]any{{"qp": w[2], "opcode": w[3], "status": w[4], "data": w[5]}}}, nil
 	default:

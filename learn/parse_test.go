@@ -28,6 +28,7 @@ func TestParseCheck(t *testing.T) {
 		{line: "expect object qp count=1 owner=x owner=y", err: "takes count=N, then optionally owner=COMM"},
 		{line: "expect doctor memlock verdict=pass|warn", want: Check{Kind: CheckDoctor, Subject: "memlock", Attrs: []Attr{{"verdict", "=", "pass|warn"}}}},
 		{line: "expect doctor irqs", want: Check{Kind: CheckDoctor, Subject: "irqs"}},
+		{line: "expect qp1 verdict=rnr evidence=rcvd_rnr_err", want: Check{Kind: CheckObject, Subject: "qp1", Attrs: []Attr{{"verdict", "=", "rnr"}, {"evidence", "=", "rcvd_rnr_err"}}}},
 		{line: "expect doctor verdict=pass", err: "names the check"},
 		{line: "expect doctor gids state=up", err: `no key "state" here`},
 		{line: "check qp1 state=RTR", err: "a check is `expect WHAT"},
@@ -141,7 +142,7 @@ func TestCourse(t *testing.T) {
 			}
 		}
 	}
-	if d := cmp.Diff([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, got); d != "" {
+	if d := cmp.Diff([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, got); d != "" {
 		t.Errorf("the course's lessons (-want +got):\n%s", d)
 	}
 }

@@ -28,6 +28,7 @@ type Player struct {
 	frames chan inspect.Frame
 	sysOut chan sysfsmon.Update
 	shell  chan []transcript.Line
+	verd   chan Verdicts
 	cmds   chan func(*playState)
 	stop   context.CancelFunc
 	done   chan struct{}
@@ -74,7 +75,7 @@ func NewPlayer(ctx context.Context, r *Reader, at time.Time) (*Player, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	p := &Player{r: r, res: res, sys: sys, frames: make(chan inspect.Frame, 1), sysOut: make(chan sysfsmon.Update, 1),
-		shell: make(chan []transcript.Line, 1), cmds: make(chan func(*playState), 16), stop: cancel, done: make(chan struct{}), cache: snapCache{r: r}, hist: histCache{r: r}}
+		shell: make(chan []transcript.Line, 1), verd: make(chan Verdicts, 1), cmds: make(chan func(*playState), 16), stop: cancel, done: make(chan struct{}), cache: snapCache{r: r}, hist: histCache{r: r}}
 	st := playState{pos: p.index(at), speed: 1}
 	go p.run(ctx, st)
 	return p, nil
@@ -96,6 +97,10 @@ func (p *Player) Updates() <-chan sysfsmon.Update { return p.sysOut }
 // Shell delivers, with each reading, what the verbs shells entered and
 // answered up to its time (Reader.Shell), for the dashboard's pane.
 func (p *Player) Shell() <-chan []transcript.Line { return p.shell }
+
+// Verdicts delivers, with each reading, the diagnosis's verdicts as
+// they stood then (Reader.VerdictsAt).
+func (p *Player) Verdicts() <-chan Verdicts { return p.verd }
 
 // Status says where the Player is.
 func (p *Player) Status() PlayStatus {
@@ -158,6 +163,7 @@ func (p *Player) run(ctx context.Context, st playState) {
 	defer close(p.frames)
 	defer close(p.sysOut)
 	defer close(p.shell)
+	defer close(p.verd)
 	shown := -1
 	for {
 		st.playing = st.playing && st.pos+1 < len(p.res)
@@ -194,6 +200,9 @@ func (p *Player) deliver(ctx context.Context, i int) {
 	}
 	if lines, err := p.r.Shell(ctx, p.res[i].Time); err == nil {
 		pace.Deliver(p.shell, lines)
+	}
+	if vs, err := p.r.VerdictsAt(ctx, p.res[i].Seq); err == nil {
+		pace.Deliver(p.verd, Verdicts{Seq: f.Seq, Time: p.res[i].Time, List: vs})
 	}
 }
 

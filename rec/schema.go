@@ -91,6 +91,18 @@ CREATE TABLE alerts (
 	evidence TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX alerts_seq ON alerts (seq);
+CREATE TABLE verdicts (
+	id        INTEGER PRIMARY KEY,
+	seq       INTEGER NOT NULL,
+	t         INTEGER NOT NULL,
+	op        TEXT NOT NULL CHECK (op IN ('begin', 'change', 'end', 'key')),
+	dev       TEXT NOT NULL,
+	qpn       INTEGER NOT NULL,
+	cause     TEXT NOT NULL DEFAULT '',
+	certainty TEXT NOT NULL DEFAULT '',
+	body      TEXT
+);
+CREATE INDEX verdicts_seq ON verdicts (seq);
 CREATE TABLE devices (
 	seq  INTEGER NOT NULL,
 	op   TEXT NOT NULL CHECK (op IN ('appear', 'change', 'vanish', 'key')),
@@ -134,4 +146,4 @@ CREATE INDEX gaps_seq ON gaps (seq);
 `
 
 // seqTables are the tables whose rows belong to a reading (seq).
-var seqTables = []string{"objects", "transitions", "usage", "alerts", "devices", "counters", "irqs", "shell", "gaps"}
+var seqTables = []string{"objects", "transitions", "usage", "alerts", "verdicts", "devices", "counters", "irqs", "shell", "gaps"}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -48,6 +49,9 @@ type WriterOptions struct {
 	// (transcript.Dir), read at each reading of the objects into the
 	// shell table; "" records no shell.
 	Sessions string
+	// Peers are asked by the diagnosis whose verdicts the recording
+	// keeps (the verdicts table); nil judges on this host's facts.
+	Peers diagnose.Peers
 }
 
 // Writer writes a recording: one transaction per reading (Frame, Sys),
@@ -59,6 +63,7 @@ type Writer struct {
 	o    WriterOptions
 	res  resState
 	sys  sysState
+	verd verdictState
 	// shells follows the session directory.
 	shells *transcript.Tail
 	// sinceRes and sinceSys count each source's readings since its
@@ -75,7 +80,7 @@ func Create(ctx context.Context, path string, h Host, o WriterOptions) (*Writer,
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{db: db, path: path, o: o, res: newResState(), sys: newSysState(), shells: transcript.NewTail(o.Sessions)}
+	w := &Writer{db: db, path: path, o: o, res: newResState(), sys: newSysState(), verd: newVerdictState(o.Peers), shells: transcript.NewTail(o.Sessions)}
 	devs, _ := json.Marshal(h.Devices)
 	kv := [][2]string{
 		{"hostname", h.Hostname}, {"kernel", h.Kernel}, {"rdma_core", h.RDMACore},
@@ -159,6 +164,7 @@ func (w *Writer) Frame(ctx context.Context, f inspect.Frame) error {
 	}
 	key := f.Err == nil && w.sinceRes == 0
 	shells := w.shells.Read()
+	verdicts := w.verd.observe(ctx, f)
 	err := w.tx(ctx, func(tx *sql.Tx) error {
 		seq, err := reading(ctx, tx, t, "res", key, took, f.Err)
 		if err != nil {
@@ -167,7 +173,13 @@ func (w *Writer) Frame(ctx context.Context, f inspect.Frame) error {
 		if err := writeShell(ctx, tx, seq, shells); err != nil {
 			return err
 		}
-		return w.res.write(ctx, tx, seq, t, key, f)
+		if err := w.res.write(ctx, tx, seq, t, key, f); err != nil {
+			return err
+		}
+		if f.Snapshot == nil {
+			return nil // a failed reading says nothing of the verdicts
+		}
+		return w.verd.write(ctx, tx, seq, t, key, verdicts)
 	})
 	if err != nil {
 		return fmt.Errorf("rec: write reading: %w", err)

@@ -32,7 +32,7 @@ var helpGroups = []struct {
 	{"The QP state machine", []string{"modify", "next", "connect", "query", "diagram"}},
 	{"Traffic", []string{"post", "poll", "wait", "write", "dump"}},
 	{"Two hosts", []string{"listen", "dial"}},
-	{"The session", []string{"ls", "show", "rename", "destroy", "events", "explain", "devices", "help"}},
+	{"The session", []string{"ls", "show", "rename", "destroy", "events", "explain", "why", "devices", "help"}},
 }
 
 func runHelp(_ context.Context, s *Shell, a *args) (Result, error) {
