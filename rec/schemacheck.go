@@ -13,7 +13,7 @@ import (
 
 // addedIn is the schema version that added each table a version 1
 // file lacks (schema.go); its indexes came with it.
-var addedIn = map[string]int{"irqs": 2, "shell": 3}
+var addedIn = map[string]int{"irqs": 2, "shell": 3, "verdicts": 4}
 
 // maxSchemaRows bounds what is read of a file's schema: verbscope's
 // has some thirty rows.
