@@ -138,7 +138,7 @@ Examples:
 			sensitive := fs.Bool("api.sensitive", false, "serve /api/v1/qps's PSNs, rqpn, keys and traced attributes to clients that did not authenticate too")
 			record := fs.String("record", "", "also record to `file` what verbscope record would (a file there is kept as FILE.prev)")
 			retain := fs.Duration("retain", 0, "with --record: drop readings older than `duration` behind the newest (0: keep all)")
-			maxSize := fs.String("max-size", "", "with --record: drop the oldest readings while the file is larger than `size` (1GiB, 500MiB)")
+			maxSize := fs.String("max-size", "", "with --record: drop the oldest readings while the file and its -wal take more than `size` (1GiB, 500MiB)")
 			pf := addPeerFlags(fs, nil)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
