@@ -51,7 +51,7 @@ var (
 	descKernelLog = desc("kernel_log_messages_total", "Lines RDMA drivers and modules wrote to the kernel log (/dev/kmsg; what its ring still held when the exporter started, then each new one), by driver or module and syslog level. Absent without the privilege to read it (root or CAP_SYSLOG).", "driver", "level")
 
 	descTraceUp   = desc("trace_up", "Whether trace's programs attached (1), so that every QP modify reaches the histories and transitions between readings are counted, or not yet or not at all (0: transitions two readings do not straddle are missed). Present when the exporter traces.")
-	descTraceLost = desc("trace_events_lost_total", "Trace events lost since the exporter started: dropped by the kernel because trace's ring buffer was full, or skipped because they did not decode. Present when the exporter traces.")
+	descTraceLost = desc("trace_events_lost_total", "Trace events lost since the exporter started: dropped by the kernel because trace's ring buffer was full, skipped because they did not decode, or dropped from the queue of modifies while readings stalled (the next reading is then a whole dump). Present when the exporter traces.")
 
 	descSuccess     = desc("collector_success", "Whether the collector's last reading succeeded (1) or failed (0): one odd device or file fails its collector, not the scrape.", "collector")
 	descDuration    = desc("collector_duration_seconds", "How long the collector's last reading took.", "collector")

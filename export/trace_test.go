@@ -20,7 +20,7 @@ func TestTraceMetrics(t *testing.T) {
 	}{
 		{"untraced", nil, ""},
 		{"loading", &inspect.TraceStatus{}, `
-# HELP verbscope_trace_events_lost_total Trace events lost since the exporter started: dropped by the kernel because trace's ring buffer was full, or skipped because they did not decode. Present when the exporter traces.
+# HELP verbscope_trace_events_lost_total Trace events lost since the exporter started: dropped by the kernel because trace's ring buffer was full, skipped because they did not decode, or dropped from the queue of modifies while readings stalled (the next reading is then a whole dump). Present when the exporter traces.
 # TYPE verbscope_trace_events_lost_total counter
 verbscope_trace_events_lost_total 0
 # HELP verbscope_trace_up Whether trace's programs attached (1), so that every QP modify reaches the histories and transitions between readings are counted, or not yet or not at all (0: transitions two readings do not straddle are missed). Present when the exporter traces.
@@ -28,7 +28,7 @@ verbscope_trace_events_lost_total 0
 verbscope_trace_up 0
 `},
 		{"up", &inspect.TraceStatus{Up: true, Lost: 7}, `
-# HELP verbscope_trace_events_lost_total Trace events lost since the exporter started: dropped by the kernel because trace's ring buffer was full, or skipped because they did not decode. Present when the exporter traces.
+# HELP verbscope_trace_events_lost_total Trace events lost since the exporter started: dropped by the kernel because trace's ring buffer was full, skipped because they did not decode, or dropped from the queue of modifies while readings stalled (the next reading is then a whole dump). Present when the exporter traces.
 # TYPE verbscope_trace_events_lost_total counter
 verbscope_trace_events_lost_total 7
 # HELP verbscope_trace_up Whether trace's programs attached (1), so that every QP modify reaches the histories and transitions between readings are counted, or not yet or not at all (0: transitions two readings do not straddle are missed). Present when the exporter traces.
