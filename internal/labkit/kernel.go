@@ -1,30 +1,29 @@
 package labkit
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/verbscope/verbscope/lab"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // Kernel is the series of the kernel the lab booted, "6.1" or "6.12"
-// (uname's release up to its second dot, one of lab.GuestKernels). A lab
-// test whose outcome differs between those kernels branches on it and
-// says in a comment what differs and from which version.
+// (uname's release up to its second dot; lab/kernels.go lists the
+// lab's kernels). A lab test whose outcome differs between those kernels
+// branches on it and says in a comment what differs and from which
+// version.
 func Kernel(t testing.TB) string {
 	t.Helper()
-	var u unix.Utsname
-	if err := unix.Uname(&u); err != nil {
-		t.Fatalf("uname: %v", err)
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		t.Fatalf("the kernel's release: %v", err)
 	}
-	rel := unix.ByteSliceToString(u.Release[:])
-	for _, k := range lab.GuestKernels {
-		if strings.HasPrefix(rel, k.Name+".") {
-			return k.Name
-		}
+	rel := strings.TrimSpace(string(b))
+	major, minor, ok := rdma.KernelVersion(rel)
+	if !ok {
+		t.Fatalf("kernel release %q has no major.minor", rel)
 	}
-	t.Fatalf("kernel %s is none of the lab's (lab/kernels.go)", rel)
-	return ""
+	return fmt.Sprintf("%d.%d", major, minor)
 }
