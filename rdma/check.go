@@ -134,10 +134,12 @@ type CheckEnv struct {
 // rxeSkipsTable reports whether rxe, on this kernel, changes a QP's
 // attributes in place without consulting ib_modify_qp_is_ok when the
 // mask has no STATE. Linux 6.1's rxe_qp_chk_attr checks every modify as
-// cur→cur; Debian's 6.12.117 accepts any such modify the earlier stages
-// let through (RTR→RTR with nothing, RTS→RTS with AV or PATH_MTU; found
-// by verbs' differential test in the lab). Kernels between the two are
-// taken to behave as 6.1, unchecked.
+// cur→cur; 6.12's rxe_qp_from_attr calls __qp_chk_state (the table) only
+// under IB_QP_STATE (drivers/infiniband/sw/rxe/rxe_qp.c, read in Debian's
+// linux-source-6.12 6.12.117-1), so any such modify the earlier stages
+// let through is accepted (RTR→RTR with nothing, RTS→RTS with AV or
+// PATH_MTU: verbs' differential test found it in the lab first). Kernels
+// between the two are taken to behave as 6.1, unchecked.
 func rxeSkipsTable(release string) bool {
 	major, minor, ok := KernelVersion(release)
 	return ok && (major > 6 || major == 6 && minor >= 12)

@@ -182,12 +182,13 @@ func TestReceiveTooSmall(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.typ == rdma.QPTypeUD && labkit.Kernel(t) != "6.1" {
-				// From 6.12 (Debian's 6.12.117; mainline's responder length
-				// check, rxe_resp.c, after 6.1) rxe measures a UD message
-				// against the receive before taking it, and drops one that
-				// does not fit as IBTA's class D error: no completion, the
-				// receive stays posted, the QP stays in RTS. A message that
-				// fits then completes that same receive.
+				// From 6.12 rxe measures a UD message against the receive
+				// before taking it (rxe_resp.c rxe_resp_check_length, "The
+				// receive buffer is too small for this UD packet") and, on
+				// a QP without an SRQ, drops it as IBTA's class D error
+				// (RESPST_ERR_LENGTH: drop_msg): no completion, the receive
+				// stays posted, the QP stays in RTS. A message that fits
+				// then completes that same receive.
 				if s := waitWCs(t, p.cqA, 1)[0]; s.Status != rdma.WCSuccess {
 					t.Errorf("sender's completion %s, want SUCCESS", s.Status)
 				}
