@@ -58,3 +58,17 @@ func TestCheckRxeWithoutStateByKernel(t *testing.T) {
 		}
 	}
 }
+
+// Without STATE on 6.12, rxe_qp_chk_attr still refuses ACCESS_FLAGS on a
+// UD QP (the table, skipped, would have).
+func TestCheckRxeAccessFlagsOnUDWithoutState(t *testing.T) {
+	env := rxeEnv()
+	env.Kernel = "6.12.117+deb13-amd64"
+	v := Check(QPStateRTS, QPStateRTS, QPTypeUD, AttrAccessFlags, &QPAttr{}, env)
+	if d := v.Decisive(); v.Errno != syscall.EINVAL || d == nil || d.Rule != "rxe.access-type" {
+		t.Errorf("UD ACCESS_FLAGS without STATE: errno %v decisive %v, want EINVAL from rxe.access-type", v.Errno, d)
+	}
+	if v := Check(QPStateRTS, QPStateRTS, QPTypeRC, AttrAccessFlags, &QPAttr{}, env); v.Errno != 0 {
+		t.Errorf("RC ACCESS_FLAGS without STATE: errno %v, want accepted", v.Errno)
+	}
+}

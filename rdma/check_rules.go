@@ -115,6 +115,7 @@ var modifyRules = slices.Concat(
 		{id: "table.cur-state", stage: StageTable, errno: syscall.EINVAL, source: srcTable, run: ruleCurState},
 		{id: "table.transition", stage: StageTable, errno: syscall.EINVAL, source: srcTable, run: ruleTransition},
 		{id: "rxe.sqd-draining", stage: StageDriver, errno: syscall.EINVAL, driver: "rxe", source: srcRxeChk, run: ruleSQDDraining},
+		{id: "rxe.access-type", stage: StageDriver, errno: syscall.EINVAL, driver: "rxe", source: srcRxeChk + " (6.12)", run: ruleRxeAccessType},
 		{id: "rxe.gid-type", stage: StageDriver, errno: syscall.EINVAL, driver: "rxe", source: srcRxeAV, run: ruleRxeGIDType},
 	},
 	limitRules(StageDriver),
@@ -555,6 +556,20 @@ func ruleSQDDraining(c *checkCtx) []Finding {
 	return fail(AttrState, "the send queue is still draining (sq_draining=1)",
 		"rxe refuses every move out of SQD except to ERR until its sends in flight are done",
 		"wait for the IBV_EVENT_SQ_DRAINED async event (or query until sq_draining is 0), then retry")
+}
+
+// ruleRxeAccessType: 6.12's rxe_qp_chk_attr refuses ACCESS_FLAGS on a
+// QP that is neither RC nor UC. With STATE the state table refuses it
+// first (no UD step takes ACCESS_FLAGS); it decides only where rxe
+// skips the table, a modify without STATE (rxeSkipsTable), found by the
+// differential test on Debian's 6.12.117.
+func ruleRxeAccessType(c *checkCtx) []Finding {
+	if !c.noTable || c.mask&AttrAccessFlags == 0 || c.typ == QPTypeRC || c.typ == QPTypeUC {
+		return nil
+	}
+	return fail(AttrAccessFlags, fmt.Sprintf("rxe takes ACCESS_FLAGS only on RC and UC QPs, and this is %s QP", withArticle(c.typ)),
+		"remote access rights mean something only on connected transports that carry RDMA reads, writes and atomics",
+		"remove ACCESS_FLAGS")
 }
 
 // ruleRxeGIDType: rxe_av_chk_attr refuses a source GID whose network
