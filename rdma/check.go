@@ -2,6 +2,8 @@ package rdma
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -123,6 +125,41 @@ type CheckEnv struct {
 	// address, as an AVResolver found it before the modify; nil: not
 	// looked up (the rule that needs it is skipped).
 	Resolution *AVResolution
+	// Kernel is the running kernel's release (uname -r, "6.12.117+deb13-amd64");
+	// "" is taken as 6.1, the kernel the rules were read from. It matters
+	// for rxe's modifies without STATE (rxeSkipsTable).
+	Kernel string
+}
+
+// rxeSkipsTable reports whether rxe, on this kernel, changes a QP's
+// attributes in place without consulting ib_modify_qp_is_ok when the
+// mask has no STATE. Linux 6.1's rxe_qp_chk_attr checks every modify as
+// cur→cur; 6.12's rxe_qp_from_attr calls __qp_chk_state (the table) only
+// under IB_QP_STATE (drivers/infiniband/sw/rxe/rxe_qp.c, read in Debian's
+// linux-source-6.12 6.12.117-1), so any such modify the earlier stages
+// let through is accepted (RTR→RTR with nothing, RTS→RTS with AV or
+// PATH_MTU: verbs' differential test found it in the lab first). Kernels
+// between the two are taken to behave as 6.1, unchecked.
+func rxeSkipsTable(release string) bool {
+	major, minor, ok := KernelVersion(release)
+	return ok && (major > 6 || major == 6 && minor >= 12)
+}
+
+// KernelVersion reads the major and minor numbers of a kernel release
+// (uname -r: "6.12.117+deb13-amd64" is 6, 12).
+func KernelVersion(release string) (major, minor int, ok bool) {
+	a, rest, found := strings.Cut(release, ".")
+	if !found {
+		return 0, 0, false
+	}
+	b := rest
+	if i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		b = rest[:i]
+	}
+	var err1, err2 error
+	major, err1 = strconv.Atoi(a)
+	minor, err2 = strconv.Atoi(b)
+	return major, minor, err1 == nil && err2 == nil && major >= 0 && minor >= 0
 }
 
 // vendorDrivers maps ibv_query_device(3) vendor_id values of software
@@ -210,7 +247,8 @@ func (v *Verdict) bySeverity(s Severity) []Finding {
 // (ibv_cmd_modify_qp), drivers/infiniband/core/uverbs_cmd.c (modify_qp),
 // drivers/infiniband/core/verbs.c (_ib_modify_qp, ib_modify_qp_is_ok,
 // qp_state_table) and, when env.Driver is "rxe",
-// drivers/infiniband/sw/rxe/rxe_qp.c (rxe_qp_chk_attr) of Linux 6.1.
+// drivers/infiniband/sw/rxe/rxe_qp.c (rxe_qp_chk_attr) of Linux 6.1,
+// with 6.12's one difference found in the lab (rxeSkipsTable).
 func Check(cur, next QPState, typ QPType, mask QPAttrMask, attr *QPAttr, env *CheckEnv) Verdict {
 	c := &checkCtx{cur: cur, next: next, typ: typ, mask: mask, kmask: mask}
 	if attr != nil {
@@ -234,6 +272,7 @@ func Check(cur, next QPState, typ QPType, mask QPAttrMask, attr *QPAttr, env *Ch
 	if mask&AttrState != 0 {
 		c.tableTo = next
 	}
+	c.noTable = c.rxe && mask&AttrState == 0 && rxeSkipsTable(c.env.Kernel)
 	v := Verdict{From: cur, To: next, Type: typ, Mask: mask, Known: true}
 	for _, r := range modifyRules {
 		if r.driver != "" && r.driver != c.env.Driver {
@@ -274,6 +313,8 @@ type checkCtx struct {
 	rule               TransitionRule
 	missing, extra     QPAttrMask
 	tableOK, unknown   bool
+	// noTable: rxe on this kernel skips ib_modify_qp_is_ok (rxeSkipsTable).
+	noTable bool
 }
 
 // has reports whether the kernel mask (as rewritten so far) has a bit.

@@ -115,6 +115,7 @@ var modifyRules = slices.Concat(
 		{id: "table.cur-state", stage: StageTable, errno: syscall.EINVAL, source: srcTable, run: ruleCurState},
 		{id: "table.transition", stage: StageTable, errno: syscall.EINVAL, source: srcTable, run: ruleTransition},
 		{id: "rxe.sqd-draining", stage: StageDriver, errno: syscall.EINVAL, driver: "rxe", source: srcRxeChk, run: ruleSQDDraining},
+		{id: "rxe.access-type", stage: StageDriver, errno: syscall.EINVAL, driver: "rxe", source: srcRxeChk + " (6.12)", run: ruleRxeAccessType},
 		{id: "rxe.gid-type", stage: StageDriver, errno: syscall.EINVAL, driver: "rxe", source: srcRxeAV, run: ruleRxeGIDType},
 	},
 	limitRules(StageDriver),
@@ -396,6 +397,11 @@ func ruleNoState(c *checkCtx) []Finding {
 	if c.mask&AttrState != 0 || c.next == c.tableFrom {
 		return nil
 	}
+	if c.noTable {
+		return warn(AttrState, fmt.Sprintf("the mask has no STATE, so this modify does not move the QP: rxe on this kernel changes the attributes in place, in %s, and never checks them against a step", c.tableFrom),
+			"only the STATE bit makes the kernel read qp_state; rxe from 6.12 consults the state table only for modifies with STATE",
+			"add STATE to the mask")
+	}
 	return warn(AttrState, fmt.Sprintf("the mask has no STATE, so this modify does not move the QP: the kernel checks it as %s→%s, not %s→%s", c.tableFrom, c.tableFrom, c.cur, c.next),
 		"only the STATE bit makes the kernel read qp_state; without it a modify changes attributes in place",
 		"add STATE to the mask")
@@ -417,7 +423,7 @@ func ruleCurStateClaim(c *checkCtx) []Finding {
 // ruleCurState is rule 1 of ib_modify_qp_is_ok: CUR_STATE only from RTR,
 // RTS, SQD or SQE (of the state the driver believes).
 func ruleCurState(c *checkCtx) []Finding {
-	if c.mask&AttrCurState == 0 || slices.Contains(curStateAllowedFrom, c.tableFrom) {
+	if c.noTable || c.mask&AttrCurState == 0 || slices.Contains(curStateAllowedFrom, c.tableFrom) {
 		return nil
 	}
 	return fail(AttrCurState, fmt.Sprintf("CUR_STATE is accepted only from RTR, RTS, SQD or SQE, and the QP is in %s", c.tableFrom),
@@ -434,6 +440,10 @@ func ruleTransition(c *checkCtx) []Finding {
 			return note(0, fmt.Sprintf("%s is not a state a QP can be in", c.cur), "verbscope cannot check a modify from it")
 		}
 		return nil // uverbs.state-range refused it already
+	}
+	if c.noTable {
+		c.tableOK = true // nothing consults the table: it refuses nothing
+		return nil
 	}
 	if !TableHasType(c.typ) {
 		c.unknown = true
@@ -546,6 +556,20 @@ func ruleSQDDraining(c *checkCtx) []Finding {
 	return fail(AttrState, "the send queue is still draining (sq_draining=1)",
 		"rxe refuses every move out of SQD except to ERR until its sends in flight are done",
 		"wait for the IBV_EVENT_SQ_DRAINED async event (or query until sq_draining is 0), then retry")
+}
+
+// ruleRxeAccessType: 6.12's rxe_qp_chk_attr refuses ACCESS_FLAGS on a
+// QP that is neither RC nor UC. With STATE the state table refuses it
+// first (no UD step takes ACCESS_FLAGS); it decides only where rxe
+// skips the table, a modify without STATE (rxeSkipsTable), found by the
+// differential test on Debian's 6.12.117.
+func ruleRxeAccessType(c *checkCtx) []Finding {
+	if !c.noTable || c.mask&AttrAccessFlags == 0 || c.typ == QPTypeRC || c.typ == QPTypeUC {
+		return nil
+	}
+	return fail(AttrAccessFlags, fmt.Sprintf("rxe takes ACCESS_FLAGS only on RC and UC QPs, and this is %s QP", withArticle(c.typ)),
+		"remote access rights mean something only on connected transports that carry RDMA reads, writes and atomics",
+		"remove ACCESS_FLAGS")
 }
 
 // ruleRxeGIDType: rxe_av_chk_attr refuses a source GID whose network

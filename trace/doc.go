@@ -50,6 +50,11 @@
 //     again and Options.Notify is told how many attached. An attached
 //     program holds its module: rmmod ib_uverbs fails while trace runs.
 //
+// Debian 13's 6.12 (6.12.117, the lab's second kernel: LAB_KERNEL=6.12)
+// has every function above in its BTF, rdma_restrack_begin_del and
+// rdma_restrack_commit_del included, with the members bpf/ib.h names:
+// trace's lab suite passes there unchanged.
+//
 // The BPF side wakes the reader only when 64 KiB wait in the ring buffer
 // (BPF_RB_NO_WAKEUP below, BPF_RB_FORCE_WAKEUP above); Read looks by
 // itself every Options.Latency (100 ms unless a reader asks for later)

@@ -1,13 +1,18 @@
 package verbs
 
-import "github.com/verbscope/verbscope/rdma"
+import (
+	"os"
+	"strings"
+
+	"github.com/verbscope/verbscope/rdma"
+)
 
 // CheckEnv gathers what rdma.Check knows of a device and one of its ports
 // (ibv_query_device(3), ibv_query_port(3), ibv_query_gid_table(3)); what
 // cannot be read is left unknown, and rdma.Check skips the rules that need it.
 // The QP's own facts (QPPort, SQDraining) are the caller's to add.
 func (c *Context) CheckEnv(port int) *rdma.CheckEnv {
-	env := &rdma.CheckEnv{}
+	env := &rdma.CheckEnv{Kernel: kernelRelease()}
 	if d, err := c.QueryDevice(); err == nil {
 		env.Device, env.PortCount, env.Driver = &d, d.PhysPortCnt, rdma.DriverForVendor(d.VendorID)
 	}
@@ -37,4 +42,14 @@ func DeviceCheckEnv(dev string, port int) *rdma.CheckEnv {
 	}
 	defer ctx.Close()
 	return ctx.CheckEnv(port)
+}
+
+// kernelRelease is the running kernel's release, as uname -r prints it
+// (proc(5) /proc/sys/kernel/osrelease); "" when it cannot be read.
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }

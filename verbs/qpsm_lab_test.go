@@ -78,7 +78,8 @@ func newDiffLab(t *testing.T) *diffLab {
 	}
 	l.gid = g.GID
 	l.env = rdma.CheckEnv{Driver: rdma.DriverForVendor(dev.VendorID), Port: &port, PortCount: dev.PhysPortCnt,
-		GIDs: gids, Device: &dev, QKey: rdma.QKeyPrivileged} // the lab runs as root: CAP_NET_RAW
+		GIDs: gids, Device: &dev, QKey: rdma.QKeyPrivileged, // the lab runs as root: CAP_NET_RAW
+		Kernel: kernelRelease()}
 	if l.env.Driver != "rxe" {
 		t.Fatalf("vendor_id %#x is not rxe's", dev.VendorID)
 	}
