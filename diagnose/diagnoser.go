@@ -208,8 +208,10 @@ func (d *Diagnoser) facts(ctx context.Context, s *inspect.Snapshot, r Reading, q
 
 // localPeer is q's peer when it is on this host, on the same device (two
 // rxe devices of one kernel cannot reach each other) and connected back.
+// Never q itself: two hosts number their QPs alike, so a QP often has
+// its own number as its remote one, and the peer is on the other host.
 func localPeer(s *inspect.Snapshot, q *inspect.QP) *inspect.QP {
-	if !q.Attrs.Has(inspect.AttrResRQPN) {
+	if !q.Attrs.Has(inspect.AttrResRQPN) || q.RQPN == q.LQPN {
 		return nil
 	}
 	for i := range s.QPs {

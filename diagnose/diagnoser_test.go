@@ -59,6 +59,8 @@ func run(d *Diagnoser, steps []step) [][]string {
 func TestDiagnoserAcrossHosts(t *testing.T) {
 	stuck := rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500)
 	idle := rcQP("rxe0", 19, 20, rdma.QPStateRTS, 7, 9)
+	// Two hosts number their QPs alike: qp 17 talks to qp 17 there.
+	self := rcQP("rxe0", 17, 17, rdma.QPStateRTS, 101, 500)
 	busy := func(i uint32) inspect.QP { return rcQP("rxe0", 21, 22, rdma.QPStateRTS, 1000+i*50, 2000+i*50) }
 	for _, tc := range []struct {
 		name  string
@@ -82,6 +84,9 @@ func TestDiagnoserAcrossHosts(t *testing.T) {
 		{"rnr with an idle neighbour, both peers read", &fakePeers{p: peer("RTS", 18, 17, 500, 100), idle: peer("RTS", 20, 19, 9, 7)},
 			[]step{{0, 0, []inspect.QP{stuck, idle}}, {130, 0, []inspect.QP{stuck, idle}}, {260, 0, []inspect.QP{stuck, idle}}, {390, 0, []inspect.QP{stuck, idle}}},
 			[][]string{nil, nil, nil, {"rxe0 qp 17 rnr (probably: peer 10.0.1.2:9879 qp 18 has no receive posted)"}}},
+		{"the peer on another host has the QP's own number", &fakePeers{p: peer("RTS", 17, 17, 500, 100)},
+			[]step{{0, 0, []inspect.QP{self}}, {130, 0, []inspect.QP{self}}, {260, 0, []inspect.QP{self}}, {390, 0, []inspect.QP{self}}},
+			[][]string{nil, nil, nil, {"rxe0 qp 17 rnr (probably: peer 10.0.1.2:9879 qp 17 has no receive posted)"}}},
 		{"the PSNs move again: no verdict", nil,
 			[]step{{0, 0, []inspect.QP{stuck}}, {130, 0, []inspect.QP{stuck}}, {260, 0, []inspect.QP{stuck}}, {390, 0, []inspect.QP{rcQP("rxe0", 17, 18, rdma.QPStateRTS, 102, 500)}}},
 			[][]string{nil, nil, nil, nil}},

@@ -595,7 +595,10 @@ func stuckEvidence(a *QPAlert, q *QP, tr *tracked, peers map[Key]*QP, retries ma
 			return true
 		}
 	}
-	if !tr.sent || !q.Attrs.Has(AttrResRQPN) {
+	if !tr.sent || !q.Attrs.Has(AttrResRQPN) || q.RQPN == q.LQPN {
+		// A QP whose remote number is its own talks to another host:
+		// two hosts number their QPs alike (rxe0 qp 21 to rxe0 qp 21
+		// in the two-VM lab), and it is no peer of itself.
 		return false
 	}
 	pk := Key{rdma.KindQP, q.DevName, q.RQPN}

@@ -206,6 +206,13 @@ func TestTrackerStuck(t *testing.T) {
 			next:  func(s *Snapshot, i int) { sends(s, 5) }},
 		{name: "a peer on another host",
 			next: func(s *Snapshot, i int) { sends(s, 3); qpIndex(t, s, 36).RQPN = 99 }},
+		{name: "a remote number that is its own: the peer is on another host, not itself",
+			first: func(s *Snapshot) { qpIndex(t, s, 36).RQPN = 36 },
+			next: func(s *Snapshot, i int) {
+				sends(s, 3)
+				qpIndex(t, s, 36).RQPN = 36
+				qpIndex(t, s, 36).RQPSN = sq36
+			}},
 		{name: "a QP number that points back elsewhere is no peer",
 			next: func(s *Snapshot, i int) { sends(s, 3); qpIndex(t, s, 37).RQPN = 40 }},
 		{name: "its own per-QP retry counter rises",

@@ -79,7 +79,7 @@ diag wrong $B
 shell_kill wrong-a
 
 echo "== b's exporter stopped: rnr, then the peer gone"
-bdo 'kill $(cat /tmp/export.pid); while curl -sf -o /dev/null http://127.0.0.1:9879/api/v1/qps; do sleep 0.2; done'
+bdo 'kill $(cat /tmp/export.pid); while wget -q -O /dev/null http://127.0.0.1:9879/api/v1/qps; do sleep 0.2; done'
 bdo 'shell_start listen-b; wait_state INIT'
 shell_start send-a; wait_state RTS || fail rnr-noexp
 diag rnr-noexp $B

@@ -42,10 +42,10 @@ wait_no_rc() {
   done
 }
 
-# wait_http URL: until an exporter answers.
+# wait_http URL: until an exporter answers (busybox wget: the guest has no curl).
 wait_http() {
   i=0
-  until curl -sf -o /dev/null "$1"; do
+  until wget -q -O /dev/null "$1"; do
     i=$((i+1))
     if [ $i -gt 900 ]; then echo "lab: $1 does not answer after 180 s"; return 1; fi
     sleep 0.2
@@ -60,7 +60,7 @@ diag() {
   verbscope diagnose -j --readings 5 --interval 1s --peers "$2" >/mnt/host/$1-$LAB_ROLE.json 2>/mnt/host/$1-$LAB_ROLE.err
   echo $? >/mnt/host/$1-$LAB_ROLE.rc
   rdma -j res show qp >/mnt/host/$1-$LAB_ROLE-qps.json
-  curl -s http://127.0.0.1:9879/api/v1/qps >/mnt/host/$1-$LAB_ROLE-api.json
+  wget -q -O /mnt/host/$1-$LAB_ROLE-api.json http://127.0.0.1:9879/api/v1/qps
 }
 
 start_exporter() {
