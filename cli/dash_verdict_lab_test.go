@@ -57,9 +57,9 @@ func TestDashboardVerdict(t *testing.T) {
 	s.waitLong("(tab to type)")
 	s.key("/")
 	s.keys("-l", "lqpn="+qp1)
-	s.waitLong("<lqpn=" + qp1 + ">")
+	s.waitLong("</lqpn=" + qp1 + ">") // the filter applies as it is typed
 	s.key("Enter")
-	s.waitRE(`QPs \[1/\d+\] <lqpn=` + qp1 + `>`)
+	s.waitRE(`QPs \[1/\d+\] </lqpn=` + qp1 + `>`)
 	s.key("Enter")
 	s.waitLong("QPs: rxe0 qp " + qp1 + " ")
 	scr = s.waitLong("verdict")
