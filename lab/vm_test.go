@@ -59,11 +59,17 @@ func TestRunStreamsOutputAndExitStatus(t *testing.T) {
 	}
 }
 
+// b's client tries again while a's server is not listening yet: the two
+// VMs boot independently, and under load a came up 5 s after b (a fixed
+// "sleep 1" before the client then left a's server waiting for the
+// VM's whole timeout). A client that connected and then failed ends a's
+// server, so the retries fail too and the test with them.
+const pairClient = `i=0; while [ $i -lt 120 ]; do ibv_rc_pingpong -g $LAB_GID_INDEX -n 20 $LAB_PEER_IP && exit 0; i=$((i+1)); sleep 1; done; exit 1`
+
 func TestRunPairCrossesTheWire(t *testing.T) {
 	l, out := newTestLab(t, Options{})
 	code, err := l.RunPair(context.Background(),
-		`ibv_rc_pingpong -g $LAB_GID_INDEX -n 20`,
-		`sleep 1; ibv_rc_pingpong -g $LAB_GID_INDEX -n 20 $LAB_PEER_IP`)
+		`ibv_rc_pingpong -g $LAB_GID_INDEX -n 20`, pairClient)
 	if err != nil {
 		t.Fatal(err)
 	}
