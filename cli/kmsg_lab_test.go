@@ -94,8 +94,17 @@ func TestKernelLogCounted(t *testing.T) {
 	// give or take the second it is printed to.
 	row := regexp.MustCompile(`(\d\d:\d\d:\d\d) +kernel +` + dev + ` +\[rdma_rxe\] +info: infiniband ` + dev + `: set down`)
 	since := before.Add(-time.Second).Format("15:04:05")
+	// A timeout says what the view showed instead (one fresh clone's
+	// make test, beside other VMs, waited the whole limit).
+	var last string
+	defer func() {
+		if t.Failed() {
+			t.Logf("the events view when the wait ended:\n%s", last)
+		}
+	}()
 	labkit.WaitFor(t, labkit.Screen, "the events view to show rxe's new set down line", func() bool {
-		for _, m := range row.FindAllStringSubmatch(dash.screen(), -1) {
+		last = dash.screen()
+		for _, m := range row.FindAllStringSubmatch(last, -1) {
 			if m[1] >= since {
 				t.Logf("the link went down at %s; the events view shows %q", before.Format("15:04:05.000"), m[0])
 				return true
