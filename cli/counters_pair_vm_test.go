@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/verbscope/verbscope/lab"
 )
 
 // a connects and posts no receive for a while: b's Send meets RNR NAKs
@@ -62,19 +59,9 @@ func TestCountersAfterRNRAndRetryExceeded(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "a.vs"), []byte(countersPairA), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.vs"), []byte(countersPairB), 0o644)
-	cache := os.Getenv("VERBSCOPE_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", ".cache", "lab")
-	}
-	var out, log bytes.Buffer
-	l, err := lab.New(context.Background(), &lab.Cache{Dir: cache}, lab.Options{
-		Share: dir, Bin: []string{bin}, Out: &out, Log: &log, Timeout: 5 * time.Minute,
-	})
-	if err != nil {
-		t.Fatalf("the lab cannot start: %v", err)
-	}
+	l, out, log := pairLab(t, dir, bin, 5*time.Minute)
 	read := "; echo COUNTERS-TABLE; verbscope counters dev rxe0; echo COUNTERS-JSON; verbscope counters -j dev rxe0"
-	_, err = l.RunPair(context.Background(), "verbscope shell -f /mnt/host/a.vs"+read, "verbscope shell -f /mnt/host/b.vs"+read)
+	_, err := l.RunPair(context.Background(), "verbscope shell -f /mnt/host/a.vs"+read, "verbscope shell -f /mnt/host/b.vs"+read)
 	t.Logf("lab:\n%s\noutput:\n%s", log.String(), out.String())
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/diagnose"
-	"github.com/verbscope/verbscope/lab"
 )
 
 // The diagnosis on real parts: two lab hosts joined by a wire, each
@@ -43,17 +41,7 @@ func TestDiagnoseOnTwoHosts(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
 	}
-	cache := os.Getenv("VERBSCOPE_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", ".cache", "lab")
-	}
-	var out, log bytes.Buffer
-	l, err := lab.New(context.Background(), &lab.Cache{Dir: cache}, lab.Options{
-		Share: dir, Bin: []string{bin}, Out: &out, Log: &log, Timeout: 20 * time.Minute,
-	})
-	if err != nil {
-		t.Fatalf("the lab cannot start: %v", err)
-	}
+	l, out, log := pairLab(t, dir, bin, 20*time.Minute)
 	code, err := l.RunPair(context.Background(), "sh /mnt/host/a.sh", "sh /mnt/host/b.sh")
 	t.Logf("lab:\n%s\noutput:\n%s", log.String(), out.String())
 	if err != nil {

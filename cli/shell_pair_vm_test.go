@@ -5,7 +5,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/verbscope/verbscope/lab"
 )
 
 // Two shells on two lab hosts, joined by a wire: a listens, b dials (the
@@ -47,17 +44,7 @@ func TestTwoShellsOnTwoHosts(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "a.vs"), []byte(pairA), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.vs"), []byte(pairB), 0o644)
-	cache := os.Getenv("VERBSCOPE_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", ".cache", "lab")
-	}
-	var out, log bytes.Buffer
-	l, err := lab.New(context.Background(), &lab.Cache{Dir: cache}, lab.Options{
-		Share: dir, Bin: []string{bin}, Out: &out, Log: &log, Timeout: 5 * time.Minute,
-	})
-	if err != nil {
-		t.Fatalf("the lab cannot start: %v", err)
-	}
+	l, out, log := pairLab(t, dir, bin, 5*time.Minute)
 	code, err := l.RunPair(context.Background(), "verbscope shell -f /mnt/host/a.vs", "verbscope shell -f /mnt/host/b.vs")
 	t.Logf("lab:\n%s\noutput:\n%s", log.String(), out.String())
 	if err != nil {
