@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
@@ -43,5 +44,31 @@ func TestKernelLinesInEvents(t *testing.T) {
 	send(m, "enter")
 	if out := screen(m); !strings.Contains(out, "the kernel log on this QP") || !strings.Contains(out, "err: rxe0: qp#17 moved to error state") {
 		t.Errorf("the QP's detail lacks its kernel line:\n%s", out)
+	}
+}
+
+// A kernel line shows while no frame comes (a stalled dump, a slow
+// diagnosis): the lines come on their own, not riding on the next frame.
+// And one long line does not take the detail column from every row: the
+// rightmost free text is cut at the edge, not dropped.
+func TestKernelLineWithoutFrame(t *testing.T) {
+	res := make(chan inspect.Frame) // never sends: netlink has stalled
+	kern := make(chan sysfsmon.KernelLine, 2)
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false, func(s *Sources) { s.Res, s.Kernel = res, kern })
+	m.Update(m.jumpMsg("events"))
+	at := t0.Add(90 * time.Second)
+	kern <- sysfsmon.KernelLine{Level: 6, Time: at, Device: "rxe0", Driver: "rdma_rxe", Text: "infiniband rxe0: " + strings.Repeat("a long line ", 20)}
+	kern <- sysfsmon.KernelLine{Level: 6, Time: at, Device: "rxe0", Driver: "rdma_rxe", Text: "infiniband rxe0: set down"}
+	msg := m.waitRes()()
+	if _, ok := msg.(kernelMsg); !ok {
+		t.Fatalf("waitRes gave %T with only kernel lines waiting, want kernelMsg", msg)
+	}
+	m.Update(msg)
+	out := screen(m)
+	if want := "[rdma_rxe] info: infiniband rxe0: set down"; !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+		t.Errorf("the events view lacks %q:\n%s", want, out)
+	}
+	if !strings.Contains(out, "infiniband rxe0: a long line a long line") || !strings.Contains(out, "…") {
+		t.Errorf("the long line is not shown cut at the edge:\n%s", out)
 	}
 }

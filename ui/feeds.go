@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
@@ -13,12 +14,20 @@ type (
 	resClosedMsg struct{}
 	sysMsg       struct{ d *sysData }
 	sysClosedMsg struct{}
+	// kernelMsg is the events and the QPs' kernel lines after kernel
+	// log lines that came between frames.
+	kernelMsg struct {
+		events []tableRow
+		kernel map[inspect.Key][]string
+	}
 	// noticeMsg is one line of Sources.Notices.
 	noticeMsg struct{ text string }
 )
 
 // waitRes waits for the next watch frame and builds its rows (in the Cmd's
-// goroutine: building 10,000 rows is not the UI's work).
+// goroutine: building 10,000 rows is not the UI's work), or for the
+// kernel log's next lines, which come on their own: a line must not wait
+// for a frame (a stalled dump, a slow diagnosis, a paused recording).
 func (m *model) waitRes() tea.Cmd {
 	if m.c.src.Res == nil {
 		return nil
@@ -29,24 +38,47 @@ func (m *model) waitRes() tea.Cmd {
 		eng = nil
 	}
 	return func() tea.Msg {
-		f, ok := <-ch
-		if !ok {
-			return resClosedMsg{}
+		for {
+			select {
+			case f, ok := <-ch:
+				if !ok {
+					return resClosedMsg{}
+				}
+				// The shell's state now, not when this Cmd began
+				// waiting: the frame a command's refresh brings
+				// marks what it just created (Engine.State is safe
+				// to call from any goroutine).
+				var st front.State
+				if eng != nil {
+					st = eng.State()
+				}
+				p.recordKernel(drainKernel(kern))
+				d := p.build(f, st)
+				if look != nil && f.Snapshot != nil {
+					d.owners = p.owners.ownersOf(f, look)
+				}
+				return resMsg{d}
+			case l, ok := <-kern:
+				if !ok {
+					kern = nil // the log's reader ended; frames go on
+					continue
+				}
+				p.recordKernel(append([]sysfsmon.KernelLine{l}, drainKernel(kern)...))
+				return kernelMsg{events: p.events, kernel: p.kernel}
+			}
 		}
-		// The shell's state now, not when this Cmd began waiting: the
-		// frame a command's refresh brings marks what it just created
-		// (Engine.State is safe to call from any goroutine).
-		var st front.State
-		if eng != nil {
-			st = eng.State()
-		}
-		p.recordKernel(drainKernel(kern))
-		d := p.build(f, st)
-		if look != nil && f.Snapshot != nil {
-			d.owners = p.owners.ownersOf(f, look)
-		}
-		return resMsg{d}
 	}
+}
+
+// gotKernel takes the events after kernel log lines that came between
+// frames: the events view and the QP details show them at once.
+func (m *model) gotKernel(k kernelMsg) tea.Cmd {
+	if d := m.c.res; d != nil {
+		c := *d
+		c.events, c.kernel = k.events, k.kernel
+		m.c.res = &c
+	}
+	return tea.Batch(m.routeAll(k), m.waitRes())
 }
 
 // drainKernel takes the kernel log lines that came since the last frame.

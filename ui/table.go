@@ -19,6 +19,9 @@ type column struct {
 	Prio  int
 	Right bool // right-aligned (numbers)
 	Max   int  // widest it may grow (0: no limit)
+	// Cut: free text, cut at the edge rather than dropped when it is
+	// the rightmost column and a fair part of it fits.
+	Cut bool
 }
 
 // rowMark is what happened to a row lately; it shows as a symbol in the
@@ -430,6 +433,9 @@ func (t *table) titleLine(th *themes.Theme, w int) string {
 	return truncate(s, w, "…")
 }
 
+// minCutColumn is the least room the rightmost column is shown in, cut.
+const minCutColumn = 16
+
 // fit picks the columns that fit in w cells, dropping high Prio first.
 func (t *table) fit(w int) []int {
 	keep := make([]bool, len(t.cols))
@@ -446,6 +452,12 @@ func (t *table) fit(w int) []int {
 		}
 		keep[i] = true
 		used += need
+	}
+	// Free text on the right is cut rather than dropped: one long cell
+	// would otherwise take the whole column away from every row (the
+	// events view lost every kernel line's text to one long line).
+	if last := len(t.cols) - 1; last >= 0 && t.cols[last].Cut && !keep[last] && w-used >= minCutColumn {
+		keep[last] = true
 	}
 	var out []int
 	for i, k := range keep {

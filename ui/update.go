@@ -40,6 +40,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case resMsg:
 		return m.gotRes(msg.d)
+	case kernelMsg:
+		return m.gotKernel(msg)
 	case resClosedMsg:
 		m.resLate.closed, m.resLate.late = true, false
 		m.c.note(themes.SlotWarn, "the RDMA netlink watch stopped")

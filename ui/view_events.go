@@ -25,7 +25,7 @@ var eventsSpec = viewSpec{name: "events", title: "events", about: "what appeared
 type eventsView struct{ c *common }
 
 var eventCols = []column{col("time", "time", 0, false), col("what", "what", 0, false), col("object", "object", 0, false),
-	col("process", "process", 1, false), {Key: "detail", Title: "detail", Prio: 2}}
+	col("process", "process", 1, false), {Key: "detail", Title: "detail", Prio: 2, Cut: true}}
 
 func (eventsView) columns() []column   { return eventCols }
 func (eventsView) filter() matcher     { return nil }
@@ -33,8 +33,11 @@ func (eventsView) heading() string     { return "" }
 func (eventsView) keys() []key.Binding { return nil }
 
 func (eventsView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
-	if m, ok := msg.(resMsg); ok {
+	switch m := msg.(type) {
+	case resMsg:
 		return m.d.events, true, nil
+	case kernelMsg:
+		return m.events, true, nil
 	}
 	return nil, false, nil
 }
