@@ -166,10 +166,21 @@ func (d *Diagnoser) Observe(ctx context.Context, r Reading) []Verdict {
 	return out
 }
 
-// settle judges a failed QP or one of an exited owner once per state.
+// settleAfter is how long a failed QP is judged again every reading
+// before its verdict is kept: the peer moves to ERR a moment after the
+// NAK that failed this end, and its exporter shows it up to one of its
+// intervals later (2 s by default; 30 s leaves room for a slower one and
+// a loaded host). A verdict
+// judged once, at first sight, said "flushed" for good where the peer
+// was a reading behind (a fresh clone's two-host test).
+const settleAfter = 30 * time.Second
+
+// settle judges a failed QP or one of an exited owner each reading for
+// settleAfter, then keeps the verdict while the state stands: an ERR QP
+// left for a day asks no peer every reading.
 func (d *Diagnoser) settle(ctx context.Context, s *inspect.Snapshot, r Reading, q *inspect.QP, look Look, since time.Time) Verdict {
 	k := key(q)
-	if st, ok := d.settled[k]; ok && st.look == look && st.since.Equal(since) && st.v.State == q.State.IPRoute2() {
+	if st, ok := d.settled[k]; ok && st.look == look && st.since.Equal(since) && st.v.State == q.State.IPRoute2() && s.Time.Sub(since) >= settleAfter {
 		return st.v
 	}
 	f := d.facts(ctx, s, r, q, look, since)

@@ -110,21 +110,34 @@ func TestDiagnoserAcrossHosts(t *testing.T) {
 	}
 }
 
-// A failed QP is judged once per state, not every reading.
+// A failed QP is judged each reading while its failure is young (the
+// peer's exporter may show the peer's ERR a reading late), then once per
+// state, not every reading.
 func TestDiagnoserSettlesFailed(t *testing.T) {
-	p := &fakePeers{p: peer("ERR", 18, 17, 500, 101)}
+	p := &fakePeers{p: peer("RTS", 18, 17, 500, 101)}
 	d := New(Config{Peers: p})
 	q := rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500)
-	for i := range 4 {
-		r := reading(i, 0, 0, q)
+	judge := func(at time.Duration) []Verdict {
+		r := reading(0, 0, 0, q)
+		r.Snapshot.Time = t0.Add(at)
 		r.Update.Failed = []inspect.QPAlert{{Key: key(&q), State: q.State, Since: t0}}
-		vs := d.Observe(context.Background(), r)
-		if len(vs) != 1 || vs[0].Cause != CauseRemoteAccess {
-			t.Fatalf("reading %d: got %+v, want one remote_access verdict", i, vs)
+		return d.Observe(context.Background(), r)
+	}
+	if vs := judge(0); len(vs) != 1 || vs[0].Cause != CauseFlushed {
+		t.Fatalf("with the peer still in RTS: got %+v, want one flushed verdict", vs)
+	}
+	p.p = peer("ERR", 18, 17, 500, 101) // the peer's exporter caught up
+	for i := 1; i <= 4; i++ {
+		if vs := judge(settleAfter * time.Duration(i) / 2); len(vs) != 1 || vs[0].Cause != CauseRemoteAccess {
+			t.Fatalf("reading %d, peer in ERR: got %+v, want one remote_access verdict", i, vs)
 		}
 	}
-	if p.asked != 1 {
-		t.Errorf("asked the peer %d times, want 1", p.asked)
+	asked := p.asked
+	for i := 3; i <= 6; i++ {
+		judge(settleAfter * time.Duration(i))
+	}
+	if p.asked != asked {
+		t.Errorf("asked the peer %d more times after the verdict settled, want none", p.asked-asked)
 	}
 }
 
