@@ -69,6 +69,9 @@ shell_kill send-a; bdo 'shell_kill err-b'
 echo "== remote_access: an RDMA write with a bad rkey"
 bdo 'shell_start recv-b; wait_state INIT'
 shell_start write-a; wait_state ERR || fail remote
+# b's responder moves its QP to ERR after its NAK: a's verdict needs it
+# (b's exporter shows it a reading later, which the diagnosis waits out).
+bdo 'wait_state ERR'
 diag remote $B
 bdo "diag remote $A"
 shell_kill write-a; bdo 'shell_kill recv-b'
