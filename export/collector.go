@@ -28,7 +28,8 @@ type Options struct {
 	// processes with the most objects, each named by its container or
 	// systemd unit (owners.ByPlace), or as OwnersBy says; the rest are
 	// folded into "other". Owners looks the processes up
-	// (sysfsmon.OwnerCache: the same processes every frame).
+	// (live.Host.Owners: the same processes every frame), again only
+	// when the objects change or every owners.Every readings.
 	TopOwners int
 	OwnersBy  owners.By
 	Owners    owners.Lookup
@@ -88,8 +89,11 @@ type Collector struct {
 	causes map[causeKey]int
 	// trace is the latest frame's trace status; nil when not traced.
 	trace *inspect.TraceStatus
-	// owners are the latest frame's groups of processes (TopOwners).
-	owners []owners.Group
+	// owners are the latest frame's groups of processes (TopOwners);
+	// lookups keeps the processes /proc gave as the dashboard does
+	// (owners.Cache; Observe's goroutine only).
+	owners  []owners.Group
+	lookups owners.Cache
 	// kmsg counts the RDMA lines of the kernel log while kmsgOn
 	// (FollowKernelLog reads it).
 	kmsg   map[kmsgKey]uint64
@@ -150,8 +154,7 @@ func (c *Collector) Observe(f inspect.Frame) {
 	// /proc is read before the lock: a scrape never waits for it.
 	var gs []owners.Group
 	if c.opts.TopOwners > 0 && c.opts.Owners != nil && f.Snapshot != nil {
-		ps := owners.Read(f.Snapshot, c.opts.Owners)
-		owners.AddGrowth(ps, f.Update.Growing)
+		ps := c.lookups.Of(f, c.opts.Owners)
 		by := c.opts.OwnersBy
 		if by == "" {
 			by = owners.ByPlace
