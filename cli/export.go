@@ -13,6 +13,7 @@ import (
 	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/live/verbsfacts"
 	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/shell/transcript"
@@ -215,7 +216,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	nl := export.NetlinkOptions{Interval: cfg.interval, Window: cfg.window, Limits: export.DeviceLimits(log)}
+	nl := export.NetlinkOptions{Interval: cfg.interval, Window: cfg.window, Limits: verbsfacts.Limits(log)}
 	var alsoSys func(sysfsmon.Update)
 	if cfg.record != "" {
 		feed, err := exportRecording(ctx, env, log, sys, cfg)

@@ -16,8 +16,8 @@ import (
 
 	"github.com/verbscope/verbscope/dash"
 	"github.com/verbscope/verbscope/diagnose"
-	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/live/verbsfacts"
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -150,7 +150,7 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 		return err
 	}
 	defer w.Close()
-	o.run.Limits = export.DeviceLimits(slog.New(slog.DiscardHandler))
+	o.run.Limits = verbsfacts.Limits(slog.New(slog.DiscardHandler))
 	o.run.Warn = func(s string) { fmt.Fprintln(env.Stderr, "record: "+s) }
 	if o.traced {
 		o.run.Modifies = dash.TraceModifies

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/verbscope/verbscope/doctor"
-	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/live/verbsfacts"
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/trace"
@@ -42,7 +42,7 @@ func sources(ctx context.Context, fsys *sysfsmon.FS, conn *inspect.Conn, o Optio
 		// netlink does not carry; asked on the watcher's goroutine, so
 		// the first frame does not wait for libibverbs.
 		Tracker: inspect.TrackerConfig{GrowthWindow: o.Window, LoadLimits: func() map[string]inspect.Limits {
-			return export.DeviceLimits(slog.New(slog.DiscardHandler))
+			return verbsfacts.Limits(slog.New(slog.DiscardHandler))
 		}}}
 	if o.Trace {
 		wo.Modifies = TraceModifies(ctx, notice, func(n int) {

@@ -17,6 +17,7 @@
 //
 // The poll loops are here too: FollowNetlink (inspect's Watcher, retried
 // until RDMA netlink answers, with trace.FeedModifies when tracing) and
-// WatchSysfs (sysfsmon's Watcher, every reading whole); DeviceLimits asks libibverbs for the limits the
-// Tracker compares usage with (the one cgo dependency, through verbs).
+// WatchSysfs (sysfsmon's Watcher, every reading whole). The package is
+// pure Go: the device limits the Tracker compares usage with come from
+// libibverbs through the caller (live/verbsfacts).
 package export

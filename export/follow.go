@@ -14,7 +14,7 @@ type NetlinkOptions struct {
 	// Interval is the pause between two readings, and between two tries
 	// to reach RDMA netlink.
 	Interval time.Duration
-	// Limits are the devices' object limits (DeviceLimits).
+	// Limits are the devices' object limits (verbsfacts.Limits).
 	Limits map[string]inspect.Limits
 	// Window is how far back the Tracker looks for growing objects
 	// (0: inspect.DefaultGrowthWindow).
