@@ -13,12 +13,12 @@ import (
 	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/live"
+	"github.com/verbscope/verbscope/live/verbsfacts"
 	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
-	"github.com/verbscope/verbscope/trace"
-	"github.com/verbscope/verbscope/verbs"
 )
 
 func init() { register("export", exportCmd) }
@@ -199,7 +199,7 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 		return err
 	}
 	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes, Interval: cfg.interval,
-		TopOwners: cfg.owners, OwnersBy: cfg.ownersBy, Owners: sys.NewOwnerCache().ProcessOwner, Peers: cfg.peers})
+		TopOwners: cfg.owners, OwnersBy: cfg.ownersBy, Peers: cfg.peers})
 	api := export.APIOptions{WebConfig: cfg.webConfig, Sensitive: cfg.sensitive}
 	level, exposure, err := api.Exposure()
 	if err != nil {
@@ -215,22 +215,21 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	nl := export.NetlinkOptions{Interval: cfg.interval, Window: cfg.window, Limits: export.DeviceLimits(log)}
-	var alsoSys func(sysfsmon.Update)
+	var also export.Also
 	if cfg.record != "" {
 		feed, err := exportRecording(ctx, env, log, sys, cfg)
 		if err != nil {
 			return err
 		}
 		defer feed.close(log)
-		nl.Also, alsoSys = feed.Frame, feed.Sys
+		also = export.Also{Frame: feed.Frame, Sys: feed.Sys}
 	}
-	go c.WatchSysfs(ctx, sys, cfg.interval, alsoSys)
-	if cfg.trace {
-		nl.Trace, nl.TraceEnv = log, trace.CachedEnv(verbs.DeviceCheckEnv)
+	readers, err := live.Start(ctx, exportReaders(sys, log, cfg))
+	if err != nil {
+		return err
 	}
-	go c.FollowNetlink(ctx, nl)
-	go c.FollowKernelLog(ctx, sys, log)
+	defer readers.Close()
+	go c.Follow(readers, also)
 	// The first readings come before the first scrape can, unless one
 	// hangs: then the server starts anyway and reports it failed.
 	select {
@@ -246,4 +245,22 @@ func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
 		return nil // SIGTERM or SIGINT: a server's normal end
 	}
 	return err
+}
+
+// exportReaders are the readers the exporter follows: the objects,
+// retried until RDMA netlink answers, with trace's modifies unless
+// --no-trace; the devices with their counters (and the IRQs for
+// --record's recording); the kernel log. What trace and the kernel log
+// cannot do goes to log.
+func exportReaders(sys *sysfsmon.FS, log *slog.Logger, cfg exportConfig) live.Options {
+	lo := live.Options{Interval: cfg.interval, Netlink: true, Window: cfg.window, LoadLimits: verbsfacts.LoadLimits(log),
+		FS: sys, Sysfs: true, NoIRQs: cfg.record == "", Kernel: true, KernelFailed: export.KernelLogFailed(log)}
+	if cfg.trace {
+		lo.Trace = &live.TraceOptions{Env: verbsfacts.TraceEnv(),
+			Warn: func(msg string) { log.Warn("trace: " + msg) },
+			Ready: func(n int) {
+				log.Info("trace: QP modifies are traced; /api/v1/qps histories carry them (their attributes to authenticated clients)", "programs", n)
+			}}
+	}
+	return lo
 }

@@ -14,10 +14,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/verbscope/verbscope/dash"
 	"github.com/verbscope/verbscope/diagnose"
-	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/live"
+	"github.com/verbscope/verbscope/live/verbsfacts"
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -98,9 +98,8 @@ Examples:
 				if err != nil {
 					return err
 				}
-				o := recordOptions{path: *out, dur: *dur, traced: !*noTrace, peers: peers,
-					w:   rec.WriterOptions{KeyEvery: *keyEvery, Retain: *retain, MaxSize: size, Force: *force, Sessions: transcript.Dir()},
-					run: rec.RunOptions{Interval: *interval, Dev: *dev}}
+				o := recordOptions{path: *out, dur: *dur, interval: *interval, dev: *dev, traced: !*noTrace, peers: peers,
+					w: rec.WriterOptions{KeyEvery: *keyEvery, Retain: *retain, MaxSize: size, Force: *force, Sessions: transcript.Dir()}}
 				return runRecord(ctx, env, o)
 			}
 		},
@@ -114,8 +113,10 @@ Examples:
 const defaultRecordMax = "1GiB"
 
 type recordOptions struct {
-	path   string
-	dur    time.Duration
+	path          string
+	dur, interval time.Duration
+	// dev limits the recording to one device.
+	dev    string
 	traced bool
 	w      rec.WriterOptions
 	run    rec.RunOptions
@@ -136,7 +137,7 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 		return fmt.Errorf("record: %w", err)
 	}
 	defer conn.Close()
-	host := recordHost(env, fsys, o.run.Interval)
+	host := recordHost(env, fsys, o.interval)
 	if o.path == "" {
 		o.path = fmt.Sprintf("verbscope-%s-%s.vsrec", host.Hostname, time.Now().Format("20060102T150405"))
 	}
@@ -150,11 +151,7 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 		return err
 	}
 	defer w.Close()
-	o.run.Limits = export.DeviceLimits(slog.New(slog.DiscardHandler))
 	o.run.Warn = func(s string) { fmt.Fprintln(env.Stderr, "record: "+s) }
-	if o.traced {
-		o.run.Modifies = dash.TraceModifies
-	}
 	readings := 0
 	o.run.Written = func(source string, _ time.Time) {
 		if source == "res" {
@@ -170,7 +167,7 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 	if o.w.MaxSize > 0 {
 		bound = "at most " + byteSize(o.w.MaxSize) + ", the oldest readings dropped past it (--max-size)"
 	}
-	fmt.Fprintf(env.Stderr, "record: recording to %s every %s, %s (ctrl+c stops)\n", o.path, o.run.Interval, bound)
+	fmt.Fprintf(env.Stderr, "record: recording to %s every %s, %s (ctrl+c stops)\n", o.path, o.interval, bound)
 	if d := o.w.Sessions; d != "" {
 		if err := transcript.CheckDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(env.Stderr, "record: the verbs shells' sessions are not recorded: %v\n", err)
@@ -195,7 +192,15 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 	})
 	defer stopping()
 	o.run.Quit = quit
-	if err := rec.Run(ctx, conn, fsys, w, o.run); err != nil && !errors.Is(err, context.Canceled) {
+	// The readers outlive ctx by the last reading (rec.Run).
+	readers, err := live.Start(context.WithoutCancel(ctx), recordReaders(conn, fsys, o))
+	if err != nil {
+		return err
+	}
+	defer readers.Close()
+	err = rec.Run(ctx, readers, w, o.run)
+	readers.Close()
+	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	if err := w.Close(); err != nil {
@@ -203,6 +208,23 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 	}
 	fmt.Fprintf(env.Stderr, "record: %d readings of the objects in %s (verbscope record info %s)\n", readings, o.path, o.path)
 	return nil
+}
+
+// recordReaders are the readers a recording takes: the objects, with
+// trace's modifies unless --no-trace, and the devices with their
+// counters and IRQs. What trace says goes to o.run.Warn.
+func recordReaders(conn *inspect.Conn, fsys *sysfsmon.FS, o recordOptions) live.Options {
+	lo := live.Options{Interval: o.interval, Netlink: true, Conn: conn,
+		Snapshot:   inspect.SnapshotOptions{Query: inspect.Query{Dev: o.dev}},
+		LoadLimits: verbsfacts.LoadLimits(slog.New(slog.DiscardHandler)),
+		FS:         fsys, Sysfs: true}
+	if o.traced {
+		warn := func(s string) { o.run.Warn("trace: " + s) }
+		lo.Trace = &live.TraceOptions{Env: verbsfacts.TraceEnv(), Warn: warn, Ready: func(n int) {
+			warn(fmt.Sprintf("%d programs attached: transitions carry what each modify set", n))
+		}}
+	}
+	return lo
 }
 
 // parseSize reads a size: bytes, or a number with K, M, G, T (powers

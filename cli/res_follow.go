@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/verbscope/verbscope/inspect"
-	"github.com/verbscope/verbscope/trace"
-	"github.com/verbscope/verbscope/verbs"
+	"github.com/verbscope/verbscope/live"
+	"github.com/verbscope/verbscope/live/verbsfacts"
 )
 
 // followQPs is `verbscope res qp --follow`: the current QPs, then one
@@ -20,24 +20,21 @@ func followQPs(ctx context.Context, env *Env, req *resRequest, o *outFlags, coun
 		return err
 	}
 	defer conn.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	mods := trace.FeedModifies(ctx, trace.FeedOptions{
-		Env:  trace.CachedEnv(verbs.DeviceCheckEnv),
-		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "res: trace: "+msg) },
-		Ready: func(n int) {
-			fmt.Fprintf(env.Stderr, "res: tracing every process's QP modifies (%d programs attached): changes carry the attributes each modify set\n", n)
-		},
-	})
-	w := inspect.Watch(ctx, conn, inspect.WatchOptions{
+	readers, err := live.Start(ctx, live.Options{Netlink: true, Conn: conn,
 		Snapshot: inspect.SnapshotOptions{Query: req.query, NoCounters: true},
-		Modifies: mods,
-	})
-	defer w.Close()
+		Trace: &live.TraceOptions{Env: verbsfacts.TraceEnv(),
+			Warn: func(msg string) { fmt.Fprintln(env.Stderr, "res: trace: "+msg) },
+			Ready: func(n int) {
+				fmt.Fprintf(env.Stderr, "res: tracing every process's QP modifies (%d programs attached): changes carry the attributes each modify set\n", n)
+			}}})
+	if err != nil {
+		return err
+	}
+	defer readers.Close()
 	f := inspect.NewQPFollower(req.filters)
 	first := true
 	printed := 0
-	for fr := range w.Frames() {
+	for fr := range readers.Frames() {
 		if fr.Err != nil {
 			if first {
 				return fr.Err

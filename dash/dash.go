@@ -117,7 +117,10 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer conn.Close()
-	src, stop := sources(ctx, fsys, conn, o)
+	src, stop, err := sources(ctx, fsys, conn, o)
+	if err != nil {
+		return err
+	}
 	defer stop()
 	if o.Course != nil {
 		src.Shell, src.Lesson = o.Course, func() ui.Lesson { return lessonOf(o.Course.Status()) }

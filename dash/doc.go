@@ -1,8 +1,9 @@
 // Package dash runs the dashboard: it wires the system's readers and
 // the shell into ui.
 //
-// Run dials RDMA netlink, starts inspect's watch (with trace's modifies
-// when the caller gives them) and the sysfs readings, opens the verbs
+// Run dials RDMA netlink, starts the host's readers (a live.Host: the
+// netlink watch, with trace's modifies when asked, the sysfs readings
+// and the kernel log) and the diagnosis of its frames, opens the verbs
 // shell for the pane with its history (or runs the course, learn's
 // Tutor, there, with the lesson pane beside it), and runs package ui's model as a
 // Bubble Tea program on the caller's terminal until the user quits or

@@ -17,12 +17,6 @@ import (
 // wake-ups of the default 60.
 const FPS = 30
 
-// fullEvery is how many ticks pass between two readings of the GID
-// tables and IRQs (port states and counters are read every tick): a
-// GID table is up to 1,024 entries of three files each, and neither
-// changes at a person's pace.
-const fullEvery = 10
-
 // memoryLimit is the dashboard's least soft heap limit, unless GOMEMLIMIT
 // sets one. A viewer is left open for days, and its peaks (trace's BTF
 // parsed at start, a 10,000-QP refresh) are far above what it keeps:

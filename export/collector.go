@@ -27,17 +27,20 @@ type Options struct {
 	// verbscope_process_memlock_ratio) for the that many groups of
 	// processes with the most objects, each named by its container or
 	// systemd unit (owners.ByPlace), or as OwnersBy says; the rest are
-	// folded into "other". Owners looks the processes up
-	// (sysfsmon.OwnerCache: the same processes every frame).
+	// folded into "other". Owners looks the processes up (nil: Follow
+	// takes live.Host.Owners's, which asks about the same processes
+	// every frame), again only when the objects change or every
+	// owners.Every readings (owners.Cache).
 	TopOwners int
 	OwnersBy  owners.By
 	Owners    owners.Lookup
 	// Peers are asked of the other end of a QP the diagnosis judges
 	// (--peers, --prometheus); nil asks nobody.
 	Peers diagnose.Peers
-	// Interval is how often the poll loops read; a source whose last
-	// reading ended more than LateAfter intervals ago is reported failed
-	// (zero: never, for callers that feed readings by hand).
+	// Interval is how often the readers read (live.Options.Interval);
+	// a source whose last reading ended more than LateAfter intervals
+	// ago is reported failed (zero: never, for callers that feed
+	// readings by hand).
 	Interval time.Duration
 }
 
@@ -50,7 +53,7 @@ const LateAfter = pace.LateAfter
 // Collector is a prometheus.Collector of the host's RDMA state. It keeps
 // the latest netlink frame and sysfs reading and what must outlive them
 // (transition counts, the QP groups seen), and is safe for concurrent use:
-// the poll loops feed it while scrapes read it.
+// Follow feeds it while scrapes read it.
 type Collector struct {
 	opts Options
 	// now is the clock the lateness is judged by (tests use a fake);
@@ -88,10 +91,13 @@ type Collector struct {
 	causes map[causeKey]int
 	// trace is the latest frame's trace status; nil when not traced.
 	trace *inspect.TraceStatus
-	// owners are the latest frame's groups of processes (TopOwners).
-	owners []owners.Group
-	// kmsg counts the RDMA lines of the kernel log while kmsgOn
-	// (FollowKernelLog reads it).
+	// owners are the latest frame's groups of processes (TopOwners);
+	// lookups keeps the processes /proc gave as the dashboard does
+	// (owners.Cache; Observe's goroutine only).
+	owners  []owners.Group
+	lookups owners.Cache
+	// kmsg counts the RDMA lines of the kernel log, served while
+	// Follow reads them (kmsgOn).
 	kmsg   map[kmsgKey]uint64
 	kmsgOn bool
 }
@@ -150,8 +156,7 @@ func (c *Collector) Observe(f inspect.Frame) {
 	// /proc is read before the lock: a scrape never waits for it.
 	var gs []owners.Group
 	if c.opts.TopOwners > 0 && c.opts.Owners != nil && f.Snapshot != nil {
-		ps := owners.Read(f.Snapshot, c.opts.Owners)
-		owners.AddGrowth(ps, f.Update.Growing)
+		ps := c.lookups.Of(f, c.opts.Owners)
 		by := c.opts.OwnersBy
 		if by == "" {
 			by = owners.ByPlace

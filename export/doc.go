@@ -4,8 +4,8 @@
 // state, the state transitions the Tracker saw and the stuck QPs, which no
 // other RDMA exporter has.
 //
-// A Collector keeps the latest reading of each source, fed by the caller's
-// poll loops (Observe, ObserveSysfs), and turns it into const metrics on
+// A Collector keeps the latest reading of each source, handed to it one
+// by one (Observe, ObserveSysfs, ObserveKernelLine), and turns it into const metrics on
 // every scrape: a scrape reads the latest state, it never takes a snapshot
 // itself, and the Tracker's history lives between scrapes. A source whose
 // last reading is more than LateAfter intervals old fails its collectors
@@ -15,8 +15,8 @@
 // /api/v1/qps serves the per-QP detail, built once per reading; what it
 // gives a client that did not authenticate is auth.go's rule.
 //
-// The poll loops are here too: FollowNetlink (inspect's Watcher, retried
-// until RDMA netlink answers, with trace.FeedModifies when tracing) and
-// WatchSysfs (sysfsmon's Watcher, every reading whole); DeviceLimits asks libibverbs for the limits the
-// Tracker compares usage with (the one cgo dependency, through verbs).
+// The readers are live's (a live.Host, started by the caller): Follow
+// hands the Collector each of its feeds, the netlink frames, the sysfs
+// readings and the kernel log's lines, on goroutines of their own. The
+// package is pure Go.
 package export

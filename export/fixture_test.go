@@ -154,7 +154,8 @@ func withState(s *inspect.Snapshot, lqpn uint32, st inspect.QPState) *inspect.Sn
 	return &c
 }
 
-// readSysfs is one reading of fs, as WatchSysfs takes them.
+// readSysfs is one reading of fs, as the exporter's sysfs feed hands
+// them (live.Options.NoIRQs without --record).
 func readSysfs(fs *sysfsmon.FS) sysfsmon.Update {
 	w := fs.Watch(context.Background(), sysfsmon.WatchOptions{NoIRQs: true})
 	defer w.Close()

@@ -1,68 +1,82 @@
 package export
 
 import (
-	"context"
 	"log/slog"
-	"time"
+	"sync"
 
 	"github.com/verbscope/verbscope/inspect"
-	"github.com/verbscope/verbscope/trace"
+	"github.com/verbscope/verbscope/owners"
+	"github.com/verbscope/verbscope/sysfsmon"
 )
 
-// NetlinkOptions configure FollowNetlink.
-type NetlinkOptions struct {
-	// Interval is the pause between two readings, and between two tries
-	// to reach RDMA netlink.
-	Interval time.Duration
-	// Limits are the devices' object limits (DeviceLimits).
-	Limits map[string]inspect.Limits
-	// Window is how far back the Tracker looks for growing objects
-	// (0: inspect.DefaultGrowthWindow).
-	Window time.Duration
-	// Trace, when set, turns on the tracing of every process's QP
-	// modifies for the histories, and hears what trace has to say.
-	Trace *slog.Logger
-	// TraceEnv gives rdma.Check the device's facts for a traced modify
-	// that failed (trace.Options.Env).
-	TraceEnv trace.EnvFunc
-	// Also, when set, is handed every frame after the Collector took it
-	// (export --record's recording); it must not block.
-	Also func(inspect.Frame)
+// Feeds are the readings Follow takes: a live.Host's (live/host.go),
+// each source on a feed of its own, and its owners' lookup.
+type Feeds interface {
+	Frames() <-chan inspect.Frame
+	Updates() <-chan sysfsmon.Update
+	Kernel() <-chan sysfsmon.KernelLine
+	Owners() owners.Lookup
 }
 
-// FollowNetlink feeds c inspect's watch stream until ctx ends. Without
-// RDMA netlink (no ib_core yet) it reports the failure as a frame and
-// tries again every interval: a driver loaded later shows up.
-func (c *Collector) FollowNetlink(ctx context.Context, o NetlinkOptions) {
-	for {
-		conn, err := inspect.Dial()
-		if err == nil {
-			defer conn.Close()
-			var mods *inspect.ModifyQueue
-			if log := o.Trace; log != nil {
-				mods = trace.FeedModifies(ctx, trace.FeedOptions{
-					Env:     o.TraceEnv,
-					Latency: o.Interval,
-					Warn:    func(msg string) { log.Warn("trace: " + msg) },
-					Ready: func(n int) {
-						log.Info("trace: QP modifies are traced; /api/v1/qps histories carry them (their attributes to authenticated clients)", "programs", n)
-					},
-				})
-			}
-			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.Interval, Tracker: inspect.TrackerConfig{Limits: o.Limits, GrowthWindow: o.Window}, Modifies: mods})
-			for f := range w.Frames() {
-				c.Observe(f)
-				if o.Also != nil {
-					o.Also(f)
-				}
-			}
-			return
-		}
-		c.Observe(inspect.Frame{Err: err})
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(o.Interval):
-		}
+// Also are handed each reading after the Collector took it (export
+// --record's recording, a rec.Feed); neither may block. Nil: nobody.
+type Also struct {
+	Frame func(inspect.Frame)
+	Sys   func(sysfsmon.Update)
+}
+
+// Follow feeds c every reading of h until all its feeds close (the Host
+// closed, or its context ended), each feed on a goroutine of its own
+// so that none waits for another: the netlink frames (Observe, the
+// processes looked up with h's Owners unless Options.Owners gave a
+// lookup), the sysfs readings (ObserveSysfs: every reading lists the
+// devices, so a device that goes takes its series with it at the next
+// reading, and one that comes shows at the next), and the kernel log's
+// RDMA lines (ObserveKernelLine: what its ring held at start, then each
+// new one), counted while the log is read: once its reader ends (it
+// failed: KernelLogFailed says why) they are no longer served, as they
+// may fall short for good.
+func (c *Collector) Follow(h Feeds, also Also) {
+	if c.opts.Owners == nil {
+		c.opts.Owners = h.Owners()
 	}
+	c.setKernelLog(true)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for f := range h.Frames() {
+			c.Observe(f)
+			if also.Frame != nil {
+				also.Frame(f)
+			}
+		}
+	})
+	wg.Go(func() {
+		for u := range h.Updates() {
+			c.ObserveSysfs(u)
+			if also.Sys != nil {
+				also.Sys(u)
+			}
+		}
+	})
+	wg.Go(func() {
+		defer c.setKernelLog(false)
+		for l := range h.Kernel() {
+			c.ObserveKernelLine(l)
+		}
+	})
+	wg.Wait()
+}
+
+// setKernelLog says whether the kernel log's counts are served.
+func (c *Collector) setKernelLog(on bool) {
+	c.mu.Lock()
+	c.kmsgOn = on
+	c.mu.Unlock()
+}
+
+// KernelLogFailed is live.Options.KernelFailed for the exporter: it says
+// once on log why the kernel log is not counted (no privilege to read
+// /dev/kmsg, a read that failed).
+func KernelLogFailed(log *slog.Logger) func(error) {
+	return func(err error) { log.Warn("kernel log: not counted", "err", err) }
 }

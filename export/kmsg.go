@@ -1,8 +1,6 @@
 package export
 
 import (
-	"context"
-	"log/slog"
 	"sort"
 	"strings"
 
@@ -24,22 +22,6 @@ func (c *Collector) ObserveKernelLine(l sysfsmon.KernelLine) {
 		c.kmsg = map[kmsgKey]uint64{}
 	}
 	c.kmsg[kmsgKey{l.Driver, l.LevelName()}]++
-}
-
-// FollowKernelLog counts the RDMA lines of the kernel log (what is still
-// in its ring at start, then each new one) until ctx ends. Without the
-// privilege to read /dev/kmsg it says so once on log and counts nothing:
-// verbscope_kernel_log_messages_total is then absent.
-func (c *Collector) FollowKernelLog(ctx context.Context, fsys *sysfsmon.FS, log *slog.Logger) {
-	c.mu.Lock()
-	c.kmsgOn = true
-	c.mu.Unlock()
-	if err := fsys.FollowKernelLog(ctx, c.ObserveKernelLine); err != nil {
-		c.mu.Lock()
-		c.kmsgOn = false
-		c.mu.Unlock()
-		log.Warn("kernel log: not counted", "err", err)
-	}
 }
 
 // collectKernelLog sends the counts by driver and level.

@@ -14,7 +14,7 @@ func TestKernelLogCounts(t *testing.T) {
 	if n := testutil.CollectAndCount(c, "verbscope_kernel_log_messages_total"); n != 0 {
 		t.Errorf("%d kernel log series before the log is read", n)
 	}
-	c.kmsgOn = true // what FollowKernelLog sets once /dev/kmsg opened
+	c.kmsgOn = true // what Follow sets once it reads the kernel log's feed
 	for _, l := range []sysfsmon.KernelLine{{Driver: "rdma_rxe", Level: 6}, {Driver: "rdma_rxe", Level: 6}, {Driver: "mlx5_core", Level: 3}} {
 		c.ObserveKernelLine(l)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mdlayher/netlink/nltest"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/testtree"
+	"github.com/verbscope/verbscope/live"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -71,7 +72,11 @@ func TestLateSysfsReadingFails(t *testing.T) {
 	fs, blocked := blockingFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { c.WatchSysfs(ctx, fs, interval, nil); close(done) }()
+	h, err := live.Start(ctx, live.Options{Interval: interval, FS: fs, Sysfs: true, NoIRQs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.Follow(h, Also{}); close(done) }()
 	t.Cleanup(func() {
 		cancel()
 		for {

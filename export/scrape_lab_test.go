@@ -25,11 +25,11 @@ import (
 func BenchmarkScrapeLive10kQPs(b *testing.B) {
 	// The testing package runs the function once per b.N it tries; the
 	// QPs are made once and held until the process ends.
-	live.once.Do(func() { live.c, live.err = liveCollector(labkit.Env(b, "LAB_DEV"), 10000) })
-	if live.err != nil {
-		b.Fatal(live.err)
+	liveQPs.once.Do(func() { liveQPs.c, liveQPs.err = liveCollector(labkit.Env(b, "LAB_DEV"), 10000) })
+	if liveQPs.err != nil {
+		b.Fatal(liveQPs.err)
 	}
-	c := live.c
+	c := liveQPs.c
 	benchGather(b, c)
 	series := gatherCount(b, c)
 	if series >= 500 {
@@ -39,7 +39,7 @@ func BenchmarkScrapeLive10kQPs(b *testing.B) {
 	b.ReportMetric(rssMiB(b), "MiB-RSS")
 }
 
-var live struct {
+var liveQPs struct {
 	once sync.Once
 	c    *Collector
 	err  error

@@ -20,8 +20,8 @@
 // (schemacheck.go), its values bounded; it refuses a file of a newer
 // schema and turns a damaged one into an error, never a panic.
 //
-// Run records a host (`verbscope record`) through inspect's and
-// sysfsmon's watchers; a Feed writes the readings another consumer
+// Run records a host (`verbscope record`) from a live.Host's netlink and
+// sysfs feeds (a Source); a Feed writes the readings another consumer
 // already has (the dashboard's rewind, `export --record`). Player plays
 // a recording back as the watchers' frames (`dash --replay`, the
 // rewind); Reader answers `record info` and `record export`, whose

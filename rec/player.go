@@ -301,7 +301,7 @@ func (p *Player) sysAt(ctx context.Context, t time.Time) (sysfsmon.Update, bool)
 }
 
 // irqLookBack bounds how many sys readings back irqsBefore looks: the
-// IRQs are read on full readings only (the recorder's FullEvery, 10).
+// IRQs are read on full readings only (every live.FullEvery, 10).
 const irqLookBack = 32
 
 // irqsBefore finds the IRQ reading before the one of time t, among the

@@ -10,20 +10,9 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
-// RunOptions tune Run; the zero value records at inspect's and
-// sysfsmon's default intervals until ctx ends.
+// RunOptions tune Run; the zero value records until ctx ends.
 type RunOptions struct {
-	Interval time.Duration
-	// Dev limits the recording to one device.
-	Dev string
-	// Limits are the device limits the Tracker warns near.
-	Limits map[string]inspect.Limits
-	// Modifies, when set, starts trace's modify events, so that the
-	// transitions carry what each modify set.
-	Modifies func(ctx context.Context, warn func(string), ready func(programs int), latency time.Duration) *inspect.ModifyQueue
-	// Warn hears what trace cannot do and how many programs it attached
-	// once it runs (each said with "trace: " first), and what went
-	// wrong with the last reading.
+	// Warn hears what went wrong with the last reading.
 	Warn func(string)
 	// Written hears of each reading committed: the objects' (res) or
 	// sysfs' (sys).
@@ -33,14 +22,24 @@ type RunOptions struct {
 	Quit <-chan struct{}
 }
 
-// Run records c's objects and fsys's devices and counters into w until
-// ctx ends (a clean stop: nil), then takes one last reading (last). A
+// Source is what Run records: a live.Host's netlink and sysfs feeds
+// (live/host.go), and what its last reading asks of them.
+type Source interface {
+	Frames() <-chan inspect.Frame
+	Updates() <-chan sysfsmon.Update
+	// Refresh asks for a reading now.
+	Refresh()
+	// Drain returns once trace handed over what the kernel had traced
+	// (inspect.ModifyQueue.Drain); nil at once without trace.
+	Drain(ctx context.Context) error
+}
+
+// Run records src's objects, devices and counters into w until ctx
+// ends (a clean stop: nil), then takes one last reading (last). A
 // reading that fails is written as a gap and recording goes on; only
-// the file failing stops it.
-func Run(ctx context.Context, c *inspect.Conn, fsys *sysfsmon.FS, w *Writer, o RunOptions) error {
-	// The readers outlive ctx by the last reading.
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
+// the file failing stops it. src's readers must outlive ctx, by the
+// last reading; Run does not stop them.
+func Run(ctx context.Context, src Source, w *Writer, o RunOptions) error {
 	warn := o.Warn
 	if warn == nil {
 		warn = func(string) {}
@@ -49,33 +48,25 @@ func Run(ctx context.Context, c *inspect.Conn, fsys *sysfsmon.FS, w *Writer, o R
 	if written == nil {
 		written = func(string, time.Time) {}
 	}
-	wo := inspect.WatchOptions{Interval: o.Interval,
-		Snapshot: inspect.SnapshotOptions{Query: inspect.Query{Dev: o.Dev}},
-		Tracker:  inspect.TrackerConfig{Limits: o.Limits}}
-	if o.Modifies != nil {
-		traceWarn := func(s string) { warn("trace: " + s) }
-		wo.Modifies = o.Modifies(rctx, traceWarn, func(n int) {
-			traceWarn(fmt.Sprintf("%d programs attached: transitions carry what each modify set", n))
-		}, o.Interval)
-	}
-	res := inspect.Watch(rctx, c, wo)
-	defer res.Close()
-	sys := fsys.Watch(rctx, sysfsmon.WatchOptions{Interval: o.Interval, FullEvery: 10})
-	defer sys.Close()
-	if err := loop(ctx, w, res.Frames(), sys.Updates(), written); err != nil || ctx.Err() == nil {
+	if err := loop(ctx, w, src.Frames(), src.Updates(), written); err != nil || ctx.Err() == nil {
 		return err
 	}
-	return last(w, res, wo.Modifies, o.Quit, written, warn)
+	return last(w, src, src, o.Quit, written, warn)
 }
 
 // lastWait bounds the last reading: trace's drain and a whole dump
 // (10,000 QPs take seconds under emulation).
 const lastWait = 15 * time.Second
 
-// watcher is what last needs of an inspect.Watcher.
+// watcher is what last needs of the netlink watch.
 type watcher interface {
 	Refresh()
 	Frames() <-chan inspect.Frame
+}
+
+// drainer is what last needs of trace (Source.Drain).
+type drainer interface {
+	Drain(ctx context.Context) error
 }
 
 // last writes one more reading when recording stops, taken once trace
@@ -84,7 +75,7 @@ type watcher interface {
 // not in the file, up to an interval of it, and trace's events that
 // waited in the ring for a batch (short-lived QPs' whole lives). The
 // readings that come first are written too.
-func last(w *Writer, res watcher, q *inspect.ModifyQueue, quit <-chan struct{}, written func(string, time.Time), warn func(string)) error {
+func last(w *Writer, res watcher, q drainer, quit <-chan struct{}, written func(string, time.Time), warn func(string)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), lastWait)
 	defer cancel()
 	if quit != nil {

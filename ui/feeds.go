@@ -55,7 +55,7 @@ func (m *model) waitRes() tea.Cmd {
 				p.recordKernel(drainKernel(kern))
 				d := p.build(f, st)
 				if look != nil && f.Snapshot != nil {
-					d.owners = p.owners.ownersOf(f, look)
+					d.owners = p.owners.Of(f, look)
 				}
 				return resMsg{d}
 			case l, ok := <-kern:

@@ -56,7 +56,7 @@ type resBuilder struct {
 		ours   string
 		stable bool
 	}
-	owners ownersCache
+	owners owners.Cache
 }
 
 type rowMeta struct {

@@ -24,12 +24,14 @@ type Sources struct {
 	// Sys delivers sysfsmon's readings (devices, ports, GIDs, counters
 	// with rates, IRQs).
 	Sys <-chan sysfsmon.Update
-	// Owners looks a process up in /proc (sysfsmon.OwnerCache), for
-	// the owners view; it is called off the UI goroutine, once per
-	// process per frame. Nil leaves the view empty.
+	// Owners looks a process up in /proc (live.Host.Owners), for the
+	// owners view; it is called off the UI goroutine, once per process
+	// of a frame whose objects changed, and every owners.Every frames
+	// (owners.Cache). Nil leaves the view empty.
 	Owners owners.Lookup
 	// Kernel delivers the lines RDMA drivers write to the kernel log
-	// (sysfsmon.FS.FollowKernelLog), for the events view.
+	// (live.Host.Kernel), for the events view: a feed of its own, read
+	// whether frames come or not.
 	Kernel <-chan sysfsmon.KernelLine
 	// Notices are one-line messages of background parts (trace saying
 	// what it cannot see), shown on the status line.

@@ -1,4 +1,4 @@
-package ui
+package owners
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 )
 
 // TestOwnersOfIdleReadings: a reading with the last one's objects
-// reuses its processes, read from /proc again every ownersEvery
+// reuses its processes, read from /proc again every Every
 // readings and for a reading with other objects; each frame's growth
 // is its own, never piled up on the kept answer.
 func TestOwnersOfIdleReadings(t *testing.T) {
@@ -19,19 +19,19 @@ func TestOwnersOfIdleReadings(t *testing.T) {
 	}
 	qps := []inspect.QP{{Object: inspect.Object{DevName: "rxe0", PID: 100, TGID: 100, Comm: "app"}, LQPN: 17}}
 	growth := []inspect.Growth{{TGID: 100, Comm: "app", Kind: "mr"}}
-	var c ownersCache
-	for i := range 2 * ownersEvery {
+	var c Cache
+	for i := range 2 * Every {
 		f := inspect.Frame{Snapshot: &inspect.Snapshot{QPs: qps}, Update: inspect.Update{Growing: growth}}
-		ps := c.ownersOf(f, look)
+		ps := c.Of(f, look)
 		if len(ps) != 1 || ps[0].TGID != 100 || len(ps[0].Growing) != 1 {
 			t.Fatalf("reading %d: %+v, want process 100 growing once", i, ps)
 		}
 	}
 	if looks != 2 {
-		t.Errorf("%d looks at /proc over %d idle readings, want 2 (one every %d)", looks, 2*ownersEvery, ownersEvery)
+		t.Errorf("%d looks at /proc over %d idle readings, want 2 (one every %d)", looks, 2*Every, Every)
 	}
 	other := append([]inspect.QP(nil), qps...)
-	c.ownersOf(inspect.Frame{Snapshot: &inspect.Snapshot{QPs: other}}, look)
+	c.Of(inspect.Frame{Snapshot: &inspect.Snapshot{QPs: other}}, look)
 	if looks != 3 {
 		t.Errorf("a reading with other objects was not looked up (%d looks)", looks)
 	}
