@@ -23,13 +23,17 @@ func TestSameObjectsWriteNothing(t *testing.T) {
 		{Object: inspect.Object{DevName: "rxe0", PID: 7, Comm: "holder"}, Port: 1, LQPN: 18, Type: rdma.QPTypeRC, State: rdma.QPStateInit},
 	}
 	s1 := &inspect.Snapshot{Time: t0, QPs: qps}
+	// As a Watcher's reading: every kind marked.
+	s1.MarkChanged(rdma.ResourceKinds()...)
 	s2 := *s1 // the same objects, a second later
 	s2.Time = t0.Add(time.Second)
 	s3 := s2 // equal objects, read again
 	s3.Time, s3.QPs = t0.Add(2*time.Second), append([]inspect.QP(nil), qps...)
+	s3.MarkChanged(rdma.KindQP)
 	s4 := s3 // one of them moved to ERR
 	s4.Time, s4.QPs = t0.Add(3*time.Second), append([]inspect.QP(nil), qps...)
 	s4.QPs[1].State = rdma.QPStateErr
+	s4.MarkChanged(rdma.KindQP)
 	path := recordSnaps(t, "same.vsrec", Host{Hostname: "lab", Devices: []string{"rxe0"}, Interval: time.Second}, WriterOptions{KeyEvery: 100}, s1, &s2, &s3, &s4)
 	r := openT(t, path)
 	var got []string

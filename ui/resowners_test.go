@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -19,9 +20,12 @@ func TestOwnersOfIdleReadings(t *testing.T) {
 	}
 	qps := []inspect.QP{{Object: inspect.Object{DevName: "rxe0", PID: 100, TGID: 100, Comm: "app"}, LQPN: 17}}
 	growth := []inspect.Growth{{TGID: 100, Comm: "app", Kind: "mr"}}
+	idle := inspect.Snapshot{QPs: qps}
+	idle.MarkChanged(rdma.ResourceKinds()...) // as a Watcher's reading: every kind marked
 	var c ownersCache
 	for i := range 2 * ownersEvery {
-		f := inspect.Frame{Snapshot: &inspect.Snapshot{QPs: qps}, Update: inspect.Update{Growing: growth}}
+		s := idle // the same objects, a reading later
+		f := inspect.Frame{Snapshot: &s, Update: inspect.Update{Growing: growth}}
 		ps := c.ownersOf(f, look)
 		if len(ps) != 1 || ps[0].TGID != 100 || len(ps[0].Growing) != 1 {
 			t.Fatalf("reading %d: %+v, want process 100 growing once", i, ps)
