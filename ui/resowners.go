@@ -13,18 +13,18 @@ const ownersEvery = 10
 
 // ownersCache keeps the last reading's processes (resBuilder.owners).
 type ownersCache struct {
-	snap *inspect.Snapshot
-	ps   []owners.Process // before AddGrowth
+	gens inspect.Generations // of the objects ps was read for
+	ps   []owners.Process    // before AddGrowth
 	age  int
 }
 
 // ownersOf is who holds f's objects: read from /proc again for a
 // reading with other objects, else the last answer (an idle host's
-// readings hand over the same objects: inspect.Snapshot.SameObjects),
+// readings keep their objects' generations: inspect.Generations.Same),
 // read again every ownersEvery readings; each with f's growth added.
 func (c *ownersCache) ownersOf(f inspect.Frame, look owners.Lookup) []owners.Process {
-	if !f.Snapshot.SameObjects(c.snap) || c.age+1 >= ownersEvery {
-		c.snap, c.ps, c.age = f.Snapshot, owners.Read(f.Snapshot, look), 0
+	if gens := f.Snapshot.Generations(); !gens.Same(c.gens) || c.age+1 >= ownersEvery {
+		c.gens, c.ps, c.age = gens, owners.Read(f.Snapshot, look), 0
 	} else {
 		c.age++
 	}
