@@ -71,8 +71,9 @@ func TestKeepEqualCarriesGenerations(t *testing.T) {
 }
 
 // TestRefreshMarksWhatChanged: a reading built from trace keeps the
-// last reading's generation of every kind it did not read again and of
-// QPs read again unchanged; QPs that changed get a new one.
+// last reading's generation of every kind it did not read again, of
+// every kind it read again equal (the CM_IDs, dumped each reading) and
+// of QPs read again unchanged; QPs that changed get a new one.
 func TestRefreshMarksWhatChanged(t *testing.T) {
 	s := mixedSnapshot(t)
 	gets := 0
