@@ -29,6 +29,7 @@ func manyQPs(t testing.TB, n int) *inspect.Snapshot {
 		}
 		s.QPs = append(s.QPs, q)
 	}
+	s.MarkChanged(rdma.KindQP)
 	return s
 }
 

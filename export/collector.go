@@ -11,6 +11,7 @@ import (
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/internal/pace"
 	"github.com/verbscope/verbscope/owners"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -79,9 +80,12 @@ type Collector struct {
 	// every frame: Update.Transitions), by group and state entered.
 	transitions map[inspect.Transition]uint64
 	// counts and stuck are the latest frame's QPs by group and state and
-	// its stuck QPs by group, counted once per frame, not per scrape.
-	counts map[stateKey]int
-	stuck  map[group]int
+	// its stuck QPs by group, counted once per frame, not per scrape;
+	// countsGen is the generation of the QPs counted
+	// (inspect.Snapshot.Generation).
+	counts    map[stateKey]int
+	countsGen uint64
+	stuck     map[group]int
 	// qps is the latest frame's /api/v1/qps, built on demand.
 	qps *qpDoc
 	// diag judges the QPs that need a look, frame by frame (Observe's
@@ -175,16 +179,17 @@ func (c *Collector) Observe(f inspect.Frame) {
 		c.frame.Err = f.Err
 		c.frame.Snapshot = nil
 		c.qps = nil
+		c.countsGen = 0
 		return
 	}
-	// An idle host's reading hands over the last one's very QPs
-	// (inspect.Snapshot.SameObjects): their counts by state stand.
-	same := f.Snapshot.SameObjects(c.frame.Snapshot)
 	c.frame = f
 	c.owners = gs
 	c.qps = newQPDoc(f.Snapshot, f.History, verdicts)
 	c.causes = countCauses(verdicts)
-	if !same {
+	// An idle host's reading hands over the last one's QPs with their
+	// generation: their counts by state stand.
+	if gen := f.Snapshot.Generation(rdma.KindQP); gen == 0 || gen != c.countsGen {
+		c.countsGen = gen
 		c.counts = map[stateKey]int{}
 		for i := range f.Snapshot.QPs {
 			q := &f.Snapshot.QPs[i]

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // TestRemovedDeviceTakesItsSeries: the exporter asks each device's limits
@@ -22,6 +23,7 @@ func TestRemovedDeviceTakesItsSeries(t *testing.T) {
 	both.Devices = append(both.Devices, rts.Devices...)
 	both.Summary = append(both.Summary, rts.Summary...)
 	both.QPs = append(both.QPs, rts.QPs...)
+	both.MarkChanged(rdma.KindQP)
 	observe(both)
 	if n := deviceSeries(t, c, "rxe1"); n["verbscope_resource_usage_ratio"] != 5 {
 		t.Fatalf("with rxe1: %v series name it, want 5 of resource_usage_ratio among them", n)

@@ -12,6 +12,7 @@ import (
 	"github.com/mdlayher/netlink"
 	"github.com/mdlayher/netlink/nltest"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -151,6 +152,7 @@ func withState(s *inspect.Snapshot, lqpn uint32, st inspect.QPState) *inspect.Sn
 			c.QPs[i].State = st
 		}
 	}
+	c.MarkChanged(rdma.KindQP)
 	return &c
 }
 

@@ -36,6 +36,7 @@ func onDevice(s *inspect.Snapshot, dev string) *inspect.Snapshot {
 	for i := range c.QPs {
 		c.QPs[i].DevName = dev
 	}
+	c.MarkChanged(rdma.KindQP)
 	return &c
 }
 

@@ -16,7 +16,7 @@ func TestIdleFrameKeepsCounts(t *testing.T) {
 	rts := recorded(t, "rc-rts")
 	errd := withState(rts, 18, rdma.QPStateErr)
 	// again is s one second later with the same objects; copied, with
-	// equal copies of its QPs.
+	// equal copies of its QPs, marked as read again.
 	again := func(s *inspect.Snapshot) *inspect.Snapshot {
 		c := *s
 		c.Time = s.Time.Add(1e9)
@@ -25,6 +25,7 @@ func TestIdleFrameKeepsCounts(t *testing.T) {
 	copied := func(s *inspect.Snapshot) *inspect.Snapshot {
 		c := again(s)
 		c.QPs = append([]inspect.QP(nil), s.QPs...)
+		c.MarkChanged(rdma.KindQP)
 		return c
 	}
 	same := []*inspect.Snapshot{rts, again(rts), errd, again(errd), again(errd)}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 )
 
 // The verdict of a QP that needs a look rides in its object (whole to a
@@ -35,6 +36,7 @@ func TestQPsAPIVerdictAndGone(t *testing.T) {
 			gone.QPs = append(gone.QPs, q)
 		}
 	}
+	gone.MarkChanged(rdma.KindQP)
 	c.Observe(inspect.Frame{Snapshot: &gone, Update: tr.Update(&gone), History: tr.Histories()})
 
 	type obj struct {
@@ -96,6 +98,7 @@ func TestQPsAPIForPeers(t *testing.T) {
 			gone.QPs = append(gone.QPs, q)
 		}
 	}
+	gone.MarkChanged(rdma.KindQP)
 	c.Observe(inspect.Frame{Snapshot: &gone, Update: tr.Update(&gone), History: tr.Histories()})
 	srv := httptest.NewServer(sensitiveAPI(c))
 	defer srv.Close()

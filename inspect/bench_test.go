@@ -99,6 +99,7 @@ func BenchmarkTrackIdle10kQPs(b *testing.B) {
 			Port: 1, LQPN: uint32(17 + i), Type: rdma.QPTypeRC, State: rdma.QPStateInit, PDN: 1}
 	}
 	s := &Snapshot{Time: time.Unix(1e9, 0), QPs: qps}
+	s.MarkChanged(rdma.ResourceKinds()...) // as a Watcher's reading: every kind marked
 	t := NewTracker(TrackerConfig{})
 	t.Update(s)
 	b.ReportAllocs()

@@ -30,7 +30,10 @@
 // a reading costs what changed, not what exists: between whole dumps,
 // every 30 s by default, it reads only the kinds trace touched, and of
 // the QPs those touched and those the kernel moves on its own (connected
-// states), each by a get of one QP. A QPFollower (follow.go)
+// states), each by a get of one QP. Readings share the objects that did
+// not change and say which did: each kind carries a generation
+// (generation.go; Snapshot states the contract), and readers compare
+// generations, never where the objects lie. A QPFollower (follow.go)
 // turns the Frames into the lines of `verbscope res qp --follow`: QPs
 // that appeared or vanished (the Update's), state changes and traced
 // modifies (the new history entries), as text or JSON.

@@ -22,14 +22,13 @@ type resourceKind struct {
 	dumpDev func(ctx context.Context, c *Conn, d Device, q Query, cc *commCache, s *Snapshot) error
 	// rows dumps the kind and hands each object's row to add (DumpRows).
 	rows func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error
-	// reuse gives dst src's objects of the kind (shared: a delivered
-	// Snapshot is never written).
+	// reuse gives dst src's slice of the kind (shared: a delivered
+	// Snapshot is never written); Snapshot.Reuse carries its
+	// generation with it.
 	reuse func(dst, src *Snapshot)
-	// same reports whether a and b share the kind's slice.
-	same func(a, b *Snapshot) bool
-	// keepEqual gives dst prev's slice of the kind when the two hold
-	// equal objects (Snapshot.keepEqual).
-	keepEqual func(dst, prev *Snapshot)
+	// equal reports whether a and b hold equal objects of the kind
+	// (Snapshot.keepEqual).
+	equal func(a, b *Snapshot) bool
 }
 
 // kindOf builds a resourceKind from the kind's netlink dump, its slice
@@ -70,15 +69,9 @@ func kindOf[T any, P interface {
 			return err
 		},
 		reuse: func(dst, src *Snapshot) { *of(dst) = *of(src) },
-		same: func(a, b *Snapshot) bool {
+		equal: func(a, b *Snapshot) bool {
 			x, y := *of(a), *of(b)
-			return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
-		},
-		keepEqual: func(dst, prev *Snapshot) {
-			x, y := of(dst), *of(prev)
-			if len(*x) == len(y) && len(y) > 0 && reflect.DeepEqual(*x, y) {
-				*x = y
-			}
+			return len(x) == len(y) && (len(x) == 0 || reflect.DeepEqual(x, y))
 		},
 		rows: func(c *Conn, q Query, driver bool, add func(Row), owners *[]*Object) error {
 			objs, err := dump(c, q)
@@ -99,8 +92,9 @@ func kindOf[T any, P interface {
 	}
 }
 
-// resourceKinds are the kinds in rdma.ResourceKinds' order.
-var resourceKinds = []resourceKind{
+// resourceKinds are the kinds in rdma.ResourceKinds' order, which is
+// also Generations'.
+var resourceKinds = [numKinds]resourceKind{
 	kindOf(rdma.KindQP, &qpKind, func(s *Snapshot) *[]QP { return &s.QPs }, (*Conn).QPs, func(q *QP) uint32 { return q.LQPN }),
 	kindOf(rdma.KindCQ, &cqKind, func(s *Snapshot) *[]CQ { return &s.CQs }, (*Conn).CQs, func(c *CQ) uint32 { return c.CQN }),
 	kindOf(rdma.KindMR, &mrKind, func(s *Snapshot) *[]MR { return &s.MRs }, (*Conn).MRs, func(m *MR) uint32 { return m.MRN }),

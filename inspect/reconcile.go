@@ -71,7 +71,8 @@ func (r *reconciler) vouches(st *TraceStatus, now time.Time) bool {
 }
 
 // dump takes a whole dump, which hands over the last reading's objects
-// of each kind that it read again equal (Snapshot.keepEqual).
+// of each kind that it read again equal, with their generation
+// (Snapshot.keepEqual).
 func (r *reconciler) dump(ctx context.Context) (*Snapshot, bool, error) {
 	s, err := r.c.Snapshot(ctx, r.opts)
 	if err != nil {

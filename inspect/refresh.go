@@ -52,14 +52,23 @@ func (c *Conn) refresh(ctx context.Context, prev *Snapshot, t touched, opts Snap
 		return nil, errDumpQPs
 	}
 	for _, rk := range resourceKinds {
-		if skip[rk.kind] && rk.kind != rdma.KindQP {
-			rk.reuse(s, prev)
+		if rk.kind != rdma.KindQP && (skip[rk.kind] || rk.equal(s, prev)) {
+			// Not read again, or read again equal (an idle host's
+			// CM_IDs): the last reading's objects and generation.
+			s.Reuse(rk.kind, prev)
 		}
 	}
 	cc := c.freshComm()
 	get := func(d Device, port, lqpn uint32) (QP, bool, error) { return c.qpGet(ctx, d, port, lqpn, cc) }
-	if s.QPs, err = refreshQPs(prev.QPs, t, s.Devices, get); err != nil {
+	qps, changed, err := refreshQPs(prev.QPs, t, s.Devices, get)
+	switch {
+	case err != nil:
 		return nil, err
+	case changed:
+		s.QPs = qps
+		s.MarkChanged(rdma.KindQP)
+	default:
+		s.Reuse(rdma.KindQP, prev)
 	}
 	return s, nil
 }
@@ -88,8 +97,8 @@ type qpGetter func(d Device, port, resID uint32) (q QP, found bool, err error)
 // refreshQPs builds the QPs of a traced reading from prev's: the touched
 // ones and the active ones read again by get, the destroyed ones
 // dropped, a new one added; in a dump's order (device, port, restrack
-// id).
-func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error) {
+// id). changed is false when they are prev's, unchanged.
+func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) (qps []QP, changed bool, err error) {
 	devByName := make(map[string]Device, len(devs))
 	for _, d := range devs {
 		devByName[d.Name] = d
@@ -126,7 +135,7 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error)
 		if port == 0 {
 			// Just created, still in RESET: netlink reads it
 			// only in a dump.
-			return nil, errDumpQPs
+			return nil, false, errDumpQPs
 		}
 		want[k] = where{port, qpResID(port, k.ID)}
 	}
@@ -139,14 +148,14 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error)
 		}
 	}
 	if len(want) > maxQPGets {
-		return nil, errDumpQPs
+		return nil, false, errDumpQPs
 	}
 	got := make(map[Key]QP, len(want))
 	for k, w := range want {
 		q, found, err := get(devByName[k.Dev], w.port, w.resID)
 		switch {
 		case err != nil:
-			return nil, err
+			return nil, false, err
 		case found:
 			got[k] = q
 		default: // gone, its destroy not yet read from trace's ring
@@ -155,9 +164,10 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error)
 	}
 	if len(drop) == 0 && unchanged(got, prev, at) {
 		// The QPs read again are as they were (the GSI QP, idle QPs
-		// in RTS): the last reading's slice, so readers see the very
-		// same objects (Snapshot.SameObjects) and skip their work.
-		return prev, nil
+		// in RTS): the last reading's slice and generation, so readers
+		// see the same objects (Snapshot.SameObjects) and skip their
+		// work.
+		return prev, false, nil
 	}
 	out := make([]QP, 0, len(prev)+len(got))
 	placed := make(map[Key]bool, len(got))
@@ -200,7 +210,7 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) ([]QP, error)
 	if len(out) == 0 {
 		out = nil // as a dump of none
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // qpResID is a QP's restrack id, the key of the kernel's table of QPs

@@ -35,6 +35,7 @@ func mixedSnapshot(t *testing.T) *Snapshot {
 		}
 	}
 	s.QPs = append(qps, s.QPs[n-1])
+	s.MarkChanged(rdma.KindQP)
 	return s
 }
 
@@ -118,7 +119,7 @@ func TestRefreshQPs(t *testing.T) {
 			if now == nil {
 				now = moved
 			}
-			got, err := refreshQPs(prev, tc.touched, s.Devices, kernelAt(now, &gets))
+			got, _, err := refreshQPs(prev, tc.touched, s.Devices, kernelAt(now, &gets))
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err %v, want %v", err, tc.wantErr)
 			}
@@ -139,7 +140,7 @@ func TestRefreshQPsTooManyGetsDumps(t *testing.T) {
 		xs = append(xs, Touch{Kind: rdma.KindQP, Dev: s.QPs[0].DevName, ID: uint32(1000 + i), Port: 1})
 	}
 	gets := 0
-	if _, err := refreshQPs(s.QPs, touchedOf(xs...), s.Devices, kernelAt(s.QPs, &gets)); !errors.Is(err, errDumpQPs) || gets != 0 {
+	if _, _, err := refreshQPs(s.QPs, touchedOf(xs...), s.Devices, kernelAt(s.QPs, &gets)); !errors.Is(err, errDumpQPs) || gets != 0 {
 		t.Errorf("%d QPs to read alone: err %v after %d gets, want errDumpQPs before any", maxQPGets+1, err, gets)
 	}
 }
@@ -153,7 +154,7 @@ func TestRefreshQPsNothingToRead(t *testing.T) {
 		}
 	}
 	gets := 0
-	got, err := refreshQPs(idle, touched{}, s.Devices, kernelAt(idle, &gets))
+	got, _, err := refreshQPs(idle, touched{}, s.Devices, kernelAt(idle, &gets))
 	if err != nil || gets != 0 || len(got) != len(idle) || &got[0] != &idle[0] {
 		t.Errorf("no touch, no active QP: got %d QPs (same slice %v), %d gets, err %v; want the last reading's, untouched, no get", len(got), len(got) > 0 && &got[0] == &idle[0], gets, err)
 	}
@@ -180,12 +181,12 @@ func TestTouchedKeepsPortAndMarksUsers(t *testing.T) {
 func TestRefreshQPsUnchangedIsTheSame(t *testing.T) {
 	s := mixedSnapshot(t)
 	gets := 0
-	got, err := refreshQPs(s.QPs, touched{}, s.Devices, kernelAt(s.QPs, &gets))
+	got, _, err := refreshQPs(s.QPs, touched{}, s.Devices, kernelAt(s.QPs, &gets))
 	if err != nil || gets == 0 || len(got) != len(s.QPs) || &got[0] != &s.QPs[0] {
 		t.Errorf("the active QPs read again unchanged: %d gets, err %v, same slice %v; want the last reading's slice", gets, err, len(got) > 0 && &got[0] == &s.QPs[0])
 	}
 	touchedIdle := touchedOf(qpTouch(s.QPs[3], false)) // modified, but to the same
-	if got, err := refreshQPs(s.QPs, touchedIdle, s.Devices, kernelAt(s.QPs, &gets)); err != nil || &got[0] != &s.QPs[0] {
+	if got, _, err := refreshQPs(s.QPs, touchedIdle, s.Devices, kernelAt(s.QPs, &gets)); err != nil || &got[0] != &s.QPs[0] {
 		t.Errorf("a touched QP read again unchanged: err %v; want the last reading's slice", err)
 	}
 }
@@ -199,7 +200,7 @@ func TestRefreshQPsEachOnce(t *testing.T) {
 	now := append([]QP(nil), s.QPs...)
 	now[1].State = rdma.QPStateErr
 	gets := 0
-	got, err := refreshQPs(twice, touchedOf(qpTouch(now[1], false)), s.Devices, kernelAt(now, &gets))
+	got, _, err := refreshQPs(twice, touchedOf(qpTouch(now[1], false)), s.Devices, kernelAt(now, &gets))
 	if err != nil {
 		t.Fatal(err)
 	}

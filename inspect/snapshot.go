@@ -11,6 +11,21 @@ import (
 // Snapshot is everything nldev knows at one moment: what `rdma dev`,
 // `rdma link`, `rdma resource show` (all object kinds), `rdma statistic`
 // and `rdma system` show together, for every process.
+//
+// Readings share objects, and say so: whoever makes a Snapshot (a
+// Watcher, a recording's Player) may hand a kind's slice of the last
+// reading over when the kind did not change (an idle host's 10,000 QPs
+// are neither copied nor looked at again), and marks every kind with a
+// generation (Generation): a new one when it made or edited the kind's
+// slice (MarkChanged), the last reading's when it handed the slice over
+// (Reuse). A reader keeps the generations it last derived something
+// from and compares them with the next reading's: the same generation
+// means the same contents, so an idle host's readings cost its readers
+// nothing. Slices are shared between readings and readers, so nobody
+// writes a delivered Snapshot's slices: the edit would reach every
+// reading that shares them, under generations that say nothing changed.
+// Generation 0 is unmarked (a Snapshot built field by field): never the
+// same as any other, its readers look at it whole.
 type Snapshot struct {
 	// Time is when the snapshot was started; Took how long it took.
 	Time time.Time
@@ -41,6 +56,9 @@ type Snapshot struct {
 	// snapshot: one odd device or an unsupported request never hides
 	// the rest.
 	Warnings []error
+
+	// gen is each object kind's generation, in resourceKinds' order.
+	gen Generations
 }
 
 // Each calls fn for every object of the snapshot with its kind and the
@@ -74,34 +92,27 @@ func (s *Snapshot) Shows() func(dev string) bool {
 	}
 }
 
-// SameObjects reports whether s and o hold the very same objects: each
-// kind's slice is the other's (a reading built from trace's events on an
-// idle host hands over the last reading's, Conn.refresh). Readers that
-// derive something from every object (the dashboard's rows) keep what
-// they derived; equal but separately read objects are not the same.
+// SameObjects reports whether s and o hold the same objects of every
+// kind: their generations say so (Generations.Same). Readers that derive
+// something from every object (the dashboard's rows) keep what they
+// derived; equal but separately read objects are not the same.
 func (s *Snapshot) SameObjects(o *Snapshot) bool {
-	if s == nil || o == nil {
-		return false
-	}
-	for _, rk := range resourceKinds {
-		if !rk.same(s, o) {
-			return false
-		}
-	}
-	return true
+	return s.Generations().Same(o.Generations())
 }
 
-// keepEqual gives s prev's slice of every kind whose objects s read
-// again equal (a whole dump of an idle host): readers then see the same
-// objects (SameObjects) and skip the work an idle reading does not
-// need, after a whole dump as after a reading built from trace's
-// events.
+// keepEqual hands s prev's objects of every kind that s read again
+// equal (a whole dump of an idle host), with their generation: readers
+// then see the same objects (SameObjects) and skip the work an idle
+// reading does not need, after a whole dump as after a reading built
+// from trace's events.
 func (s *Snapshot) keepEqual(prev *Snapshot) {
 	if prev == nil {
 		return
 	}
 	for _, rk := range resourceKinds {
-		rk.keepEqual(s, prev)
+		if rk.equal(s, prev) {
+			s.Reuse(rk.kind, prev)
+		}
 	}
 }
 
@@ -140,7 +151,8 @@ func (c *Conn) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 }
 
 // snapshot is Snapshot without the dumps of the kinds skip names (their
-// slices stay empty).
+// slices stay empty and unmarked); every kind it dumps has a new
+// generation.
 func (c *Conn) snapshot(ctx context.Context, opts SnapshotOptions, skip map[Kind]bool) (*Snapshot, error) {
 	s := &Snapshot{Time: time.Now()}
 	defer func() { s.Took = time.Since(s.Time) }()
@@ -207,6 +219,11 @@ func (c *Conn) snapshot(ctx context.Context, opts SnapshotOptions, skip map[Kind
 	}
 	if s.System, err = c.system(ctx); soft(err) != nil {
 		return nil, err
+	}
+	for _, rk := range resourceKinds {
+		if !skip[rk.kind] {
+			s.MarkChanged(rk.kind)
+		}
 	}
 	return s, nil
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/verbscope/verbscope/rdma"
 )
 
-// An idle host's readings built from trace's events hand over the last
-// reading's objects (Snapshot.SameObjects): nothing appeared, vanished
+// An idle host's readings hand over the last reading's objects, with
+// their generations (Snapshot.SameObjects): nothing appeared, vanished
 // or changed state, and no QP's PSNs moved. The Tracker then looks only
 // at the QPs that a reading can judge (connected: failed, or in a state
 // whose PSNs the stuck judgement follows) and hands out what it derived

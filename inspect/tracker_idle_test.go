@@ -30,7 +30,7 @@ func TestTrackerSameObjectsAsWhole(t *testing.T) {
 		if last != nil {
 			s = clone(last, at(i))
 			if change == nil {
-				s.QPs = last.QPs // the same objects: every kind's slice is last's
+				s.Reuse(rdma.KindQP, last) // the same objects: every kind's slice is last's
 			}
 		}
 		if change != nil {

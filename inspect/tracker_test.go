@@ -25,11 +25,13 @@ func recorded(t *testing.T, name string, at time.Time) *Snapshot {
 	return s
 }
 
-// clone copies a snapshot deeply enough to change its QPs and counters.
+// clone copies a snapshot deeply enough to change its QPs (marked
+// changed) and counters.
 func clone(s *Snapshot, at time.Time) *Snapshot {
 	c := *s
 	c.Time = at
 	c.QPs = slices.Clone(s.QPs)
+	c.MarkChanged(rdma.KindQP)
 	c.PortCounters = slices.Clone(s.PortCounters)
 	for i := range c.PortCounters {
 		c.PortCounters[i].Counters = slices.Clone(s.PortCounters[i].Counters)

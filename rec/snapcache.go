@@ -30,9 +30,10 @@ type snapCache struct {
 	keySeq int64
 	// snap is the Snapshot made of cur, and changed the kinds of the
 	// rows applied to cur since: a step hands over snap's objects of
-	// every other kind (an idle recording's readings then share their
-	// objects, inspect.Snapshot.SameObjects, and the Tracker and the
-	// views skip their work as live).
+	// every other kind with their generations (an idle recording's
+	// readings then share their objects, inspect.Snapshot.SameObjects,
+	// and the Tracker and the views skip their work as live), and
+	// marks the kinds it makes anew.
 	snap    *inspect.Snapshot
 	changed map[rdma.Kind]bool
 }
@@ -214,15 +215,19 @@ func (c *snapCache) rows(ctx context.Context, q string, fn func(objRow) error, a
 
 // snapshotOf is objs as a Snapshot at t, in the order their rows were
 // written, as Reader.Snapshot gives them: prev's objects of each kind
-// not in changed (none when prev is nil), the others made anew. Each
-// kind's slice is made to its size: grown by appends, 10,000 QPs were
-// copied many times over.
+// not in changed, with their generation (none when prev is nil), the
+// others made anew, with a new one. Each kind's slice is made to its
+// size: grown by appends, 10,000 QPs were copied many times over.
 func snapshotOf(objs map[objKey]liveObj, t time.Time, prev *inspect.Snapshot, changed map[rdma.Kind]bool) *inspect.Snapshot {
 	s := &inspect.Snapshot{Time: t}
-	if prev != nil {
-		s.QPs, s.CQs, s.MRs, s.PDs, s.Contexts, s.SRQs, s.CMIDs = prev.QPs, prev.CQs, prev.MRs, prev.PDs, prev.Contexts, prev.SRQs, prev.CMIDs
-	}
 	made := func(k rdma.Kind) bool { return prev == nil || changed[k] }
+	for _, k := range rdma.ResourceKinds() {
+		if made(k) {
+			s.MarkChanged(k)
+		} else {
+			s.Reuse(k, prev)
+		}
+	}
 	n := map[rdma.Kind]int{}
 	var objsMade []liveObj
 	for k, o := range objs {

@@ -98,9 +98,10 @@ func TestHistCacheMatchesHistories(t *testing.T) {
 }
 
 // TestSnapCacheSharesUnchangedKinds: a step forward hands over the last
-// reading's objects of every kind the reading wrote no row of (the
-// Tracker and the views then skip them, as live), and makes anew the
-// kinds it wrote.
+// reading's objects of every kind the reading wrote no row of, with
+// their generation (the Tracker and the views then skip them, as live),
+// and makes anew the kinds it wrote, with a new one; the same reading
+// asked again keeps every generation.
 func TestSnapCacheSharesUnchangedKinds(t *testing.T) {
 	ctx := context.Background()
 	r := openT(t, record(t, WriterOptions{KeyEvery: 60}))
@@ -157,7 +158,15 @@ func TestSnapCacheSharesUnchangedKinds(t *testing.T) {
 				shared++
 			}
 		}
+		for _, k := range rdma.ResourceKinds() {
+			if g := s.Generation(k); g == 0 || (g == prev.Generation(k)) == wrote[k] {
+				t.Errorf("reading %d, which wrote %s rows: %v, generation %d after %d", i, k, wrote[k], g, prev.Generation(k))
+			}
+		}
 		prev = s
+	}
+	if again, err := c.at(ctx, rs[len(rs)-1].Seq); err != nil || !again.SameObjects(prev) {
+		t.Errorf("the last reading asked again: generations %v, were %v (err %v)", again.Generations(), prev.Generations(), err)
 	}
 	if shared == 0 || made == 0 {
 		t.Errorf("%d kinds shared and %d made anew over the steps: the scenario should have both", shared, made)

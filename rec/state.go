@@ -64,9 +64,9 @@ func (r *Reader) Seek(ctx context.Context, t time.Time) (Reading, error) {
 }
 
 // Snapshot rebuilds the objects as the reading seq saw them: from the
-// keyframe at or before it, each object's last row up to seq. The
-// snapshot has objects only (no ports, counters or system settings:
-// the sys readings hold those).
+// keyframe at or before it, each object's last row up to seq, every
+// kind with a new generation. The snapshot has objects only (no ports,
+// counters or system settings: the sys readings hold those).
 func (r *Reader) Snapshot(ctx context.Context, seq int64) (*inspect.Snapshot, error) {
 	var key sql.NullInt64
 	var t sql.NullInt64
@@ -79,6 +79,7 @@ func (r *Reader) Snapshot(ctx context.Context, seq int64) (*inspect.Snapshot, er
 		return nil, fmt.Errorf("rec: %s: reading %d: %w", r.path, seq, ErrNoReading)
 	}
 	s := &inspect.Snapshot{Time: time.Unix(0, t.Int64)}
+	s.MarkChanged(rdma.ResourceKinds()...)
 	err = r.each(ctx, `SELECT o.kind, o.body FROM objects o JOIN (
 			SELECT MAX(id) AS id FROM objects WHERE seq BETWEEN ?1 AND ?2 GROUP BY kind, dev, num) l ON o.id = l.id
 		WHERE o.op != 'vanish' ORDER BY o.id`, func(rows *sql.Rows) error {

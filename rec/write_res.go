@@ -26,10 +26,10 @@ type resState struct {
 	trans  map[inspect.Key]transDone
 	usage  map[usageKey]int
 	alerts map[alertKey]bool
-	// last is the last reading whose objects were written: a reading
-	// with the very same objects (an idle host's, built from trace's
-	// events: inspect.Snapshot.SameObjects) changed none of them.
-	last *inspect.Snapshot
+	// gens are the generations of the last objects written: a reading
+	// with the same ones (an idle host's: inspect.Generations.Same)
+	// changed none of them.
+	gens inspect.Generations
 	// vanished are the QPs the frame's reading saw go, with the owner
 	// each had: the end of its history is written with it.
 	vanished map[inspect.Key]objState
@@ -127,7 +127,8 @@ func (s *resState) write(ctx context.Context, tx *sql.Tx, seq int64, t time.Time
 // of another type, is a new object: the old one vanished.
 func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key bool, f inspect.Frame) error {
 	s.vanished = nil
-	if !key && f.Snapshot.SameObjects(s.last) {
+	gens := f.Snapshot.Generations()
+	if !key && gens.Same(s.gens) {
 		return nil // 10,000 idle QPs need no comparison each
 	}
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO objects (seq, op, kind, dev, num, pid, comm, qp_type, state, sq_psn, rq_psn, rqpn, body)
@@ -201,7 +202,7 @@ func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key 
 			delete(s.objs, k)
 		}
 	}
-	s.last = f.Snapshot
+	s.gens = gens
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 )
 
@@ -23,6 +24,7 @@ func frame10k(b *testing.B) inspect.Frame {
 		q.LQPN = uint32(100 + i)
 		s.QPs = append(s.QPs, q)
 	}
+	s.MarkChanged(rdma.KindQP)
 	f.Snapshot = &s
 	return f
 }

@@ -17,8 +17,9 @@ type (
 	// kernelMsg is the events and the QPs' kernel lines after kernel
 	// log lines that came between frames.
 	kernelMsg struct {
-		events []tableRow
-		kernel map[inspect.Key][]string
+		events    []tableRow
+		eventsGen uint64
+		kernel    map[inspect.Key][]string
 	}
 	// noticeMsg is one line of Sources.Notices.
 	noticeMsg struct{ text string }
@@ -64,7 +65,7 @@ func (m *model) waitRes() tea.Cmd {
 					continue
 				}
 				p.recordKernel(append([]sysfsmon.KernelLine{l}, drainKernel(kern)...))
-				return kernelMsg{events: p.events, kernel: p.kernel}
+				return kernelMsg{events: p.events, eventsGen: p.eventsGen, kernel: p.kernel}
 			}
 		}
 	}
@@ -75,7 +76,7 @@ func (m *model) waitRes() tea.Cmd {
 func (m *model) gotKernel(k kernelMsg) tea.Cmd {
 	if d := m.c.res; d != nil {
 		c := *d
-		c.events, c.kernel = k.events, k.kernel
+		c.events, c.eventsGen, c.kernel = k.events, k.eventsGen, k.kernel
 		m.c.res = &c
 	}
 	return tea.Batch(m.routeAll(k), m.waitRes())

@@ -306,6 +306,7 @@ func TestFilterFollowsChangedObject(t *testing.T) {
 	s2 := s
 	s2.QPs = append([]inspect.QP(nil), s.QPs...)
 	s2.QPs[0].State = rdma.QPStateErr
+	s2.MarkChanged(rdma.KindQP)
 	f.Snapshot = &s2
 	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 	if shown, _ := m.cur.table.Counts(); shown != 1 {
@@ -360,6 +361,7 @@ func TestEventsFollowNewest(t *testing.T) {
 	s.Time = s.Time.Add(time.Hour) // later than the fixture's frames
 	s.QPs = append([]inspect.QP(nil), s.QPs...)
 	s.QPs[0].State = rdma.QPStateErr
+	s.MarkChanged(rdma.KindQP)
 	f.Snapshot = &s
 	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 	_, n2 := m.cur.table.Counts()
@@ -374,6 +376,7 @@ func TestEventsFollowNewest(t *testing.T) {
 	s2.Time = s.Time.Add(time.Second)
 	s2.QPs = append([]inspect.QP(nil), s.QPs...)
 	s2.QPs[0].State = rdma.QPStateReset
+	s2.MarkChanged(rdma.KindQP)
 	f.Snapshot = &s2
 	m.Update(resMsg{m.resBuilder.build(f, front.State{})})
 	_, n2 = m.cur.table.Counts()

@@ -42,7 +42,7 @@ type page struct {
 	viewSpec
 	view    component
 	table   *table
-	pending []tableRow
+	pending rowSet
 	dirty   bool
 }
 

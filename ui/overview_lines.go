@@ -93,7 +93,7 @@ func (v *overviewView) qpLines(w int) []string {
 	if res == nil || res.frame.Snapshot == nil {
 		return []string{th.Render(themes.SlotDim, "reading RDMA netlink…")}
 	}
-	devs, byDev := v.countStates(res.frame.Snapshot.QPs)
+	devs, byDev := v.countStates(res.frame.Snapshot)
 	var out []string
 	for _, d := range devs {
 		n := 0
@@ -124,22 +124,25 @@ func (v *overviewView) qpLines(w int) []string {
 	return append(out, v.ownerBars(u.Processes, w)...)
 }
 
-// qpStates is each device's QPs counted by state, of the QPs in qps.
+// qpStates is each device's QPs counted by state, of the QPs of
+// generation gen (inspect.Snapshot.Generation).
 type qpStates struct {
-	qps   []inspect.QP
+	gen   uint64
 	devs  []string
 	byDev map[string]map[rdma.QPState]int
 }
 
-// countStates counts each device's QPs by state, devices in name order.
-// The counts of the last QPs counted are kept: an idle host's readings
-// hand over the very same QPs (inspect.Snapshot.SameObjects), and the
-// overview draws several frames a reading.
-func (v *overviewView) countStates(qps []inspect.QP) ([]string, map[string]map[rdma.QPState]int) {
-	if c := v.states; c != nil && len(c.qps) == len(qps) && (len(qps) == 0 || &c.qps[0] == &qps[0]) {
+// countStates counts each device's QPs in s by state, devices in name
+// order. The counts of the last QPs counted are kept while their
+// generation stands: an idle host's readings hand over the same QPs,
+// and the overview draws several frames a reading.
+func (v *overviewView) countStates(s *inspect.Snapshot) ([]string, map[string]map[rdma.QPState]int) {
+	gen := s.Generation(rdma.KindQP)
+	if c := v.states; c != nil && gen != 0 && c.gen == gen {
 		return c.devs, c.byDev
 	}
-	c := &qpStates{qps: qps, byDev: map[string]map[rdma.QPState]int{}}
+	qps := s.QPs
+	c := &qpStates{gen: gen, byDev: map[string]map[rdma.QPState]int{}}
 	for i := range qps {
 		q := &qps[i]
 		if v.c.skipDev(q.DevName) {

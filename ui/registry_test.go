@@ -31,7 +31,7 @@ func (v *probeView) detail(r tableRow) []string {
 	return []string{"the probe saw " + r.Cells[1] + " QPs in " + r.Key}
 }
 
-func (v *probeView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+func (v *probeView) take(msg tea.Msg) (rowSet, bool, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		v.bumps++
@@ -43,9 +43,9 @@ func (v *probeView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
 				rows = append(rows, tableRow{Key: s, Cells: []string{s, strconv.Itoa(n)}, Nums: []float64{nan, float64(n)}})
 			}
 		}
-		return rows, true, nil
+		return rowSet{rows: rows}, true, nil
 	}
-	return nil, false, nil
+	return rowSet{}, false, nil
 }
 
 // Adding a view is one registry line and the view's own value: the tab

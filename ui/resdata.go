@@ -22,9 +22,13 @@ const (
 // so far, and what the header and the detail need. It is never changed
 // after it is sent.
 type resData struct {
-	frame  inspect.Frame
-	rows   map[inspect.Kind][]tableRow
-	events []tableRow
+	frame inspect.Frame
+	rows  map[inspect.Kind][]tableRow
+	// rowsGen is the generation of rows, every kind's (rowSet); events
+	// have their own.
+	rowsGen   uint64
+	events    []tableRow
+	eventsGen uint64
 	// qpStates counts live QPs by state for the header.
 	qpStates map[rdma.QPState]int
 	// owners are the processes holding the objects (Sources.Owners).
@@ -37,24 +41,30 @@ type resData struct {
 // row was first seen, last changed, vanished) and lives on the Cmd
 // chain: one frame at a time, never touched by Update.
 type resBuilder struct {
-	meta   map[inspect.Key]*rowMeta
-	events []tableRow
-	seq    int
+	meta map[inspect.Key]*rowMeta
+	// events are the events view's rows, eventsGen their generation
+	// (addEvent).
+	events    []tableRow
+	eventsGen uint64
+	// gen is the last generation given to rows (newGen).
+	gen uint64
+	seq int
 	// kernel are the kernel log's lines naming each QP (the newest
 	// maxKernelPerQP of each), copied into every resData.
 	kernel map[inspect.Key][]string
 	// last is the newest frame's time.
 	last time.Time
-	// prev is the last build: a frame with the same objects (an idle
-	// host's reading built from trace) reuses its rows when none of
-	// them would change with time (stable) and the shell pane's
-	// objects are the same (ours).
+	// prev is the last build: a frame with the same objects (the same
+	// generations: an idle host's reading) reuses its rows, with their
+	// generation, when none of them would change with time (stable)
+	// and the shell pane's objects are the same (ours).
 	prev struct {
-		snap   *inspect.Snapshot
-		rows   map[inspect.Kind][]tableRow
-		states map[rdma.QPState]int
-		ours   string
-		stable bool
+		gens    inspect.Generations
+		rows    map[inspect.Kind][]tableRow
+		rowsGen uint64
+		states  map[rdma.QPState]int
+		ours    string
+		stable  bool
 	}
 	owners owners.Cache
 }
@@ -109,20 +119,28 @@ func detached(k inspect.Key, x inspect.Rowed) *resObj {
 
 func newResBuilder() *resBuilder { return &resBuilder{meta: map[inspect.Key]*rowMeta{}} }
 
+// newGen is the generation of rows just made (rowSet): counted by the
+// builder, not the process, so that two dashboards fed the same frames
+// hold the same rows and generations.
+func (p *resBuilder) newGen() uint64 {
+	p.gen++
+	return p.gen
+}
+
 // build makes the tables of one frame; st tells the shell pane's
 // objects (this process's).
 func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
 	d := &resData{frame: f, rows: map[inspect.Kind][]tableRow{}, qpStates: map[rdma.QPState]int{}}
 	if f.Snapshot == nil {
-		d.events = p.events
+		d.events, d.eventsGen = p.events, p.eventsGen
 		return d
 	}
 	now := f.Snapshot.Time
 	if now.Before(p.last) {
 		// A replay stepped back: what was new or changed "since" a
 		// later frame means nothing; start the marks afresh.
-		p.meta, p.events, p.seq = map[inspect.Key]*rowMeta{}, nil, 0
-		p.prev.snap = nil
+		p.meta, p.events, p.eventsGen, p.seq = map[inspect.Key]*rowMeta{}, nil, 0, 0
+		p.prev.gens = inspect.Generations{}
 	}
 	p.last = now
 	ourQPs := map[uint32]string{}
@@ -132,12 +150,13 @@ func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
 		}
 	}
 	ours := fmt.Sprint(st.PID, ourQPs)
-	if p.prev.stable && p.prev.ours == ours && f.Snapshot.SameObjects(p.prev.snap) {
+	gens := f.Snapshot.Generations()
+	if p.prev.stable && p.prev.ours == ours && gens.Same(p.prev.gens) {
 		// 10,000 idle QPs cost a map lookup each otherwise, every
 		// reading (BenchmarkPrepare10kQPs).
-		d.rows, d.qpStates = p.prev.rows, p.prev.states
+		d.rows, d.rowsGen, d.qpStates = p.prev.rows, p.prev.rowsGen, p.prev.states
 		p.record(f, now)
-		d.events, d.kernel = p.events, p.kernel
+		d.events, d.eventsGen, d.kernel = p.events, p.eventsGen, p.kernel
 		return d
 	}
 	seen := make(map[inspect.Key]bool, len(p.meta))
@@ -182,9 +201,10 @@ func (p *resBuilder) build(f inspect.Frame, st front.State) *resData {
 	p.ghosts(d, seen, now)
 	// The first build after a start or a step back marks nothing new
 	// (p.seq 0), though the next marks what it saw first then.
-	p.prev.snap, p.prev.rows, p.prev.states, p.prev.ours, p.prev.stable = f.Snapshot, d.rows, d.qpStates, ours, p.seq > 0 && stableRows(d.rows)
+	d.rowsGen = p.newGen()
+	p.prev.gens, p.prev.rows, p.prev.rowsGen, p.prev.states, p.prev.ours, p.prev.stable = gens, d.rows, d.rowsGen, d.qpStates, ours, p.seq > 0 && stableRows(d.rows)
 	p.record(f, now)
-	d.events = p.events
+	d.events, d.eventsGen = p.events, p.eventsGen
 	d.kernel = p.kernel
 	return d
 }

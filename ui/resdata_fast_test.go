@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 )
 
@@ -20,7 +21,8 @@ func sameAgain(f inspect.Frame, d time.Duration) inspect.Frame {
 	return f
 }
 
-// copied is f with every object read again: equal, not the same.
+// copied is f with every object read again: equal, not the same (new
+// generations).
 func copied(f inspect.Frame) inspect.Frame {
 	s := *f.Snapshot
 	s.QPs = append([]inspect.QP(nil), s.QPs...)
@@ -28,6 +30,7 @@ func copied(f inspect.Frame) inspect.Frame {
 	s.MRs = append([]inspect.MR(nil), s.MRs...)
 	s.PDs = append([]inspect.PD(nil), s.PDs...)
 	s.Contexts = append([]inspect.Context(nil), s.Contexts...)
+	s.MarkChanged(rdma.ResourceKinds()...)
 	f.Snapshot = &s
 	return f
 }

@@ -60,6 +60,18 @@ type tableRow struct {
 	res *resObj
 }
 
+// rowSet is a view's rows with their generation: a builder that hands
+// the same rows again (resBuilder, for an idle host's reading) hands
+// the same generation, and the table keeps its widths, filter and
+// order without a look at them. A table takes its rows from one
+// builder, which numbers its generations (resBuilder.newGen); the rows
+// are never written once handed; generation 0 is rows made for one
+// handing only, always taken.
+type rowSet struct {
+	rows []tableRow
+	gen  uint64
+}
+
 // matcher compiles filter words into a row predicate; the string is a
 // problem with the words, for the status line.
 type matcher func(cols []column, words []string) (func(*tableRow) bool, string)
@@ -73,6 +85,8 @@ type table struct {
 	tail bool
 	cols []column
 	rows []tableRow
+	// gen is rows' generation (rowSet).
+	gen uint64
 	// view holds indexes into rows: the filtered, sorted rows shown.
 	view    []int
 	widths  []int
@@ -97,26 +111,25 @@ func newTable(title string, cols []column, m matcher) *table {
 		m = plainMatcher
 	}
 	t := &table{Title: title, cols: cols, sortCol: -1, match: m}
-	t.SetRows(nil)
+	t.SetRows(rowSet{})
 	return t
 }
 
 // SetRows replaces the data, keeping the filter, the sort and the
 // selected object (by key).
-func (t *table) SetRows(rows []tableRow) {
-	if len(rows) > 0 && len(rows) == len(t.rows) && &rows[0] == &t.rows[0] {
-		// The very rows it shows (a reading of an idle host, built
-		// from trace: resBuilder reuses them): widths, filter and
-		// order stand. 10,000 rows measured and re-sorted each reading
-		// otherwise.
+func (t *table) SetRows(rs rowSet) {
+	if rs.gen != 0 && rs.gen == t.gen {
+		// The rows it shows (a reading of an idle host: resBuilder
+		// hands them over again): widths, filter and order stand.
+		// 10,000 rows measured and re-sorted each reading otherwise.
 		return
 	}
-	t.rows = rows
+	t.rows, t.gen = rs.rows, rs.gen
 	t.widths = make([]int, len(t.cols))
 	for i, c := range t.cols {
 		t.widths[i] = width(c.Title)
 	}
-	for _, r := range rows {
+	for _, r := range t.rows {
 		for i := range t.cols {
 			if i < len(r.Cells) {
 				if w := cellWidth(r.Cells[i]); w > t.widths[i] {

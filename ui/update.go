@@ -153,7 +153,7 @@ func (m *model) gotRes(d *resData) tea.Cmd {
 	m.resLate.arrived(m.c.now())
 	if old := m.c.res; d.frame.Snapshot == nil && old != nil {
 		// a failed snapshot keeps the last good data on screen
-		d.rows, d.qpStates, d.owners = old.rows, old.qpStates, old.owners
+		d.rows, d.rowsGen, d.qpStates, d.owners = old.rows, old.rowsGen, old.qpStates, old.owners
 		d.frame.Snapshot, d.frame.History = old.frame.Snapshot, old.frame.History
 	}
 	m.c.res = d
@@ -171,7 +171,7 @@ func (m *model) gotSys(d *sysData) tea.Cmd {
 // feed gives a page its new rows: the shown page's table takes them at
 // once, the others when they are shown (sorting 10,000 rows nobody
 // looks at is wasted on the UI goroutine).
-func (m *model) feed(p *page, rows []tableRow) {
+func (m *model) feed(p *page, rows rowSet) {
 	p.pending, p.dirty = rows, true
 	if p == m.cur {
 		m.apply(p)
@@ -187,7 +187,7 @@ func (m *model) apply(p *page) {
 	// read an older one.
 	follow := p.tail && p.table.following()
 	p.table.SetRows(p.pending)
-	p.pending, p.dirty = nil, false
+	p.pending, p.dirty = rowSet{}, false
 	if follow {
 		p.table.End()
 	}

@@ -23,7 +23,7 @@ type component interface {
 	// new data (resMsg, sysMsg), the view's own messages, shownMsg when
 	// it becomes the view shown, and a key press matching one of its
 	// keys. ok says rows are its new rows.
-	take(msg tea.Msg) (rows []tableRow, ok bool, cmd tea.Cmd)
+	take(msg tea.Msg) (rows rowSet, ok bool, cmd tea.Cmd)
 	// heading is its table's title now.
 	heading() string
 	// detail is what enter shows of a row, below its title.

@@ -39,7 +39,7 @@ func (v *doctorView) columns() []column   { return doctorCols }
 func (v *doctorView) filter() matcher     { return nil }
 func (v *doctorView) keys() []key.Binding { return []key.Binding{v.rerun} }
 
-func (v *doctorView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+func (v *doctorView) take(msg tea.Msg) (rowSet, bool, tea.Cmd) {
 	switch msg := msg.(type) {
 	case shownMsg:
 		if v.checks == nil && !v.busy {
@@ -49,23 +49,23 @@ func (v *doctorView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
 		return v.run()
 	case doctorMsg:
 		v.busy, v.checks, v.err, v.at = false, msg.checks, msg.err, v.c.now()
-		return v.rows(), true, nil
+		return rowSet{rows: v.rows()}, true, nil
 	}
-	return nil, false, nil
+	return rowSet{}, false, nil
 }
 
 // run runs the checklist in a Cmd.
-func (v *doctorView) run() ([]tableRow, bool, tea.Cmd) {
+func (v *doctorView) run() (rowSet, bool, tea.Cmd) {
 	if v.c.src.Doctor == nil {
 		v.err = errNoDoctor
-		return v.rows(), true, nil
+		return rowSet{rows: v.rows()}, true, nil
 	}
 	if v.busy {
-		return nil, false, nil
+		return rowSet{}, false, nil
 	}
 	v.busy = true
 	run := v.c.src.Doctor
-	return v.rows(), true, func() tea.Msg {
+	return rowSet{rows: v.rows()}, true, func() tea.Msg {
 		checks, err := run(context.Background())
 		return doctorMsg{checks, err}
 	}

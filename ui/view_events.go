@@ -32,14 +32,14 @@ func (eventsView) filter() matcher     { return nil }
 func (eventsView) heading() string     { return "" }
 func (eventsView) keys() []key.Binding { return nil }
 
-func (eventsView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+func (eventsView) take(msg tea.Msg) (rowSet, bool, tea.Cmd) {
 	switch m := msg.(type) {
 	case resMsg:
-		return m.d.events, true, nil
+		return rowSet{m.d.events, m.d.eventsGen}, true, nil
 	case kernelMsg:
-		return m.events, true, nil
+		return rowSet{m.events, m.eventsGen}, true, nil
 	}
-	return nil, false, nil
+	return rowSet{}, false, nil
 }
 
 func (eventsView) empty() string {
@@ -67,8 +67,7 @@ func (p *resBuilder) recordKernel(ls []sysfsmon.KernelLine) {
 		case l.Level == 4:
 			mark = markWarn
 		}
-		p.events = append(p.events, tableRow{Key: strconv.Itoa(len(p.events)) + "/" + strconv.Itoa(p.seq),
-			Cells: []string{l.Time.Format("15:04:05"), "kernel", obj, "[" + l.Driver + "]", text}, Mark: mark})
+		p.addEvent(mark, l.Time.Format("15:04:05"), "kernel", obj, "["+l.Driver+"]", text)
 	}
 	p.trimEvents()
 }
@@ -88,6 +87,13 @@ func (p *resBuilder) kernelLine(k inspect.Key, line string) {
 	p.kernel = m
 }
 
+// addEvent appends an event row of the reading p.seq: the events are
+// then other rows, with a new generation (rowSet).
+func (p *resBuilder) addEvent(mark rowMark, cells ...string) {
+	p.events = append(p.events, tableRow{Key: strconv.Itoa(len(p.events)) + "/" + strconv.Itoa(p.seq), Cells: cells, Mark: mark})
+	p.eventsGen = p.newGen()
+}
+
 // trimEvents keeps the newest maxEvents.
 func (p *resBuilder) trimEvents() {
 	if len(p.events) > maxEvents {
@@ -104,8 +110,7 @@ func (p *resBuilder) record(f inspect.Frame, now time.Time) {
 		ts = now
 	}
 	add := func(what string, mark rowMark, k inspect.Key, pid uint32, comm, detail string) {
-		p.events = append(p.events, tableRow{Key: strconv.Itoa(len(p.events)) + "/" + strconv.Itoa(p.seq),
-			Cells: []string{ts.Format("15:04:05"), what, k.String(), procName(pid, comm), detail}, Mark: mark})
+		p.addEvent(mark, ts.Format("15:04:05"), what, k.String(), procName(pid, comm), detail)
 	}
 	if p.seq > 1 { // the first frame's objects were there before we looked
 		for _, c := range u.Appeared {

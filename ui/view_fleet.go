@@ -71,19 +71,19 @@ func (v *fleetView) empty() string {
 	return "Prometheus knows no host of this job"
 }
 
-func (v *fleetView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+func (v *fleetView) take(msg tea.Msg) (rowSet, bool, tea.Cmd) {
 	switch msg := msg.(type) {
 	case shownMsg:
-		return nil, false, tea.Batch(v.fetch(), v.tick())
+		return rowSet{}, false, tea.Batch(v.fetch(), v.tick())
 	case fleetTickMsg:
 		if msg.seq != v.seq || v.c.shown != component(v) {
-			return nil, false, nil // an old loop, or the view is not shown
+			return rowSet{}, false, nil // an old loop, or the view is not shown
 		}
-		return nil, false, tea.Batch(v.fetch(), v.tick())
+		return rowSet{}, false, tea.Batch(v.fetch(), v.tick())
 	case fleetMsg:
 		return v.got(msg)
 	}
-	return nil, false, nil
+	return rowSet{}, false, nil
 }
 
 // fetch asks Prometheus for every host (in a Cmd: it is HTTP).
@@ -108,11 +108,11 @@ func (v *fleetView) tick() tea.Cmd {
 	return tea.Tick(fleetEvery, func(time.Time) tea.Msg { return fleetTickMsg{seq} })
 }
 
-func (v *fleetView) got(msg fleetMsg) ([]tableRow, bool, tea.Cmd) {
+func (v *fleetView) got(msg fleetMsg) (rowSet, bool, tea.Cmd) {
 	v.busy, v.err = false, msg.err
 	if msg.err != nil {
 		v.c.note(themes.SlotWarn, "fleet: "+firstLine(msg.err.Error()))
-		return nil, false, nil
+		return rowSet{}, false, nil
 	}
 	v.at = v.c.now()
 	var rows []tableRow
@@ -148,5 +148,5 @@ func (v *fleetView) got(msg fleetMsg) ([]tableRow, bool, tea.Cmd) {
 		}
 		rows = append(rows, tableRow{Key: h.Instance, Cells: cells, Nums: nums, Mark: mark})
 	}
-	return rows, true, nil
+	return rowSet{rows: rows}, true, nil
 }

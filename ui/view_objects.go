@@ -32,11 +32,11 @@ func (v *objectView) filter() matcher     { return rowMatcher(string(v.kind)) }
 func (v *objectView) heading() string     { return "" }
 func (v *objectView) keys() []key.Binding { return nil }
 
-func (v *objectView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+func (v *objectView) take(msg tea.Msg) (rowSet, bool, tea.Cmd) {
 	if m, ok := msg.(resMsg); ok {
-		return m.d.rows[v.kind], true, nil
+		return rowSet{m.d.rows[v.kind], m.d.rowsGen}, true, nil
 	}
-	return nil, false, nil
+	return rowSet{}, false, nil
 }
 
 func (v *objectView) empty() string {

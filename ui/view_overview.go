@@ -62,18 +62,18 @@ func (v *overviewView) detail(tableRow) []string {
 	return nil
 }
 
-func (v *overviewView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+func (v *overviewView) take(msg tea.Msg) (rowSet, bool, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
-		return nil, false, nil
+		return rowSet{}, false, nil
 	}
 	for _, b := range overviewBoxes {
 		if k.String() == b.key {
 			name := b.view
-			return nil, false, func() tea.Msg { return openViewMsg{name} }
+			return rowSet{}, false, func() tea.Msg { return openViewMsg{name} }
 		}
 	}
-	return nil, false, nil
+	return rowSet{}, false, nil
 }
 
 func (v *overviewView) body(w, h int, alerts []string) string {

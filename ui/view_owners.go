@@ -68,23 +68,23 @@ func (v *ownersView) heading() string {
 	return h
 }
 
-func (v *ownersView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+func (v *ownersView) take(msg tea.Msg) (rowSet, bool, tea.Cmd) {
 	switch msg := msg.(type) {
 	case resMsg:
-		return v.rows(), true, nil
+		return rowSet{rows: v.rows()}, true, nil
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, v.cycle):
 			v.by = v.by.Next()
 			v.c.note(themes.SlotDim, "owners grouped by "+string(v.by))
-			return v.rows(), true, nil
+			return rowSet{rows: v.rows()}, true, nil
 		case key.Matches(msg, v.open) && v.c.hasSelected:
-			return nil, false, v.openGroup(v.c.selected.Key)
+			return rowSet{}, false, v.openGroup(v.c.selected.Key)
 		case key.Matches(msg, v.info):
-			return nil, false, func() tea.Msg { return openDetailMsg{} }
+			return rowSet{}, false, func() tea.Msg { return openDetailMsg{} }
 		}
 	}
-	return nil, false, nil
+	return rowSet{}, false, nil
 }
 
 func (v *ownersView) rows() []tableRow {

@@ -27,11 +27,11 @@ func (v *sysfsView) filter() matcher     { return rowMatcher(v.schema) }
 func (v *sysfsView) heading() string     { return "" }
 func (v *sysfsView) keys() []key.Binding { return nil }
 
-func (v *sysfsView) take(msg tea.Msg) ([]tableRow, bool, tea.Cmd) {
+func (v *sysfsView) take(msg tea.Msg) (rowSet, bool, tea.Cmd) {
 	if m, ok := msg.(sysMsg); ok {
-		return m.d.rows[v.name], true, nil
+		return rowSet{rows: m.d.rows[v.name]}, true, nil
 	}
-	return nil, false, nil
+	return rowSet{}, false, nil
 }
 
 func (v *sysfsView) empty() string {
