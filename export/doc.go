@@ -4,19 +4,24 @@
 // state, the state transitions the Tracker saw and the stuck QPs, which no
 // other RDMA exporter has.
 //
-// A Collector keeps the latest reading of each source, fed by the caller's
-// poll loops (Observe, ObserveSysfs), and turns it into const metrics on
-// every scrape: a scrape reads the latest state, it never takes a snapshot
+// A Collector (NewCollector) keeps the latest reading of each source,
+// fed by its poll loops, and turns it into const metrics on every
+// scrape: a scrape reads the latest state, it never takes a snapshot
 // itself, and the Tracker's history lives between scrapes. A source whose
 // last reading is more than LateAfter intervals old fails its collectors
 // and serves none of their series; a device that goes takes its series
-// with it. No label ever carries a QP number, a pid, a GID or a key.
+// with it. No label ever carries a QP number, a pid, a GID or a key (the
+// owner groupings are OwnerGroupings).
 //
-// /api/v1/qps serves the per-QP detail, built once per reading; what it
-// gives a client that did not authenticate is auth.go's rule.
+// The poll loops are the Collector's methods: FollowNetlink (inspect's
+// Watcher, retried until RDMA netlink answers, with trace.FeedModifies
+// when tracing), WatchSysfs (sysfsmon's Watcher, every reading whole)
+// and FollowKernelLog (the RDMA drivers' kernel log lines). DeviceLimits
+// asks libibverbs for the limits the Tracker compares usage with (the
+// one cgo dependency, through verbs).
 //
-// The poll loops are here too: FollowNetlink (inspect's Watcher, retried
-// until RDMA netlink answers, with trace.FeedModifies when tracing) and
-// WatchSysfs (sysfsmon's Watcher, every reading whole); DeviceLimits asks libibverbs for the limits the
-// Tracker compares usage with (the one cgo dependency, through verbs).
+// Handler serves the metrics and /api/v1/qps, the per-QP detail built
+// once per reading (what it gives a client that did not authenticate is
+// auth.go's rule); Serve runs it, with TLS and basic auth from a web
+// config file.
 package export

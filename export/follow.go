@@ -51,14 +51,14 @@ func (c *Collector) FollowNetlink(ctx context.Context, o NetlinkOptions) {
 			}
 			w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: o.Interval, Tracker: inspect.TrackerConfig{Limits: o.Limits, GrowthWindow: o.Window}, Modifies: mods})
 			for f := range w.Frames() {
-				c.Observe(f)
+				c.observe(f)
 				if o.Also != nil {
 					o.Also(f)
 				}
 			}
 			return
 		}
-		c.Observe(inspect.Frame{Err: err})
+		c.observe(inspect.Frame{Err: err})
 		select {
 		case <-ctx.Done():
 			return

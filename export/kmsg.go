@@ -15,9 +15,9 @@ import (
 // driver or module (a fixed list, sysfsmon.RDMADriver) and the level.
 type kmsgKey struct{ driver, level string }
 
-// ObserveKernelLine counts one line an RDMA driver or module wrote to
+// observeKernelLine counts one line an RDMA driver or module wrote to
 // the kernel log.
-func (c *Collector) ObserveKernelLine(l sysfsmon.KernelLine) {
+func (c *Collector) observeKernelLine(l sysfsmon.KernelLine) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.kmsg == nil {
@@ -34,7 +34,7 @@ func (c *Collector) FollowKernelLog(ctx context.Context, fsys *sysfsmon.FS, log 
 	c.mu.Lock()
 	c.kmsgOn = true
 	c.mu.Unlock()
-	if err := fsys.FollowKernelLog(ctx, c.ObserveKernelLine); err != nil {
+	if err := fsys.FollowKernelLog(ctx, c.observeKernelLine); err != nil {
 		c.mu.Lock()
 		c.kmsgOn = false
 		c.mu.Unlock()

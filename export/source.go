@@ -27,7 +27,7 @@ func (c *Collector) WatchSysfs(ctx context.Context, fs *sysfsmon.FS, interval ti
 	w := fs.Watch(ctx, sysfsmon.WatchOptions{Interval: interval, NoIRQs: also == nil, FullEvery: sysfsFullEvery})
 	defer w.Close()
 	for u := range w.Updates() {
-		c.ObserveSysfs(u)
+		c.observeSysfs(u)
 		if also != nil {
 			also(u)
 		}
