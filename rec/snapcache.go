@@ -16,7 +16,7 @@ import (
 // snapCache rebuilds a Player's readings from the last one it rebuilt:
 // a step forward applies only the rows the readings between wrote (what
 // changed), and a step back starts again from the keyframe's objects,
-// kept decoded. Reader.Snapshot decodes every object of the reading
+// kept decoded. Reader.snapshot decodes every object of the reading
 // from its keyframe on: at 10,000 QPs, 60-120 ms a frame, which playing
 // at 64× could not keep up with.
 type snapCache struct {
@@ -49,7 +49,7 @@ type liveObj struct {
 	val inspect.Rowed // *inspect.QP, *inspect.CQ, ...: what decodeObj gives
 }
 
-// at rebuilds the objects of reading seq (Reader.Snapshot's result).
+// at rebuilds the objects of reading seq (Reader.snapshot's result).
 func (c *snapCache) at(ctx context.Context, seq int64) (*inspect.Snapshot, error) {
 	var key, t, oldest sql.NullInt64
 	err := c.r.db.QueryRowContext(ctx, `SELECT (SELECT MAX(seq) FROM readings WHERE source = 'res' AND keyframe AND seq <= ?1),
@@ -109,7 +109,7 @@ func (c *snapCache) loadKey(ctx context.Context, seq int64) error {
 // added, changed or removed put back as its last row before said. A
 // jump onto a keyframe decoded two keyframes before: its own, and the
 // span's before it for the reading before. The objects are not in
-// Reader.Snapshot's order, which a seed does not need.
+// Reader.snapshot's order, which a seed does not need.
 func (c *snapCache) beforeKey(ctx context.Context, seq int64, t time.Time) (*inspect.Snapshot, error) {
 	if err := c.loadKey(ctx, seq); err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func (c *snapCache) rows(ctx context.Context, q string, fn func(objRow) error, a
 }
 
 // snapshotOf is objs as a Snapshot at t, in the order their rows were
-// written, as Reader.Snapshot gives them: prev's objects of each kind
+// written, as Reader.snapshot gives them: prev's objects of each kind
 // not in changed (none when prev is nil), the others made anew. Each
 // kind's slice is made to its size: grown by appends, 10,000 QPs were
 // copied many times over.
