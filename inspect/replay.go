@@ -19,7 +19,7 @@ import (
 // Comm names come from the recording: procRoot is an empty folder
 // Replay fills as /proc (see Recording.WriteProc).
 func Replay(rec *Recording, procRoot string) (*Conn, error) {
-	fn, err := ReplayFunc(rec)
+	fn, err := newReplayFunc(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -32,10 +32,10 @@ func Replay(rec *Recording, procRoot string) (*Conn, error) {
 	return c, nil
 }
 
-// ReplayFunc is Replay's fake kernel, an nltest.Func: each request gets
+// newReplayFunc is Replay's fake kernel, an nltest.Func: each request gets
 // its recorded replies, a request recorded more than once its
 // recordings in turn and then the last one again.
-func ReplayFunc(rec *Recording) (nltest.Func, error) {
+func newReplayFunc(rec *Recording) (nltest.Func, error) {
 	type key struct {
 		typ  netlink.HeaderType
 		dump bool

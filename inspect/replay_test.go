@@ -37,7 +37,7 @@ func replayOn(t testing.TB, rec *Recording, nl *netlink.Conn) *Conn {
 // turn and then the last one again.
 func replayFunc(t testing.TB, rec *Recording) nltest.Func {
 	t.Helper()
-	fn, err := ReplayFunc(rec)
+	fn, err := newReplayFunc(rec)
 	if err != nil {
 		t.Fatal(err)
 	}

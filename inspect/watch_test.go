@@ -160,8 +160,8 @@ func TestWatchFrames(t *testing.T) {
 func TestWatchLatestWins(t *testing.T) {
 	w, clk := startWatch(t, replayConn(t, loadRecording(t, "idle")), WatchOptions{})
 	for range 2 {
-		if d := clk.WaitArmed(t); d != DefaultWatchInterval {
-			t.Errorf("pause %v, want the default %v", d, DefaultWatchInterval)
+		if d := clk.WaitArmed(t); d != defaultWatchInterval {
+			t.Errorf("pause %v, want the default %v", d, defaultWatchInterval)
 		}
 		clk.Fire()
 	}
@@ -210,7 +210,7 @@ func TestWatchSetInterval(t *testing.T) {
 	}
 	w.SetInterval(0)
 	clk.WaitStopped(t)
-	if d := clk.WaitArmed(t); d != DefaultWatchInterval {
+	if d := clk.WaitArmed(t); d != defaultWatchInterval {
 		t.Errorf("pause %v after SetInterval(0), want the default", d)
 	}
 }
@@ -291,7 +291,7 @@ func TestWatchDeadline(t *testing.T) {
 	default:
 		t.Error("the snapshot was cut before the stalled QP dump")
 	}
-	if d := clk.WaitArmed(t); d != DefaultWatchInterval {
+	if d := clk.WaitArmed(t); d != defaultWatchInterval {
 		t.Errorf("pause %v after the cut, want the interval", d)
 	}
 	clk.Fire()
