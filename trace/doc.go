@@ -84,8 +84,8 @@
 // space (Filter: pid, comm, qpn, dev). Read ends only at Close: a record
 // that does not decode is counted (Tracer.Undecoded) and skipped. The
 // dashboard, the exporter and res qp --follow read through FeedModifies
-// (feed.go: the QP programs loaded in the background, Tracer.Feed into an
-// inspect.ModifyQueue with its status and losses), which never makes the
+// (feed.go: the QP programs loaded in the background, every modify into
+// an inspect.ModifyQueue with its status and losses), which never makes the
 // reader wait: a reader that waited for its consumer would leave the ring
 // buffer to fill, and the kernel drops what does not fit (Tracer.Lost).
 package trace
