@@ -421,7 +421,7 @@ func (f *FS) readPortState(ws *warnings, dir string, p *Port) {
 	}
 }
 
-// RefreshPorts returns a copy of devs with what changes while a port
+// refreshPorts returns a copy of devs with what changes while a port
 // lives re-read — ports/N/state, phys_state and rate
 // (Documentation/ABI/stable/sysfs-class-infiniband) — and the rest (GID
 // and P_Key tables, GUIDs) as devs had them. A GID table is one file per
@@ -429,7 +429,7 @@ func (f *FS) readPortState(ws *warnings, dir string, p *Port) {
 // under emulation: a poller reads the whole tree now and then and the
 // states every tick. A device or port gone since devs were read keeps
 // its old values with a warning.
-func (f *FS) RefreshPorts(devs []Device) []Device {
+func (f *FS) refreshPorts(devs []Device) []Device {
 	out := make([]Device, len(devs))
 	for i, d := range devs {
 		ws := &warnings{}
