@@ -12,7 +12,7 @@ import (
 
 // Options are the dashboard's settings from the command line.
 type Options struct {
-	Theme     string // a theme name (themes.Builtin or a user theme)
+	Theme     string // a theme name (built in or a user theme: package themes)
 	ThemeOpts themes.Options
 	// View is the view shown first ("qp" when empty).
 	View string
