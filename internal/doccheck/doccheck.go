@@ -14,11 +14,11 @@ import (
 	"testing"
 )
 
-// Undocumented lists "file: name" for every exported declaration of the
+// undocumented lists "file: name" for every exported declaration of the
 // package in dir (tests excluded) that has no doc comment. Methods count
 // when their receiver type is exported; a name in a documented group
 // (const or var block with a comment) counts as documented.
-func Undocumented(dir string) ([]string, error) {
+func undocumented(dir string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, fmt.Errorf("doccheck: %w", err)
@@ -91,7 +91,7 @@ func exportedReceiver(d *ast.FuncDecl) bool {
 // a doc comment; each package's test calls it on ".".
 func Require(t testing.TB, dir string) {
 	t.Helper()
-	names, err := Undocumented(dir)
+	names, err := undocumented(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,16 +50,16 @@ func (l *Loop[T]) run(ctx context.Context, read func(context.Context) T, end fun
 		defer end()
 	}
 	for {
-		if !l.Paused() {
+		if !l.isPaused() {
 			v := read(ctx)
 			if ctx.Err() != nil {
 				return
 			}
-			if !l.Paused() {
+			if !l.isPaused() {
 				Deliver(l.out, v)
 			}
 		}
-		if !l.Wait(ctx) {
+		if !l.wait(ctx) {
 			return
 		}
 	}

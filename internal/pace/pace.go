@@ -26,16 +26,16 @@ type Clock interface {
 	Timer(d time.Duration) (<-chan time.Time, func())
 }
 
-// RealClock is time's timers.
-type RealClock struct{}
+// realClock is time's timers.
+type realClock struct{}
 
 // Timer is a time.Timer's channel and its Stop.
-func (RealClock) Timer(d time.Duration) (<-chan time.Time, func()) {
+func (realClock) Timer(d time.Duration) (<-chan time.Time, func()) {
 	t := time.NewTimer(d)
 	return t.C, func() { t.Stop() }
 }
 
-// Pacer says when a poll loop reads next: its loop calls Wait between
+// Pacer says when a poll loop reads next: its loop calls wait between
 // two readings, and anyone may call Refresh, SetPaused and SetInterval
 // meanwhile. The pause runs from the end of one reading to the start of
 // the next, so a slow reading never runs back to back.
@@ -50,10 +50,10 @@ type Pacer struct {
 
 // New returns a Pacer that pauses interval between readings; def stands
 // in for an interval <= 0, here and in SetInterval. A nil clk is
-// RealClock.
+// realClock.
 func New(interval, def time.Duration, clk Clock) *Pacer {
 	if clk == nil {
-		clk = RealClock{}
+		clk = realClock{}
 	}
 	p := &Pacer{refresh: make(chan struct{}, 1), control: make(chan struct{}, 1), def: def, clock: clk}
 	p.interval.Store(int64(p.orDefault(interval)))
@@ -80,9 +80,9 @@ func (p *Pacer) SetPaused(paused bool) {
 	}
 }
 
-// Paused reports whether the readings are paused: a reading finished
+// isPaused reports whether the readings are paused: a reading finished
 // while paused is not delivered.
-func (p *Pacer) Paused() bool { return p.paused.Load() }
+func (p *Pacer) isPaused() bool { return p.paused.Load() }
 
 // SetInterval changes the pause between readings (d <= 0: the default);
 // the pause under way restarts with it.
@@ -96,9 +96,9 @@ func (p *Pacer) SetInterval(d time.Duration) {
 // Interval is the pause between readings now.
 func (p *Pacer) Interval() time.Duration { return time.Duration(p.interval.Load()) }
 
-// Wait pauses until the next reading is due: the interval passed, a
+// wait pauses until the next reading is due: the interval passed, a
 // Refresh, or a resume. It returns false when ctx ended.
-func (p *Pacer) Wait(ctx context.Context) bool {
+func (p *Pacer) wait(ctx context.Context) bool {
 	was := p.paused.Load()
 	for {
 		paused := p.paused.Load()
