@@ -162,8 +162,9 @@ func (m *model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// View draws the model; it changes nothing (the frame file aside, a
-// test's window onto what was drawn).
+// View draws the model and changes none of it; with Options.FrameFile
+// set it also writes the frame there (frameFile.write), a test's window
+// onto what was drawn.
 func (m *model) View() tea.View {
 	frame := m.render()
 	if m.quitting {
