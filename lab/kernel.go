@@ -12,8 +12,9 @@ import (
 )
 
 // kernel is an unpacked guest kernel: the uncompressed vmlinux (it has a
-// PVH entry point, so qemu boots it directly, 3 s faster under TCG than the
-// XZ bzImage) and the modules the guest loads, in order.
+// PVH entry point, so qemu boots it directly, faster under TCG than the
+// XZ bzImage: docs/performance.md) and the modules the guest loads, in
+// order.
 type kernel struct {
 	Dir     string   // cache folder of this kernel
 	Vmlinux string   // uncompressed ELF kernel

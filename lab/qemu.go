@@ -70,7 +70,7 @@ type share struct {
 
 // link joins two VMs through a qemu UDP socket netdev: each sends to the
 // other's port on loopback. (qemu's TCP socket netdev works too, but Nagle
-// makes it about 100 times slower.)
+// makes it far slower: docs/performance.md.)
 type link struct {
 	LocalPort, RemotePort int
 	MAC                   string
@@ -88,8 +88,8 @@ type machine struct {
 
 // Args returns qemu-system-x86_64's arguments for the machine.
 func (m machine) Args() []string {
-	// qboot is a minimal firmware: 0.2 s faster than SeaBIOS to the kernel,
-	// and it prints no banner onto the console.
+	// qboot is a minimal firmware: faster than SeaBIOS to the kernel
+	// (docs/performance.md), and it prints no banner onto the console.
 	a := []string{"-nographic", "-no-reboot", "-nodefaults", "-serial", "mon:stdio", "-bios", "qboot.rom"}
 	switch m.Accel {
 	case "kvm":

@@ -17,8 +17,9 @@ import (
 // a step forward applies only the rows the readings between wrote (what
 // changed), and a step back starts again from the keyframe's objects,
 // kept decoded. Reader.snapshot decodes every object of the reading
-// from its keyframe on: at 10,000 QPs, 60-120 ms a frame, which playing
-// at 64× could not keep up with.
+// from its keyframe on, which playing at 64× could not keep up with at
+// 10,000 QPs (BenchmarkSeek10kQPs and BenchmarkPlay10kQPs measure both:
+// docs/record.md).
 type snapCache struct {
 	r *Reader
 	// cur is the objects at reading curSeq (nil: none yet).
@@ -89,7 +90,8 @@ func (c *snapCache) loadKey(ctx context.Context, seq int64) error {
 		return nil
 	}
 	// Made to the keyframe's size: grown from nothing, 10,000 objects
-	// were rehashed a dozen times, 7 ms of a cold jump.
+	// were rehashed a dozen times (BenchmarkSeekHour10kQPs measures a
+	// cold jump: docs/performance.md).
 	var n int
 	if err := c.r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM objects WHERE seq = ?`, seq).Scan(&n); err != nil {
 		return c.r.damaged(err)
@@ -189,7 +191,8 @@ func (c *snapCache) apply(ctx context.Context, objs map[objKey]liveObj, from, to
 // rows calls fn with each row of the objects table q gives, decoded.
 func (c *snapCache) rows(ctx context.Context, q string, fn func(objRow) error, args ...any) error {
 	// The row's columns, made once: Scan's arguments escape, and made
-	// for each row they were five allocations a row.
+	// for each row they were allocations of every row
+	// (BenchmarkColdSeek10kQPs: docs/performance.md).
 	var id int64
 	var vanish bool
 	var kind, dev string

@@ -112,7 +112,7 @@ func (r *reader) devicesChanged() bool {
 // state did not move (keep is nil when the tables must be read).
 func (r *reader) full(u *Update, keep []Device) {
 	// The counters and IRQs first, at the tick: the devices' reading
-	// (GID tables) can take most of a second under emulation, and
+	// (GID tables) is slow under emulation (docs/performance.md), and
 	// reading the counters after it made the windows of their rates
 	// swing with it.
 	r.counters(u)
