@@ -1,6 +1,7 @@
 // Package doccheck finds exported names without a doc comment, for the
-// tests that hold verbs/, inspect/ and sysfsmon/ to the rule that every
-// exported name says what it mirrors (DEVELOPERS.md).
+// tests (Require) that hold rdma/, verbs/, inspect/, sysfsmon/ and oob/
+// to the rule that every exported name says what it mirrors
+// (DEVELOPERS.md).
 package doccheck
 
 import (

@@ -1,8 +1,11 @@
 // Package pace times the poll loops of the live views (inspect's Watcher
 // of RDMA netlink, sysfsmon's Watcher of sysfs and procfs) with the
 // controls a person has over them: an interval, pause and resume, and a
-// reading now. The loops differ only in what they read; the timing, and
-// the latest-wins delivery of what they read, is written once here.
+// reading now (Start runs a Loop paced by a Pacer, New). The loops differ
+// only in what they read; the timing, and the latest-wins delivery of
+// what they read, is written once here: Deliver, which every stream of
+// readings uses (the dashboard's, the recorder's, the exporter's), and
+// LateAfter, when a reading that has not come is late.
 package pace
 
 import (
