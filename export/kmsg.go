@@ -12,7 +12,7 @@ import (
 )
 
 // kmsgKey is a label set of verbscope_kernel_log_messages_total: the
-// driver or module (a fixed list, sysfsmon.RDMADriver) and the level.
+// driver or module (a fixed list, sysfsmon's rdmaDriver) and the level.
 type kmsgKey struct{ driver, level string }
 
 // observeKernelLine counts one line an RDMA driver or module wrote to
