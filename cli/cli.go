@@ -13,8 +13,8 @@ import (
 	"syscall"
 )
 
-// Command is one subcommand: `verbscope NAME [flags] [args]`.
-type Command struct {
+// command is one subcommand: `verbscope NAME [flags] [args]`.
+type command struct {
 	Name    string
 	Summary string // one line for the command list
 	Usage   string // argument synopsis after the name
@@ -34,11 +34,11 @@ type Env struct {
 	Version        string
 }
 
-// ExitError ends the program with Code and prints nothing more: the
+// exitError ends the program with Code and prints nothing more: the
 // command already said what happened (the lab passes on the guest's status).
-type ExitError struct{ Code int }
+type exitError struct{ Code int }
 
-func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
 // errUsage marks a mistake in the command line; the usage follows it.
 var errUsage = errors.New("usage")
@@ -52,13 +52,13 @@ func usageErrorf(format string, args ...any) error {
 // Running a command builds that one only: the others' help texts are
 // work (filter lists, themes) that a one-shot `res` would pay at every
 // start.
-var registry = map[string]func() *Command{}
+var registry = map[string]func() *command{}
 
-func register(name string, c func() *Command) { registry[name] = c }
+func register(name string, c func() *command) { registry[name] = c }
 
 // commands returns every subcommand, sorted by name.
-func commands() []*Command {
-	cs := make([]*Command, 0, len(registry))
+func commands() []*command {
+	cs := make([]*command, 0, len(registry))
 	for _, c := range registry {
 		cs = append(cs, c())
 	}
@@ -66,7 +66,7 @@ func commands() []*Command {
 	return cs
 }
 
-func lookup(name string) *Command {
+func lookup(name string) *command {
 	if c := registry[name]; c != nil {
 		return c()
 	}
@@ -128,7 +128,7 @@ func run(ctx context.Context, args []string, env *Env) int {
 		return 2
 	}
 	err = runFn(ctx, words)
-	var exit ExitError
+	var exit exitError
 	switch {
 	case err == nil:
 		return 0
@@ -149,7 +149,7 @@ func run(ctx context.Context, args []string, env *Env) int {
 
 // parseFlags parses the command's flags, wherever they stand when the
 // command says so, and returns its arguments.
-func parseFlags(c *Command, fs *flag.FlagSet, args []string) ([]string, error) {
+func parseFlags(c *command, fs *flag.FlagSet, args []string) ([]string, error) {
 	if c.FlagsAnywhere {
 		return parseInterspersed(fs, args)
 	}
@@ -157,7 +157,7 @@ func parseFlags(c *Command, fs *flag.FlagSet, args []string) ([]string, error) {
 	return fs.Args(), err
 }
 
-func newFlagSet(c *Command, env *Env) *flag.FlagSet {
+func newFlagSet(c *command, env *Env) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are printed by run, help by printCommandHelp
 	return fs
@@ -178,7 +178,7 @@ Run 'verbscope help COMMAND' or 'verbscope COMMAND --help' for details.
 `)
 }
 
-func printCommandHelp(w io.Writer, c *Command, fs *flag.FlagSet) {
+func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "Usage: verbscope %s %s\n\n%s\n", c.Name, c.Usage, c.Summary)
 	// Flags with the same usage are one flag's short and long names
 	// (-j, --json): one line.

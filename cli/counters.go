@@ -10,8 +10,8 @@ import (
 
 func init() { register("counters", countersCmd) }
 
-func countersCmd() *Command {
-	return &Command{
+func countersCmd() *command {
+	return &command{
 		Name:    "counters",
 		Summary: "show port and device counters (counters/, hw_counters/), with rates over an interval",
 		Usage:   "[flags] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [port N] [group counters|hw_counters] [name SUBSTRING]",

@@ -19,8 +19,8 @@ import (
 
 func init() { register("dash", dashCmd) }
 
-func dashCmd() *Command {
-	return &Command{
+func dashCmd() *command {
+	return &command{
 		Name:    "dash",
 		Summary: "the dashboard: devices, ports, GIDs, IRQs, counters and every process's QPs live, with the verbs shell in a pane",
 		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--no-trace] [--demo] [--prometheus URL] [--rewind D] [--replay FILE [--at TIME]]",

@@ -31,13 +31,13 @@ func noRDMA(ctx context.Context, env *Env, fsys *sysfsmon.FS, cause error) error
 	fmt.Fprint(env.Stderr, "start the lab VM now? [Y/n] ")
 	ans, err := bufio.NewReader(env.Stdin).ReadString('\n')
 	if err != nil && err != io.EOF {
-		return ExitError{Code: 1}
+		return exitError{Code: 1}
 	}
 	if a := strings.ToLower(strings.TrimSpace(ans)); a != "" && a != "y" && a != "yes" {
-		return ExitError{Code: 1}
+		return exitError{Code: 1}
 	}
 	if code := run(ctx, []string{"lab", "-i", "--", labDash}, env); code != 0 {
-		return ExitError{Code: code}
+		return exitError{Code: code}
 	}
 	return nil
 }

@@ -12,8 +12,8 @@ import (
 
 func init() { register("devices", devicesCmd) }
 
-func devicesCmd() *Command {
-	return &Command{
+func devicesCmd() *command {
+	return &command{
 		Name:    "devices",
 		Summary: "list RDMA devices with their firmware, GUIDs, netdevs, PCI address and NUMA node",
 		Usage:   "[flags] [DEV | dev DEV]",

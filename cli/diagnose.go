@@ -14,8 +14,8 @@ import (
 
 func init() { register("diagnose", diagnoseCmd) }
 
-func diagnoseCmd() *Command {
-	return &Command{
+func diagnoseCmd() *command {
+	return &command{
 		Name:    "diagnose",
 		Summary: "why is this QP stuck? a verdict for every stuck or failed QP: the cause, the evidence, the fix, and the peer's side",
 		Usage:   "[DEV/QPN] [-j] [--readings N] [--interval D] [--peers URL,...] [--prometheus URL] [--peer-auth FILE] [--peer-ca FILE]",
@@ -120,7 +120,7 @@ func runDiagnose(ctx context.Context, env *Env, o diagnose.RunOptions, jsonOut b
 		printVerdicts(env, vs, o.Only)
 	}
 	if len(vs) > 0 {
-		return ExitError{Code: 3}
+		return exitError{Code: 3}
 	}
 	return nil
 }

@@ -14,12 +14,12 @@ import (
 
 func init() { register("doctor", doctorCmd) }
 
-func doctorCmd() *Command {
+func doctorCmd() *command {
 	var checks strings.Builder
 	for _, c := range doctor.Checks {
 		fmt.Fprintf(&checks, "  %-13s %s\n", c.ID, c.About)
 	}
-	return &Command{
+	return &command{
 		Name:    "doctor",
 		Summary: "run the RDMA troubleshooting checklist: each check with a verdict, its evidence and the fix",
 		Usage:   "[flags]",
@@ -110,7 +110,7 @@ Examples:
 					return err
 				}
 				if !rep.OK() {
-					return ExitError{Code: 1}
+					return exitError{Code: 1}
 				}
 				return nil
 			}

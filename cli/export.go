@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/verbscope/verbscope/diagnose"
@@ -26,8 +26,8 @@ func init() { register("export", exportCmd) }
 // exportPort is verbscope export's default port.
 const exportPort = "9879"
 
-func exportCmd() *Command {
-	return &Command{
+func exportCmd() *command {
+	return &command{
 		Name:    "export",
 		Summary: "serve this host's RDMA state as Prometheus metrics (QPs by state, transitions, counters)",
 		Usage:   "[--web.listen-address=:" + exportPort + "] [--web.config.file=FILE] [--api.sensitive] [--interval=2s] [--no-trace]",
@@ -153,9 +153,9 @@ Examples:
 				if *ownersN < 0 {
 					return usageErrorf("--collector.owners %d: want 0 or more", *ownersN)
 				}
-				by, err := export.ParseOwnersBy(*ownersBy)
-				if err != nil {
-					return usageErrorf("--collector.owners.by: %s", strings.TrimPrefix(err.Error(), "export: "))
+				by := owners.By(*ownersBy)
+				if !slices.Contains(export.OwnerGroupings, by) {
+					return usageErrorf("--collector.owners.by: group owners by %q: want place, unit, container or pod", *ownersBy)
 				}
 				if err := checkWindow(*window, *interval); err != nil {
 					return err

@@ -12,8 +12,8 @@ import (
 
 func init() { register("fleet", fleetCmd) }
 
-func fleetCmd() *Command {
-	return &Command{
+func fleetCmd() *command {
+	return &command{
 		Name:    "fleet",
 		Summary: "every host Prometheus scrapes verbscope export on, one row each, worst first",
 		Usage:   "--prometheus URL [--job verbscope] [-j]",

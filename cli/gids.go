@@ -10,8 +10,8 @@ import (
 
 func init() { register("gids", gidsCmd) }
 
-func gidsCmd() *Command {
-	return &Command{
+func gidsCmd() *command {
+	return &command{
 		Name:    "gids",
 		Summary: "show the GID tables: each GID with its type, netdev and the IP address it encodes",
 		Usage:   "[flags] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [port N] [index N] [type v1|v2] [netdev NAME]",

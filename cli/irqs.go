@@ -13,8 +13,8 @@ import (
 
 func init() { register("irqs", irqsCmd) }
 
-func irqsCmd() *Command {
-	return &Command{
+func irqsCmd() *command {
+	return &command{
 		Name:    "irqs",
 		Summary: "show each RDMA device's interrupts: per-CPU counts or rates, affinity, NUMA node",
 		Usage:   "[flags] [DEV | dev DEV]",

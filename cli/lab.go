@@ -13,8 +13,8 @@ import (
 
 func init() { register("lab", labCmd) }
 
-func labCmd() *Command {
-	return &Command{
+func labCmd() *command {
+	return &command{
 		Name:    "lab",
 		Summary: "boot a Debian kernel with Soft-RoCE (rxe0) in qemu and run a command or a shell there",
 		Usage:   "[flags] [-- COMMAND...]",
@@ -104,7 +104,7 @@ Examples:
 					return err
 				}
 				if code != 0 {
-					return ExitError{Code: code}
+					return exitError{Code: code}
 				}
 				return nil
 			}

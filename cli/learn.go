@@ -20,8 +20,8 @@ import (
 
 func init() { register("learn", learnCmd) }
 
-func learnCmd() *Command {
-	return &Command{
+func learnCmd() *command {
+	return &command{
 		Name:          "learn",
 		FlagsAnywhere: true,
 		Summary:       "the course: the verbs call flow and the QP state machine, learned by doing, each step checked on the kernel",
@@ -146,7 +146,7 @@ func (lo *learnOptions) run(ctx context.Context, env *Env) error {
 		var ce *learn.CheckError
 		if errors.As(err, &ce) {
 			fmt.Fprintln(env.Stderr, err)
-			return ExitError{Code: 1}
+			return exitError{Code: 1}
 		}
 		return err
 	}
@@ -167,7 +167,7 @@ func (lo *learnOptions) run(ctx context.Context, env *Env) error {
 	if !isFile || !term.IsTerminal(int(in.Fd())) {
 		// Refusals are part of a lesson: the course goes on after them.
 		err := runScript(ctx, tutor, env.Stdin, scriptOptions{keepGoing: true, out: env.Stdout, errw: env.Stdout})
-		var exit ExitError
+		var exit exitError
 		if errors.As(err, &exit) {
 			return nil
 		}

@@ -7,8 +7,8 @@ import (
 
 func init() { register("ports", portsCmd) }
 
-func portsCmd() *Command {
-	return &Command{
+func portsCmd() *command {
+	return &command{
 		Name:    "ports",
 		Summary: "show RDMA ports: state, rate, LIDs, link layer, netdev and GID table use",
 		Usage:   "[flags] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [port N] [state STATE] [netdev NAME]",

@@ -215,7 +215,7 @@ func invocations(line string) []invocation {
 }
 
 // flagSet builds a command's flags as run does before parsing them.
-func flagSet(c *Command) *flag.FlagSet {
+func flagSet(c *command) *flag.FlagSet {
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 	fs := newFlagSet(c, env)
 	c.Setup(fs, env)

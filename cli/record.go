@@ -25,8 +25,8 @@ import (
 
 func init() { register("record", recordCmd) }
 
-func recordCmd() *Command {
-	return &Command{
+func recordCmd() *command {
+	return &command{
 		Name:          "record",
 		Summary:       "record this host's RDMA objects, QP histories, counters and alerts to a file; info and export it",
 		Usage:         "[-o FILE] [--interval D] [--for D] [--no-trace] [--retain D] [--max-size SIZE] | info FILE [-j] | export FILE --csv|-j|--perfetto OUT.json",

@@ -27,8 +27,8 @@ var resObjects = func() []string {
 
 func init() { register("res", resCmd) }
 
-func resCmd() *Command {
-	return &Command{
+func resCmd() *command {
+	return &command{
 		Name:    "res",
 		Summary: "every process's QPs, CQs, MRs, PDs, contexts, SRQs and cm_ids, like rdma resource show",
 		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [FILTER VALUE]... | qp --follow [-j] [-n COUNT] [FILTERS] | owners [-j] [by process|unit|container|pod|host] [FILTERS]",

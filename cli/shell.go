@@ -22,8 +22,8 @@ import (
 
 func init() { register("shell", shellCmd) }
 
-func shellCmd() *Command {
-	return &Command{
+func shellCmd() *command {
+	return &command{
 		Name:    "shell",
 		Summary: "the verbs shell: create PDs, CQs, MRs and QPs, step QPs through their states, move data",
 		Usage:   "[-f FILE | -c 'CMD; CMD'] [-j|--json [-p|--pretty]] [--keep-going] [--dev DEVICE] [--gid-index N]",
@@ -149,7 +149,7 @@ func runScript(ctx context.Context, sh front.Engine, r io.Reader, o scriptOption
 				}
 				failedAny = true
 				if !o.keepGoing {
-					return ExitError{Code: 1}
+					return exitError{Code: 1}
 				}
 			}
 		}
@@ -203,7 +203,7 @@ func printProgress(events <-chan front.Event, inCommand *atomic.Bool, w io.Write
 
 func exitStatus(failed bool) error {
 	if failed {
-		return ExitError{Code: 1}
+		return exitError{Code: 1}
 	}
 	return nil
 }

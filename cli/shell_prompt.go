@@ -103,7 +103,7 @@ func runPrompt(sh front.Engine, in *os.File, env *Env) error {
 			if session.Err() != nil {
 				// The caller's deferred Close destroys the objects.
 				fmt.Fprintln(env.Stderr, terminated)
-				return ExitError{Code: 143}
+				return exitError{Code: 143}
 			}
 			if err != nil {
 				if interrupted {

@@ -37,7 +37,7 @@ func TestScriptJSONRefusal(t *testing.T) {
 	defer sh.Close()
 	var out, errw bytes.Buffer
 	err := runScript(context.Background(), sh, strings.NewReader("help ls # a comment\nls extra; help\n"), scriptOptions{json: true, out: &out, errw: &errw})
-	if code, ok := err.(ExitError); !ok || code.Code != 1 {
+	if code, ok := err.(exitError); !ok || code.Code != 1 {
 		t.Fatalf("runScript: %v, want exit status 1", err)
 	}
 	var recs []map[string]any

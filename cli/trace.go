@@ -16,8 +16,8 @@ import (
 
 func init() { register("trace", traceCmd) }
 
-func traceCmd() *Command {
-	return &Command{
+func traceCmd() *command {
+	return &command{
 		Name:    "trace",
 		Summary: "every process's verbs control calls, live, from the kernel (eBPF): creates, modifies with their attributes, destroys, errors",
 		Usage:   "[-j] [-n COUNT] [pid=N] [comm=NAME] [qpn=N] [dev=NAME]",

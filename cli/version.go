@@ -12,8 +12,8 @@ import (
 
 func init() { register("version", versionCmd) }
 
-func versionCmd() *Command {
-	return &Command{
+func versionCmd() *command {
+	return &command{
 		Name:    "version",
 		Summary: "print verbscope's version and what it was built with",
 		Usage:   "",

@@ -17,7 +17,7 @@ import (
 // words; iproute2's output flags (-j, -p, -d, -dd) with their long forms;
 // the words parsed by view.ParseCommandWords ("rxe0/1", "dev rxe0",
 // "state=RTS"); a device that does not exist refused with the ones that
-// do. A command opts in with Command.FlagsAnywhere.
+// do. A command opts in with command.FlagsAnywhere.
 
 // outFlags are iproute2's output flags (ip(8), rdma(8)): -j JSON, -p
 // pretty JSON, -d details and -dd (or -d -d) also the driver's.

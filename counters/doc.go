@@ -6,6 +6,10 @@
 // request failed for good) or recoverable, its width (a 32-bit counter
 // wraps) and the signal it gives a diagnosis (RNR, transport retry, ...).
 //
-// It is pure Go, data and lookups only: no cgo, no I/O. A counter the
-// registry does not know is reported unknown, never guessed.
+// Lookup answers for one counter of one driver (DeviceDriver names a
+// device's driver the registry's way); All and Drivers list the registry,
+// RetryNames the counters a diagnosis watches, and Delta is a rise that
+// allows for a counter's wrap. It is pure Go, data and lookups only: no
+// cgo, no I/O. A counter the registry does not know is reported unknown,
+// never guessed.
 package counters

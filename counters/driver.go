@@ -30,11 +30,11 @@ var namePrefixes = []struct{ prefix, driver string }{
 	{"ionic_", "ionic"}, {"rxe", "rxe"}, {"siw_", "siw"},
 }
 
-// DriverOf names the registry's driver for a kernel module or PCI
+// driverOf names the registry's driver for a kernel module or PCI
 // driver name, as a device's sysfs "device/driver" link names it (with
 // or without the path before it): "mlx5_core" gives "mlx5". "" for a
 // module the registry has no table for.
-func DriverOf(module string) string {
+func driverOf(module string) string {
 	if i := strings.LastIndexByte(module, '/'); i >= 0 {
 		module = module[i+1:]
 	}
@@ -49,7 +49,7 @@ func DriverOf(module string) string {
 // says, as for a renamed device (rocep1s0f0, udev's names) whose device
 // link cannot be read.
 func DeviceDriver(module, devName string, hasParent bool, nodeType string) string {
-	if d := DriverOf(module); d != "" {
+	if d := driverOf(module); d != "" {
 		return d
 	}
 	if hasParent {

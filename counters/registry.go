@@ -109,7 +109,7 @@ type Entry struct {
 }
 
 // Lookup returns what the registry knows of the counter name as driver
-// exposes it (driver as DriverOf names it: "rxe", "mlx5", "mlx4", "hfi1",
+// exposes it (driver as DeviceDriver names it: "rxe", "mlx5", "mlx4", "hfi1",
 // "bnxt_re", "irdma", "i40iw", "efa", "hns", "erdma", "ionic", "siw"). With
 // driver "" (not known) a name is found only where every driver that has it
 // means the same. ok is false for a counter the registry does not know.
@@ -169,9 +169,9 @@ func RetryNames() []string {
 	return out
 }
 
-// RetryNamesFor is RetryNames for one driver (with the PortCounters'
+// retryNamesFor is RetryNames for one driver (with the PortCounters'
 // none); "" gives RetryNames.
-func RetryNamesFor(driver string) []string {
+func retryNamesFor(driver string) []string {
 	if driver == "" {
 		return RetryNames()
 	}

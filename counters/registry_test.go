@@ -196,7 +196,7 @@ func TestDriverOf(t *testing.T) {
 }
 
 func TestRetryNames(t *testing.T) {
-	got := RetryNamesFor("rxe")
+	got := retryNamesFor("rxe")
 	want := []string{"completer_retry_err", "out_of_seq_request", "rcvd_rnr_err", "rcvd_seq_err", "retry_exceeded_err", "retry_rnr_exceeded_err", "send_rnr_err"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("RetryNamesFor(rxe) (-want +got):\n%s", d)

@@ -12,7 +12,7 @@ import (
 
 // diagnosisQueue is how many readings the diagnosis may fall behind the
 // watch before it skips one: asking a peer that does not answer takes
-// up to its timeout (diagnose.DefaultPeerTimeout), a few readings at
+// up to its timeout (2 s by default: diagnose.PeerConfig), a few readings at
 // 1 s.
 const diagnosisQueue = 8
 

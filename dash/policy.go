@@ -20,9 +20,10 @@ const FPS = 30
 // memoryLimit is the dashboard's least soft heap limit, unless GOMEMLIMIT
 // sets one. A viewer is left open for days, and its peaks (trace's BTF
 // parsed at start, a 10,000-QP refresh) are far above what it keeps:
-// with Go's defaults alone, 10,000 QPs shown left RSS at 78-82 MB in the
-// lab (BenchmarkDashboard10kQPs), the heap grown to twice the peak and
-// returned to the system slowly. The limit makes the collector and the
+// with Go's defaults alone, 10,000 QPs shown left RSS far above the
+// target (BenchmarkDashboard10kQPs measures it; the figures are in
+// docs/performance.md), the heap grown to twice the peak and returned
+// to the system slowly. The limit makes the collector and the
 // scavenger hold it near what the data needs; memory costs the same
 // natively as under emulation.
 const memoryLimit = 40 << 20
@@ -33,8 +34,8 @@ const memoryLimit = 40 << 20
 // collects anyway. A limit closer to the live heap collects as often as
 // the headroom is small, and each collection scans the whole live
 // heap: at a quarter above it, 10,000 idle QPs kept the collector
-// running most of the time (75% of the dashboard's CPU in the lab's
-// profile, BenchmarkIdleCost), and a limit at or under the live heap
+// running most of the time (BenchmarkIdleCost with a CPU profile:
+// docs/performance.md), and a limit at or under the live heap
 // runs it back to back. The limit trims the peaks (a whole dump's
 // objects beside the last one's) back, not the steady state.
 const limitHeadroom = 1

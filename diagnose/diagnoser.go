@@ -41,15 +41,15 @@ type Config struct {
 	Peers Peers
 	// StallReadings is how many readings a QP's PSNs must stand still
 	// while its port's retry or RNR counters rise before it is judged
-	// stuck (default DefaultStallReadings).
+	// stuck (default 3).
 	StallReadings int
 }
 
-// DefaultStallReadings is Config.StallReadings's default: at one
+// defaultStallReadings is Config.StallReadings's default: at one
 // reading a second, a verdict within 4 readings of a stall becoming
 // visible (the first reading whose counters rose compares with the one
 // before).
-const DefaultStallReadings = 3
+const defaultStallReadings = 3
 
 // Diagnoser follows readings and gives the verdicts of each. It is not
 // safe for concurrent use.
@@ -62,7 +62,7 @@ type Diagnoser struct {
 	// recent are each port's counter rises over the last readings, for
 	// the failed QPs' judgement (a remote access error counted when the
 	// QP failed).
-	recent map[portKey][][]Rise
+	recent map[portKey][][]rise
 	// settled are the verdicts of failed QPs and objects of exited
 	// owners, judged once per state: an ERR QP left for a day asks no
 	// peer every reading.
@@ -80,11 +80,11 @@ type qpWatch struct {
 	sq, rq uint32
 	since  time.Time
 	still  int
-	rises  map[string]Rise
+	rises  map[string]rise
 }
 
 type settled struct {
-	look  Look
+	look  look
 	since time.Time
 	v     Verdict
 }
@@ -92,9 +92,9 @@ type settled struct {
 // New returns a Diagnoser with cfg's settings.
 func New(cfg Config) *Diagnoser {
 	if cfg.StallReadings <= 0 {
-		cfg.StallReadings = DefaultStallReadings
+		cfg.StallReadings = defaultStallReadings
 	}
-	return &Diagnoser{cfg: cfg, watch: map[inspect.Key]*qpWatch{}, recent: map[portKey][][]Rise{},
+	return &Diagnoser{cfg: cfg, watch: map[inspect.Key]*qpWatch{}, recent: map[portKey][][]rise{},
 		settled: map[inspect.Key]settled{}, signals: map[[2]string]counters.Signal{}}
 }
 
@@ -133,13 +133,13 @@ func (d *Diagnoser) Observe(ctx context.Context, r Reading) []Verdict {
 		if q == nil {
 			continue
 		}
-		f := d.facts(ctx, s, r, q, LookStalled, a.Since)
+		f := d.facts(ctx, s, r, q, lookStalled, a.Since)
 		f.Still = a.Polls
 		for name, by := range a.Retries {
-			f.Rises = append(f.Rises, Rise{Name: name, Signal: d.signal(q.DevName, name), By: by, PerQP: true})
+			f.Rises = append(f.Rises, rise{Name: name, Signal: d.signal(q.DevName, name), By: by, PerQP: true})
 		}
 		f.LocalPeer = qps[a.Peer]
-		if v, ok := Judge(f); ok {
+		if v, ok := judge(f); ok {
 			out = append(out, v)
 			seen[a.Key] = true
 		}
@@ -147,13 +147,13 @@ func (d *Diagnoser) Observe(ctx context.Context, r Reading) []Verdict {
 	out = append(out, d.stalled(ctx, s, r, qps, seen)...)
 	for _, a := range r.Update.Failed {
 		if q := qps[a.Key]; q != nil && !seen[a.Key] {
-			out = append(out, d.settle(ctx, s, r, q, LookFailed, a.Since))
+			out = append(out, d.settle(ctx, s, r, q, lookFailed, a.Since))
 			seen[a.Key] = true
 		}
 	}
 	for _, c := range r.Update.Dead {
 		if q := qps[c.Key]; q != nil && c.Key.Kind == rdma.KindQP && !seen[c.Key] {
-			out = append(out, d.settle(ctx, s, r, q, LookOwnerExited, s.Time))
+			out = append(out, d.settle(ctx, s, r, q, lookOwnerExited, s.Time))
 			seen[c.Key] = true
 		}
 	}
@@ -178,37 +178,37 @@ const settleAfter = 30 * time.Second
 // settle judges a failed QP or one of an exited owner each reading for
 // settleAfter, then keeps the verdict while the state stands: an ERR QP
 // left for a day asks no peer every reading.
-func (d *Diagnoser) settle(ctx context.Context, s *inspect.Snapshot, r Reading, q *inspect.QP, look Look, since time.Time) Verdict {
+func (d *Diagnoser) settle(ctx context.Context, s *inspect.Snapshot, r Reading, q *inspect.QP, look look, since time.Time) Verdict {
 	k := key(q)
 	if st, ok := d.settled[k]; ok && st.look == look && st.since.Equal(since) && st.v.State == q.State.IPRoute2() && s.Time.Sub(since) >= settleAfter {
 		return st.v
 	}
 	f := d.facts(ctx, s, r, q, look, since)
-	if look == LookOwnerExited {
+	if look == lookOwnerExited {
 		f.Owner = q.Owner
 	}
-	v, _ := Judge(f)
+	v, _ := judge(f)
 	d.settled[k] = settled{look, since, v}
 	return v
 }
 
 // facts gathers what is known of q: its port, driver, traced attributes
 // and, for a connected QP, its peer.
-func (d *Diagnoser) facts(ctx context.Context, s *inspect.Snapshot, r Reading, q *inspect.QP, look Look, since time.Time) Facts {
-	f := Facts{Look: look, QP: *q, Since: since, Driver: DriverOf(q.DevName), Traced: tracedFacts(r.History[key(q)])}
+func (d *Diagnoser) facts(ctx context.Context, s *inspect.Snapshot, r Reading, q *inspect.QP, look look, since time.Time) facts {
+	f := facts{Look: look, QP: *q, Since: since, Driver: driverOf(q.DevName), Traced: tracedFacts(r.History[key(q)])}
 	for i := range s.Ports {
 		if p := &s.Ports[i]; p.DevName == q.DevName && p.Port == q.Port {
 			f.Port = p
 		}
 	}
-	if look == LookFailed {
+	if look == lookFailed {
 		for _, rs := range d.recent[portKey{q.DevName, q.Port}] {
 			f.Rises = append(f.Rises, rs...)
 		}
 	}
 	if p := localPeer(s, q); p != nil {
 		f.LocalPeer = p
-	} else if look != LookOwnerExited && d.cfg.Peers != nil && q.Attrs.Has(inspect.AttrResRQPN) && reliable(q) {
+	} else if look != lookOwnerExited && d.cfg.Peers != nil && q.Attrs.Has(inspect.AttrResRQPN) && reliable(q) {
 		f.Peer = d.cfg.Peers.Find(ctx, q, f.Traced.DGID)
 		if f.Traced.DGID != "" {
 			f.Peer.HostKnown = true
@@ -243,13 +243,13 @@ func reliable(q *inspect.QP) bool {
 // could be retrying once the peers' facts cleared the idle ones, and
 // named probable with the others listed otherwise.
 func (d *Diagnoser) stalled(ctx context.Context, s *inspect.Snapshot, r Reading, qps map[inspect.Key]*inspect.QP, seen map[inspect.Key]bool) []Verdict {
-	byPort := map[portKey][]Facts{}
+	byPort := map[portKey][]facts{}
 	for k, w := range d.watch {
 		if w.still < d.cfg.StallReadings || seen[k] {
 			continue
 		}
 		q := qps[k]
-		f := d.facts(ctx, s, r, q, LookStalled, w.since)
+		f := d.facts(ctx, s, r, q, lookStalled, w.since)
 		f.Still = w.still
 		// A retrying QP's sq-psn goes back to the first unacknowledged
 		// PSN and forward again (go-back-N): the highest seen is what it
@@ -258,7 +258,7 @@ func (d *Diagnoser) stalled(ctx context.Context, s *inspect.Snapshot, r Reading,
 		for _, name := range sortedKeys(w.rises) {
 			f.Rises = append(f.Rises, w.rises[name])
 		}
-		if _, ok := Judge(f); ok {
+		if _, ok := judge(f); ok {
 			byPort[w.port] = append(byPort[w.port], f)
 		}
 	}
@@ -271,7 +271,7 @@ func (d *Diagnoser) stalled(ctx context.Context, s *inspect.Snapshot, r Reading,
 				}
 			}
 			slices.Sort(fs[i].Candidates)
-			if v, ok := Judge(fs[i]); ok {
+			if v, ok := judge(fs[i]); ok {
 				out = append(out, v)
 			}
 		}
@@ -292,7 +292,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // every reliable QP in RTS or SQD whose PSNs did not move since the
 // reading before is watched (or watched one reading longer); a watched
 // QP whose PSNs moved, that changed state or went away is dropped.
-func (d *Diagnoser) follow(prev, s *inspect.Snapshot, qps map[inspect.Key]*inspect.QP, rises map[portKey][]Rise) {
+func (d *Diagnoser) follow(prev, s *inspect.Snapshot, qps map[inspect.Key]*inspect.QP, rises map[portKey][]rise) {
 	for k, w := range d.watch {
 		q := qps[k]
 		if q == nil || !sending(q) || psnAfter(q.SQPSN, w.sq) || q.RQPSN != w.rq {
@@ -324,7 +324,7 @@ func (d *Diagnoser) follow(prev, s *inspect.Snapshot, qps map[inspect.Key]*inspe
 			if b == nil || b.State != q.State || psnAfter(q.SQPSN, b.SQPSN) || q.RQPSN != b.RQPSN {
 				continue
 			}
-			w := &qpWatch{port: pk, sq: max24(q.SQPSN, b.SQPSN), rq: q.RQPSN, since: prev.Time, still: 1, rises: map[string]Rise{}}
+			w := &qpWatch{port: pk, sq: max24(q.SQPSN, b.SQPSN), rq: q.RQPSN, since: prev.Time, still: 1, rises: map[string]rise{}}
 			for _, r := range rs {
 				w.rises[r.Name] = r
 			}
@@ -339,8 +339,8 @@ func sending(q *inspect.QP) bool {
 	return (q.Type == rdma.QPTypeRC || q.Type == rdma.QPTypeXRCSend) && (q.State == rdma.QPStateRTS || q.State == rdma.QPStateSQD)
 }
 
-func retries(rs []Rise) bool {
-	return slices.ContainsFunc(rs, func(r Rise) bool { return retrying[r.Signal] })
+func retries(rs []rise) bool {
+	return slices.ContainsFunc(rs, func(r rise) bool { return retrying[r.Signal] })
 }
 
 func max24(a, b uint32) uint32 {
@@ -352,11 +352,11 @@ func max24(a, b uint32) uint32 {
 
 // portRises compares each port's counters with the reading before and
 // returns the rises of those the registry gives a signal.
-func (d *Diagnoser) portRises(prev, s *inspect.Snapshot) map[portKey][]Rise {
+func (d *Diagnoser) portRises(prev, s *inspect.Snapshot) map[portKey][]rise {
 	if prev == nil {
 		return nil
 	}
-	var out map[portKey][]Rise
+	var out map[portKey][]rise
 	for i := range s.PortCounters {
 		pc := &s.PortCounters[i]
 		old := portCounters(prev, pc.DevName, pc.Port)
@@ -370,10 +370,10 @@ func (d *Diagnoser) portRises(prev, s *inspect.Snapshot) map[portKey][]Rise {
 			}
 			if was, ok := old.Counter(c.Name); ok && c.Value > was {
 				if out == nil {
-					out = map[portKey][]Rise{}
+					out = map[portKey][]rise{}
 				}
 				pk := portKey{pc.DevName, pc.Port}
-				out[pk] = append(out[pk], Rise{Name: c.Name, Signal: sig, By: c.Value - was})
+				out[pk] = append(out[pk], rise{Name: c.Name, Signal: sig, By: c.Value - was})
 			}
 		}
 	}
@@ -395,7 +395,7 @@ func (d *Diagnoser) signal(dev, name string) counters.Signal {
 	if s, ok := d.signals[k]; ok {
 		return s
 	}
-	info, _ := counters.Lookup(DriverOf(dev), name)
+	info, _ := counters.Lookup(driverOf(dev), name)
 	sig := info.Signal
 	if info.Side == counters.SideResponder && retrying[sig] {
 		// A responder's count (RNR NAKs sent) says a QP of this port
@@ -407,7 +407,7 @@ func (d *Diagnoser) signal(dev, name string) counters.Signal {
 }
 
 // keepRecent keeps each port's rises of the last readings.
-func (d *Diagnoser) keepRecent(rises map[portKey][]Rise) {
+func (d *Diagnoser) keepRecent(rises map[portKey][]rise) {
 	for pk, rs := range d.recent {
 		if len(rs) >= d.cfg.StallReadings {
 			rs = rs[1:]
@@ -416,7 +416,7 @@ func (d *Diagnoser) keepRecent(rises map[portKey][]Rise) {
 	}
 	for pk, rs := range rises {
 		if _, ok := d.recent[pk]; !ok {
-			d.recent[pk] = [][]Rise{rs}
+			d.recent[pk] = [][]rise{rs}
 		}
 	}
 }

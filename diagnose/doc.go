@@ -5,9 +5,12 @@
 // a person can act on: the cause, the evidence, the fix.
 //
 // The judgement is pure (judge.go: facts in, verdict out, table-tested);
-// the Diagnoser (diagnoser.go) keeps what it needs across readings (the
+// a Diagnoser (New, diagnoser.go) observes each Reading (FromFrame makes
+// one of a watch frame), keeps what it needs across readings (the
 // counters' last values, the PSNs of QPs that might be retrying) and asks
-// the peers (peers.go) only when a QP needs judging. While nothing
+// the Peers (HTTPPeers: NewHTTPPeers, ParsePeerURLs; peers.go) only when
+// a QP needs judging. Run takes its own readings for `verbscope
+// diagnose`. While nothing
 // retries and nothing failed, a reading costs a comparison of the ports'
 // counters and nothing more.
 //

@@ -8,23 +8,23 @@ import (
 	"github.com/verbscope/verbscope/rdma"
 )
 
-// Look is why a QP is looked at.
-type Look int
+// look is why a QP is looked at.
+type look int
 
 // The looks.
 const (
-	// LookStalled: a reliable QP in RTS or SQD whose PSNs stood still
+	// lookStalled: a reliable QP in RTS or SQD whose PSNs stood still
 	// while retry or RNR counters rose (its own, or its port's), or whose
 	// peer on this host has not accepted what it sent.
-	LookStalled Look = iota + 1
-	// LookFailed: a QP in ERR or SQE.
-	LookFailed
-	// LookOwnerExited: a QP whose creating process exited.
-	LookOwnerExited
+	lookStalled look = iota + 1
+	// lookFailed: a QP in ERR or SQE.
+	lookFailed
+	// lookOwnerExited: a QP whose creating process exited.
+	lookOwnerExited
 )
 
-// Rise is how much one counter rose while a QP stood still.
-type Rise struct {
+// rise is how much one counter rose while a QP stood still.
+type rise struct {
 	Name   string
 	Signal counters.Signal
 	By     uint64
@@ -33,10 +33,10 @@ type Rise struct {
 	PerQP bool
 }
 
-// Traced are the facts trace's modifies give of a QP (its history's
+// traced are the facts trace's modifies give of a QP (its history's
 // Modify entries): where it sends and how long it retries. A zero field
 // is unknown.
-type Traced struct {
+type traced struct {
 	// DGID is ah_attr.dgid as text ("::ffff:10.0.1.2"); DestQPN
 	// dest_qp_num (HasDest when a modify set it).
 	DGID    string
@@ -69,19 +69,19 @@ type PeerAnswer struct {
 // answered reports whether any exporter answered.
 func (a *PeerAnswer) answered() bool { return len(a.Asked) > len(a.Failed) }
 
-// Facts are what is known of one QP that needs a look: the input of
-// Judge.
-type Facts struct {
-	Look  Look
+// facts are what is known of one QP that needs a look: the input of
+// judge.
+type facts struct {
+	Look  look
 	QP    inspect.QP
 	Since time.Time
-	// Driver is the device's driver as DriverOf names it.
+	// Driver is the device's driver as driverOf names it.
 	Driver string
-	// Still is how many readings the PSNs stood still (LookStalled).
+	// Still is how many readings the PSNs stood still (lookStalled).
 	Still int
 	// Rises are the retry, RNR and error counters that rose meanwhile:
 	// the QP's own or its port's.
-	Rises []Rise
+	Rises []rise
 	// LocalPeer is the peer QP when it is on this host (the Tracker's
 	// judgement); nil otherwise.
 	LocalPeer *inspect.QP
@@ -90,14 +90,14 @@ type Facts struct {
 	// Candidates are the other QPs of the port that could be the one
 	// retrying (port counters are shared).
 	Candidates []uint32
-	Traced     Traced
+	Traced     traced
 	Peer       PeerAnswer
-	// Owner is the exited owner (LookOwnerExited).
+	// Owner is the exited owner (lookOwnerExited).
 	Owner inspect.Owner
 }
 
 // signal returns the total rise of the counters with signal s.
-func (f *Facts) signal(s counters.Signal) uint64 {
+func (f *facts) signal(s counters.Signal) uint64 {
 	var n uint64
 	for _, r := range f.Rises {
 		if r.Signal == s {
@@ -108,6 +108,6 @@ func (f *Facts) signal(s counters.Signal) uint64 {
 }
 
 // portUp reports whether the QP's port is ACTIVE (true when unknown).
-func (f *Facts) portUp() bool {
+func (f *facts) portUp() bool {
 	return f.Port == nil || f.Port.State == rdma.PortStateActive
 }

@@ -34,7 +34,7 @@ func retryForever(driver string) bool { return driver == "rxe" }
 
 // timeoutLines says how long the QP retries after a transport timeout,
 // in words: timeout 14 = 4.096 µs × 2^14 ≈ 67 ms a try, retry_cnt tries.
-func timeoutLines(t Traced, driver string) []string {
+func timeoutLines(t traced, driver string) []string {
 	if t.Timeout < 0 || t.RetryCnt < 0 {
 		return []string{"its timeout and retry_cnt are unknown without trace (verbscope trace, or an exporter or dashboard with trace on, sees the modify that set them); " +
 			"rc_pingpong's are timeout 14 (4.096 µs × 2^14 ≈ 67 ms a try) and retry_cnt 7"}
@@ -57,7 +57,7 @@ func timeoutLines(t Traced, driver string) []string {
 }
 
 // rnrLines says how long the QP retries after RNR NAKs.
-func rnrLines(t Traced) []string {
+func rnrLines(t traced) []string {
 	switch {
 	case t.RNRRetry < 0:
 		return []string{"its rnr_retry is unknown without trace; rc_pingpong's is 7, which retries forever (IBTA: 7 means infinite)"}

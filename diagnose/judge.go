@@ -10,10 +10,10 @@ import (
 	"github.com/verbscope/verbscope/rdma"
 )
 
-// Judge gives the verdict on one QP from its facts. ok is false when the
+// judge gives the verdict on one QP from its facts. ok is false when the
 // facts clear it: a stalled QP whose peer accepted everything it sent is
 // idle, not stuck (another QP of the port is the one retrying).
-func Judge(f Facts) (v Verdict, ok bool) {
+func judge(f facts) (v Verdict, ok bool) {
 	q := &f.QP
 	v = Verdict{Dev: q.DevName, LQPN: q.LQPN, State: q.State.IPRoute2(), PID: q.PID, Comm: q.Comm,
 		Since: f.Since, Peer: f.Peer.QP, Certainty: Certain, Candidates: f.Candidates}
@@ -23,9 +23,9 @@ func Judge(f Facts) (v Verdict, ok bool) {
 			SQPSN: p.SQPSN, RQPSN: p.RQPSN, PID: p.PID, Comm: p.Comm}
 	}
 	switch f.Look {
-	case LookOwnerExited:
+	case lookOwnerExited:
 		judgeOwner(&v, &f)
-	case LookFailed:
+	case lookFailed:
 		judgeFailed(&v, &f)
 	default:
 		if !judgeStalled(&v, &f) {
@@ -39,7 +39,7 @@ func Judge(f Facts) (v Verdict, ok bool) {
 // peerName is how a verdict names the peer QP: "peer 10.0.1.2:9879 qp 17".
 func peerName(p *PeerQP) string { return fmt.Sprintf("peer %s qp %d", p.Host, p.LQPN) }
 
-func judgeOwner(v *Verdict, f *Facts) {
+func judgeOwner(v *Verdict, f *facts) {
 	v.Cause = CauseOwnerExited
 	v.Why = fmt.Sprintf("its process %s[%d] exited; an inherited descriptor keeps it", f.QP.Comm, f.QP.PID)
 	v.Evidence = append(v.Evidence, fmt.Sprintf("the process that created it (pid %d, %s) has exited (%s), yet the QP lives: "+
@@ -47,7 +47,7 @@ func judgeOwner(v *Verdict, f *Facts) {
 	v.Fix = []string{"find the process holding /dev/infiniband/uverbs* (ls -l /proc/*/fd | grep uverbs) and end it, or close the descriptor before fork (ibv_fork_init, O_CLOEXEC)"}
 }
 
-func ownerWord(f *Facts) string {
+func ownerWord(f *facts) string {
 	switch f.Owner {
 	case inspect.OwnerZombie:
 		return "a zombie, not yet reaped"
@@ -57,7 +57,7 @@ func ownerWord(f *Facts) string {
 	return "reaped: the kernel lists no pid"
 }
 
-func judgeFailed(v *Verdict, f *Facts) {
+func judgeFailed(v *Verdict, f *facts) {
 	q := &f.QP
 	p := v.Peer
 	switch {
@@ -113,7 +113,7 @@ func stateOf(s string) int {
 
 // judgeStalled judges a reliable QP whose PSNs stand still with work to
 // do; false when the peer's facts clear it.
-func judgeStalled(v *Verdict, f *Facts) bool {
+func judgeStalled(v *Verdict, f *facts) bool {
 	q := &f.QP
 	p := v.Peer
 	still := fmt.Sprintf("its PSNs stood still for %d readings since %s (sq-psn %d, rq-psn %d) in %s",
@@ -188,7 +188,7 @@ func judgeStalled(v *Verdict, f *Facts) bool {
 
 // judgeWithoutPeer judges a stalled QP whose peer nobody could show:
 // its own counters, and whether the peer's host answered.
-func judgeWithoutPeer(v *Verdict, f *Facts, rnr, timeouts uint64) {
+func judgeWithoutPeer(v *Verdict, f *facts, rnr, timeouts uint64) {
 	q := &f.QP
 	timeoutFix := timeoutLines(f.Traced, f.Driver)
 	switch {
@@ -219,12 +219,12 @@ func judgeWithoutPeer(v *Verdict, f *Facts, rnr, timeouts uint64) {
 }
 
 // peerLines say whom the diagnosis asked and what failed.
-func peerLines(f *Facts) []string {
+func peerLines(f *facts) []string {
 	a := &f.Peer
 	switch {
 	case f.LocalPeer != nil:
 		return nil
-	case len(a.Asked) == 0 && f.Look == LookStalled:
+	case len(a.Asked) == 0 && f.Look == lookStalled:
 		return []string{"no peer exporter to ask (the destination GID is unknown without trace, and no --peers or --prometheus was given): judged on this host's facts only"}
 	}
 	var out []string
@@ -240,7 +240,7 @@ func peerLines(f *Facts) []string {
 	return out
 }
 
-func answeredHosts(f *Facts) []string {
+func answeredHosts(f *facts) []string {
 	var out []string
 	for _, h := range f.Peer.Asked {
 		if !slices.ContainsFunc(f.Peer.Failed, func(e string) bool { return strings.HasPrefix(e, h+":") || strings.HasPrefix(e, h+" ") }) {
@@ -250,8 +250,8 @@ func answeredHosts(f *Facts) []string {
 	return out
 }
 
-func riseLine(f *Facts, s counters.Signal) string {
-	var rs []Rise
+func riseLine(f *facts, s counters.Signal) string {
+	var rs []rise
 	for _, r := range f.Rises {
 		if r.Signal == s {
 			rs = append(rs, r)
@@ -261,7 +261,7 @@ func riseLine(f *Facts, s counters.Signal) string {
 }
 
 // risesText: "rcvd_rnr_err +130 (RNR NAKs received, port counter) rose".
-func risesText(rs []Rise) string {
+func risesText(rs []rise) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
 		where := "the port's"
@@ -291,7 +291,7 @@ func joinNums(ns []uint32) string {
 	return strings.Join(s, ", ")
 }
 
-func netdevOr(f *Facts) string {
+func netdevOr(f *facts) string {
 	if f.Port != nil && f.Port.Netdev != "" {
 		return f.Port.Netdev
 	}

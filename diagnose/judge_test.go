@@ -27,18 +27,18 @@ func peer(st string, lqpn, rqpn, sq, rq uint32) *PeerQP {
 }
 
 var (
-	rnrRise     = []Rise{{Name: "rcvd_rnr_err", Signal: counters.SignalRNR, By: 390}}
-	timeoutRise = []Rise{{Name: "completer_retry_err", Signal: counters.SignalTimeoutRetry, By: 48}}
+	rnrRise     = []rise{{Name: "rcvd_rnr_err", Signal: counters.SignalRNR, By: 390}}
+	timeoutRise = []rise{{Name: "completer_retry_err", Signal: counters.SignalTimeoutRetry, By: 48}}
 	asked       = PeerAnswer{Asked: []string{"10.0.1.2:9879"}}
-	rcTraced    = Traced{Timeout: 14, RetryCnt: 7, RNRRetry: 7}
-	unknown     = Traced{Timeout: -1, RetryCnt: -1, RNRRetry: -1}
+	rcTraced    = traced{Timeout: 14, RetryCnt: 7, RNRRetry: 7}
+	unknown     = traced{Timeout: -1, RetryCnt: -1, RNRRetry: -1}
 )
 
 func withPeer(a PeerAnswer, p *PeerQP) PeerAnswer { a.QP = p; return a }
 
 func TestJudge(t *testing.T) {
-	stalled := func(rises []Rise, pa PeerAnswer, tr Traced) Facts {
-		return Facts{Look: LookStalled, QP: rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500), Since: t0, Driver: "rxe", Still: 3,
+	stalled := func(rises []rise, pa PeerAnswer, tr traced) facts {
+		return facts{Look: lookStalled, QP: rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500), Since: t0, Driver: "rxe", Still: 3,
 			Rises: rises, Peer: pa, Traced: tr}
 	}
 	down := stalled(timeoutRise, PeerAnswer{}, unknown)
@@ -47,15 +47,15 @@ func TestJudge(t *testing.T) {
 	gone.Gone, gone.GoneAt = true, t0.Add(-time.Minute)
 	byNumbers := withPeer(asked, peer("RTS", 18, 17, 500, 100))
 	byNumbers.ByNumbers = true
-	failedTraced := Facts{Look: LookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Driver: "rxe",
-		Traced: Traced{Timeout: -1, RetryCnt: -1, RNRRetry: -1, ToErr: &inspect.Modify{PID: 77, Comm: "verbscope", Time: t0, From: rdma.QPStateRTS, To: rdma.QPStateErr}}}
-	failedDown := Facts{Look: LookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Traced: unknown, Port: down.Port}
-	dead := Facts{Look: LookOwnerExited, QP: rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500), Since: t0, Owner: inspect.OwnerExited}
+	failedTraced := facts{Look: lookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Driver: "rxe",
+		Traced: traced{Timeout: -1, RetryCnt: -1, RNRRetry: -1, ToErr: &inspect.Modify{PID: 77, Comm: "verbscope", Time: t0, From: rdma.QPStateRTS, To: rdma.QPStateErr}}}
+	failedDown := facts{Look: lookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Traced: unknown, Port: down.Port}
+	dead := facts{Look: lookOwnerExited, QP: rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500), Since: t0, Owner: inspect.OwnerExited}
 	candidates := stalled(rnrRise, PeerAnswer{}, unknown)
 	candidates.Candidates = []uint32{19, 20}
 	for _, tc := range []struct {
 		name      string
-		f         Facts
+		f         facts
 		cause     Cause
 		certainty Certainty
 		why       string
@@ -83,15 +83,15 @@ func TestJudge(t *testing.T) {
 			CauseNoResponse, Probable, "retransmissions get no answer", "the peer's exporter did not answer: 10.0.1.2:9879: connection refused"},
 		{"candidates", candidates, CauseRNR, Probable, "RNR NAKs rose: the peer has no receive posted", "2 other QPs that could be the one retrying (qp 19, 20)"},
 		{"failed, moved by a modify", failedTraced, CauseFlushed, Certain, "moved to ERR by verbscope[77]", "IBV_WC_WR_FLUSH_ERR"},
-		{"failed with the peer in ERR", Facts{Look: LookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Traced: unknown,
+		{"failed with the peer in ERR", facts{Look: lookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Traced: unknown,
 			Peer: withPeer(asked, peer("ERR", 18, 17, 500, 101))}, CauseRemoteAccess, Probable, "peer 10.0.1.2:9879 qp 18 is in ERR too: the responder refused a request", "rkey"},
-		{"failed, nothing known", Facts{Look: LookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Traced: unknown}, CauseFlushed, Certain,
+		{"failed, nothing known", facts{Look: lookFailed, QP: rcQP("rxe0", 17, 18, rdma.QPStateErr, 101, 500), Since: t0, Traced: unknown}, CauseFlushed, Certain,
 			"in ERR after an earlier error or a move nobody traced", "first completion in error"},
 		{"failed with the port down", failedDown, CauseLinkDown, Certain, "rxe0 port 1 is DOWN", "ip link set eth1 up"},
 		{"owner exited", dead, CauseOwnerExited, Certain, "its process ibv_rc_pingpong[812] exited; an inherited descriptor keeps it", "uverbs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, ok := Judge(tc.f)
+			v, ok := judge(tc.f)
 			if !ok {
 				t.Fatal("cleared, want a verdict")
 			}
@@ -112,9 +112,9 @@ func TestJudge(t *testing.T) {
 // A QP whose peer accepted every PSN it sent is idle, not stuck: the
 // port's counters count another QP.
 func TestJudgeClearsIdle(t *testing.T) {
-	f := Facts{Look: LookStalled, QP: rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500), Since: t0, Still: 3, Rises: timeoutRise,
+	f := facts{Look: lookStalled, QP: rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500), Since: t0, Still: 3, Rises: timeoutRise,
 		Peer: withPeer(asked, peer("RTS", 18, 17, 500, 101)), Traced: unknown}
-	if v, ok := Judge(f); ok {
+	if v, ok := judge(f); ok {
 		t.Fatalf("got %s, want no verdict", v.Summary())
 	}
 }
@@ -132,15 +132,15 @@ func TestSummary(t *testing.T) {
 
 func TestRetryArithmetic(t *testing.T) {
 	for _, tc := range []struct {
-		tr     Traced
+		tr     traced
 		driver string
 		want   string
 	}{
-		{Traced{Timeout: 14, RetryCnt: 7}, "rxe", "retry_cnt 7: rxe retries forever at 7 (rxe_comp.c)"},
-		{Traced{Timeout: 14, RetryCnt: 7}, "mlx5", "retry_cnt 7: 8 tries, about 537 ms"},
-		{Traced{Timeout: 18, RetryCnt: 3}, "rxe", "timeout 18 = 4.096 µs × 2^18 ≈ 1.1 s a try"},
-		{Traced{Timeout: 0, RetryCnt: 3}, "rxe", "waits for an ACK forever"},
-		{Traced{Timeout: -1, RetryCnt: -1}, "rxe", "unknown without trace"},
+		{traced{Timeout: 14, RetryCnt: 7}, "rxe", "retry_cnt 7: rxe retries forever at 7 (rxe_comp.c)"},
+		{traced{Timeout: 14, RetryCnt: 7}, "mlx5", "retry_cnt 7: 8 tries, about 537 ms"},
+		{traced{Timeout: 18, RetryCnt: 3}, "rxe", "timeout 18 = 4.096 µs × 2^18 ≈ 1.1 s a try"},
+		{traced{Timeout: 0, RetryCnt: 3}, "rxe", "waits for an ACK forever"},
+		{traced{Timeout: -1, RetryCnt: -1}, "rxe", "unknown without trace"},
 	} {
 		got := strings.Join(timeoutLines(tc.tr, tc.driver), "\n")
 		if !strings.Contains(got, tc.want) {

@@ -23,14 +23,14 @@ import (
 	"github.com/verbscope/verbscope/inspect"
 )
 
-// ExporterPort is verbscope export's port, where a peer host's exporter
+// exporterPort is verbscope export's port, where a peer host's exporter
 // is asked when only its address is known.
-const ExporterPort = 9879
+const exporterPort = 9879
 
-// DefaultPeerTimeout bounds one question to a peer's exporter: a peer
+// defaultPeerTimeout bounds one question to a peer's exporter: a peer
 // that does not answer in time is a fact of the verdict, and the reading
 // goes on.
-const DefaultPeerTimeout = 2 * time.Second
+const defaultPeerTimeout = 2 * time.Second
 
 // PeerConfig says which exporters to ask of the other ends, and how: the
 // --peers, --prometheus, --peer-auth and --peer-ca flags of dash,
@@ -49,12 +49,12 @@ type PeerConfig struct {
 	AuthFile string
 	// CAFile verifies https exporters instead of the system's CAs.
 	CAFile string
-	// Timeout bounds each question (default DefaultPeerTimeout).
+	// Timeout bounds each question (default 2 s).
 	Timeout time.Duration
 }
 
 // ParsePeerURLs reads --peers: exporters' URLs separated by commas; a
-// bare host or host:port is http at ExporterPort.
+// bare host or host:port is http at verbscope export's port, 9879.
 func ParsePeerURLs(s string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
@@ -64,13 +64,13 @@ func ParsePeerURLs(s string) ([]string, error) {
 		}
 		if !strings.Contains(f, "://") {
 			if _, _, err := net.SplitHostPort(f); err != nil {
-				f = net.JoinHostPort(strings.Trim(f, "[]"), strconv.Itoa(ExporterPort))
+				f = net.JoinHostPort(strings.Trim(f, "[]"), strconv.Itoa(exporterPort))
 			}
 			f = "http://" + f
 		}
 		u, err := url.Parse(f)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("diagnose: peer %q: want an exporter's URL such as http://10.0.1.2:%d or https://hostb:%d", f, ExporterPort, ExporterPort)
+			return nil, fmt.Errorf("diagnose: peer %q: want an exporter's URL such as http://10.0.1.2:%d or https://hostb:%d", f, exporterPort, exporterPort)
 		}
 		out = append(out, strings.TrimRight(u.String(), "/"))
 	}
@@ -104,7 +104,7 @@ type peerRead struct {
 // not at the first stuck QP.
 func NewHTTPPeers(cfg PeerConfig) (*HTTPPeers, error) {
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultPeerTimeout
+		cfg.Timeout = defaultPeerTimeout
 	}
 	p := &HTTPPeers{cfg: cfg, cache: map[string]*peerRead{}}
 	if cfg.AuthFile != "" {
@@ -222,7 +222,7 @@ func (p *HTTPPeers) urlOfGID(dgid string) (string, bool) {
 			return u, true
 		}
 	}
-	return "http://" + net.JoinHostPort(host, strconv.Itoa(ExporterPort)), true
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(exporterPort)), true
 }
 
 // all are the exporters of --peers and, once a reading, of the fleet.
@@ -316,7 +316,7 @@ func (p *HTTPPeers) get(ctx context.Context, base string) ([]PeerQP, error) {
 		}
 		return nil, fmt.Errorf("HTTP %d%s: %.120s", resp.StatusCode, hint, strings.TrimSpace(string(body)))
 	}
-	qps, err := DecodePeerQPs(body)
+	qps, err := decodePeerQPs(body)
 	if err != nil {
 		return nil, err
 	}
@@ -329,10 +329,10 @@ func (p *HTTPPeers) get(ctx context.Context, base string) ([]PeerQP, error) {
 	return qps, nil
 }
 
-// DecodePeerQPs reads an exporter's /api/v1/qps answer: the keys of
+// decodePeerQPs reads an exporter's /api/v1/qps answer: the keys of
 // `verbscope res qp -j` (ifname, lqpn, rqpn, state, sq-psn, rq-psn, pid,
 // comm), and gone and gone-at for a QP destroyed lately.
-func DecodePeerQPs(body []byte) ([]PeerQP, error) {
+func decodePeerQPs(body []byte) ([]PeerQP, error) {
 	var raw []struct {
 		Ifname string    `json:"ifname"`
 		LQPN   uint32    `json:"lqpn"`

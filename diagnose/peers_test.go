@@ -93,6 +93,6 @@ func FuzzDecodePeerQPs(f *testing.F) {
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"error":1}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		DecodePeerQPs(b) // must not panic
+		decodePeerQPs(b) // must not panic
 	})
 }

@@ -11,8 +11,8 @@ import (
 // (trace/attrs.go names them by struct ib_qp_attr's members; ah_attr's
 // as "ah_attr.dgid"), the latest winning, and the modify that moved it
 // to ERR when that is its last state.
-func tracedFacts(h []inspect.StateEvent) Traced {
-	t := Traced{Timeout: -1, RetryCnt: -1, RNRRetry: -1}
+func tracedFacts(h []inspect.StateEvent) traced {
+	t := traced{Timeout: -1, RetryCnt: -1, RNRRetry: -1}
 	for i := range h {
 		m := h[i].Modify
 		if m == nil || m.Ret != 0 {

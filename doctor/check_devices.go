@@ -92,7 +92,7 @@ func checkDevices(f *Facts) Result {
 	r.note("libibverbs devices", lv, srcVerbsList)
 	h := f.Host
 	for _, d := range f.Devices {
-		if v.Listed(d.Name) {
+		if v.listed(d.Name) {
 			devOpened(r, f, d.Name, v.Open[d.Name])
 			continue
 		}
@@ -120,7 +120,7 @@ func devOpened(r *result, f *Facts, name string, o VerbsDevice) {
 	why, denied := uverbsDenied(f, name)
 	switch {
 	case denied:
-		r.problem(Fail, "libibverbs lists %s but cannot open it (%s): %s", name, ErrnoText(o.Err), why)
+		r.problem(Fail, "libibverbs lists %s but cannot open it (%s): %s", name, errnoText(o.Err), why)
 		r.fix("see uverbs-perms")
 	case errors.Is(o.Err, syscall.EACCES), errors.Is(o.Err, syscall.EPERM):
 		r.problem(Fail, "libibverbs lists %s but cannot open it: %v", name, o.Err)

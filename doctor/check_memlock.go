@@ -52,7 +52,7 @@ func checkMemlock(f *Facts) Result {
 }
 
 // checkProcMemlock looks at every process holding RDMA objects: the bytes
-// its MRs pin against its own RLIMIT_MEMLOCK. Past owners.AlertRatio its
+// its MRs pin against its own RLIMIT_MEMLOCK. Past 80% (owners' alertRatio) its
 // next ibv_reg_mr is likely to fail with ENOMEM.
 func checkProcMemlock(r *result, ps []owners.Process) {
 	for i := range ps {

@@ -38,7 +38,7 @@ func checkProbe(f *Facts) Result {
 			}
 			r.judge(Pass, what, s.Detail+" ("+tookText(s.Took)+")", s.Call)
 		}
-		if s := p.Failed(); s != nil {
+		if s := p.failed(); s != nil {
 			probeProblem(r, f, p, s)
 			continue
 		}
@@ -59,7 +59,7 @@ func probeProblem(r *result, f *Facts, p *Probe, s *ProbeStep) {
 	why, denied := uverbsDenied(f, p.Dev)
 	switch {
 	case s.Call == "ibv_open_device" && denied:
-		r.problem(Fail, "%s: ibv_open_device failed with %s: %s", p.Dev, ErrnoText(s.Err), why)
+		r.problem(Fail, "%s: ibv_open_device failed with %s: %s", p.Dev, errnoText(s.Err), why)
 		r.fix("see uverbs-perms")
 	case s.Call == "ibv_reg_mr" && en == syscall.ENOMEM:
 		limit := "the locked-memory limit"

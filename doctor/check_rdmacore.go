@@ -74,7 +74,7 @@ func checkRDMACore(f *Facts) Result {
 	if v := f.Verbs; v != nil && f.Live {
 		for _, d := range f.Devices {
 			p := providerFor(d)
-			if d.Uverbs == "" || v.Listed(d.Name) || p == "" || !h.VerbsConf.HasDriver(p) || !h.VerbsConf.HasProvider(p) {
+			if d.Uverbs == "" || v.listed(d.Name) || p == "" || !h.VerbsConf.HasDriver(p) || !h.VerbsConf.HasProvider(p) {
 				continue
 			}
 			r.judge(Fail, d.Name, "skipped by libibverbs though the "+p+" provider is configured and installed", "ibv_get_device_list")

@@ -23,15 +23,15 @@ type Needs uint
 
 // The parts of Facts.
 const (
-	NeedHost    Needs = 1 << iota // Host: modules, versions, /dev/infiniband, memlock, credentials
-	NeedDevices                   // Devices: sysfs devices, ports, GIDs
-	NeedIRQs                      // IRQs: interrupts of each device
-	NeedNetlink                   // Netlink: every verbs object of every process
-	NeedVerbs                     // Verbs: libibverbs' device list, opened and queried
-	NeedProbe                     // Probes: a real MR and QP on each device
-	NeedProcs                     // Holders: fds on /dev/infiniband (the owners of netlink objects come with the dump)
-	NeedOwners                    // Owners: each RDMA process's pinned bytes, cgroup and memlock limit
-	NeedGrowth                    // Growing: every process's objects watched over time (Options.Watch)
+	needHost    Needs = 1 << iota // Host: modules, versions, /dev/infiniband, memlock, credentials
+	needDevices                   // Devices: sysfs devices, ports, GIDs
+	needIRQs                      // IRQs: interrupts of each device
+	needNetlink                   // Netlink: every verbs object of every process
+	needVerbs                     // Verbs: libibverbs' device list, opened and queried
+	needProbe                     // Probes: a real MR and QP on each device
+	needProcs                     // Holders: fds on /dev/infiniband (the owners of netlink objects come with the dump)
+	needOwners                    // Owners: each RDMA process's pinned bytes, cgroup and memlock limit
+	needGrowth                    // Growing: every process's objects watched over time (Options.Watch)
 )
 
 // Check is one item of the checklist.
@@ -48,46 +48,46 @@ type Check struct {
 // the kernel, the devices and how userspace reaches them, the ports,
 // then whether verbs really work, then what other processes left behind.
 var Checks = []Check{
-	{ID: "modules", Title: "RDMA kernel modules", Needs: NeedHost | NeedDevices,
+	{ID: "modules", Title: "RDMA kernel modules", Needs: needHost | needDevices,
 		About: "ib_core, ib_uverbs, a device driver (or rdma_rxe), rdma_cm/rdma_ucm and ib_umad are loaded",
 		run:   checkModules},
-	{ID: "devices", Title: "Devices seen by the kernel and by libibverbs", Needs: NeedHost | NeedDevices | NeedNetlink | NeedVerbs,
+	{ID: "devices", Title: "Devices seen by the kernel and by libibverbs", Needs: needHost | needDevices | needNetlink | needVerbs,
 		About: "every kernel device (sysfs, netlink) is listed and opened by libibverbs: a missing provider (/etc/libibverbs.d) hides it",
 		run:   checkDevices},
-	{ID: "rdma-core", Title: "rdma-core against the kernel", Needs: NeedHost | NeedDevices | NeedVerbs,
+	{ID: "rdma-core", Title: "rdma-core against the kernel", Needs: needHost | needDevices | needVerbs,
 		About: "kernel and rdma-core versions, the uverbs ABI, a uverbs device for every RDMA device",
 		run:   checkRDMACore},
-	{ID: "uverbs-perms", Title: "Permissions of /dev/infiniband", Needs: NeedHost | NeedDevices,
+	{ID: "uverbs-perms", Title: "Permissions of /dev/infiniband", Needs: needHost | needDevices,
 		About: "this user may read and write each /dev/infiniband/uverbsN (and rdma_cm)",
 		run:   checkPerms},
-	{ID: "ports", Title: "Ports ACTIVE with the link up", Needs: NeedDevices,
+	{ID: "ports", Title: "Ports ACTIVE with the link up", Needs: needDevices,
 		About: "every port is ACTIVE and LinkUp; a device with no active port fails",
 		run:   checkPorts},
-	{ID: "gids", Title: "GID tables", Needs: NeedDevices,
+	{ID: "gids", Title: "GID tables", Needs: needDevices,
 		About: "active ports have GIDs; RoCE ports have a RoCE v2 GID of an IPv4 address",
 		run:   checkGIDs},
-	{ID: "memlock", Title: "Locked-memory limit (RLIMIT_MEMLOCK)", Needs: NeedHost | NeedOwners,
+	{ID: "memlock", Title: "Locked-memory limit (RLIMIT_MEMLOCK)", Needs: needHost | needOwners,
 		About: "ibv_reg_mr may pin enough memory: the limit is large, or this process is exempt (CAP_IPC_LOCK); no RDMA process has pinned more than 80% of its own limit",
 		run:   checkMemlock},
-	{ID: "mr-qp", Title: "Memory registration and QP creation", Needs: NeedHost | NeedVerbs | NeedProbe,
+	{ID: "mr-qp", Title: "Memory registration and QP creation", Needs: needHost | needVerbs | needProbe,
 		About: "a real ibv_reg_mr (64 MiB by default) and an RC QP taken to INIT succeed on every device",
 		run:   checkProbe},
-	{ID: "irqs", Title: "Interrupts allocated and spread over CPUs", Needs: NeedHost | NeedIRQs | NeedVerbs,
+	{ID: "irqs", Title: "Interrupts allocated and spread over CPUs", Needs: needHost | needIRQs | needVerbs,
 		About: "hardware devices have MSI-X vectors (not legacy INTx), not all on CPU0, about one per CPU",
 		run:   checkIRQs},
-	{ID: "leaks", Title: "Verbs objects of dead processes", Needs: NeedHost | NeedDevices | NeedNetlink | NeedProcs,
+	{ID: "leaks", Title: "Verbs objects of dead processes", Needs: needHost | needDevices | needNetlink | needProcs,
 		About: "no QP, CQ, MR, PD or context outlives its process (an inherited uverbs descriptor keeps them)",
 		run:   checkLeaks},
-	{ID: "limits", Title: "Object counts against device limits", Needs: NeedNetlink | NeedVerbs,
+	{ID: "limits", Title: "Object counts against device limits", Needs: needNetlink | needVerbs,
 		About: "QPs, CQs, MRs, PDs and SRQs in use (all processes) stay below 80% of max_qp, max_cq, ... (ENOSPC when exhausted)",
 		run:   checkLimits},
-	{ID: "growth", Title: "Objects that only grow", Needs: NeedNetlink | NeedOwners | NeedGrowth,
+	{ID: "growth", Title: "Objects that only grow", Needs: needNetlink | needOwners | needGrowth,
 		About: "with --watch D: no process's QPs, CQs, MRs, ... only grew while doctor watched (a leak suspect, with its slope)",
 		run:   checkGrowth},
 }
 
-// IDs lists the check ids in order.
-func IDs() []string {
+// checkIDs lists the check ids in order.
+func checkIDs() []string {
 	ids := make([]string, len(Checks))
 	for i, c := range Checks {
 		ids[i] = c.ID
@@ -110,7 +110,7 @@ func Select(ids []string) ([]Check, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("doctor: no check %q; the checks are %s", id, strings.Join(IDs(), ", "))
+			return nil, fmt.Errorf("doctor: no check %q; the checks are %s", id, strings.Join(checkIDs(), ", "))
 		}
 		want[id] = true
 	}

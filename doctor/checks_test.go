@@ -533,7 +533,7 @@ func TestChecks(t *testing.T) {
 		"memlock": {Pass, Warn, NA}, "mr-qp": {Pass, Fail, NA}, "irqs": {Pass, Warn, Fail, NA},
 		"leaks": {Pass, Warn, Fail, NA}, "limits": {Pass, Warn, Fail, NA}, "growth": {Pass, Warn, NA},
 	}
-	for _, id := range IDs() {
+	for _, id := range checkIDs() {
 		for _, v := range can[id] {
 			if !reached[id][v] {
 				t.Errorf("check %s never reached %s", id, v)
@@ -551,7 +551,7 @@ func TestSelect(t *testing.T) {
 	if err != nil || len(sel) != 2 || sel[0].ID != "modules" || sel[1].ID != "ports" {
 		t.Errorf("Select(ports, modules) = %v, %v; want checklist order", sel, err)
 	}
-	if NeedsOf(sel) != NeedHost|NeedDevices {
+	if NeedsOf(sel) != needHost|needDevices {
 		t.Errorf("NeedsOf(modules, ports) = %b", NeedsOf(sel))
 	}
 	if _, err := Select([]string{"nope"}); err == nil || !strings.Contains(err.Error(), `no check "nope"; the checks are modules, devices,`) {
@@ -565,7 +565,7 @@ func TestGatherNeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := Gather(fs, false, Options{Needs: NeedDevices})
+	f := Gather(fs, false, Options{Needs: needDevices})
 	if f.Host != nil || f.IRQs != nil || len(f.Devices) != 1 || f.Verbs != nil || f.Netlink != nil || f.MRSize != DefaultMRSize {
 		t.Errorf("Gather(devices only): %+v", f)
 	}

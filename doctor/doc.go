@@ -13,11 +13,13 @@
 // dumped over RDMA netlink, and what libibverbs answered (through verbs).
 // Each returns a Result with a verdict (pass, warn, fail, or n/a with the
 // reason), the evidence it looked at with where each value came from, and
-// the fix. Tests build Facts from sysfsmon's fixture trees and hand-made
-// netlink objects; Gather (gather.go) is the thin layer that collects
-// them on the live system, including the one part that changes it:
-// RunProbe (probe.go) opens each device, registers memory and creates a
-// QP, and destroys all of it.
+// the fix. Checks lists them, Select picks some by id and NeedsOf says
+// what they need gathered; Run runs them over Facts into a Report. Tests
+// build Facts from sysfsmon's fixture trees and hand-made netlink
+// objects; Gather (gather.go) is the thin layer that collects them on
+// the live system, including the one part that changes it: the probe
+// (probe.go) opens each device, registers memory and creates a QP, and
+// destroys all of it.
 //
 // RenderText and RenderJSON (render.go) print a Report for people or as
 // JSON with stable keys; the CLI (cli/doctor.go) adds flags and the exit

@@ -73,8 +73,8 @@ type VerbsDevice struct {
 	Err            error             // ibv_open_device or ibv_query_device failed
 }
 
-// Listed reports whether libibverbs lists the device.
-func (v *VerbsFacts) Listed(name string) bool {
+// listed reports whether libibverbs lists the device.
+func (v *VerbsFacts) listed(name string) bool {
 	for _, d := range v.Devices {
 		if d.Name == name {
 			return true
@@ -105,8 +105,8 @@ type ProbeStep struct {
 	Took   time.Duration
 }
 
-// Failed returns the failed step, or nil.
-func (p *Probe) Failed() *ProbeStep {
+// failed returns the failed step, or nil.
+func (p *Probe) failed() *ProbeStep {
 	for i := range p.Steps {
 		if p.Steps[i].Err != nil {
 			return &p.Steps[i]

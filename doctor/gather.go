@@ -48,41 +48,41 @@ func Gather(fs *sysfsmon.FS, live bool, o Options) *Facts {
 	}
 	n := o.Needs
 	f := &Facts{Live: live, MRSize: o.MRSize, NoProbe: o.NoProbe}
-	if n&NeedHost != 0 {
+	if n&needHost != 0 {
 		f.Host = fs.Host()
 	}
-	if n&(NeedDevices|NeedProbe) != 0 {
+	if n&(needDevices|needProbe) != 0 {
 		f.Devices, f.DevicesErr = fs.Devices()
 	}
-	if n&NeedIRQs != 0 {
+	if n&needIRQs != 0 {
 		f.IRQs, f.IRQsErr = fs.IRQs()
 	}
 	if !live {
 		return f
 	}
-	if n&(NeedVerbs|NeedProbe) != 0 {
+	if n&(needVerbs|needProbe) != 0 {
 		f.Verbs = gatherVerbs()
 	}
-	if n&NeedGrowth != 0 && o.Watch > 0 {
+	if n&needGrowth != 0 && o.Watch > 0 {
 		progress("watching every process's objects for " + o.Watch.String())
 		f.Netlink, f.Growing, f.NetlinkErr = watchGrowth(o.Watch, o.WatchEvery)
 		f.Watched = o.Watch
 	}
-	if n&(NeedNetlink|NeedProcs|NeedOwners) != 0 && f.Netlink == nil && f.NetlinkErr == nil {
+	if n&(needNetlink|needProcs|needOwners) != 0 && f.Netlink == nil && f.NetlinkErr == nil {
 		f.Netlink, f.NetlinkErr = snapshot()
 	}
-	if n&NeedOwners != 0 && f.Netlink != nil {
+	if n&needOwners != 0 && f.Netlink != nil {
 		f.Owners = owners.Read(f.Netlink, fs.ProcessOwner)
 	}
-	if n&NeedProcs != 0 && f.Netlink != nil {
+	if n&needProcs != 0 && f.Netlink != nil {
 		progress("reading which processes hold /dev/infiniband open")
 		f.Holders, f.HoldersUnreadable, f.HoldersErr = fs.DevHolders()
 	}
-	if n&NeedProbe != 0 && f.NoProbe == "" && f.Verbs != nil {
+	if n&needProbe != 0 && f.NoProbe == "" && f.Verbs != nil {
 		for _, d := range f.Verbs.Devices {
 			port := probePort(f.Devices, d.Name)
 			progress("registering " + sizeText(f.MRSize) + " and creating a QP on " + d.Name)
-			f.Probes = append(f.Probes, RunProbe(d.Name, port, f.MRSize))
+			f.Probes = append(f.Probes, runProbe(d.Name, port, f.MRSize))
 		}
 	}
 	return f

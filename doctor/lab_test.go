@@ -250,7 +250,7 @@ func TestGatherLab(t *testing.T) {
 	if len(f.Netlink.QPs) != len(qps) {
 		t.Errorf("netlink snapshot has %d QPs, rdma %d", len(f.Netlink.QPs), len(qps))
 	}
-	if len(f.Probes) != 1 || f.Probes[0].Failed() != nil || f.Probes[0].QPState != "INIT" || f.Probes[0].LKey == 0 || f.Probes[0].MRSize != DefaultMRSize {
+	if len(f.Probes) != 1 || f.Probes[0].failed() != nil || f.Probes[0].QPState != "INIT" || f.Probes[0].LKey == 0 || f.Probes[0].MRSize != DefaultMRSize {
 		t.Errorf("probe: %+v", f.Probes)
 	}
 	if !rep.OK() {

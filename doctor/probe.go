@@ -12,12 +12,12 @@ import (
 // and write it, so the registration is the one real programs make.
 const probeAccess = rdma.AccessLocalWrite | rdma.AccessRemoteWrite | rdma.AccessRemoteRead
 
-// RunProbe registers size bytes on the device and takes an RC QP to INIT
+// runProbe registers size bytes on the device and takes an RC QP to INIT
 // on port, the way rc_pingpong starts (ibv_open_device, ibv_alloc_pd,
 // ibv_reg_mr, ibv_create_cq, ibv_create_qp, ibv_modify_qp), then destroys
 // everything. The first failing call ends it; Steps say what each call
 // did, how long it took, or its error.
-func RunProbe(dev string, port, size int) (p Probe) {
+func runProbe(dev string, port, size int) (p Probe) {
 	p = Probe{Dev: dev, Port: port, MRSize: size}
 	run := func(call string, fn func() (string, error)) bool {
 		start := time.Now()

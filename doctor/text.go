@@ -93,7 +93,7 @@ func pct(x float64) string {
 }
 
 // errnoText names an error's errno ("ENOENT"), or prints the error.
-func ErrnoText(err error) string {
+func errnoText(err error) string {
 	var en syscall.Errno
 	if errors.As(err, &en) {
 		return rdma.ErrnoMeaning(en).Name

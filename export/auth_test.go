@@ -42,7 +42,7 @@ func tracedCollector(t *testing.T) *Collector {
 		hist[k] = tr.History(k)
 	}
 	c, _ := newTestCollector(Options{})
-	c.Observe(inspect.Frame{Snapshot: s, History: hist})
+	c.observe(inspect.Frame{Snapshot: s, History: hist})
 	return c
 }
 

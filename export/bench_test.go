@@ -48,8 +48,8 @@ func TestSeriesBounded(t *testing.T) {
 		small := feed(Options{TopProcesses: top}, recorded(t, "rc-rts"))
 		big := feed(Options{TopProcesses: top}, manyQPs(t, 10000))
 		sys := sysfsFixture(t, "rxe0")
-		small.ObserveSysfs(sys)
-		big.ObserveSysfs(sys)
+		small.observeSysfs(sys)
+		big.observeSysfs(sys)
 		ns, nb := gatherCount(t, small), gatherCount(t, big)
 		if nb >= 500 || nb > ns+top*7+7 {
 			t.Errorf("top %d: %d series with 10,000 QPs, %d with 3: want under 500 and only the folded process series more", top, nb, ns)
@@ -62,7 +62,7 @@ func TestSeriesBounded(t *testing.T) {
 // a host with 10,000 QPs; the reading itself is the watch loop's.
 func BenchmarkScrape10kQPs(b *testing.B) {
 	c := feed(Options{}, manyQPs(b, 10000))
-	c.ObserveSysfs(sysfsFixture(b, "rxe0"))
+	c.observeSysfs(sysfsFixture(b, "rxe0"))
 	benchGather(b, c)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

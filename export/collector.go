@@ -1,7 +1,6 @@
 package export
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -118,17 +117,11 @@ type group struct {
 	typ  inspect.QPType
 }
 
-// ParseOwnersBy reads --collector.owners.by: place (a process's
-// container, else its unit), unit, container or pod. Never process or
-// host: a label value is a name an operator knows, never a pid, and one
-// group is no breakdown.
-func ParseOwnersBy(s string) (owners.By, error) {
-	switch b := owners.By(s); b {
-	case owners.ByPlace, owners.ByUnit, owners.ByContainer, owners.ByPod:
-		return b, nil
-	}
-	return "", fmt.Errorf("export: group owners by %q: want place, unit, container or pod", s)
-}
+// OwnerGroupings are the groupings Options.OwnersBy takes: place (a
+// process's container, else its unit), unit, container or pod. Never
+// process or host: a label value is a name an operator knows, never a
+// pid, and one group is no breakdown.
+var OwnerGroupings = []owners.By{owners.ByPlace, owners.ByUnit, owners.ByContainer, owners.ByPod}
 
 // NewCollector returns a Collector with nothing read yet.
 func NewCollector(o Options) *Collector {
@@ -153,10 +146,10 @@ func (c *Collector) markReady() {
 	}
 }
 
-// Observe takes the next frame of inspect's watch stream (Watch), in
+// observe takes the next frame of inspect's watch stream (Watch), in
 // order. A frame the stream dropped (latest wins) loses nothing: each
 // carries the Tracker's whole counts.
-func (c *Collector) Observe(f inspect.Frame) {
+func (c *Collector) observe(f inspect.Frame) {
 	// /proc is read before the lock: a scrape never waits for it.
 	var gs []owners.Group
 	if c.opts.TopOwners > 0 && c.opts.Owners != nil && f.Snapshot != nil {
@@ -235,9 +228,9 @@ func (c *Collector) forgetGoneDevices(s *inspect.Snapshot) {
 	}
 }
 
-// ObserveSysfs takes the next sysfs reading: its devices and counters,
+// observeSysfs takes the next sysfs reading: its devices and counters,
 // with their errors and durations.
-func (c *Collector) ObserveSysfs(r sysfsmon.Update) {
+func (c *Collector) observeSysfs(r sysfsmon.Update) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seenSysfs, c.sysAt = true, c.now()

@@ -64,7 +64,7 @@ func TestExpositionGolden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c()
-			c.ObserveSysfs(sysfsFixture(t, tc.sysfs))
+			c.observeSysfs(sysfsFixture(t, tc.sysfs))
 			// testdata/TestExpositionGolden/NAME.golden; -update rewrites it.
 			golden.RequireEqual(t, exposition(t, c))
 			problems, err := testutil.CollectAndLint(c)

@@ -17,7 +17,7 @@ func TestRemovedDeviceTakesItsSeries(t *testing.T) {
 	c, clk := newTestCollector(Options{})
 	observe := func(s *inspect.Snapshot) {
 		clk.add(1)
-		c.Observe(inspect.Frame{Snapshot: s, Update: tr.Update(s)})
+		c.observe(inspect.Frame{Snapshot: s, Update: tr.Update(s)})
 	}
 	both := onDevice(rts, "rxe1")
 	both.Devices = append(both.Devices, rts.Devices...)

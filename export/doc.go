@@ -4,19 +4,22 @@
 // state, the state transitions the Tracker saw and the stuck QPs, which no
 // other RDMA exporter has.
 //
-// A Collector keeps the latest reading of each source, handed to it one
-// by one (Observe, ObserveSysfs, ObserveKernelLine), and turns it into const metrics on
-// every scrape: a scrape reads the latest state, it never takes a snapshot
+// A Collector (NewCollector) keeps the latest reading of each source,
+// fed by Follow, and turns it into const metrics on every
+// scrape: a scrape reads the latest state, it never takes a snapshot
 // itself, and the Tracker's history lives between scrapes. A source whose
 // last reading is more than LateAfter intervals old fails its collectors
 // and serves none of their series; a device that goes takes its series
-// with it. No label ever carries a QP number, a pid, a GID or a key.
-//
-// /api/v1/qps serves the per-QP detail, built once per reading; what it
-// gives a client that did not authenticate is auth.go's rule.
+// with it. No label ever carries a QP number, a pid, a GID or a key (the
+// owner groupings are OwnerGroupings).
 //
 // The readers are live's (a live.Host, started by the caller): Follow
 // hands the Collector each of its feeds, the netlink frames, the sysfs
 // readings and the kernel log's lines, on goroutines of their own. The
 // package is pure Go.
+//
+// Handler serves the metrics and /api/v1/qps, the per-QP detail built
+// once per reading (what it gives a client that did not authenticate is
+// auth.go's rule); Serve runs it, with TLS and basic auth from a web
+// config file.
 package export

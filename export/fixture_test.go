@@ -135,7 +135,7 @@ func feed(o Options, snaps ...*inspect.Snapshot) *Collector {
 	c, _ := newTestCollector(o)
 	tr := inspect.NewTracker(inspect.TrackerConfig{Limits: map[string]inspect.Limits{"rxe0": {MaxQP: 1024, MaxCQ: 16384, MaxMR: 262144, MaxPD: 32768}}})
 	for _, s := range snaps {
-		c.Observe(inspect.Frame{Snapshot: s, Update: tr.Update(s)})
+		c.observe(inspect.Frame{Snapshot: s, Update: tr.Update(s)})
 	}
 	return c
 }

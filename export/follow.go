@@ -44,7 +44,7 @@ func (c *Collector) Follow(h Feeds, also Also) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for f := range h.Frames() {
-			c.Observe(f)
+			c.observe(f)
 			if also.Frame != nil {
 				also.Frame(f)
 			}
@@ -52,7 +52,7 @@ func (c *Collector) Follow(h Feeds, also Also) {
 	})
 	wg.Go(func() {
 		for u := range h.Updates() {
-			c.ObserveSysfs(u)
+			c.observeSysfs(u)
 			if also.Sys != nil {
 				also.Sys(u)
 			}
@@ -61,7 +61,7 @@ func (c *Collector) Follow(h Feeds, also Also) {
 	wg.Go(func() {
 		defer c.setKernelLog(false)
 		for l := range h.Kernel() {
-			c.ObserveKernelLine(l)
+			c.observeKernelLine(l)
 		}
 	})
 	wg.Wait()

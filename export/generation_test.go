@@ -30,7 +30,7 @@ func TestCountsFollowGenerations(t *testing.T) {
 	edited.Time = again.Time.Add(1e9)
 	edited.QPs[0].State = rdma.QPStateErr // in the very array the last frames hold
 	edited.MarkChanged(rdma.KindQP)
-	c.Observe(inspect.Frame{Snapshot: &edited})
+	c.observe(inspect.Frame{Snapshot: &edited})
 	if n := inErr(); n != 1 {
 		t.Errorf("%d QPs counted in ERR after one moved under a new generation, want 1", n)
 	}

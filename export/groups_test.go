@@ -51,10 +51,10 @@ func TestGroupsComeAndGo(t *testing.T) {
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
 	observe := func(s *inspect.Snapshot) {
 		clk.add(1)
-		c.Observe(inspect.Frame{Snapshot: s, Update: tr.Update(s)})
+		c.observe(inspect.Frame{Snapshot: s, Update: tr.Update(s)})
 	}
 	observe(idle)
-	c.ObserveSysfs(sys)
+	c.observeSysfs(sys)
 	base := seriesCount(t, c)
 	for i := range 100 {
 		dev := fmt.Sprintf("rxe%d", i+1)
@@ -67,13 +67,13 @@ func TestGroupsComeAndGo(t *testing.T) {
 		withDev := sys
 		withDev.Devices = append(append(withDev.Devices[:0:0], sys.Devices...), sys.Devices[0])
 		withDev.Devices[len(withDev.Devices)-1].Name = dev
-		c.ObserveSysfs(withDev)
+		c.observeSysfs(withDev)
 		if n := seriesCount(t, c); n <= base || len(c.transitions) == 0 {
 			t.Fatalf("cycle %d: %d series and %d transition counts with %s, want more than the %d series without, and the move to ERR",
 				i, n, len(c.transitions), dev, base)
 		}
 		observe(idle)
-		c.ObserveSysfs(sys)
+		c.observeSysfs(sys)
 		if n := seriesCount(t, c); n != base {
 			t.Fatalf("cycle %d: %d series after %s went, want the %d before it came", i, n, dev, base)
 		}

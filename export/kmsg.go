@@ -10,12 +10,12 @@ import (
 )
 
 // kmsgKey is a label set of verbscope_kernel_log_messages_total: the
-// driver or module (a fixed list, sysfsmon.RDMADriver) and the level.
+// driver or module (a fixed list, sysfsmon's rdmaDriver) and the level.
 type kmsgKey struct{ driver, level string }
 
-// ObserveKernelLine counts one line an RDMA driver or module wrote to
+// observeKernelLine counts one line an RDMA driver or module wrote to
 // the kernel log.
-func (c *Collector) ObserveKernelLine(l sysfsmon.KernelLine) {
+func (c *Collector) observeKernelLine(l sysfsmon.KernelLine) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.kmsg == nil {

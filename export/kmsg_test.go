@@ -16,7 +16,7 @@ func TestKernelLogCounts(t *testing.T) {
 	}
 	c.kmsgOn = true // what Follow sets once it reads the kernel log's feed
 	for _, l := range []sysfsmon.KernelLine{{Driver: "rdma_rxe", Level: 6}, {Driver: "rdma_rxe", Level: 6}, {Driver: "mlx5_core", Level: 3}} {
-		c.ObserveKernelLine(l)
+		c.observeKernelLine(l)
 	}
 	want := `# HELP verbscope_kernel_log_messages_total Lines RDMA drivers and modules wrote to the kernel log (/dev/kmsg; what its ring still held when the exporter started, then each new one), by driver or module and syslog level. Absent without the privilege to read it (root or CAP_SYSLOG).
 # TYPE verbscope_kernel_log_messages_total counter

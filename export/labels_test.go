@@ -27,7 +27,7 @@ func TestNoUnboundedLabels(t *testing.T) {
 	rts := recorded(t, "rc-rts")
 	c := feed(Options{TopProcesses: 5, TopOwners: 5, Owners: placeLookup(rts, 1<<20)}, rts, withState(rts, 18, rdma.QPStateErr))
 	sys := sysfsFixture(t, "rxe0")
-	c.ObserveSysfs(sys)
+	c.observeSysfs(sys)
 
 	forbidden := map[string]string{}
 	add := func(what string, v uint64, hex bool) {
@@ -95,10 +95,10 @@ func TestNoUnboundedLabels(t *testing.T) {
 // carries the rest.
 func TestFailedReadings(t *testing.T) {
 	c := feed(Options{}, recorded(t, "idle"))
-	c.Observe(inspect.Frame{Err: errors.New("nldev: dump: ENOBUFS")})
+	c.observe(inspect.Frame{Err: errors.New("nldev: dump: ENOBUFS")})
 	r := sysfsFixture(t, "rxe0")
 	r.CountersErr, r.Counters = errors.New("no /sys/class/infiniband"), nil
-	c.ObserveSysfs(r)
+	c.observeSysfs(r)
 	for _, tc := range []struct {
 		collector string
 		want      float64
@@ -115,7 +115,7 @@ func TestFailedReadings(t *testing.T) {
 		t.Errorf("verbscope_port_info: %d series, want rxe0's 1", n)
 	}
 	// The next good frame brings the QPs back, with the groups seen.
-	c.Observe(inspect.Frame{Snapshot: recorded(t, "idle")})
+	c.observe(inspect.Frame{Snapshot: recorded(t, "idle")})
 	if n := testutil.CollectAndCount(c, "verbscope_qps"); n != 7 {
 		t.Errorf("verbscope_qps after recovery: %d series, want 7 (GSI in every state)", n)
 	}

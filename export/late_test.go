@@ -131,7 +131,7 @@ func TestLateSysfsReadingFails(t *testing.T) {
 func TestLateNetlinkReadingFails(t *testing.T) {
 	const interval = time.Second
 	c, clk := newTestCollector(Options{Interval: interval})
-	c.Observe(inspect.Frame{Snapshot: recorded(t, "rc-rts")})
+	c.observe(inspect.Frame{Snapshot: recorded(t, "rc-rts")})
 	release := make(chan struct{})
 	nl := nltest.Dial(func([]netlink.Message) ([]netlink.Message, error) {
 		<-release
@@ -142,7 +142,7 @@ func TestLateNetlinkReadingFails(t *testing.T) {
 	w := inspect.Watch(ctx, conn, inspect.WatchOptions{Interval: interval})
 	go func() {
 		for f := range w.Frames() {
-			c.Observe(f)
+			c.observe(f)
 		}
 	}()
 	t.Cleanup(func() { cancel(); close(release); w.Close(); conn.Close() })

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/verbscope/verbscope/inspect"
+	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -89,7 +90,7 @@ func TestOwnerGauges(t *testing.T) {
 			minTGID = min(minTGID, max(o.TGID, o.PID))
 		}
 	})
-	c.Observe(inspect.Frame{Snapshot: rts, Update: inspect.Update{Growing: []inspect.Growth{{TGID: minTGID, Kind: "mr", PerMinute: 2.5}}}})
+	c.observe(inspect.Frame{Snapshot: rts, Update: inspect.Update{Growing: []inspect.Growth{{TGID: minTGID, Kind: "mr", PerMinute: 2.5}}}})
 	if v := testutil.ToFloat64(onlyOwner(t, c, "verbscope_owner_objects_growing", "x.service", "mr")); v != 2.5 {
 		t.Errorf("verbscope_owner_objects_growing{owner=x.service,kind=mr} = %v, want 2.5", v)
 	}
@@ -152,9 +153,9 @@ func TestOwnerGaugesBy(t *testing.T) {
 		{"unit", []string{"cri-containerd-" + cid + ".scope", "x.service"}},
 		{"place", []string{"containerd:3f4e5d6c7b8a", "x.service"}},
 	} {
-		by, err := ParseOwnersBy(c.by)
-		if err != nil {
-			t.Fatal(err)
+		by := owners.By(c.by)
+		if !slices.Contains(OwnerGroupings, by) {
+			t.Fatalf("OwnerGroupings lacks %q", by)
 		}
 		var got []string
 		for _, mf := range gather(t, feed(Options{TopOwners: 5, OwnersBy: by, Owners: lookup}, rts)) {
@@ -181,8 +182,8 @@ func TestOwnerGaugesBy(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"process", "host", "pid", ""} {
-		if _, err := ParseOwnersBy(bad); err == nil {
-			t.Errorf("ParseOwnersBy(%q) took it", bad)
+		if slices.Contains(OwnerGroupings, owners.By(bad)) {
+			t.Errorf("OwnerGroupings took %q", bad)
 		}
 	}
 }

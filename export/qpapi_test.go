@@ -34,7 +34,7 @@ func TestQPsAPIModifies(t *testing.T) {
 	})
 	k := inspect.Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}
 	c := NewCollector(Options{})
-	c.Observe(inspect.Frame{Snapshot: s, History: map[inspect.Key][]inspect.StateEvent{k: tr.History(k)}})
+	c.observe(inspect.Frame{Snapshot: s, History: map[inspect.Key][]inspect.StateEvent{k: tr.History(k)}})
 	rec := httptest.NewRecorder()
 	sensitiveAPI(c).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/qps", nil))
 	var got []struct {

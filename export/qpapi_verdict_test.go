@@ -24,7 +24,7 @@ func TestQPsAPIVerdictAndGone(t *testing.T) {
 	c := NewCollector(Options{})
 	var last inspect.Snapshot
 	for _, s := range []*inspect.Snapshot{rts, withState(rts, 18, 6)} {
-		c.Observe(inspect.Frame{Snapshot: s, Update: tr.Update(s), History: tr.Histories()})
+		c.observe(inspect.Frame{Snapshot: s, Update: tr.Update(s), History: tr.Histories()})
 		last = *s
 	}
 	// Then QP 19 is destroyed.
@@ -37,7 +37,7 @@ func TestQPsAPIVerdictAndGone(t *testing.T) {
 		}
 	}
 	gone.MarkChanged(rdma.KindQP)
-	c.Observe(inspect.Frame{Snapshot: &gone, Update: tr.Update(&gone), History: tr.Histories()})
+	c.observe(inspect.Frame{Snapshot: &gone, Update: tr.Update(&gone), History: tr.Histories()})
 
 	type obj struct {
 		LQPN    uint32         `json:"lqpn"`
@@ -89,7 +89,7 @@ func TestQPsAPIForPeers(t *testing.T) {
 	rts := recorded(t, "rc-rts")
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
 	c := NewCollector(Options{})
-	c.Observe(inspect.Frame{Snapshot: rts, Update: tr.Update(rts), History: tr.Histories()})
+	c.observe(inspect.Frame{Snapshot: rts, Update: tr.Update(rts), History: tr.Histories()})
 	gone := *rts
 	gone.Time = rts.Time.Add(time.Second)
 	gone.QPs = nil
@@ -99,7 +99,7 @@ func TestQPsAPIForPeers(t *testing.T) {
 		}
 	}
 	gone.MarkChanged(rdma.KindQP)
-	c.Observe(inspect.Frame{Snapshot: &gone, Update: tr.Update(&gone), History: tr.Histories()})
+	c.observe(inspect.Frame{Snapshot: &gone, Update: tr.Update(&gone), History: tr.Histories()})
 	srv := httptest.NewServer(sensitiveAPI(c))
 	defer srv.Close()
 	peers, err := diagnose.NewHTTPPeers(diagnose.PeerConfig{URLs: []string{srv.URL}})

@@ -157,7 +157,7 @@ func TestQPsAPIShared(t *testing.T) {
 	if body != string(a) {
 		t.Errorf("served %q, want the shared answer", body)
 	}
-	c.Observe(inspect.Frame{Snapshot: recorded(t, "idle")})
+	c.observe(inspect.Frame{Snapshot: recorded(t, "idle")})
 	if d3, _ := c.qpDoc(); d3 == d1 {
 		t.Error("a new reading kept the old answer")
 	}

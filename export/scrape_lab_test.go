@@ -88,8 +88,8 @@ func liveCollector(dev string, n int) (*Collector, error) {
 		return nil, err
 	}
 	c := NewCollector(Options{})
-	c.Observe(inspect.Frame{Snapshot: s, Update: inspect.NewTracker(inspect.TrackerConfig{}).Update(s)})
-	c.ObserveSysfs(readSysfs(fs))
+	c.observe(inspect.Frame{Snapshot: s, Update: inspect.NewTracker(inspect.TrackerConfig{}).Update(s)})
+	c.observeSysfs(readSysfs(fs))
 	return c, nil
 }
 

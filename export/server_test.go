@@ -117,7 +117,7 @@ func TestQPsAPI(t *testing.T) {
 			k := inspect.Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}
 			hist[k] = tr.History(k)
 		}
-		c.Observe(inspect.Frame{Snapshot: s, Update: u, History: hist})
+		c.observe(inspect.Frame{Snapshot: s, Update: u, History: hist})
 	}
 	rec = httptest.NewRecorder()
 	sensitiveAPI(c).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/qps", nil))

@@ -38,7 +38,7 @@ verbscope_trace_up 1
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCollector(Options{})
-			c.Observe(inspect.Frame{Seq: 1, Snapshot: snap, Trace: tc.status})
+			c.observe(inspect.Frame{Seq: 1, Snapshot: snap, Trace: tc.status})
 			if err := testutil.CollectAndCompare(c, strings.NewReader(tc.want), "verbscope_trace_up", "verbscope_trace_events_lost_total"); err != nil {
 				t.Error(err)
 			}

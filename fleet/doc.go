@@ -3,4 +3,5 @@
 // state, ERR and stuck counts, error-counter rates, firing alerts),
 // worst first. It asks Prometheus's HTTP API (/api/v1/query,
 // /api/v1/alerts) and nothing else: no agent of ours between hosts.
+// Rows asks a Client for the Hosts; WriteText prints them.
 package fleet

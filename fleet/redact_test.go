@@ -29,7 +29,7 @@ func TestErrorsHideThePassword(t *testing.T) {
 		{"no scheme", "prom:" + secret + "@prometheus:9090", "prom:" + secret + "@prometheus:9090"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := (&Client{URL: tc.url}).Alerts(context.Background())
+			_, err := (&Client{URL: tc.url}).alerts(context.Background())
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -77,7 +77,7 @@ func TestRedactRaw(t *testing.T) {
 // them; anything else (PromQL that would rewrite the query) is an error,
 // and no query carrying it is sent.
 func TestRowsRefuseBadMetricNames(t *testing.T) {
-	q := Queries("verbscope")
+	q := queries("verbscope")
 	for _, name := range []string{
 		`verbscope_port_symbol_errors_total{job="x"} or vector(1)`,
 		`up`,

@@ -62,11 +62,11 @@ func checkErrorCounter(name string) error {
 	return nil
 }
 
-// Queries are the PromQL expressions a fleet view asks, by what they fill;
+// queries are the PromQL expressions a fleet view asks, by what they fill;
 // the error rate then takes one query per error counter the job has
 // (errorRateQuery), since rate() drops the names and a vector of several
 // counters of one port would hold the same label set twice.
-func Queries(job string) map[string]string {
+func queries(job string) map[string]string {
 	sel := fmt.Sprintf(`{job=%q}`, job)
 	return map[string]string{
 		"up":         `up` + sel,
@@ -90,7 +90,7 @@ func errorRateQuery(name, job string) string {
 // first: down, then alerts firing, failed QPs, stuck QPs, ports down,
 // failing collectors and error rates, then by name.
 func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
-	q := Queries(job)
+	q := queries(job)
 	res := map[string][]Sample{}
 	for _, name := range []string{"up", "devices", "portsUp", "portsDown", "qps", "stuck", "toErr", "errorNames", "failing"} {
 		s, err := c.Query(ctx, q[name])
@@ -115,7 +115,7 @@ func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
 		}
 		res["errorRate"] = append(res["errorRate"], s...)
 	}
-	alerts, err := c.Alerts(ctx)
+	alerts, err := c.alerts(ctx)
 	if err != nil {
 		return nil, err
 	}

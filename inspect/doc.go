@@ -1,26 +1,27 @@
 // Package inspect reads the host's RDMA state the way `rdma resource show`
 // (iproute2's rdma tool, rdma-resource(8)) and `rdma statistic` see it:
 // through RDMA netlink, the kernel's nldev interface
-// (drivers/infiniband/core/nldev.c, uapi include/uapi/rdma/rdma_netlink.h),
-// for every process on the host, without cgo and without libibverbs.
+// (drivers/infiniband/core/nldev.c, uapi
+// include/uapi/rdma/rdma_netlink.h), for every process on the host,
+// without cgo and without libibverbs.
 //
-// A Conn (conn.go) speaks nldev over a NETLINK_RDMA socket opened with
-// github.com/mdlayher/netlink. Its methods mirror the kernel's commands:
-// Devices and Ports (RDMA_NLDEV_CMD_GET, PORT_GET), Summary (RES_GET), one
-// dump per object kind (QPs, CQs, MRs, PDs, Contexts, SRQs, CMIDs), port
-// and per-QP counters (STAT_GET) and the system settings (SYS_GET).
-// Snapshot (snapshot.go) takes all of them at once.
+// A Conn (Dial, conn.go) speaks nldev over a NETLINK_RDMA socket opened
+// with github.com/mdlayher/netlink. Its methods mirror the kernel's
+// commands: Devices and Ports (RDMA_NLDEV_CMD_GET, PORT_GET), Summary
+// (RES_GET), one dump per object kind (QPs, CQs, MRs, PDs, Contexts, SRQs,
+// CMIDs), port and per-QP counters (STAT_GET) and the system settings
+// (SYS_GET). Snapshot (snapshot.go) takes all of them at once.
 //
-// A Tracker (tracker.go) is fed successive snapshots and notices what
-// changed: objects that appeared or went away, each QP's state history
-// with timestamps, QPs in ERR or SQE, QPs stuck on their own evidence
-// (their PSNs stopped with PSNs sent that their peer on this host never
-// accepted, or their own per-QP retry counters rose; never the port's
-// shared counters), and per-process object counts against
-// device limits (Usage computes the latter from a snapshot alone), and
-// the objects whose creating process has exited (Owner, Update.Dead).
+// A Tracker (NewTracker, tracker.go) is fed successive snapshots and
+// notices what changed: objects that appeared or went away, each QP's
+// state history with timestamps, QPs in ERR or SQE, QPs stuck on their own
+// evidence (their PSNs stopped with PSNs sent that their peer on this host
+// never accepted, or their own per-QP retry counters rose; never the
+// port's shared counters), and per-process object counts against device
+// limits (Usage computes the latter from a snapshot alone), and the
+// objects whose creating process has exited (Owner, Update.Dead).
 //
-// A Watcher (watch.go) is the live stream for a long-running UI: it takes
+// A Watcher (Watch, watch.go) is the live stream for a long-running UI: it takes
 // a snapshot at an interval (or on Refresh), runs the Tracker and delivers
 // snapshot, changes, histories and errors as Frames on a channel where the
 // latest wins. Snapshot takes a context (its deadline is the socket's),
@@ -33,7 +34,7 @@
 // states), each by a get of one QP. Readings share the objects that did
 // not change and say which did: each kind carries a generation
 // (generation.go; Snapshot states the contract), and readers compare
-// generations, never where the objects lie. A QPFollower (follow.go)
+// generations, never where the objects lie. A QPFollower (NewQPFollower, follow.go)
 // turns the Frames into the lines of `verbscope res qp --follow`: QPs
 // that appeared or vanished (the Update's), state changes and traced
 // modifies (the new history entries), as text or JSON.

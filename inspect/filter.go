@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"github.com/verbscope/verbscope/rdma"
-	"sort"
 
 	"github.com/verbscope/verbscope/view"
 )
@@ -59,26 +58,5 @@ func init() {
 	}
 }
 
-// FilterKeys returns the filter names valid for an object kind ("qp",
-// "cq", "mr", "pd", "ctx", "srq", "cm_id"), sorted.
-func FilterKeys(kind string) []string {
-	s, ok := view.Lookup(kind)
-	if !ok {
-		return nil
-	}
-	keys := s.KeyNames()
-	sort.Strings(keys)
-	return keys
-}
-
-// Filter is one condition of rdma-resource(8)'s filters (view.Filter).
-type Filter = view.Filter
-
 // Filters is a conjunction of filters (view.Filters).
 type Filters = view.Filters
-
-// ParseFilter parses one "key" "value" pair for an object kind, as
-// rdma-resource(8) takes it.
-func ParseFilter(kind, key, value string) (Filter, error) {
-	return view.ParseFilter(kind, key, value)
-}

@@ -2,8 +2,11 @@ package inspect
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/verbscope/verbscope/view"
 )
 
 func TestFilters(t *testing.T) {
@@ -18,7 +21,7 @@ func TestFilters(t *testing.T) {
 	lqpns := func(kind string, s *Snapshot, args ...string) string {
 		var fs Filters
 		for i := 0; i+1 < len(args); i += 2 {
-			f, err := ParseFilter(kind, args[i], args[i+1])
+			f, err := view.ParseFilter(kind, args[i], args[i+1])
 			if err != nil {
 				t.Fatalf("%v: %v", args, err)
 			}
@@ -72,11 +75,14 @@ func TestFilters(t *testing.T) {
 		{"qp", "lqpn", "x"}, {"qp", "lqpn", "9-3"}, {"qp", "nope", "1"}, {"qp", "state", "BOGUS"},
 		{"cq", "lqpn", "1"}, {"qq", "pid", "1"}, {"qp", "pid", ""}, {"qp", "pid", ","},
 	} {
-		if _, err := ParseFilter(bad[0], bad[1], bad[2]); err == nil {
+		if _, err := view.ParseFilter(bad[0], bad[1], bad[2]); err == nil {
 			t.Errorf("ParseFilter%v: no error", bad)
 		}
 	}
-	if got := strings.Join(FilterKeys("ctx"), " "); got != "comm ctxn dev pid" {
-		t.Errorf("FilterKeys(ctx) = %q", got)
+	ctx, _ := view.Lookup("ctx")
+	keys := ctx.KeyNames()
+	slices.Sort(keys)
+	if got := strings.Join(keys, " "); got != "comm ctxn dev pid" {
+		t.Errorf("filter keys of ctx = %q", got)
 	}
 }

@@ -29,7 +29,7 @@ type Growth struct {
 // Defaults of TrackerConfig's growth rule.
 const (
 	DefaultGrowthWindow = 10 * time.Minute
-	DefaultGrowthMin    = 10
+	defaultGrowthMin    = 10
 )
 
 // ownerKind is one process's objects of one kind.

@@ -76,7 +76,7 @@ func TestGrowing(t *testing.T) {
 
 func TestGrowingDefaults(t *testing.T) {
 	tr := NewTracker(TrackerConfig{})
-	if tr.cfg.GrowthWindow != DefaultGrowthWindow || tr.cfg.GrowthMin != DefaultGrowthMin {
+	if tr.cfg.GrowthWindow != DefaultGrowthWindow || tr.cfg.GrowthMin != defaultGrowthMin {
 		t.Errorf("defaults %v %d", tr.cfg.GrowthWindow, tr.cfg.GrowthMin)
 	}
 }

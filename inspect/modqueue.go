@@ -173,7 +173,7 @@ func (q *ModifyQueue) SetStatus(s TraceStatus) {
 }
 
 // SetDrain gives the queue its reader's way to hand over at once every
-// event the kernel has traced (trace.Tracer.Drain).
+// event the kernel has traced (trace's Tracer.drain).
 func (q *ModifyQueue) SetDrain(fn func(context.Context) error) {
 	q.mu.Lock()
 	q.drain = fn

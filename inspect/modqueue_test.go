@@ -124,8 +124,8 @@ func TestWatchTraceWakes(t *testing.T) {
 	q.Put(Modify{Time: time.Now(), Dev: "rxe0", QPN: 17, From: rdma.QPStateInit, To: rdma.QPStateRTR, HasState: true})
 	select {
 	case f := <-w.Frames():
-		t.Errorf("frame %d came %v after a modify within the hour's interval; the first woke one already", f.Seq, 5*TraceWakeGap)
-	case <-time.After(5 * TraceWakeGap):
+		t.Errorf("frame %d came %v after a modify within the hour's interval; the first woke one already", f.Seq, 5*traceWakeGap)
+	case <-time.After(5 * traceWakeGap):
 	}
 }
 

@@ -28,7 +28,7 @@ func newReconciler(c *Conn, o WatchOptions) *reconciler {
 	// A port's QPs alone (Query.Port) are a filtered dump that a get by
 	// number does not follow: those watchers dump.
 	if o.Modifies != nil && o.Reconcile >= 0 && o.Snapshot.Query.Port == 0 {
-		r.every = cmp.Or(o.Reconcile, DefaultReconcileInterval)
+		r.every = cmp.Or(o.Reconcile, defaultReconcileInterval)
 	}
 	return r
 }

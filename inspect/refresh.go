@@ -195,16 +195,10 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) (qps []QP, ch
 		return cmp.Or(cmp.Compare(devOrder[a.DevName], devOrder[b.DevName]), cmp.Compare(a.Port, b.Port), cmp.Compare(qpResID(a.Port, a.LQPN), qpResID(b.Port, b.LQPN)))
 	}
 	// Each QP once: a reading built on one that held a QP twice would
-	// keep it twice for good. Whole dumps did (a frame from trace once
-	// held 1,016 QPs against a dump's 1,005, after a burst of creations
-	// read by whole dumps; such a dump in the lab held the GSI QP once
-	// for each reply after the first that reached it). nldev resumes a
-	// dump by a count of the entries walked, and each QP created during
-	// the dump is filed below the GSI QP, whose restrack id carries its
-	// port, so the GSI QP is sent again at the end of every reply after
-	// the walk reached it; onceEach in dump.go keeps each QP of a dump
-	// once now, and this stays as the guard of readings built on
-	// readings.
+	// keep it twice for good. Whole dumps did, while QPs were created
+	// during them (why: onceEach in dump.go, and the compaction in
+	// kinds.go's dumpDev); onceEach keeps each QP of a dump once now,
+	// and this stays as the guard of readings built on readings.
 	slices.SortStableFunc(out, order)
 	out = compactLast(out, func(a, b *QP) bool { return order(*a, *b) == 0 })
 	if len(out) == 0 {

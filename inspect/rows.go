@@ -12,40 +12,40 @@ import (
 // text it prints and the keys and values of `rdma -j resource show`, so
 // scripts written against iproute2 read verbscope's JSON unchanged.
 
-// Field is one item of a line (view.Field): the rows of every front end
+// field is one item of a line (view.Field): the rows of every front end
 // share one model.
-type Field = view.Field
+type field = view.Field
 
 // Row is one line: one object, its fields in iproute2's order (view.Row).
 type Row = view.Row
 
-// Field constructors for the print helpers of rdma/res.c.
+// field constructors for the print helpers of rdma/res.c.
 
 // u32Field is res_print_u32: "key N", a JSON number.
-func u32Field(key string, v uint32) Field {
-	return Field{Key: key, Text: strconv.FormatUint(uint64(v), 10), Value: uint64(v), Num: uint64(v), IsNum: true}
+func u32Field(key string, v uint32) field {
+	return field{Key: key, Text: strconv.FormatUint(uint64(v), 10), Value: uint64(v), Num: uint64(v), IsNum: true}
 }
 
 // u64Field is res_print_u64.
-func u64Field(key string, v uint64) Field {
-	return Field{Key: key, Text: strconv.FormatUint(v, 10), Value: v, Num: v, IsNum: true}
+func u64Field(key string, v uint64) field {
+	return field{Key: key, Text: strconv.FormatUint(v, 10), Value: v, Num: v, IsNum: true}
 }
 
 // strField is print_color_string with "key %s".
-func strField(key, v string) Field { return Field{Key: key, Text: v, Value: v} }
+func strField(key, v string) field { return field{Key: key, Text: v, Value: v} }
 
 // keyField is print_key: text "0x%x", JSON the hex digits as a string
 // ("273"), of the low 32 bits as print_color_hex takes an unsigned int.
-func keyField(key string, v uint64) Field {
-	return Field{Key: key, Text: "0x" + strconv.FormatUint(v, 16),
+func keyField(key string, v uint64) field {
+	return field{Key: key, Text: "0x" + strconv.FormatUint(v, 16),
 		Value: strconv.FormatUint(v&0xffffffff, 16), Num: v, IsNum: true}
 }
 
 // devFields is print_dev: text "dev NAME", JSON ifindex and ifname.
 func devFields(r Row, o *Object) Row {
 	return append(r,
-		Field{Key: "ifindex", Value: int64(int32(o.DevIndex)), Num: uint64(o.DevIndex), IsNum: true, NoText: true},
-		Field{Key: "ifname", TextKey: "dev", Text: o.DevName, Value: o.DevName})
+		field{Key: "ifindex", Value: int64(int32(o.DevIndex)), Num: uint64(o.DevIndex), IsNum: true, NoText: true},
+		field{Key: "ifname", TextKey: "dev", Text: o.DevName, Value: o.DevName})
 }
 
 // linkFields is print_link: text "link DEV/PORT" ("DEV/-" without a
@@ -53,15 +53,15 @@ func devFields(r Row, o *Object) Row {
 func linkFields(r Row, o *Object, port uint32, hasPort bool) Row {
 	link := o.DevName + "/-"
 	r = append(r,
-		Field{Key: "ifindex", Value: uint64(o.DevIndex), Num: uint64(o.DevIndex), IsNum: true, NoText: true},
-		Field{Key: "ifname", Value: o.DevName, NoText: true})
+		field{Key: "ifindex", Value: uint64(o.DevIndex), Num: uint64(o.DevIndex), IsNum: true, NoText: true},
+		field{Key: "ifname", Value: o.DevName, NoText: true})
 	if hasPort {
 		link = o.DevName + "/" + strconv.FormatUint(uint64(port), 10)
 		f := u32Field("port", port)
 		f.NoText = true
 		r = append(r, f)
 	}
-	return append(r, Field{Key: "link", Text: link, Value: link, NoJSON: true})
+	return append(r, field{Key: "link", Text: link, Value: link, NoJSON: true})
 }
 
 // ownerFields are the trailing pid, comm and driver attributes of every
@@ -81,7 +81,7 @@ func ownerFields(r Row, o *Object, driver bool) Row {
 		if !o.HasPID() {
 			text = "[" + o.Comm + "]"
 		}
-		r = append(r, Field{Key: "comm", Text: text, Value: o.Comm})
+		r = append(r, field{Key: "comm", Text: text, Value: o.Comm})
 	}
 	if driver {
 		r = driverFields(r, o.Driver)
@@ -94,7 +94,7 @@ func ownerFields(r Row, o *Object, driver bool) Row {
 // values beyond 32 bits wrap.
 func driverFields(r Row, d []DriverAttr) Row {
 	for _, a := range d {
-		f := Field{Key: "drv_" + a.Key}
+		f := field{Key: "drv_" + a.Key}
 		var n uint64
 		switch v := a.Value.(type) {
 		case string:
@@ -178,7 +178,7 @@ func (q *CQ) AppendRow(r Row, driver bool) Row {
 		if on {
 			text = "on"
 		}
-		r = append(r, Field{Key: "adaptive-moderation", Text: text, Value: on})
+		r = append(r, field{Key: "adaptive-moderation", Text: text, Value: on})
 	}
 	if a.Has(AttrResCtxN) {
 		r = append(r, u32Field("ctxn", q.CtxN))
@@ -266,7 +266,7 @@ func (s *SRQ) AppendRow(r Row, driver bool) Row {
 				list[i] += "-" + strconv.FormatUint(uint64(q.Max), 10)
 			}
 		}
-		r = append(r, Field{Key: "lqpn", Text: strings.Join(list, ","), Value: list})
+		r = append(r, field{Key: "lqpn", Text: strings.Join(list, ","), Value: list})
 	}
 	if a.Has(AttrResPDN) {
 		r = append(r, u32Field("pdn", s.PDN))

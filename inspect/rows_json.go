@@ -6,10 +6,11 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-// JSON without rows. Building a QP's Row costs 14 small allocations
-// (each number's text, each value boxed for JSON): in the lab's emulated
-// guest, rows and their JSON were about two thirds of the CPU `res qp -j`
-// spent outside the kernel at 10,000 QPs. What has no filter to match
+// JSON without rows. Building a QP's Row costs small allocations (each
+// number's text, each value boxed for JSON), and in the lab's emulated
+// guest rows and their JSON were most of the CPU `res qp -j` spent
+// outside the kernel at 10,000 QPs (BenchmarkQPJSON10k,
+// BenchmarkResProcess: docs/performance.md). What has no filter to match
 // and no driver attributes to print can write its JSON straight from the
 // object; the tests hold it to the Row's JSON (TestQPAppendJSON,
 // FuzzQPAppendJSON).

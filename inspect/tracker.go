@@ -91,7 +91,7 @@ type TrackerConfig struct {
 	GoneRetention int
 	// GrowthWindow is how far back Update.Growing looks (default
 	// DefaultGrowthWindow), and GrowthMin how many objects of a kind a
-	// process must have gained over it (default DefaultGrowthMin).
+	// process must have gained over it (default 10).
 	GrowthWindow time.Duration
 	GrowthMin    int
 	// NoHistory keeps no state history: for a caller that has the
@@ -332,7 +332,7 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 		cfg.GrowthWindow = DefaultGrowthWindow
 	}
 	if cfg.GrowthMin <= 0 {
-		cfg.GrowthMin = DefaultGrowthMin
+		cfg.GrowthMin = defaultGrowthMin
 	}
 	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}, unseen: map[Key]uint64{},
 		growth: map[ownerKind]*growthSeries{}, transitions: map[Transition]uint64{}, entered: map[Key][]enteredState{}}

@@ -15,13 +15,13 @@ import (
 // watch(1) runs it, but without a process per look.
 const DefaultWatchInterval = time.Second
 
-// DefaultSnapshotDeadline is how long one snapshot of a Watcher may take
+// defaultSnapshotDeadline is how long one snapshot of a Watcher may take
 // when WatchOptions.Deadline is zero: ten times the slowest full
 // snapshot seen in the lab (10,000 QPs, about 3 s under emulation on a
 // loaded host), so only a dump that hangs reaches it.
-const DefaultSnapshotDeadline = 30 * time.Second
+const defaultSnapshotDeadline = 30 * time.Second
 
-// TraceWakeGap is the least pause before a snapshot that a traced modify
+// traceWakeGap is the least pause before a snapshot that a traced modify
 // brought forward (WatchOptions.Modifies): a QP that lives less than an
 // interval (ibv_rc_pingpong's, a job's failed connection attempt) is
 // still seen. The pause is also at least as long as the last snapshot
@@ -29,21 +29,21 @@ const DefaultSnapshotDeadline = 30 * time.Second
 // most: under churn (a job setting up thousands of QPs, QPs made and
 // destroyed all the time) the watcher reads twice an interval, never
 // back to back.
-const TraceWakeGap = 100 * time.Millisecond
+const traceWakeGap = 100 * time.Millisecond
 
-// DefaultReconcileInterval is how often a Watcher whose readings trace
+// defaultReconcileInterval is how often a Watcher whose readings trace
 // drives dumps every object anyway (WatchOptions.Reconcile): what trace
 // cannot see (a kernel QP created and left in RESET, events lost) is
 // right again within it, while the readings between cost what changed.
-const DefaultReconcileInterval = 30 * time.Second
+const defaultReconcileInterval = 30 * time.Second
 
 // WatchOptions tunes Watch; the zero value works.
 type WatchOptions struct {
 	// Interval is the pause from the end of one snapshot to the start
-	// of the next (default DefaultWatchInterval). Measured from the end,
+	// of the next (default 1 s). Measured from the end,
 	// a slow dump (10,000 QPs in an emulator) never runs back to back.
 	Interval time.Duration
-	// Deadline bounds each snapshot (default DefaultSnapshotDeadline): a
+	// Deadline bounds each snapshot (default 30 s): a
 	// netlink dump that never ends is cut at it, its frame fails, and the
 	// next snapshot comes after the interval, on a new socket (Dial's
 	// Conn opens one after a request was cut short).
@@ -56,12 +56,12 @@ type WatchOptions struct {
 	// events) for the Tracker's histories: the queue is emptied into the
 	// Tracker before each snapshot is tracked, and each Frame carries
 	// its status (Frame.Trace). A modify also brings the next snapshot
-	// forward (TraceWakeGap), so the objects of short-lived QPs are read
+	// forward (traceWakeGap), so the objects of short-lived QPs are read
 	// while they live. One Watcher per queue.
 	Modifies *ModifyQueue
 	// Reconcile, with Modifies, builds the readings from trace: once
 	// trace is up, a whole dump is taken only every Reconcile (default
-	// DefaultReconcileInterval; negative: every reading dumps, as
+	// 30 s; negative: every reading dumps, as
 	// without trace), and each reading between reads only what trace
 	// touched since the last, the QPs whose PSNs the kernel moves, and
 	// the parts that cost a request whatever the number of objects
@@ -121,7 +121,7 @@ func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 	t := NewTracker(o.Tracker)
 	deadline := o.Deadline
 	if deadline <= 0 {
-		deadline = DefaultSnapshotDeadline
+		deadline = defaultSnapshotDeadline
 	}
 	var seq uint64
 	var lastEnd, lastTook atomic.Int64 // for the wakes (wakeOnModify)
@@ -159,7 +159,7 @@ func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 	w := &Watcher{loop: pace.Start(ctx, pace.New(o.Interval, DefaultWatchInterval, o.clock), read, nil)}
 	if o.Modifies != nil {
 		go w.wakeOnModify(o.Modifies, func() time.Time {
-			gap := max(TraceWakeGap, time.Duration(lastTook.Load()))
+			gap := max(traceWakeGap, time.Duration(lastTook.Load()))
 			return time.Unix(0, lastEnd.Load()).Add(gap)
 		})
 	}
@@ -167,7 +167,7 @@ func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 }
 
 // wakeOnModify asks for a snapshot when q receives modifies, no sooner
-// than soonest() (TraceWakeGap after the last snapshot, or as long as it
+// than soonest() (traceWakeGap after the last snapshot, or as long as it
 // took) and an interval after the last one it asked for. Modifies that
 // arrive meanwhile are covered by the same snapshot (the Pacer
 // coalesces requests). It ends with the loop.

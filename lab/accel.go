@@ -16,7 +16,7 @@ import (
 // boots this kernel: on hosts whose /dev/kvm is the paravirtual kvm_pvm it
 // opens fine but dies on the first cmpxchg16b, so a quick probe boot
 // decides, and its verdict is kept per host kernel, qemu and guest kernel.
-func (c *Cache) chooseAccel(ctx context.Context, want string, a *Assets) (string, error) {
+func (c *Cache) chooseAccel(ctx context.Context, want string, a *assets) (string, error) {
 	switch want {
 	case "kvm", "tcg":
 		return want, nil
@@ -52,7 +52,7 @@ func (c *Cache) chooseAccel(ctx context.Context, want string, a *Assets) (string
 }
 
 // probeKey names the inputs of the probe's verdict.
-func probeKey(a *Assets) string {
+func probeKey(a *assets) string {
 	var u syscall.Utsname
 	syscall.Uname(&u)
 	rel := make([]byte, 0, len(u.Release))
@@ -72,10 +72,10 @@ func probeKey(a *Assets) string {
 
 // probeKVM boots the guest with KVM to the start of /init and no further.
 // A kernel that really runs under KVM gets there in well under a second.
-func probeKVM(ctx context.Context, a *Assets) bool {
+func probeKVM(ctx context.Context, a *assets) bool {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	m := Machine{Kernel: a.Kernel.Vmlinux, Initrd: a.Initrd, Accel: "kvm", MemMB: 512, CPUs: 1, Guest: Guest{Mode: "probe"}}
+	m := machine{Kernel: a.Kernel.Vmlinux, Initrd: a.Initrd, Accel: "kvm", MemMB: 512, CPUs: 1, Guest: guest{Mode: "probe"}}
 	cmd := exec.CommandContext(ctx, "qemu-system-x86_64", m.Args()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = time.Second
@@ -97,7 +97,7 @@ func probeKVM(ctx context.Context, a *Assets) bool {
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		line := cleanLine(sc.Text())
-		if _, m, found := ParseMarker(line); found && m.Kind == MarkerProbe {
+		if _, m, found := parseMarker(line); found && m.Kind == markerProbe {
 			ok = true
 		}
 		if strings.Contains(line, "KVM internal error") || strings.Contains(line, "emulation failure") {

@@ -27,7 +27,7 @@ type apt struct {
 }
 
 // aptFor prepares the apt configuration of a kernel's suite.
-func (c *Cache) aptFor(ctx context.Context, k GuestKernel) (apt, error) {
+func (c *Cache) aptFor(ctx context.Context, k guestKernel) (apt, error) {
 	if k.Suite == "" {
 		return apt{}, nil
 	}

@@ -17,7 +17,7 @@ import (
 // accelerator probe's verdict. Everything in it can be rebuilt.
 type Cache struct {
 	Dir string
-	// Kernel names the guest kernel (a GuestKernels name, "6.12"); empty
+	// Kernel names the guest kernel (a guestKernels name, "6.12"); empty
 	// is $LAB_KERNEL, else the default. Each kernel has its own .deb,
 	// unpacked folder and initramfs in Dir.
 	Kernel string
@@ -27,7 +27,7 @@ type Cache struct {
 }
 
 // DefaultCacheDir is $VERBSCOPE_CACHE, else the user cache folder, else
-// "" (which Prepare refuses). Never a fixed folder under /tmp: anyone
+// "" (which prepare refuses). Never a fixed folder under /tmp: anyone
 // could create that first and hand a root user a kernel and initramfs
 // of their own to boot, or a symlink to write through.
 func DefaultCacheDir() string {
@@ -71,20 +71,20 @@ func (c *Cache) lock() (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// Assets are what a boot needs: the kernel and the initramfs.
-type Assets struct {
-	Kernel *Kernel
+// assets are what a boot needs: the kernel and the initramfs.
+type assets struct {
+	Kernel *kernel
 	Initrd string
 }
 
-// Prepare makes sure the kernel and an up-to-date initramfs are cached.
-func (c *Cache) Prepare(ctx context.Context) (*Assets, error) {
+// prepare makes sure the kernel and an up-to-date initramfs are cached.
+func (c *Cache) prepare(ctx context.Context) (*assets, error) {
 	unlock, err := c.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	k, err := c.EnsureKernel(ctx)
+	k, err := c.ensureKernel(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +92,8 @@ func (c *Cache) Prepare(ctx context.Context) (*Assets, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries := Plan(in)
-	key, err := ImageKey(entries)
+	entries := plan(in)
+	key, err := imageKey(entries)
 	if err != nil {
 		return nil, err
 	}
@@ -101,13 +101,13 @@ func (c *Cache) Prepare(ctx context.Context) (*Assets, error) {
 	if _, err := os.Stat(img); err == nil {
 		now := time.Now()
 		os.Chtimes(img, now, now) // marks it in use for the clean-up below
-		return &Assets{Kernel: k, Initrd: img}, nil
+		return &assets{Kernel: k, Initrd: img}, nil
 	}
 	c.progress("building the guest initramfs (%d files from this host's packages)", len(entries))
 	if err := os.MkdirAll(filepath.Dir(img), 0o755); err != nil {
 		return nil, err
 	}
-	if err := WriteImage(img, entries); err != nil {
+	if err := writeImage(img, entries); err != nil {
 		return nil, err
 	}
 	// Images whose inputs changed are dead weight, but another checkout
@@ -118,7 +118,7 @@ func (c *Cache) Prepare(ctx context.Context) (*Assets, error) {
 			os.Remove(o)
 		}
 	}
-	return &Assets{Kernel: k, Initrd: img}, nil
+	return &assets{Kernel: k, Initrd: img}, nil
 }
 
 // copyFile copies src to dst with the given mode, creating dst's folder.

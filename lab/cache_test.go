@@ -15,7 +15,7 @@ func TestCacheNoFallback(t *testing.T) {
 	if d := DefaultCacheDir(); d != "" {
 		t.Fatalf("DefaultCacheDir() = %q, want none", d)
 	}
-	_, err := (&Cache{Dir: DefaultCacheDir()}).Prepare(context.Background())
+	_, err := (&Cache{Dir: DefaultCacheDir()}).prepare(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no cache folder") {
 		t.Fatalf("Prepare without a folder: %v, want no cache folder", err)
 	}

@@ -6,24 +6,24 @@ func TestParseMarker(t *testing.T) {
 	for _, tc := range []struct {
 		line   string
 		before string
-		m      Marker
+		m      marker
 		ok     bool
 	}{
-		{"<<<VERBSCOPE-READY>>>", "", Marker{Kind: MarkerReady}, true},
-		{"<<<VERBSCOPE-EXIT 0>>>", "", Marker{Kind: MarkerExit}, true},
-		{"<<<VERBSCOPE-EXIT 3>>>", "", Marker{Kind: MarkerExit, Code: 3}, true},
-		{"no newline at end<<<VERBSCOPE-EXIT 1>>>", "no newline at end", Marker{Kind: MarkerExit, Code: 1}, true},
-		{"<<<VERBSCOPE-FAIL insmod rdma_rxe: Unknown symbol>>>", "", Marker{Kind: MarkerFail, Reason: "insmod rdma_rxe: Unknown symbol"}, true},
-		{"<<<VERBSCOPE-PROBE>>>", "", Marker{Kind: MarkerProbe}, true},
-		{"<<<VERBSCOPE-KERNEL watchdog: BUG: soft lockup - CPU#0 stuck for 44s! [cli.test:200]>>>", "", Marker{Kind: MarkerKernel, Reason: "watchdog: BUG: soft lockup - CPU#0 stuck for 44s! [cli.test:200]"}, true},
-		{"<<<VERBSCOPE-EXIT x>>>", "<<<VERBSCOPE-EXIT x>>>", Marker{}, false},
-		{"<<<VERBSCOPE-EXIT 256>>>", "<<<VERBSCOPE-EXIT 256>>>", Marker{}, false},
-		{"<<<VERBSCOPE-EXIT -1>>>", "<<<VERBSCOPE-EXIT -1>>>", Marker{}, false},
-		{"<<<VERBSCOPE-EXIT 0", "<<<VERBSCOPE-EXIT 0", Marker{}, false},
-		{"<<<VERBSCOPE-WHAT>>>", "<<<VERBSCOPE-WHAT>>>", Marker{}, false},
-		{"plain output", "plain output", Marker{}, false},
+		{"<<<VERBSCOPE-READY>>>", "", marker{Kind: markerReady}, true},
+		{"<<<VERBSCOPE-EXIT 0>>>", "", marker{Kind: markerExit}, true},
+		{"<<<VERBSCOPE-EXIT 3>>>", "", marker{Kind: markerExit, Code: 3}, true},
+		{"no newline at end<<<VERBSCOPE-EXIT 1>>>", "no newline at end", marker{Kind: markerExit, Code: 1}, true},
+		{"<<<VERBSCOPE-FAIL insmod rdma_rxe: Unknown symbol>>>", "", marker{Kind: markerFail, Reason: "insmod rdma_rxe: Unknown symbol"}, true},
+		{"<<<VERBSCOPE-PROBE>>>", "", marker{Kind: markerProbe}, true},
+		{"<<<VERBSCOPE-KERNEL watchdog: BUG: soft lockup - CPU#0 stuck for 44s! [cli.test:200]>>>", "", marker{Kind: markerKernel, Reason: "watchdog: BUG: soft lockup - CPU#0 stuck for 44s! [cli.test:200]"}, true},
+		{"<<<VERBSCOPE-EXIT x>>>", "<<<VERBSCOPE-EXIT x>>>", marker{}, false},
+		{"<<<VERBSCOPE-EXIT 256>>>", "<<<VERBSCOPE-EXIT 256>>>", marker{}, false},
+		{"<<<VERBSCOPE-EXIT -1>>>", "<<<VERBSCOPE-EXIT -1>>>", marker{}, false},
+		{"<<<VERBSCOPE-EXIT 0", "<<<VERBSCOPE-EXIT 0", marker{}, false},
+		{"<<<VERBSCOPE-WHAT>>>", "<<<VERBSCOPE-WHAT>>>", marker{}, false},
+		{"plain output", "plain output", marker{}, false},
 	} {
-		before, m, ok := ParseMarker(tc.line)
+		before, m, ok := parseMarker(tc.line)
 		if before != tc.before || m != tc.m || ok != tc.ok {
 			t.Errorf("ParseMarker(%q) = %q, %+v, %v; want %q, %+v, %v", tc.line, before, m, ok, tc.before, tc.m, tc.ok)
 		}
@@ -42,7 +42,7 @@ func TestKernelTrouble(t *testing.T) {
 		{"--- FAIL: TestBUG: (0.00s)", false},
 		{"BUG: in a test's own output, without the kernel's time stamp", false},
 	} {
-		if got := KernelTrouble(tc.line); got != tc.want {
+		if got := kernelTrouble(tc.line); got != tc.want {
 			t.Errorf("KernelTrouble(%q) = %v, want %v", tc.line, got, tc.want)
 		}
 	}
@@ -58,11 +58,11 @@ func FuzzParseMarker(f *testing.F) {
 	f.Add("<<<VERBSCOPE-EXIT 12>>>")
 	f.Add("x<<<VERBSCOPE-FAIL why>>>y")
 	f.Fuzz(func(t *testing.T, s string) {
-		before, m, ok := ParseMarker(s)
+		before, m, ok := parseMarker(s)
 		if !ok && before != s {
 			t.Fatalf("no marker, but the line changed: %q -> %q", s, before)
 		}
-		if ok && m.Kind == MarkerExit && (m.Code < 0 || m.Code > 255) {
+		if ok && m.Kind == markerExit && (m.Code < 0 || m.Code > 255) {
 			t.Fatalf("exit code %d out of range", m.Code)
 		}
 		if len(before) > len(s) {

@@ -2,6 +2,11 @@
 // so that verbscope is tested against the real RDMA stack on hosts whose
 // kernel has none.
 //
+// New prepares a Lab from a Cache (the kernel and initramfs it boots);
+// Lab.Run boots one VM and runs a script in it, RunPair two joined VMs,
+// Shell attaches the terminal to one; StartDemo runs the dashboard's
+// demo workload in the guest.
+//
 // The pieces, in the order a run needs them:
 //
 //   - packages.txt, deps.sh: the Debian packages the host needs (qemu,
@@ -15,7 +20,7 @@
 //   - kernel.go: the guest kernel, downloaded with apt-get download, unpacked
 //     into the cache (never installed), with vmlinux pulled out of the
 //     bzImage (XZ on 6.1, zstd on 6.12) because the uncompressed PVH kernel
-//     boots 3 s faster under TCG.
+//     boots faster under TCG.
 //   - aptsource.go: a kernel of another Debian release than the host's
 //     comes through a private apt configuration in the cache (its own
 //     sources.list naming the host's mirror, package lists and an empty
@@ -43,13 +48,13 @@
 // machines run a kernel without RDMA, and their /dev/kvm is a paravirtual
 // KVM that cannot boot a stock kernel, so the lab boots Debian's kernel
 // under qemu's TCG emulation (accel.go probes KVM once per host and uses
-// it where it really boots). What makes TCG fast enough, each measured
-// on those machines (rxe0 ready in about 3.5 s on an idle one; a busy
-// machine takes several times longer):
+// it where it really boots). What makes TCG fast enough, each timed on
+// those machines (no benchmark: docs/performance.md has the figures, and
+// a busy machine takes several times longer):
 //
-//   - the uncompressed vmlinux, a PVH kernel qemu boots directly: 3 s
-//     faster under TCG than the XZ bzImage;
-//   - qboot firmware (0.2 s faster than SeaBIOS to the kernel) and an
+//   - the uncompressed vmlinux, a PVH kernel qemu boots directly: faster
+//     under TCG than the XZ bzImage;
+//   - qboot firmware (faster than SeaBIOS to the kernel) and an
 //     uncompressed cpio;
 //   - tsc=reliable (with the TSC's frequency passed when tsc.go knows it):
 //     otherwise the guest falls back to the HPET and every clock read

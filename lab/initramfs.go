@@ -19,8 +19,8 @@ import (
 //go:embed init.sh
 var initScript []byte
 
-// Entry is one file, folder or symlink of the guest image.
-type Entry struct {
+// entry is one file, folder or symlink of the guest image.
+type entry struct {
 	Path   string      // in the image, without a leading slash
 	Mode   fs.FileMode // type bits and permissions
 	Source string      // host file whose contents to copy, for regular files
@@ -28,9 +28,9 @@ type Entry struct {
 	Link   string      // symlink target
 }
 
-// GuestTools are the host programs copied into the guest: rdma-core's tools
+// guestTools are the host programs copied into the guest: rdma-core's tools
 // (the oracles the tests compare against), perftest, iproute2, tmux and htop.
-var GuestTools = []string{
+var guestTools = []string{
 	"ibv_devices", "ibv_devinfo", "ibv_rc_pingpong", "ibv_uc_pingpong", "ibv_ud_pingpong",
 	"ibv_srq_pingpong", "ibv_xsrq_pingpong",
 	"ib_send_lat", "ib_send_bw", "ib_write_lat", "ib_write_bw", "ib_read_lat", "ib_read_bw",
@@ -56,8 +56,8 @@ var guestTerminfo = []string{"l/linux", "v/vt100", "x/xterm", "x/xterm-256color"
 // to start without a UTF-8 locale, and glibc loads it from here).
 var guestTrees = []string{"/usr/lib/locale/C.utf8"}
 
-// ImageInputs are the host facts an image is planned from.
-type ImageInputs struct {
+// imageInputs are the host facts an image is planned from.
+type imageInputs struct {
 	Busybox string            // host path of busybox-static
 	Applets []string          // busybox applet names, linked in /bin
 	Files   []string          // host files to copy at their own path (binaries, libraries, terminfo)
@@ -66,12 +66,12 @@ type ImageInputs struct {
 	Init    []byte            // the guest's /init
 }
 
-// Plan lists every entry of the guest image, sorted so that each folder
+// plan lists every entry of the guest image, sorted so that each folder
 // comes before its contents.
-func Plan(in ImageInputs) []Entry {
+func plan(in imageInputs) []entry {
 	seen := map[string]bool{}
-	var out []Entry
-	add := func(e Entry) {
+	var out []entry
+	add := func(e entry) {
 		if seen[e.Path] {
 			return
 		}
@@ -80,52 +80,52 @@ func Plan(in ImageInputs) []Entry {
 	}
 	dir := func(p string) {
 		for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
-			add(Entry{Path: d, Mode: fs.ModeDir | 0o755})
+			add(entry{Path: d, Mode: fs.ModeDir | 0o755})
 		}
 	}
-	file := func(e Entry) {
+	file := func(e entry) {
 		dir(e.Path)
 		add(e)
 	}
 	for _, d := range []string{"proc", "sys", "dev", "tmp", "run", "root", "mnt/host", "mnt/lab", "usr/lib", "usr/lib64", "usr/bin", "usr/sbin", "bin", "sbin", "etc"} {
-		file(Entry{Path: d, Mode: fs.ModeDir | 0o755})
+		file(entry{Path: d, Mode: fs.ModeDir | 0o755})
 	}
-	file(Entry{Path: "lib", Mode: fs.ModeSymlink, Link: "usr/lib"})
-	file(Entry{Path: "lib64", Mode: fs.ModeSymlink, Link: "usr/lib64"})
-	file(Entry{Path: "init", Mode: 0o755, Data: in.Init})
-	file(Entry{Path: "bin/busybox", Mode: 0o755, Source: in.Busybox})
+	file(entry{Path: "lib", Mode: fs.ModeSymlink, Link: "usr/lib"})
+	file(entry{Path: "lib64", Mode: fs.ModeSymlink, Link: "usr/lib64"})
+	file(entry{Path: "init", Mode: 0o755, Data: in.Init})
+	file(entry{Path: "bin/busybox", Mode: 0o755, Source: in.Busybox})
 	for _, a := range in.Applets {
 		if a != "busybox" {
-			file(Entry{Path: "bin/" + a, Mode: fs.ModeSymlink, Link: "busybox"})
+			file(entry{Path: "bin/" + a, Mode: fs.ModeSymlink, Link: "busybox"})
 		}
 	}
 	for _, f := range in.Files {
-		file(Entry{Path: imagePath(f), Mode: 0o755, Source: f})
+		file(entry{Path: imagePath(f), Mode: 0o755, Source: f})
 	}
 	for from, to := range in.Links {
-		file(Entry{Path: imagePath(from), Mode: fs.ModeSymlink, Link: "/" + imagePath(to)})
+		file(entry{Path: imagePath(from), Mode: fs.ModeSymlink, Link: "/" + imagePath(to)})
 	}
 	var order bytes.Buffer
 	for _, m := range in.Modules {
-		name := ModuleName(m)
-		file(Entry{Path: "modules/" + name + ".ko", Mode: 0o644, Source: m})
+		name := moduleName(m)
+		file(entry{Path: "modules/" + name + ".ko", Mode: 0o644, Source: m})
 		fmt.Fprintln(&order, name)
 	}
-	file(Entry{Path: "modules/order", Mode: 0o644, Data: order.Bytes()})
+	file(entry{Path: "modules/order", Mode: 0o644, Data: order.Bytes()})
 	// libibverbs finds providers only through this folder (the path is
 	// compiled in; there is no environment override).
-	file(Entry{Path: "etc/libibverbs.d/rxe.driver", Mode: 0o644, Data: []byte("driver rxe\n")})
-	file(Entry{Path: "etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/bin/sh\n")})
-	file(Entry{Path: "etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")})
-	file(Entry{Path: "etc/hosts", Mode: 0o644, Data: []byte("127.0.0.1 localhost\n10.0.0.1 lab\n10.0.1.1 lab-a\n10.0.1.2 lab-b\n")})
+	file(entry{Path: "etc/libibverbs.d/rxe.driver", Mode: 0o644, Data: []byte("driver rxe\n")})
+	file(entry{Path: "etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/bin/sh\n")})
+	file(entry{Path: "etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")})
+	file(entry{Path: "etc/hosts", Mode: 0o644, Data: []byte("127.0.0.1 localhost\n10.0.0.1 lab\n10.0.1.1 lab-a\n10.0.1.2 lab-b\n")})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
-// ImageKey is a hash of everything an image is built from: the plan and the
+// imageKey is a hash of everything an image is built from: the plan and the
 // size and modification time of every host file in it. A changed package
 // or init script gives a new key and so a rebuild.
-func ImageKey(entries []Entry) (string, error) {
+func imageKey(entries []entry) (string, error) {
 	h := sha256.New()
 	fmt.Fprintln(h, "verbscope-initramfs-v1")
 	for _, e := range entries {
@@ -142,8 +142,8 @@ func ImageKey(entries []Entry) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// WriteImage writes the entries as an uncompressed newc cpio archive.
-func WriteImage(file string, entries []Entry) error {
+// writeImage writes the entries as an uncompressed newc cpio archive.
+func writeImage(file string, entries []entry) error {
 	tmp := file + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -180,8 +180,8 @@ func WriteImage(file string, entries []Entry) error {
 
 // hostInputs gathers the image inputs from this host: busybox and its
 // applets, the guest tools with every library they load, and the modules.
-func hostInputs(modules []string) (ImageInputs, error) {
-	in := ImageInputs{Links: map[string]string{}, Modules: modules, Init: initScript}
+func hostInputs(modules []string) (imageInputs, error) {
+	in := imageInputs{Links: map[string]string{}, Modules: modules, Init: initScript}
 	bb, err := exec.LookPath("busybox")
 	if err != nil {
 		return in, fmt.Errorf("lab: busybox not found (Debian package busybox-static): %w", err)
@@ -208,7 +208,7 @@ func hostInputs(modules []string) (ImageInputs, error) {
 		return nil
 	}
 	var elfs []string
-	for _, t := range GuestTools {
+	for _, t := range guestTools {
 		p, err := exec.LookPath(t)
 		if err != nil {
 			return in, fmt.Errorf("lab: guest tool %s not found on this host (run `make deps`): %w", t, err)

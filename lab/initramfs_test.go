@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func testInputs() ImageInputs {
-	return ImageInputs{
+func testInputs() imageInputs {
+	return imageInputs{
 		Busybox: "/usr/bin/busybox",
 		Applets: []string{"busybox", "sh", "insmod", "ip"},
 		Files: []string{
@@ -37,15 +37,15 @@ func testInputs() ImageInputs {
 // TestPlanContents checks the guest image's contents list: everything /init
 // and libibverbs need, at the paths they look for it.
 func TestPlanContents(t *testing.T) {
-	entries := Plan(testInputs())
-	byPath := map[string]Entry{}
+	entries := plan(testInputs())
+	byPath := map[string]entry{}
 	for _, e := range entries {
 		if _, dup := byPath[e.Path]; dup {
 			t.Errorf("%s listed twice", e.Path)
 		}
 		byPath[e.Path] = e
 	}
-	want := map[string]Entry{
+	want := map[string]entry{
 		"init":                           {Path: "init", Mode: 0o755, Data: []byte("#!/bin/sh\n")},
 		"bin/busybox":                    {Path: "bin/busybox", Mode: 0o755, Source: "/usr/bin/busybox"},
 		"bin/sh":                         {Path: "bin/sh", Mode: fs.ModeSymlink, Link: "busybox"},
@@ -86,17 +86,17 @@ func TestImageKeyChangesWithInputs(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "tool")
 	os.WriteFile(src, []byte("v1"), 0o755)
-	in := ImageInputs{Busybox: src, Init: []byte("a")}
-	k1, err := ImageKey(Plan(in))
+	in := imageInputs{Busybox: src, Init: []byte("a")}
+	k1, err := imageKey(plan(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	k1again, _ := ImageKey(Plan(in))
+	k1again, _ := imageKey(plan(in))
 	in.Init = []byte("b")
-	k2, _ := ImageKey(Plan(in))
+	k2, _ := imageKey(plan(in))
 	os.WriteFile(src, []byte("v22"), 0o755)
 	in.Init = []byte("a")
-	k3, _ := ImageKey(Plan(in))
+	k3, _ := imageKey(plan(in))
 	if k1 != k1again {
 		t.Error("same inputs, different keys")
 	}
@@ -104,15 +104,15 @@ func TestImageKeyChangesWithInputs(t *testing.T) {
 		t.Errorf("keys did not change with inputs: %s %s %s", k1, k2, k3)
 	}
 	os.Remove(src)
-	if _, err := ImageKey(Plan(in)); err == nil {
+	if _, err := imageKey(plan(in)); err == nil {
 		t.Error("missing source file: no error")
 	}
 }
 
-// readCPIO is a minimal newc reader, enough to check what WriteImage wrote.
-func readCPIO(t *testing.T, b []byte) map[string]Entry {
+// readCPIO is a minimal newc reader, enough to check what writeImage wrote.
+func readCPIO(t *testing.T, b []byte) map[string]entry {
 	t.Helper()
-	out := map[string]Entry{}
+	out := map[string]entry{}
 	align := func(n int) int { return (n + 3) &^ 3 }
 	for off := 0; ; {
 		if !bytes.HasPrefix(b[off:], []byte("070701")) {
@@ -133,7 +133,7 @@ func readCPIO(t *testing.T, b []byte) map[string]Entry {
 		if name == "TRAILER!!!" {
 			return out
 		}
-		e := Entry{Path: name}
+		e := entry{Path: name}
 		switch uint32(mode) & syscall.S_IFMT {
 		case syscall.S_IFDIR:
 			e.Mode = fs.ModeDir | fs.FileMode(mode&0o777)
@@ -150,7 +150,7 @@ func TestWriteImageRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	os.WriteFile(src, []byte("odd length!"), 0o644)
-	entries := []Entry{
+	entries := []entry{
 		{Path: "etc", Mode: fs.ModeDir | 0o755},
 		{Path: "etc/a", Mode: 0o644, Data: []byte("x")},
 		{Path: "etc/b", Mode: 0o755, Source: src},
@@ -158,7 +158,7 @@ func TestWriteImageRoundTrip(t *testing.T) {
 		{Path: "empty", Mode: 0o600},
 	}
 	img := filepath.Join(dir, "img.cpio")
-	if err := WriteImage(img, entries); err != nil {
+	if err := writeImage(img, entries); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(img)
@@ -166,7 +166,7 @@ func TestWriteImageRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readCPIO(t, b)
-	want := map[string]Entry{
+	want := map[string]entry{
 		"etc":   {Path: "etc", Mode: fs.ModeDir | 0o755},
 		"etc/a": {Path: "etc/a", Mode: 0o644, Data: []byte("x")},
 		"etc/b": {Path: "etc/b", Mode: 0o755, Data: []byte("odd length!")},

@@ -11,20 +11,21 @@ import (
 	"strings"
 )
 
-// Kernel is an unpacked guest kernel: the uncompressed vmlinux (it has a
-// PVH entry point, so qemu boots it directly, 3 s faster under TCG than the
-// XZ bzImage) and the modules the guest loads, in order.
-type Kernel struct {
+// kernel is an unpacked guest kernel: the uncompressed vmlinux (it has a
+// PVH entry point, so qemu boots it directly, faster under TCG than the
+// XZ bzImage: docs/performance.md) and the modules the guest loads, in
+// order.
+type kernel struct {
 	Dir     string   // cache folder of this kernel
 	Vmlinux string   // uncompressed ELF kernel
 	Modules []string // .ko files in load order
 	Package string   // the .deb it came from
-	Name    string   // the GuestKernel's name: "6.1", "6.12"
+	Name    string   // the guestKernel's name: "6.1", "6.12"
 }
 
-// EnsureKernel returns the cached guest kernel, downloading and unpacking
+// ensureKernel returns the cached guest kernel, downloading and unpacking
 // it first when the cache lacks it or the module list changed.
-func (c *Cache) EnsureKernel(ctx context.Context) (*Kernel, error) {
+func (c *Cache) ensureKernel(ctx context.Context) (*kernel, error) {
 	gk, err := c.guestKernel()
 	if err != nil {
 		return nil, err
@@ -35,8 +36,8 @@ func (c *Cache) EnsureKernel(ctx context.Context) (*Kernel, error) {
 	}
 	id := strings.TrimSuffix(filepath.Base(deb), ".deb")
 	dir := filepath.Join(c.Dir, "kernel", id)
-	k := &Kernel{Dir: dir, Vmlinux: filepath.Join(dir, "vmlinux"), Package: deb, Name: gk.Name}
-	want := strings.Join(GuestModules, "\n") + "\n"
+	k := &kernel{Dir: dir, Vmlinux: filepath.Join(dir, "vmlinux"), Package: deb, Name: gk.Name}
+	want := strings.Join(guestModules, "\n") + "\n"
 	if order, err := os.ReadFile(filepath.Join(dir, "wanted")); err == nil && string(order) == want {
 		if k.Modules, err = readOrder(dir); err == nil {
 			if _, err := os.Stat(k.Vmlinux); err == nil {
@@ -44,7 +45,7 @@ func (c *Cache) EnsureKernel(ctx context.Context) (*Kernel, error) {
 			}
 		}
 	}
-	c.progress("unpacking %s (vmlinux and %d modules with their dependencies)", filepath.Base(deb), len(GuestModules))
+	c.progress("unpacking %s (vmlinux and %d modules with their dependencies)", filepath.Base(deb), len(guestModules))
 	tmp, err := os.MkdirTemp(c.Dir, "unpack-")
 	if err != nil {
 		return nil, err
@@ -64,11 +65,11 @@ func (c *Cache) EnsureKernel(ctx context.Context) (*Kernel, error) {
 	if _, err := os.Stat(modDir); err != nil {
 		modDir = filepath.Join(tmp, "usr", "lib", "modules")
 	}
-	tree, err := OpenModuleTree(modDir)
+	tree, err := openModuleTree(modDir)
 	if err != nil {
 		return nil, err
 	}
-	all, err := LoadOrder(GuestModules, tree.Depends)
+	all, err := loadOrder(guestModules, tree.Depends)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func readOrder(dir string) ([]string, error) {
 
 // kernelDeb finds the guest kernel's .deb in the cache or downloads it
 // with apt-get download (unpacked only, never installed on the host).
-func (c *Cache) kernelDeb(ctx context.Context, k GuestKernel) (string, error) {
+func (c *Cache) kernelDeb(ctx context.Context, k guestKernel) (string, error) {
 	dir := filepath.Join(c.Dir, "deb")
 	if debs, _ := filepath.Glob(filepath.Join(dir, k.debGlob())); len(debs) > 0 {
 		return debs[len(debs)-1], nil

@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// GuestKernel is one Debian kernel the lab can boot. Users run many
+// guestKernel is one Debian kernel the lab can boot. Users run many
 // kernels and RDMA's netlink, rxe and the functions trace attaches to
 // change between them, so the lab boots more than one: the default, and
 // the others on request (Cache.Kernel, `verbscope lab --kernel`, or
 // $LAB_KERNEL, which `make test LAB_KERNEL=6.12` sets).
-type GuestKernel struct {
+type guestKernel struct {
 	// Name is what --kernel and $LAB_KERNEL take: the upstream series.
 	Name string
 	// Package and Version pin the build the lab was measured with. If
@@ -27,8 +27,8 @@ type GuestKernel struct {
 	Suite string
 }
 
-// GuestKernels are the kernels the lab boots; the first is the default.
-var GuestKernels = []GuestKernel{
+// guestKernels are the kernels the lab boots; the first is the default.
+var guestKernels = []guestKernel{
 	// Debian 12 (bookworm): the host's own release.
 	{Name: "6.1", Package: "linux-image-6.1.0-57-amd64", Version: "6.1.192-3"},
 	// Debian 13 (trixie): modules are XZ-compressed, virtio_pci is built
@@ -46,39 +46,39 @@ const guestKernelMeta = "linux-image-amd64"
 // reaches every boot through it.
 const KernelEnv = "LAB_KERNEL"
 
-// LookupKernel returns the guest kernel called name; "" is the default.
-func LookupKernel(name string) (GuestKernel, error) {
+// lookupKernel returns the guest kernel called name; "" is the default.
+func lookupKernel(name string) (guestKernel, error) {
 	if name == "" {
-		return GuestKernels[0], nil
+		return guestKernels[0], nil
 	}
 	var names []string
-	for _, k := range GuestKernels {
+	for _, k := range guestKernels {
 		if k.Name == name {
 			return k, nil
 		}
 		names = append(names, k.Name)
 	}
-	return GuestKernel{}, fmt.Errorf("lab: no guest kernel %q: the lab boots %s (the first is the default)", name, strings.Join(names, " or "))
+	return guestKernel{}, fmt.Errorf("lab: no guest kernel %q: the lab boots %s (the first is the default)", name, strings.Join(names, " or "))
 }
 
 // guestKernel is the kernel this cache prepares: c.Kernel, else
 // $LAB_KERNEL, else the default.
-func (c *Cache) guestKernel() (GuestKernel, error) {
+func (c *Cache) guestKernel() (guestKernel, error) {
 	name := c.Kernel
 	if name == "" {
 		name = os.Getenv(KernelEnv)
 	}
-	return LookupKernel(name)
+	return lookupKernel(name)
 }
 
 // debGlob matches the .deb files of this kernel's series in the cache's
 // deb folder: "linux-image-6.1.*" holds 6.1.0-57 (and a later 6.1 ABI the
 // fallback may bring) but not 6.12.
-func (k GuestKernel) debGlob() string {
+func (k guestKernel) debGlob() string {
 	return "linux-image-" + k.Name + ".*.deb"
 }
 
 // ofSeries reports whether a linux-image package belongs to this series.
-func (k GuestKernel) ofSeries(pkg string) bool {
+func (k guestKernel) ofSeries(pkg string) bool {
 	return strings.HasPrefix(pkg, "linux-image-"+k.Name+".")
 }

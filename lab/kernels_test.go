@@ -15,7 +15,7 @@ func TestLookupKernel(t *testing.T) {
 		{"6.12", "6.12", ""},
 		{"5.10", "", `no guest kernel "5.10": the lab boots 6.1 or 6.12`},
 	} {
-		k, err := LookupKernel(tc.name)
+		k, err := lookupKernel(tc.name)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("LookupKernel(%q) error %v, want %q", tc.name, err, tc.err)
@@ -50,7 +50,7 @@ func TestKernelSeries(t *testing.T) {
 		"linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb",
 		"linux-image-6.12.117+deb13-amd64_6.12.117-1_amd64.deb",
 	}
-	for i, k := range GuestKernels {
+	for i, k := range guestKernels {
 		for j, f := range files {
 			ok, err := filepath.Match(k.debGlob(), f)
 			if err != nil || ok != (i == j) {

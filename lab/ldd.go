@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// ParseLdd reads ldd(1) output and returns the libraries it resolved, in
+// parseLdd reads ldd(1) output and returns the libraries it resolved, in
 // order, and the sonames it could not find. The vDSO has no file and is
 // left out.
-func ParseLdd(out string) (libs, missing []string) {
+func parseLdd(out string) (libs, missing []string) {
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -67,7 +67,7 @@ func sharedLibs(file string) ([]string, error) {
 		}
 		return nil, fmt.Errorf("lab: ldd %s: %v: %s", file, err, strings.TrimSpace(s))
 	}
-	libs, missing := ParseLdd(s)
+	libs, missing := parseLdd(s)
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("lab: %s needs libraries this host lacks: %s", file, strings.Join(missing, ", "))
 	}

@@ -12,7 +12,7 @@ func TestParseLdd(t *testing.T) {
 		"\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007fe196239000)\n" +
 		"\tlibmissing.so.9 => not found\n" +
 		"\t/lib64/ld-linux-x86-64.so.2 (0x00007fe196457000)\n"
-	libs, missing := ParseLdd(out)
+	libs, missing := parseLdd(out)
 	if diff := cmp.Diff([]string{"/lib/x86_64-linux-gnu/libibverbs.so.1", "/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2"}, libs); diff != "" {
 		t.Errorf("libs (-want +got):\n%s", diff)
 	}
@@ -40,7 +40,7 @@ func FuzzParseLdd(f *testing.F) {
 	f.Add("\tlibc.so.6 => /lib/libc.so.6 (0x1)\n\t/lib64/ld.so (0x2)\n")
 	f.Add("libx => not found\n=>\n => \n")
 	f.Fuzz(func(t *testing.T, s string) {
-		libs, _ := ParseLdd(s)
+		libs, _ := parseLdd(s)
 		for _, l := range libs {
 			if len(l) == 0 || l[0] != '/' {
 				t.Fatalf("library path %q is not absolute", l)

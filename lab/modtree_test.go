@@ -14,7 +14,7 @@ import (
 )
 
 // fakeModule is the smallest ELF relocatable file with a .modinfo section,
-// which is all ModuleTree reads of a module.
+// which is all moduleTree reads of a module.
 func fakeModule(t *testing.T, modinfo string) []byte {
 	t.Helper()
 	shstr := "\x00.modinfo\x00.shstrtab\x00"
@@ -83,11 +83,11 @@ func TestModuleTreeCompressedAndBuiltin(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tree, err := OpenModuleTree(filepath.Dir(root))
+	tree, err := openModuleTree(filepath.Dir(root))
 	if err != nil {
 		t.Fatal(err)
 	}
-	order, err := LoadOrder([]string{"e", "virtio_pci"}, tree.Depends)
+	order, err := loadOrder([]string{"e", "virtio_pci"}, tree.Depends)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestDecompressModuleErrors(t *testing.T) {
 
 func TestParseBuiltin(t *testing.T) {
 	in := []byte("kernel/drivers/virtio/virtio_pci.ko\n\nkernel/crypto/crc32-generic.ko\nnot a module\n")
-	if diff := cmp.Diff([]string{"virtio_pci", "crc32_generic"}, ParseBuiltin(in)); diff != "" {
+	if diff := cmp.Diff([]string{"virtio_pci", "crc32_generic"}, parseBuiltin(in)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -131,7 +131,7 @@ func TestParseBuiltin(t *testing.T) {
 func FuzzParseBuiltin(f *testing.F) {
 	f.Add([]byte("kernel/drivers/virtio/virtio_pci.ko\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, n := range ParseBuiltin(b) {
+		for _, n := range parseBuiltin(b) {
 			if n == "" || bytes.ContainsAny([]byte(n), "/-") {
 				t.Fatalf("module name %q is not normalized", n)
 			}

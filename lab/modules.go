@@ -13,9 +13,9 @@ import (
 	"strings"
 )
 
-// GuestModules are the modules the guest loads, besides their dependencies.
-// The order here is only a preference: LoadOrder puts dependencies first.
-var GuestModules = []string{
+// guestModules are the modules the guest loads, besides their dependencies.
+// The order here is only a preference: loadOrder puts dependencies first.
+var guestModules = []string{
 	// rdma_rxe allocates the "crc32" crypto transform for its ICRC when a
 	// link is added. Nothing in the initramfs can autoload it, and it is not
 	// a declared dependency, so it must be named.
@@ -26,9 +26,9 @@ var GuestModules = []string{
 	"9pnet_virtio", "9p",
 }
 
-// ModuleName normalizes a module file or name the way kmod does:
+// moduleName normalizes a module file or name the way kmod does:
 // "crc32-pclmul.ko" and "crc32_pclmul" are the same module.
-func ModuleName(s string) string {
+func moduleName(s string) string {
 	s = filepath.Base(s)
 	for _, ext := range []string{".ko", ".ko.xz", ".ko.zst", ".ko.gz"} {
 		if strings.HasSuffix(s, ext) {
@@ -39,9 +39,9 @@ func ModuleName(s string) string {
 	return strings.ReplaceAll(s, "-", "_")
 }
 
-// ParseModinfo reads the NUL-separated key=value strings of a module's
+// parseModinfo reads the NUL-separated key=value strings of a module's
 // .modinfo section and returns the modules named by its "depends=" entry.
-func ParseModinfo(section []byte) []string {
+func parseModinfo(section []byte) []string {
 	var deps []string
 	for _, kv := range bytes.Split(section, []byte{0}) {
 		v, ok := bytes.CutPrefix(kv, []byte("depends="))
@@ -50,18 +50,18 @@ func ParseModinfo(section []byte) []string {
 		}
 		for _, d := range strings.Split(string(v), ",") {
 			if d = strings.TrimSpace(d); d != "" {
-				deps = append(deps, ModuleName(d))
+				deps = append(deps, moduleName(d))
 			}
 		}
 	}
 	return deps
 }
 
-// LoadOrder returns wanted and everything they depend on, each once,
+// loadOrder returns wanted and everything they depend on, each once,
 // dependencies before their users, in the order wanted names them otherwise.
 // depsOf reports a module's direct dependencies; cycles are an error because
 // insmod could never satisfy them.
-func LoadOrder(wanted []string, depsOf func(name string) ([]string, error)) ([]string, error) {
+func loadOrder(wanted []string, depsOf func(name string) ([]string, error)) ([]string, error) {
 	const (
 		visiting = 1
 		done     = 2
@@ -91,25 +91,25 @@ func LoadOrder(wanted []string, depsOf func(name string) ([]string, error)) ([]s
 		return nil
 	}
 	for _, w := range wanted {
-		if err := visit(ModuleName(w), nil); err != nil {
+		if err := visit(moduleName(w), nil); err != nil {
 			return nil, err
 		}
 	}
 	return order, nil
 }
 
-// ModuleTree indexes the modules of an unpacked kernel package
+// moduleTree indexes the modules of an unpacked kernel package
 // (lib/modules/VERSION/kernel/..., usr/lib/modules on Debian 13) by module
 // name, and the ones its modules.builtin says are built into the kernel.
-type ModuleTree struct {
+type moduleTree struct {
 	paths   map[string]string
 	builtin map[string]bool
 	plain   map[string][]byte // decompressed modules, read once
 }
 
-// OpenModuleTree walks dir for kernel modules and modules.builtin.
-func OpenModuleTree(dir string) (*ModuleTree, error) {
-	t := &ModuleTree{paths: map[string]string{}, builtin: map[string]bool{}, plain: map[string][]byte{}}
+// openModuleTree walks dir for kernel modules and modules.builtin.
+func openModuleTree(dir string) (*moduleTree, error) {
+	t := &moduleTree{paths: map[string]string{}, builtin: map[string]bool{}, plain: map[string][]byte{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -121,11 +121,11 @@ func OpenModuleTree(dir string) (*ModuleTree, error) {
 			if err != nil {
 				return err
 			}
-			for _, m := range ParseBuiltin(data) {
+			for _, m := range parseBuiltin(data) {
 				t.builtin[m] = true
 			}
 		case strings.Contains(d.Name(), ".ko"):
-			t.paths[ModuleName(d.Name())] = p
+			t.paths[moduleName(d.Name())] = p
 		}
 		return nil
 	})
@@ -138,13 +138,13 @@ func OpenModuleTree(dir string) (*ModuleTree, error) {
 	return t, nil
 }
 
-// ParseBuiltin reads modules.builtin (one "kernel/.../name.ko" a line,
+// parseBuiltin reads modules.builtin (one "kernel/.../name.ko" a line,
 // written by the kernel's build) and returns the module names.
-func ParseBuiltin(data []byte) []string {
+func parseBuiltin(data []byte) []string {
 	var names []string
 	for _, l := range strings.Split(string(data), "\n") {
 		if l = strings.TrimSpace(l); strings.HasSuffix(l, ".ko") {
-			if n := ModuleName(l); n != "" {
+			if n := moduleName(l); n != "" {
 				names = append(names, n)
 			}
 		}
@@ -153,24 +153,24 @@ func ParseBuiltin(data []byte) []string {
 }
 
 // Path returns the file of a module.
-func (t *ModuleTree) Path(name string) (string, bool) {
-	p, ok := t.paths[ModuleName(name)]
+func (t *moduleTree) Path(name string) (string, bool) {
+	p, ok := t.paths[moduleName(name)]
 	return p, ok
 }
 
 // Builtin reports whether a module is built into the kernel and so needs
 // no loading: a module list the same for every kernel may name one that a
 // newer kernel builds in (virtio_pci, =y in Debian's 6.12 config).
-func (t *ModuleTree) Builtin(name string) bool {
-	_, file := t.paths[ModuleName(name)]
-	return !file && t.builtin[ModuleName(name)]
+func (t *moduleTree) Builtin(name string) bool {
+	_, file := t.paths[moduleName(name)]
+	return !file && t.builtin[moduleName(name)]
 }
 
 // Read returns a module's ELF file, decompressed: Debian's 6.1 ships plain
 // .ko files, its 6.12 .ko.xz (CONFIG_MODULE_COMPRESS_XZ), and busybox
 // insmod reads only plain ones.
-func (t *ModuleTree) Read(name string) ([]byte, error) {
-	name = ModuleName(name)
+func (t *moduleTree) Read(name string) ([]byte, error) {
+	name = moduleName(name)
 	if b, ok := t.plain[name]; ok {
 		return b, nil
 	}
@@ -226,7 +226,7 @@ func decompressModule(p string, data []byte) ([]byte, error) {
 
 // Depends reads a module's declared dependencies from its ELF .modinfo;
 // a built-in module has none to load.
-func (t *ModuleTree) Depends(name string) ([]string, error) {
+func (t *moduleTree) Depends(name string) ([]string, error) {
 	if t.Builtin(name) {
 		return nil, nil
 	}
@@ -247,5 +247,5 @@ func (t *ModuleTree) Depends(name string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lab: read .modinfo of %s: %w", name, err)
 	}
-	return ParseModinfo(info), nil
+	return parseModinfo(info), nil
 }

@@ -16,7 +16,7 @@ func TestModuleName(t *testing.T) {
 		"ib_core":                           "ib_core",
 		"kernel/net/9p/9pnet-virtio.ko.zst": "9pnet_virtio",
 	} {
-		if got := ModuleName(in); got != want {
+		if got := moduleName(in); got != want {
 			t.Errorf("ModuleName(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -25,10 +25,10 @@ func TestModuleName(t *testing.T) {
 func TestParseModinfo(t *testing.T) {
 	sec := []byte("license=GPL\x00depends=ib_uverbs,ib_core,udp_tunnel,ip6_udp_tunnel\x00retpoline=Y\x00name=rdma_rxe\x00")
 	want := []string{"ib_uverbs", "ib_core", "udp_tunnel", "ip6_udp_tunnel"}
-	if diff := cmp.Diff(want, ParseModinfo(sec)); diff != "" {
+	if diff := cmp.Diff(want, parseModinfo(sec)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if got := ParseModinfo([]byte("depends=\x00name=veth\x00")); len(got) != 0 {
+	if got := parseModinfo([]byte("depends=\x00name=veth\x00")); len(got) != 0 {
 		t.Errorf("empty depends: got %v", got)
 	}
 }
@@ -75,7 +75,7 @@ func depsFrom(g map[string][]string) func(string) ([]string, error) {
 }
 
 func TestLoadOrderDependenciesFirst(t *testing.T) {
-	order, err := LoadOrder(GuestModules, depsFrom(realDeps))
+	order, err := loadOrder(guestModules, depsFrom(realDeps))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +106,12 @@ func TestLoadOrderDependenciesFirst(t *testing.T) {
 }
 
 func TestLoadOrderErrors(t *testing.T) {
-	_, err := LoadOrder([]string{"a"}, depsFrom(map[string][]string{"a": {"b"}, "b": {"a"}}))
+	_, err := loadOrder([]string{"a"}, depsFrom(map[string][]string{"a": {"b"}, "b": {"a"}}))
 	if err == nil {
 		t.Error("cycle: no error")
 	}
 	missing := errors.New("missing")
-	_, err = LoadOrder([]string{"a"}, func(string) ([]string, error) { return nil, missing })
+	_, err = loadOrder([]string{"a"}, func(string) ([]string, error) { return nil, missing })
 	if !errors.Is(err, missing) {
 		t.Errorf("missing module: got %v", err)
 	}
@@ -121,7 +121,7 @@ func FuzzParseModinfo(f *testing.F) {
 	f.Add([]byte("depends=a,b\x00name=c\x00"))
 	f.Add([]byte("depends=,,\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, d := range ParseModinfo(b) {
+		for _, d := range parseModinfo(b) {
 			if d == "" {
 				t.Fatal("empty dependency name")
 			}

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Guest holds what /init reads from the kernel command line.
-type Guest struct {
+// guest holds what /init reads from the kernel command line.
+type guest struct {
 	Mode       string // "run", "shell" or "probe"
 	Role       string // "single", "a" or "b"
 	IP         string // address/prefix of eth0, roles a and b
@@ -21,7 +21,7 @@ type Guest struct {
 // the first serial port because qemu -nographic puts it on stdio; quiet
 // keeps the boot log off it; panic=-1 with qemu's -no-reboot makes a
 // kernel panic end qemu instead of hanging the run.
-func (g Guest) Cmdline() string {
+func (g guest) Cmdline() string {
 	// tsc=reliable: under TCG the kernel finds the emulated TSCs
 	// "unsynchronized" and falls back to the HPET, which turns every
 	// clock_gettime (and every Go nanotime) into a trapped MMIO read of
@@ -62,34 +62,34 @@ func (g Guest) Cmdline() string {
 	return strings.Join(w, " ")
 }
 
-// Share is a host folder the guest mounts over 9p at /mnt/<Tag>.
-type Share struct {
+// share is a host folder the guest mounts over 9p at /mnt/<Tag>.
+type share struct {
 	Tag string
 	Dir string
 }
 
-// Link joins two VMs through a qemu UDP socket netdev: each sends to the
+// link joins two VMs through a qemu UDP socket netdev: each sends to the
 // other's port on loopback. (qemu's TCP socket netdev works too, but Nagle
-// makes it about 100 times slower.)
-type Link struct {
+// makes it far slower: docs/performance.md.)
+type link struct {
 	LocalPort, RemotePort int
 	MAC                   string
 }
 
-// Machine is one qemu invocation.
-type Machine struct {
+// machine is one qemu invocation.
+type machine struct {
 	Kernel, Initrd string
 	Accel          string // "kvm" or "tcg"
 	MemMB, CPUs    int
-	Guest          Guest
-	Shares         []Share
-	Link           *Link
+	Guest          guest
+	Shares         []share
+	Link           *link
 }
 
 // Args returns qemu-system-x86_64's arguments for the machine.
-func (m Machine) Args() []string {
-	// qboot is a minimal firmware: 0.2 s faster than SeaBIOS to the kernel,
-	// and it prints no banner onto the console.
+func (m machine) Args() []string {
+	// qboot is a minimal firmware: faster than SeaBIOS to the kernel
+	// (docs/performance.md), and it prints no banner onto the console.
 	a := []string{"-nographic", "-no-reboot", "-nodefaults", "-serial", "mon:stdio", "-bios", "qboot.rom"}
 	switch m.Accel {
 	case "kvm":

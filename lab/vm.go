@@ -54,7 +54,7 @@ func (o *Options) defaults() {
 // Lab boots guests from prepared assets.
 type Lab struct {
 	cache  *Cache
-	assets *Assets
+	assets *assets
 	accel  string
 	// started, if set, learns each qemu's pid (tests check they end).
 	started func(pid int)
@@ -70,7 +70,7 @@ func New(ctx context.Context, cache *Cache, opts Options) (*Lab, error) {
 	if err := checkHostTools(); err != nil {
 		return nil, err
 	}
-	assets, err := cache.Prepare(ctx)
+	assets, err := cache.prepare(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (l *Lab) Accel() string { return l.accel }
 func (l *Lab) Run(ctx context.Context, script string) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
 	defer cancel()
-	r := l.boot(ctx, vmSpec{guest: Guest{Mode: "run", Role: "single"}, script: script, out: l.opts.Out})
+	r := l.boot(ctx, vmSpec{guest: guest{Mode: "run", Role: "single"}, script: script, out: l.opts.Out})
 	return r.code, r.err
 }
 
@@ -109,8 +109,8 @@ func (l *Lab) RunPair(ctx context.Context, scriptA, scriptB string) (int, error)
 	}
 	out := syncio.NewWriter(l.opts.Out) // whole lines from the two VMs
 	specs := []vmSpec{
-		{guest: Guest{Mode: "run", Role: "a", IP: "10.0.1.1/24", Peer: "10.0.1.2"}, link: &Link{LocalPort: pa, RemotePort: pb, MAC: "52:54:00:12:34:01"}, script: scriptA, name: "a"},
-		{guest: Guest{Mode: "run", Role: "b", IP: "10.0.1.2/24", Peer: "10.0.1.1"}, link: &Link{LocalPort: pb, RemotePort: pa, MAC: "52:54:00:12:34:02"}, script: scriptB, name: "b"},
+		{guest: guest{Mode: "run", Role: "a", IP: "10.0.1.1/24", Peer: "10.0.1.2"}, link: &link{LocalPort: pa, RemotePort: pb, MAC: "52:54:00:12:34:01"}, script: scriptA, name: "a"},
+		{guest: guest{Mode: "run", Role: "b", IP: "10.0.1.2/24", Peer: "10.0.1.1"}, link: &link{LocalPort: pb, RemotePort: pa, MAC: "52:54:00:12:34:02"}, script: scriptB, name: "b"},
 	}
 	results := make([]result, len(specs))
 	var wg sync.WaitGroup
@@ -143,7 +143,7 @@ func (l *Lab) RunPair(ctx context.Context, scriptA, scriptB string) (int, error)
 // like the terminal: to command if one is given (sh syntax), else to a
 // login shell. The terminal is restored however qemu ends.
 func (l *Lab) Shell(ctx context.Context, command string) error {
-	g := Guest{Mode: "shell", Role: "single", Term: os.Getenv("TERM")}
+	g := guest{Mode: "shell", Role: "single", Term: os.Getenv("TERM")}
 	fd := int(os.Stdin.Fd())
 	if !term.IsTerminal(fd) {
 		return errors.New("lab: the lab shell needs a terminal on stdin; give a command to run instead")
@@ -177,8 +177,8 @@ func (l *Lab) Shell(ctx context.Context, command string) error {
 
 // vmSpec is one VM of a run.
 type vmSpec struct {
-	guest  Guest
-	link   *Link
+	guest  guest
+	link   *link
 	script string
 	out    io.Writer
 	name   string
@@ -242,7 +242,7 @@ func (l *Lab) boot(ctx context.Context, s vmSpec) result {
 // console is what readConsole saw.
 type console struct {
 	ready bool
-	exit  *Marker
+	exit  *marker
 	fail  string
 	boot  []string // the last lines before READY, for error reports
 	// kernel holds the lines of the kernel's trouble report (a soft
@@ -280,10 +280,10 @@ func (l *Lab) readConsole(r io.Reader, out io.Writer, what string, cpus int, sta
 	}
 	for sc.Scan() {
 		line := cleanLine(sc.Text())
-		if KernelTrouble(line) {
+		if kernelTrouble(line) {
 			trouble(line)
 		}
-		before, m, ok := ParseMarker(line)
+		before, m, ok := parseMarker(line)
 		if before != "" || !ok {
 			if c.ready && c.exit == nil {
 				fmt.Fprintln(out, before)
@@ -301,15 +301,15 @@ func (l *Lab) readConsole(r io.Reader, out io.Writer, what string, cpus int, sta
 			continue
 		}
 		switch m.Kind {
-		case MarkerReady:
+		case markerReady:
 			c.ready = true
 			fmt.Fprintf(l.opts.Log, "lab: %s in %.1f s (%s, %d vCPU, Debian %s)\n",
 				what, time.Since(start).Seconds(), l.accel, cpus, kernelRelease(l.assets))
-		case MarkerExit:
+		case markerExit:
 			c.exit = &m
-		case MarkerFail:
+		case markerFail:
 			c.fail = m.Reason
-		case MarkerKernel:
+		case markerKernel:
 			trouble(m.Reason)
 		}
 	}
@@ -317,21 +317,21 @@ func (l *Lab) readConsole(r io.Reader, out io.Writer, what string, cpus int, sta
 }
 
 // machine assembles the qemu machine for a guest.
-func (l *Lab) machine(g Guest, link *Link, ctl string) Machine {
+func (l *Lab) machine(g guest, link *link, ctl string) machine {
 	if l.accel != "kvm" {
 		g.TSCkHz = hostTSCkHz()
 	}
-	m := Machine{
+	m := machine{
 		Kernel: l.assets.Kernel.Vmlinux, Initrd: l.assets.Initrd, Accel: l.accel,
 		MemMB: l.opts.MemMB, CPUs: l.opts.CPUs, Guest: g, Link: link,
-		Shares: []Share{{Tag: "lab", Dir: ctl}},
+		Shares: []share{{Tag: "lab", Dir: ctl}},
 	}
 	if link != nil {
 		// Two TCG VMs share this host's two cores.
 		m.CPUs = 1
 	}
 	if l.opts.Share != "" {
-		m.Shares = append(m.Shares, Share{Tag: "host", Dir: l.opts.Share})
+		m.Shares = append(m.Shares, share{Tag: "host", Dir: l.opts.Share})
 	}
 	return m
 }
@@ -364,7 +364,7 @@ func (l *Lab) controlDir(script string) (string, error) {
 	return dir, nil
 }
 
-func kernelRelease(a *Assets) string {
+func kernelRelease(a *assets) string {
 	// The package name carries the release: linux-image-6.1.0-57-amd64_6.1.192-3_amd64.
 	base := strings.TrimPrefix(filepath.Base(a.Kernel.Dir), "linux-image-")
 	rel, _, _ := strings.Cut(base, "_")

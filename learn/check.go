@@ -10,43 +10,43 @@ import (
 	"github.com/verbscope/verbscope/shell/front"
 )
 
-// Seen is what the device and the shell answered during a lesson: the
+// seen is what the device and the shell answered during a lesson: the
 // completions polled, by CQ, and the last command's refusal. Checks read
 // it, never the commands typed.
-type Seen struct {
-	Completions map[string][]Completion
+type seen struct {
+	Completions map[string][]completion
 	Refusal     *front.Error // the last command's refusal; nil when it ran
-	Events      []Event      // async events, oldest first
+	Events      []event      // async events, oldest first
 	// Doctor is each doctor check's verdict, as the shell's `doctor`
 	// last reported it ("pass", "warn", "fail", "n/a").
 	Doctor map[string]string
 	// Why is each QP's diagnosis as the shell's `why` last reported it,
 	// by the session's name of the QP.
-	Why map[string]Why
+	Why map[string]why
 }
 
-// Why is one `why QP`'s outcome: the verdict's cause ("none" when
+// why is one `why QP`'s outcome: the verdict's cause ("none" when
 // nothing was wrong) and its text (the cause, evidence and fix).
-type Why struct {
+type why struct {
 	Cause, Text string
 }
 
 // Event is one async event the device raised (ibv_get_async_event(3)),
 // named as the shell names it.
-type Event struct {
+type event struct {
 	Type   string // CQ_ERR, QP_FATAL, PORT_ACTIVE, ...
 	Object string // the session's name of the object, "" if none
 }
 
-// Completion is one work completion as the shell reported it.
-type Completion struct {
+// completion is one work completion as the shell reported it.
+type completion struct {
 	QP, Opcode, Status, Data string
 }
 
-// Observe records one command's outcome: the completions a poll or wait
+// observe records one command's outcome: the completions a poll or wait
 // returned (front.Result.Data), under the CQ polled, and whether the
 // command was refused.
-func (s *Seen) Observe(res front.Result, err error) {
+func (s *seen) observe(res front.Result, err error) {
 	s.Refusal = nil
 	var fe *front.Error
 	if errors.As(err, &fe) {
@@ -70,16 +70,16 @@ func (s *Seen) Observe(res front.Result, err error) {
 	}
 	wcs := rows
 	if s.Completions == nil {
-		s.Completions = map[string][]Completion{}
+		s.Completions = map[string][]completion{}
 	}
 	for _, d := range wcs {
 		str := func(k string) string { v, _ := d[k].(string); return v }
-		s.Completions[f[1]] = append(s.Completions[f[1]], Completion{QP: str("qp"), Opcode: str("opcode"), Status: str("status"), Data: str("data")})
+		s.Completions[f[1]] = append(s.Completions[f[1]], completion{QP: str("qp"), Opcode: str("opcode"), Status: str("status"), Data: str("data")})
 	}
 }
 
 // observeDoctor keeps the verdict of each check a doctor run reported.
-func (s *Seen) observeDoctor(rows []map[string]any) {
+func (s *seen) observeDoctor(rows []map[string]any) {
 	if s.Doctor == nil {
 		s.Doctor = map[string]string{}
 	}
@@ -93,16 +93,16 @@ func (s *Seen) observeDoctor(rows []map[string]any) {
 }
 
 // observeWhy keeps a `why` run's verdict on its QP.
-func (s *Seen) observeWhy(d map[string]any, text string) {
+func (s *seen) observeWhy(d map[string]any, text string) {
 	name, _ := d["qp"].(string)
 	cause, _ := d["cause"].(string)
 	if name == "" {
 		return
 	}
 	if s.Why == nil {
-		s.Why = map[string]Why{}
+		s.Why = map[string]why{}
 	}
-	s.Why[name] = Why{Cause: cause, Text: text}
+	s.Why[name] = why{Cause: cause, Text: text}
 }
 
 // KernelView is what RDMA netlink says of the learner's process: each
@@ -115,26 +115,26 @@ type KernelView struct {
 	Others   map[string]map[rdma.Kind]int
 }
 
-// Outcome is one check judged: whether it holds, and what was found.
-type Outcome struct {
+// outcome is one check judged: whether it holds, and what was found.
+type outcome struct {
 	Check Check
 	OK    bool
 	Got   string
 }
 
-// Evaluate judges checks against the shell's State, what was seen, and
+// evaluateAll judges checks against the shell's State, what was seen, and
 // the kernel's view (nil: the session's State alone).
-func Evaluate(checks []Check, st front.State, seen *Seen, kv *KernelView) []Outcome {
-	out := make([]Outcome, 0, len(checks))
+func evaluateAll(checks []Check, st front.State, seen *seen, kv *KernelView) []outcome {
+	out := make([]outcome, 0, len(checks))
 	for _, c := range checks {
 		ok, got := evaluate(c, st, seen, kv)
-		out = append(out, Outcome{Check: c, OK: ok, Got: got})
+		out = append(out, outcome{Check: c, OK: ok, Got: got})
 	}
 	return out
 }
 
-// Passed reports whether every outcome holds.
-func Passed(outs []Outcome) bool {
+// passed reports whether every outcome holds.
+func passed(outs []outcome) bool {
 	for _, o := range outs {
 		if !o.OK {
 			return false
@@ -143,9 +143,9 @@ func Passed(outs []Outcome) bool {
 	return true
 }
 
-func evaluate(c Check, st front.State, seen *Seen, kv *KernelView) (bool, string) {
+func evaluate(c Check, st front.State, seen *seen, kv *KernelView) (bool, string) {
 	switch c.Kind {
-	case CheckRefusal:
+	case checkRefusal:
 		if seen == nil || seen.Refusal == nil {
 			return false, "the last command was not refused"
 		}
@@ -156,17 +156,17 @@ func evaluate(c Check, st front.State, seen *Seen, kv *KernelView) (bool, string
 			}
 		}
 		return true, "refused: " + seen.Refusal.What
-	case CheckCount:
+	case checkCount:
 		return evalCount(c, st, kv)
-	case CheckEvent:
+	case checkEvent:
 		return evalEvent(c, seen)
-	case CheckCompletion:
+	case checkCompletion:
 		return evalCompletion(c, seen)
-	case CheckDoctor:
+	case checkDoctor:
 		return evalDoctor(c, seen)
 	}
 	o, exists := st.Object(c.Subject)
-	if c.Kind == CheckGone {
+	if c.Kind == checkGone {
 		if exists {
 			return false, c.Subject + " still exists"
 		}
@@ -281,8 +281,8 @@ func kernelCounted(k rdma.Kind) bool {
 	return false
 }
 
-func evalCompletion(c Check, seen *Seen) (bool, string) {
-	var all []Completion
+func evalCompletion(c Check, seen *seen) (bool, string) {
+	var all []completion
 	if seen != nil {
 		all = seen.Completions[c.Subject]
 	}
@@ -322,7 +322,7 @@ func evalCompletion(c Check, seen *Seen) (bool, string) {
 	return n > 0, got
 }
 
-func evalEvent(c Check, seen *Seen) (bool, string) {
+func evalEvent(c Check, seen *seen) (bool, string) {
 	var types []string
 	for _, ev := range seen.Events {
 		ok := strings.EqualFold(ev.Type, c.Subject)
@@ -358,15 +358,15 @@ func evalOwned(count Attr, kind rdma.Kind, comm string, kv *KernelView) (bool, s
 // verdict (the cause, or none) and evidence (words its text holds).
 var whyKeys = map[string]bool{"verdict": true, "evidence": true}
 
-func (s *Seen) why(name string) (Why, bool) {
+func (s *seen) why(name string) (why, bool) {
 	if s == nil {
-		return Why{}, false
+		return why{}, false
 	}
 	w, ok := s.Why[name]
 	return w, ok
 }
 
-func evalDoctor(c Check, seen *Seen) (bool, string) {
+func evalDoctor(c Check, seen *seen) (bool, string) {
 	v, ok := "", false
 	if seen != nil {
 		v, ok = seen.Doctor[c.Subject]

@@ -15,7 +15,7 @@ import (
 
 func TestEvaluate(t *testing.T) {
 	f := newFake()
-	s := NewSession(f, nil, nil)
+	s := newSession(f, nil, nil)
 	defer s.Close()
 	ctx := context.Background()
 	for _, l := range []string{"mk ctx ctx1", "mk pd pd1 ctx1", "mk qp qp1 pd1", "set qp1 RTS", "poll cq1 qp2 RECV SUCCESS PING", "poll cq1 qp1 SEND SUCCESS -",
@@ -65,19 +65,19 @@ func TestEvaluate(t *testing.T) {
 		{"expect qp1 evidence=completer_retry_err", nil, false, "qp1: evidence=qp1 rnr: while rcvd_rnr_err rose"},
 		{"expect pd1 verdict=none", nil, false, "`why pd1` has not run in this lesson"},
 	} {
-		c, err := ParseCheck(tc.check)
+		c, err := parseCheck(tc.check)
 		if err != nil {
 			t.Fatal(err)
 		}
-		outs := Evaluate([]Check{c}, f.State(), &s.Seen, tc.kv)
+		outs := evaluateAll([]Check{c}, f.State(), &s.Seen, tc.kv)
 		if outs[0].OK != tc.ok || outs[0].Got != tc.got {
 			t.Errorf("%s: got (%v, %q), want (%v, %q)", tc.check, outs[0].OK, outs[0].Got, tc.ok, tc.got)
 		}
 	}
 	s.Exec(ctx, "modify qp1 rtr")
 	for check, ok := range map[string]bool{"expect refusal": true, "expect refusal mentions=WRONG": true, "expect refusal mentions=RTR": true, `expect refusal mentions="other thing"`: true, "expect refusal mentions=EBUSY": false} {
-		c, _ := ParseCheck(check)
-		if got := Evaluate([]Check{c}, f.State(), &s.Seen, nil)[0]; got.OK != ok {
+		c, _ := parseCheck(check)
+		if got := evaluateAll([]Check{c}, f.State(), &s.Seen, nil)[0]; got.OK != ok {
 			t.Errorf("%s after a refusal: %v (%s), want %v", check, got.OK, got.Got, ok)
 		}
 	}
@@ -87,7 +87,7 @@ func TestEvaluate(t *testing.T) {
 // RunCheck judges a step again while the device is still at work.
 func TestEventChecks(t *testing.T) {
 	src := "# Events\nIntro.\n## Overrun\nText.\n```solution\nmk cq cq2\nevent CQ_ERR cq2\n```\n```check\nexpect event CQ_ERR on=cq2\n```\n"
-	l, err := Parse("04-events.md", []byte(src))
+	l, err := parse("04-events.md", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,22 +95,22 @@ func TestEventChecks(t *testing.T) {
 	if err := RunCheck(context.Background(), []Lesson{l}, CheckOptions{NewEngine: func() front.Engine { return newFake() }, Out: &out, Settle: 5 * time.Second}); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	c, _ := ParseCheck("expect event QP_FATAL")
-	s := NewSession(newFake(), nil, nil)
+	c, _ := parseCheck("expect event QP_FATAL")
+	s := newSession(newFake(), nil, nil)
 	s.Exec(context.Background(), "event CQ_ERR cq2")
 	s.Close()
-	if got := Evaluate([]Check{c}, s.Engine.State(), &s.Seen, nil)[0]; got.OK || got.Got != "no async event yet" {
+	if got := evaluateAll([]Check{c}, s.Engine.State(), &s.Seen, nil)[0]; got.OK || got.Got != "no async event yet" {
 		t.Errorf("before judging: %+v", got)
 	}
 	s.Judge(Step{})
-	if got := Evaluate([]Check{c}, s.Engine.State(), &s.Seen, nil)[0]; got.OK || got.Got != "async events so far: CQ_ERR" {
+	if got := evaluateAll([]Check{c}, s.Engine.State(), &s.Seen, nil)[0]; got.OK || got.Got != "async events so far: CQ_ERR" {
 		t.Errorf("a QP_FATAL check after a CQ_ERR: %+v", got)
 	}
 }
 
 func TestExpand(t *testing.T) {
 	src := "# Talk\nTo {ip}.\n```background\nprog -g {gid_index}\n```\n## Dial\nDial {ip}.\n```solution\ndial qp1 {ip}:1\n```\n```check\nexpect qp1\n```\n"
-	l, err := Parse("09-talk.md", []byte(src))
+	l, err := parse("09-talk.md", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +122,8 @@ func TestExpand(t *testing.T) {
 		t.Error("Expand changed the lesson it was given")
 	}
 	skipped := Expand([]Lesson{l}, map[string]string{"ip": "10.0.0.1"})[0]
-	if !strings.Contains(Unmet(skipped), "this host's gid_index") {
-		t.Errorf("a missing value: %q", Unmet(skipped))
+	if !strings.Contains(unmet(skipped), "this host's gid_index") {
+		t.Errorf("a missing value: %q", unmet(skipped))
 	}
 }
 

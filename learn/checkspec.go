@@ -12,13 +12,13 @@ type CheckKind int
 
 // The kinds of Check.
 const (
-	CheckObject     CheckKind = iota // expect NAME [KEY=VALUE...]: the object exists, with these fields
-	CheckGone                        // expect NAME gone: no object has this name
-	CheckCompletion                  // expect CQ completion [opcode= status= data= qp= count=]
-	CheckCount                       // expect object KIND count=N
-	CheckRefusal                     // expect refusal [mentions=TEXT]: the last command was refused
-	CheckEvent                       // expect event TYPE [on=NAME]: the device raised this async event
-	CheckDoctor                      // expect doctor CHECK [verdict=V]: a doctor run in the shell reported CHECK
+	checkObject     CheckKind = iota // expect NAME [KEY=VALUE...]: the object exists, with these fields
+	checkGone                        // expect NAME gone: no object has this name
+	checkCompletion                  // expect CQ completion [opcode= status= data= qp= count=]
+	checkCount                       // expect object KIND count=N
+	checkRefusal                     // expect refusal [mentions=TEXT]: the last command was refused
+	checkEvent                       // expect event TYPE [on=NAME]: the device raised this async event
+	checkDoctor                      // expect doctor CHECK [verdict=V]: a doctor run in the shell reported CHECK
 )
 
 // Check is one `expect` line of a step.
@@ -48,7 +48,7 @@ var (
 	doctorKeys     = map[string]bool{"verdict": false}
 )
 
-// ParseCheck reads one check line:
+// parseCheck reads one check line:
 //
 //	expect NAME [KEY=VALUE...]        (kind state type parent device port cqe length access send_cq recv_cq verdict evidence)
 //	expect NAME gone
@@ -60,7 +60,7 @@ var (
 //
 // Values with spaces are quoted ("…"); numeric keys take >= as well as =;
 // a name compared whole may list alternatives: state=RTR|RTS.
-func ParseCheck(line string) (Check, error) {
+func parseCheck(line string) (Check, error) {
 	words, err := splitWords(line)
 	if err != nil {
 		return Check{}, err
@@ -72,26 +72,26 @@ func ParseCheck(line string) (Check, error) {
 	rest, keys := words[2:], objectKeys
 	switch c.Subject = words[1]; {
 	case c.Subject == "refusal":
-		c.Kind, keys = CheckRefusal, refusalKeys
+		c.Kind, keys = checkRefusal, refusalKeys
 	case c.Subject == "event":
 		if len(rest) == 0 || strings.Contains(rest[0], "=") {
 			return c, fmt.Errorf("%q: `expect event TYPE` names the event (CQ_ERR, QP_FATAL, ...)", c.Text)
 		}
-		c.Kind, c.Subject, rest, keys = CheckEvent, strings.ToUpper(rest[0]), rest[1:], eventKeys
+		c.Kind, c.Subject, rest, keys = checkEvent, strings.ToUpper(rest[0]), rest[1:], eventKeys
 	case c.Subject == "doctor":
 		if len(rest) == 0 || strings.Contains(rest[0], "=") {
 			return c, fmt.Errorf("%q: `expect doctor CHECK` names the check (modules, gids, memlock, ...: `doctor` in the shell lists them)", c.Text)
 		}
-		c.Kind, c.Subject, rest, keys = CheckDoctor, rest[0], rest[1:], doctorKeys
+		c.Kind, c.Subject, rest, keys = checkDoctor, rest[0], rest[1:], doctorKeys
 	case c.Subject == "object":
 		if len(rest) == 0 || strings.Contains(rest[0], "=") {
 			return c, fmt.Errorf("%q: `expect object KIND count=N` names the kind (ctx pd cq qp mr ah ch)", c.Text)
 		}
-		c.Kind, c.Subject, rest, keys = CheckCount, rest[0], rest[1:], countKeys
+		c.Kind, c.Subject, rest, keys = checkCount, rest[0], rest[1:], countKeys
 	case len(rest) > 0 && rest[0] == "completion":
-		c.Kind, rest, keys = CheckCompletion, rest[1:], completionKeys
+		c.Kind, rest, keys = checkCompletion, rest[1:], completionKeys
 	case len(rest) > 0 && rest[0] == "gone":
-		c.Kind, rest = CheckGone, rest[1:]
+		c.Kind, rest = checkGone, rest[1:]
 		if len(rest) > 0 {
 			return c, fmt.Errorf("%q: `expect NAME gone` takes nothing after gone", c.Text)
 		}
@@ -103,7 +103,7 @@ func ParseCheck(line string) (Check, error) {
 		}
 		c.Attrs = append(c.Attrs, a)
 	}
-	if c.Kind == CheckCount && (len(c.Attrs) == 0 || c.Attrs[0].Key != "count" || len(c.Attrs) > 1 && c.Attrs[1].Key != "owner" || len(c.Attrs) > 2) {
+	if c.Kind == checkCount && (len(c.Attrs) == 0 || c.Attrs[0].Key != "count" || len(c.Attrs) > 1 && c.Attrs[1].Key != "owner" || len(c.Attrs) > 2) {
 		return c, fmt.Errorf("%q: `expect object KIND` takes count=N, then optionally owner=COMM", c.Text)
 	}
 	return c, nil

@@ -19,7 +19,7 @@ func Course() ([]Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
-	lessons, err := Load(sub)
+	lessons, err := load(sub)
 	for i := range lessons {
 		lessons[i].Builtin = true
 	}
@@ -31,12 +31,12 @@ func LoadDir(dir string) ([]Lesson, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("learn: lesson pack %s: %w", dir, err)
 	}
-	return Load(os.DirFS(dir))
+	return load(os.DirFS(dir))
 }
 
-// Load reads every .md file at the top of fsys as a lesson, ordered by
+// load reads every .md file at the top of fsys as a lesson, ordered by
 // number. Two files with one number, or none at all, are errors.
-func Load(fsys fs.FS) ([]Lesson, error) {
+func load(fsys fs.FS) ([]Lesson, error) {
 	names, err := fs.Glob(fsys, "*.md")
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func Load(fsys fs.FS) ([]Lesson, error) {
 		if err != nil {
 			return nil, err
 		}
-		l, err := Parse(n, src)
+		l, err := parse(n, src)
 		if err != nil {
 			return nil, err
 		}
@@ -68,8 +68,8 @@ func Load(fsys fs.FS) ([]Lesson, error) {
 	return out, nil
 }
 
-// Find returns the index of lesson number n.
-func Find(lessons []Lesson, n int) (int, bool) {
+// find returns the index of lesson number n.
+func find(lessons []Lesson, n int) (int, bool) {
 	for i, l := range lessons {
 		if l.Number == n {
 			return i, true

@@ -7,26 +7,25 @@
 // solution in the shell's own lines, checks in the shell's vocabulary
 // (`expect qp1 state=RTR`, `expect cq1 completion opcode=RECV
 // status=success`, `expect object pd count=1`, `expect doctor memlock
-// verdict=pass|warn`), an optional hint and what
-// just happened once it is done. The built-in course is embedded
-// (lessons/); a teacher's pack is a directory of the same files.
+// verdict=pass|warn`), an optional hint and what just happened once it
+// is done. Course is the built-in course (embedded, lessons/); LoadDir
+// reads a teacher's pack, a directory of the same files.
 //
-// A Session (session.go) drives a front.Engine, the verbs shell, and
-// remembers what the device answered (completions polled, the last
-// refusal); Evaluate (check.go) judges a step's checks against the
-// shell's State and, through Kernel (kernel.go), what RDMA netlink says
-// of the process's objects. RunCheck (runcheck.go) runs every lesson's
-// solution and reports each step; Tutor (tutor.go) is itself a
-// front.Engine that wraps a fresh shell per lesson, so the line shell and
-// the dashboard's pane run the course as they run the shell, with the
-// learner's own commands (:hint, :next, ...) beside the verbs; between
-// commands its watcher (tutor_watch.go) judges the step again when the
-// kernel, the device or another program may have done it, and says so
-// as a front.EventLesson. Status (status.go) is what a lesson pane
-// shows, with the step's QP for the state diagram. A lesson may prepare
-// objects (setup) and run programs beside the shell (programs.go, an
-// ibv_rc_pingpong to talk to); Expand (vars.go) fills in this host's
-// device, GID index and address. Progress (progress.go) is saved under
+// Tutor (NewTutor) is itself a front.Engine that wraps a fresh shell per
+// lesson, so the line shell and the dashboard's pane run the course as
+// they run the shell, with the learner's own commands (:hint, :next,
+// ...) beside the verbs. Each step's checks are judged (check.go) on the
+// shell's State, on what its session saw (completions polled, the last
+// refusal: session.go) and, through a Kernel (Netlink), on what RDMA
+// netlink says of the process's objects; between commands the tutor's
+// watcher (tutor_watch.go) judges the step again when the kernel, the
+// device or another program may have done it, and says so as a
+// front.EventLesson. Status is what a lesson pane shows, with the
+// step's QP for the state diagram. RunCheck runs every lesson's
+// solution and reports each step. A lesson may prepare objects (setup)
+// and run programs beside the shell (PackPrograms lists a pack's);
+// Expand fills in this host's device, GID index and address
+// (HostVars). Progress (LoadProgress, ProgressPath) is saved under
 // $XDG_STATE_HOME/verbscope.
 //
 // It is pure Go: it imports the shell's front, not the shell, so the cgo

@@ -37,8 +37,8 @@ import (
 // blocks are the fenced blocks the format gives a meaning.
 var blocks = map[string]bool{"requires": true, "setup": true, "background": true, "solution": true, "check": true, "hint": true, "done": true}
 
-// Parse reads one lesson file. Its errors name the file and line.
-func Parse(name string, src []byte) (Lesson, error) {
+// parse reads one lesson file. Its errors name the file and line.
+func parse(name string, src []byte) (Lesson, error) {
 	l := Lesson{File: name}
 	base := path.Base(name)
 	digits := len(base) - len(strings.TrimLeft(base, "0123456789"))
@@ -164,7 +164,7 @@ func (p *parser) endBlock(no int) error {
 			if strings.TrimSpace(t) == "" {
 				continue
 			}
-			c, err := ParseCheck(t)
+			c, err := parseCheck(t)
 			if err != nil {
 				return p.errorf(p.blockAt+1+i, "%v", err)
 			}

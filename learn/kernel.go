@@ -73,9 +73,9 @@ func (kv *KernelView) add(k rdma.Kind, o *inspect.Object, mine func(*inspect.Obj
 	}
 }
 
-// Unmet says which of the lesson's requirements this host lacks, in
+// unmet says which of the lesson's requirements this host lacks, in
 // words ("" when it has them all).
-func Unmet(l Lesson) string {
+func unmet(l Lesson) string {
 	if l.Skip != "" {
 		return l.Skip
 	}

@@ -7,7 +7,7 @@ type Lesson struct {
 	Title  string
 	Intro  string
 	// Requires lists what the lesson needs of the host beyond the verbs
-	// shell (`command ibv_rc_pingpong`); Unmet says which is missing.
+	// shell (`command ibv_rc_pingpong`); unmet says which is missing.
 	Requires []Requirement
 	// Setup is what the lesson prepares before its first step, run for
 	// the learner (a broken pair to find the fault in).

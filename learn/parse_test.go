@@ -13,22 +13,22 @@ func TestParseCheck(t *testing.T) {
 		want Check
 		err  string
 	}{
-		{line: "expect qp1 state=RTR", want: Check{Kind: CheckObject, Subject: "qp1", Attrs: []Attr{{"state", "=", "RTR"}}}},
-		{line: "  expect cq1 cqe>=16 parent=ctx1", want: Check{Kind: CheckObject, Subject: "cq1", Attrs: []Attr{{"cqe", ">=", "16"}, {"parent", "=", "ctx1"}}}},
-		{line: "expect cq1 completion opcode=RECV status=success", want: Check{Kind: CheckCompletion, Subject: "cq1", Attrs: []Attr{{"opcode", "=", "RECV"}, {"status", "=", "success"}}}},
-		{line: `expect cq1 completion data="two words" count=2`, want: Check{Kind: CheckCompletion, Subject: "cq1", Attrs: []Attr{{"data", "=", "two words"}, {"count", "=", "2"}}}},
-		{line: "expect object pd count=1", want: Check{Kind: CheckCount, Subject: "pd", Attrs: []Attr{{"count", "=", "1"}}}},
-		{line: "expect pd1 gone", want: Check{Kind: CheckGone, Subject: "pd1"}},
-		{line: "expect qp1", want: Check{Kind: CheckObject, Subject: "qp1"}},
-		{line: `expect refusal mentions="is not a transition"`, want: Check{Kind: CheckRefusal, Subject: "refusal", Attrs: []Attr{{"mentions", "=", "is not a transition"}}}},
-		{line: "expect event cq_err on=cq2", want: Check{Kind: CheckEvent, Subject: "CQ_ERR", Attrs: []Attr{{"on", "=", "cq2"}}}},
+		{line: "expect qp1 state=RTR", want: Check{Kind: checkObject, Subject: "qp1", Attrs: []Attr{{"state", "=", "RTR"}}}},
+		{line: "  expect cq1 cqe>=16 parent=ctx1", want: Check{Kind: checkObject, Subject: "cq1", Attrs: []Attr{{"cqe", ">=", "16"}, {"parent", "=", "ctx1"}}}},
+		{line: "expect cq1 completion opcode=RECV status=success", want: Check{Kind: checkCompletion, Subject: "cq1", Attrs: []Attr{{"opcode", "=", "RECV"}, {"status", "=", "success"}}}},
+		{line: `expect cq1 completion data="two words" count=2`, want: Check{Kind: checkCompletion, Subject: "cq1", Attrs: []Attr{{"data", "=", "two words"}, {"count", "=", "2"}}}},
+		{line: "expect object pd count=1", want: Check{Kind: checkCount, Subject: "pd", Attrs: []Attr{{"count", "=", "1"}}}},
+		{line: "expect pd1 gone", want: Check{Kind: checkGone, Subject: "pd1"}},
+		{line: "expect qp1", want: Check{Kind: checkObject, Subject: "qp1"}},
+		{line: `expect refusal mentions="is not a transition"`, want: Check{Kind: checkRefusal, Subject: "refusal", Attrs: []Attr{{"mentions", "=", "is not a transition"}}}},
+		{line: "expect event cq_err on=cq2", want: Check{Kind: checkEvent, Subject: "CQ_ERR", Attrs: []Attr{{"on", "=", "cq2"}}}},
 		{line: "expect event on=cq2", err: "names the event"},
-		{line: "expect object qp count=0 owner=ibv_rc_pingpong", want: Check{Kind: CheckCount, Subject: "qp", Attrs: []Attr{{"count", "=", "0"}, {"owner", "=", "ibv_rc_pingpong"}}}},
+		{line: "expect object qp count=0 owner=ibv_rc_pingpong", want: Check{Kind: checkCount, Subject: "qp", Attrs: []Attr{{"count", "=", "0"}, {"owner", "=", "ibv_rc_pingpong"}}}},
 		{line: "expect object qp owner=x count=1", err: "takes count=N, then optionally owner=COMM"},
 		{line: "expect object qp count=1 owner=x owner=y", err: "takes count=N, then optionally owner=COMM"},
-		{line: "expect doctor memlock verdict=pass|warn", want: Check{Kind: CheckDoctor, Subject: "memlock", Attrs: []Attr{{"verdict", "=", "pass|warn"}}}},
-		{line: "expect doctor irqs", want: Check{Kind: CheckDoctor, Subject: "irqs"}},
-		{line: "expect qp1 verdict=rnr evidence=rcvd_rnr_err", want: Check{Kind: CheckObject, Subject: "qp1", Attrs: []Attr{{"verdict", "=", "rnr"}, {"evidence", "=", "rcvd_rnr_err"}}}},
+		{line: "expect doctor memlock verdict=pass|warn", want: Check{Kind: checkDoctor, Subject: "memlock", Attrs: []Attr{{"verdict", "=", "pass|warn"}}}},
+		{line: "expect doctor irqs", want: Check{Kind: checkDoctor, Subject: "irqs"}},
+		{line: "expect qp1 verdict=rnr evidence=rcvd_rnr_err", want: Check{Kind: checkObject, Subject: "qp1", Attrs: []Attr{{"verdict", "=", "rnr"}, {"evidence", "=", "rcvd_rnr_err"}}}},
 		{line: "expect doctor verdict=pass", err: "names the check"},
 		{line: "expect doctor gids state=up", err: `no key "state" here`},
 		{line: "check qp1 state=RTR", err: "a check is `expect WHAT"},
@@ -44,7 +44,7 @@ func TestParseCheck(t *testing.T) {
 		{line: `expect cq1 completion data="open`, err: "a quote is not closed"},
 		{line: "expect refusal state=ERR", err: `no key "state" here`},
 	} {
-		got, err := ParseCheck(tc.line)
+		got, err := parseCheck(tc.line)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("ParseCheck(%q) = %v, want an error with %q", tc.line, err, tc.err)
@@ -65,7 +65,7 @@ func TestParseCheck(t *testing.T) {
 const tiny = "# Tiny\n\nThe intro.\n\n```requires\ncommand sh\n```\n\n```setup\nopen; pd\n```\n## First\n\nDo it.\n\n```text\n## not a step\n```\n\n```solution\nopen\n! modify qp1 rtr\n```\n\n```check\nexpect object ctx count=1\n\nexpect refusal\n```\n\n```hint\nType open.\n```\n\n```done\nDone.\n```\n"
 
 func TestParse(t *testing.T) {
-	got, err := Parse("lessons/07-tiny.md", []byte(tiny))
+	got, err := parse("lessons/07-tiny.md", []byte(tiny))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +73,8 @@ func TestParse(t *testing.T) {
 		Requires: []Requirement{{"command", "sh"}}, Setup: []Line{{Text: "open; pd"}},
 		Steps: []Step{{Title: "First", Text: "Do it.\n\n```text\n## not a step\n```", Hint: "Type open.", Done: "Done.", Line: 12,
 			Solution: []Line{{Text: "open"}, {Text: "modify qp1 rtr", Refused: true}},
-			Checks: []Check{{Text: "expect object ctx count=1", Line: 26, Kind: CheckCount, Subject: "ctx", Attrs: []Attr{{"count", "=", "1"}}},
-				{Text: "expect refusal", Line: 28, Kind: CheckRefusal, Subject: "refusal"}}}}}
+			Checks: []Check{{Text: "expect object ctx count=1", Line: 26, Kind: checkCount, Subject: "ctx", Attrs: []Attr{{"count", "=", "1"}}},
+				{Text: "expect refusal", Line: 28, Kind: checkRefusal, Subject: "refusal"}}}}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Parse (-want +got):\n%s", d)
 	}
@@ -95,7 +95,7 @@ func TestParseErrors(t *testing.T) {
 		{"01.md", "# T\n" + step + "```requires\ncommand x\n```\n", "belongs to the introduction"},
 		{"01.md", "# T\n```requires\nkernel 6.9\n```\n" + step, ":3: a requirement is `command NAME`"},
 	} {
-		_, err := Parse(tc.name, []byte(tc.src))
+		_, err := parse(tc.name, []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("Parse(%q, %q) = %v, want an error with %q", tc.name, tc.src, err, tc.err)
 		}
@@ -106,7 +106,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(tiny))
 	f.Add([]byte("# T\n## S\n```solution\n! x\n```\n```check\nexpect a b=\"c\\\"d\"\n```\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		l, err := Parse("01-fuzz.md", src)
+		l, err := parse("01-fuzz.md", src)
 		if err != nil {
 			return
 		}
@@ -116,7 +116,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("step %q parsed without checks or solution", s.Title)
 			}
 			for _, c := range s.Checks {
-				again, err := ParseCheck(c.Text)
+				again, err := parseCheck(c.Text)
 				if err != nil || again.Kind != c.Kind || again.Subject != c.Subject {
 					t.Fatalf("check %q does not parse the same again: %v", c.Text, err)
 				}

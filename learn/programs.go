@@ -50,7 +50,7 @@ func PackPrograms(lessons []Lesson) []PackProgram {
 // Prepare readies the session for lesson l: its setup lines, then its
 // background programs, which a pack's lesson may start only when allow
 // is set (ErrProgramsNotAllowed otherwise).
-func (s *Session) Prepare(ctx context.Context, l Lesson, allow bool) error {
+func (s *session) Prepare(ctx context.Context, l Lesson, allow bool) error {
 	if len(l.Background) > 0 && !l.Builtin && !allow {
 		return fmt.Errorf("learn: lesson %d (%s) would run %s: %w", l.Number, l.File, strings.Join(l.Background, "; "), ErrProgramsNotAllowed)
 	}
@@ -61,7 +61,7 @@ func (s *Session) Prepare(ctx context.Context, l Lesson, allow bool) error {
 }
 
 // startPrograms starts a lesson's background programs; Close ends them.
-func (s *Session) startPrograms(lines []string) error {
+func (s *session) startPrograms(lines []string) error {
 	for _, line := range lines {
 		argv, err := splitWords(line)
 		if err != nil || len(argv) == 0 {
@@ -82,7 +82,7 @@ func (s *Session) startPrograms(lines []string) error {
 
 // endPrograms kills the programs still running and waits for them; it
 // returns what each printed, for a failed step's report.
-func (s *Session) endPrograms() string {
+func (s *session) endPrograms() string {
 	s.mu.Lock()
 	progs := s.programs
 	s.programs = nil

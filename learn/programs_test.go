@@ -22,7 +22,7 @@ func programPack(t *testing.T) ([]Lesson, string) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	src := "# Peer\nA program runs beside the shell.\n```background\ntouch " + marker + "\n```\n" +
 		"## A PD\nMake one.\n```solution\nmk pd pd1\n```\n```check\nexpect pd1\n```\n"
-	lessons, err := Load(fstest.MapFS{"03-peer.md": {Data: []byte(src)}})
+	lessons, err := load(fstest.MapFS{"03-peer.md": {Data: []byte(src)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestPackProgramsRunWhenAllowed(t *testing.T) {
 			lessons, marker := programPack(t)
 			l := lessons[0]
 			l.Builtin = tc.builtin
-			s := NewSession(newFake(), nil, nil)
+			s := newSession(newFake(), nil, nil)
 			defer s.Close()
 			if err := s.Prepare(context.Background(), l, tc.allow); err != nil {
 				t.Fatal(err)

@@ -38,8 +38,8 @@ func LoadProgress(path string) (Progress, error) {
 	return p, nil
 }
 
-// Save writes the progress, creating its directory.
-func (p Progress) Save(path string) error {
+// save writes the progress, creating its directory.
+func (p Progress) save(path string) error {
 	if path == "" {
 		return nil
 	}

@@ -26,7 +26,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("no progress yet: %+v %v", p, err)
 	}
 	want := Progress{Lesson: 3, Step: 2, Done: []int{1, 2}}
-	if err := want.Save(path); err != nil {
+	if err := want.save(path); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := LoadProgress(path); err != nil || !cmp.Equal(p, want) {

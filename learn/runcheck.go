@@ -58,7 +58,7 @@ func RunCheck(ctx context.Context, lessons []Lesson, o CheckOptions) error {
 	var failures []StepFailure
 	for _, l := range lessons {
 		fmt.Fprintf(o.Out, "lesson %d: %s\n", l.Number, l.Title)
-		if why := Unmet(l); why != "" {
+		if why := unmet(l); why != "" {
 			fmt.Fprintf(o.Out, "  skipped: %s\n", why)
 			continue
 		}
@@ -76,7 +76,7 @@ func RunCheck(ctx context.Context, lessons []Lesson, o CheckOptions) error {
 }
 
 func checkLesson(ctx context.Context, l Lesson, o CheckOptions) *StepFailure {
-	s := NewSession(o.NewEngine(), o.Kernel, nil)
+	s := newSession(o.NewEngine(), o.Kernel, nil)
 	defer s.Close()
 	if err := s.Prepare(ctx, l, o.AllowPrograms); err != nil {
 		fmt.Fprintf(o.Out, "  setup: FAILED\n    %s\n", err)
@@ -95,14 +95,14 @@ func checkLesson(ctx context.Context, l Lesson, o CheckOptions) *StepFailure {
 			return fail(err.Error())
 		}
 		outs, err := s.Judge(st)
-		for deadline := time.Now().Add(o.Settle); err == nil && !Passed(outs) && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(o.Settle); err == nil && !passed(outs) && time.Now().Before(deadline); {
 			time.Sleep(100 * time.Millisecond)
 			outs, err = s.Judge(st)
 		}
 		if err != nil {
 			return fail(err.Error())
 		}
-		if !Passed(outs) {
+		if !passed(outs) {
 			var why []string
 			for _, out := range outs {
 				if !out.OK {

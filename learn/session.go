@@ -10,32 +10,32 @@ import (
 	"github.com/verbscope/verbscope/shell/front"
 )
 
-// Session is one lesson's run on a verbs shell: it runs lines, notes
+// session is one lesson's run on a verbs shell: it runs lines, notes
 // what came back (results, and the async events the shell reports
 // meanwhile), and judges steps.
-type Session struct {
+type session struct {
 	Engine front.Engine
 	Kernel Kernel // nil: judge on the shell's State alone
-	Seen   Seen
+	Seen   seen
 
 	mu       sync.Mutex
-	events   []Event     // async events so far, from the watcher
+	events   []event     // async events so far, from the watcher
 	kv       *KernelView // the kernel's view at the last judgement
 	done     chan struct{}
 	programs []*program // the lesson's background programs
 }
 
-// NewSession starts watching eng's events: the async ones are kept for
+// newSession starts watching eng's events: the async ones are kept for
 // `expect event` checks, and every one is given to sink (nil: none).
-func NewSession(eng front.Engine, k Kernel, sink func(front.Event)) *Session {
-	s := &Session{Engine: eng, Kernel: k, done: make(chan struct{})}
+func newSession(eng front.Engine, k Kernel, sink func(front.Event)) *session {
+	s := &session{Engine: eng, Kernel: k, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		for ev := range eng.Events() {
 			if ev.Kind == front.EventAsync {
 				typ, _, _ := strings.Cut(ev.Text, " ")
 				s.mu.Lock()
-				s.events = append(s.events, Event{Type: strings.TrimSuffix(typ, ":"), Object: ev.Object})
+				s.events = append(s.events, event{Type: strings.TrimSuffix(typ, ":"), Object: ev.Object})
 				s.mu.Unlock()
 			}
 			if sink != nil {
@@ -48,7 +48,7 @@ func NewSession(eng front.Engine, k Kernel, sink func(front.Event)) *Session {
 
 // Close closes the shell, which destroys what the lesson created, and
 // waits for the event watcher to end.
-func (s *Session) Close() error {
+func (s *session) Close() error {
 	s.endPrograms()
 	err := s.Engine.Close()
 	<-s.done
@@ -56,15 +56,15 @@ func (s *Session) Close() error {
 }
 
 // Exec runs one command and notes its outcome.
-func (s *Session) Exec(ctx context.Context, line string) (front.Result, error) {
+func (s *session) Exec(ctx context.Context, line string) (front.Result, error) {
 	res, err := s.Engine.Exec(ctx, line)
 	res.Command = line
-	s.Seen.Observe(res, err)
+	s.Seen.observe(res, err)
 	return res, err
 }
 
 // Judge evaluates a step's checks now.
-func (s *Session) Judge(st Step) ([]Outcome, error) {
+func (s *session) Judge(st Step) ([]outcome, error) {
 	state := s.Engine.State()
 	s.mu.Lock()
 	s.Seen.Events = append(s.Seen.Events[:0], s.events...)
@@ -79,16 +79,16 @@ func (s *Session) Judge(st Step) ([]Outcome, error) {
 	s.mu.Lock()
 	s.kv = kv
 	s.mu.Unlock()
-	return Evaluate(st.Checks, state, &s.Seen, kv), nil
+	return evaluateAll(st.Checks, state, &s.Seen, kv), nil
 }
 
 // Solve runs a step's solution: each line must run, and each line
 // marked refused must be refused by the shell (a what/why/fix *Error).
 // It stops at the first line that does otherwise and says which.
-func (s *Session) Solve(ctx context.Context, st Step) error { return s.Run(ctx, st.Solution) }
+func (s *session) Solve(ctx context.Context, st Step) error { return s.Run(ctx, st.Solution) }
 
 // Run runs solution or setup lines, as Solve does.
-func (s *Session) Run(ctx context.Context, lines []Line) error {
+func (s *session) Run(ctx context.Context, lines []Line) error {
 	for _, sol := range lines {
 		for _, l := range front.Lines(sol.Text) {
 			_, err := s.Exec(ctx, l.Text)

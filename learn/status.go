@@ -63,12 +63,12 @@ func (t *Tutor) Status() Status {
 // qpStatus is the QP a step is about: the first QP its checks name,
 // else the session's newest. Its state is the kernel's as of the last
 // judgement (the kernel may have moved it to ERR), else the shell's.
-func (s *Session) qpStatus(step Step) QPStatus {
+func (s *session) qpStatus(step Step) QPStatus {
 	state := s.Engine.State()
 	var qp front.Object
 	found := false
 	for _, c := range step.Checks {
-		if o, ok := state.Object(c.Subject); ok && c.Kind == CheckObject && o.Kind == rdma.KindQP {
+		if o, ok := state.Object(c.Subject); ok && c.Kind == checkObject && o.Kind == rdma.KindQP {
 			qp, found = o, true
 			break
 		}

@@ -25,7 +25,7 @@ type TutorOptions struct {
 	Brief bool
 	// Recheck is how often the step is judged again between commands
 	// (tutor_watch.go); the lesson shell's events wake it too. 0 is
-	// DefaultRecheck; below 0 judges only after commands.
+	// a second (defaultRecheck); below 0 judges only after commands.
 	Recheck time.Duration
 	// AllowPrograms lets a pack's lessons start their background
 	// programs (PackPrograms lists them); built-in lessons always may.
@@ -43,12 +43,12 @@ type Tutor struct {
 	execMu sync.Mutex // one Exec at a time
 
 	mu       sync.Mutex // guards the fields below
-	sess     *Session
+	sess     *session
 	lesson   int // index into o.Lessons
 	step     int
 	hints    int // how often :hint was asked in this step
 	prog     Progress
-	last     []Outcome
+	last     []outcome
 	said     string // what just happened, after the last step done
 	finished bool
 	closed   bool
@@ -78,19 +78,19 @@ func NewTutor(ctx context.Context, o TutorOptions) (*Tutor, string, error) {
 	t := &Tutor{o: o, prog: prog, events: make(chan front.Event, 256), wake: make(chan struct{}, 1)}
 	lesson, step := 0, 0
 	if o.Start != 0 {
-		i, ok := Find(o.Lessons, o.Start)
+		i, ok := find(o.Lessons, o.Start)
 		if !ok {
 			return nil, "", fmt.Errorf("learn: there is no lesson %d (the lessons are %s)", o.Start, t.numbers())
 		}
 		lesson = i
-	} else if i, ok := Find(o.Lessons, prog.Lesson); ok {
+	} else if i, ok := find(o.Lessons, prog.Lesson); ok {
 		lesson, step = i, prog.Step
 	}
 	text, err := t.enter(ctx, lesson, step)
 	if err == nil && o.Recheck >= 0 {
 		every := o.Recheck
 		if every == 0 {
-			every = DefaultRecheck
+			every = defaultRecheck
 		}
 		// The watcher outlives NewTutor's ctx; Close ends it.
 		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -120,7 +120,7 @@ func (t *Tutor) enter(ctx context.Context, i, step int) (string, error) {
 	}
 	l := t.o.Lessons[i]
 	var b strings.Builder
-	if why := Unmet(l); why != "" {
+	if why := unmet(l); why != "" {
 		fmt.Fprintf(&b, "lesson %d (%s) is skipped: %s.\n", l.Number, l.Title, why)
 		if i+1 < len(t.o.Lessons) {
 			more, err := t.enter(ctx, i+1, 0)
@@ -131,7 +131,7 @@ func (t *Tutor) enter(ctx context.Context, i, step int) (string, error) {
 		t.mu.Unlock()
 		return b.String() + "That was the last lesson.", nil
 	}
-	sess := NewSession(t.o.NewEngine(), t.o.Kernel, t.relay)
+	sess := newSession(t.o.NewEngine(), t.o.Kernel, t.relay)
 	step = min(max(step, 0), len(l.Steps)-1)
 	if err := sess.Prepare(ctx, l, t.o.AllowPrograms); err != nil {
 		sess.Close()
@@ -176,7 +176,7 @@ func (t *Tutor) send(ev front.Event) {
 
 func (t *Tutor) saveLocked() {
 	t.prog.Lesson, t.prog.Step = t.o.Lessons[t.lesson].Number, t.step
-	t.prog.Save(t.o.ProgressPath) // progress is a convenience: a read-only home still teaches
+	t.prog.save(t.o.ProgressPath) // progress is a convenience: a read-only home still teaches
 }
 
 // stepText is the current step: where it is, and what to do.
@@ -242,7 +242,7 @@ func (t *Tutor) judge(ctx context.Context) (string, error) {
 	t.mu.Lock()
 	t.last = outs
 	t.mu.Unlock()
-	if !Passed(outs) {
+	if !passed(outs) {
 		return "", nil
 	}
 	text, err := t.advance(ctx, l, s)
@@ -265,7 +265,7 @@ func (t *Tutor) judge(ctx context.Context) (string, error) {
 
 func hasRefusalCheck(s Step) bool {
 	for _, c := range s.Checks {
-		if c.Kind == CheckRefusal {
+		if c.Kind == checkRefusal {
 			return true
 		}
 	}
@@ -297,7 +297,7 @@ func (t *Tutor) advance(ctx context.Context, l Lesson, s Step) (string, error) {
 		sess := t.sess
 		t.sess, t.finished = nil, true
 		t.prog.Lesson, t.prog.Step = 0, 0
-		t.prog.Save(t.o.ProgressPath)
+		t.prog.save(t.o.ProgressPath)
 		t.mu.Unlock()
 		sess.Close()
 		return done + "\nThat was the last lesson: the course is complete.", nil

@@ -32,7 +32,7 @@ func (t *Tutor) command(ctx context.Context, words []string) (string, error) {
 		return t.lessonList(), nil
 	case cmd == "lesson" && len(words) == 2:
 		n, err := strconv.Atoi(words[1])
-		i, ok := Find(t.o.Lessons, n)
+		i, ok := find(t.o.Lessons, n)
 		if err != nil || !ok {
 			return "", &front.Error{What: fmt.Sprintf("there is no lesson %q", words[1]), Fix: "the lessons are " + t.numbers()}
 		}
@@ -140,7 +140,7 @@ func (t *Tutor) lessonList() string {
 		if t.prog.isDone(l.Number) {
 			status = "done"
 		}
-		if why := Unmet(l); why != "" {
+		if why := unmet(l); why != "" {
 			status = "skipped: " + why
 		}
 		fmt.Fprintf(&b, "%s%2d. %-40s %s\n", mark, l.Number, l.Title, status)

@@ -24,7 +24,7 @@ func fakeCourse(t *testing.T) []Lesson {
 		"## Move\nMove qp1 to RTS.\n```solution\nset qp1 RTS\n```\n```check\nexpect qp1 state=RTS\n```\n"
 	var out []Lesson
 	for name, src := range map[string]string{"01-objects.md": one, "02-states.md": two} {
-		l, err := Parse(name, []byte(src))
+		l, err := parse(name, []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}

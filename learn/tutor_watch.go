@@ -7,9 +7,9 @@ import (
 	"github.com/verbscope/verbscope/shell/front"
 )
 
-// DefaultRecheck is how often the tutor judges the current step again
+// defaultRecheck is how often the tutor judges the current step again
 // between commands.
-const DefaultRecheck = time.Second
+const defaultRecheck = time.Second
 
 // Some outcomes arrive without a command: the kernel moves a QP to ERR,
 // the device raises an async event, a lesson's background program makes
@@ -30,7 +30,7 @@ func (t *Tutor) watch(ctx context.Context, every time.Duration) {
 		case <-tick.C:
 		case <-t.wake:
 		}
-		text, err := t.Recheck(ctx)
+		text, err := t.recheck(ctx)
 		if err != nil {
 			text = "(" + err.Error() + ")"
 		}
@@ -48,14 +48,14 @@ func (t *Tutor) poke() {
 	}
 }
 
-// Recheck judges the current step now, between commands, and when it
+// recheck judges the current step now, between commands, and when it
 // holds moves on as a command would, returning what it says then ("" when
 // the step is not done). It never waits for a running command: that
 // command judges the step itself when it ends. Steps whose checks only a
 // command can change are left alone, and the marks of a step not judged
 // yet stay unset, so the pane's marks still start at the learner's first
 // command.
-func (t *Tutor) Recheck(ctx context.Context) (string, error) {
+func (t *Tutor) recheck(ctx context.Context) (string, error) {
 	if !t.execMu.TryLock() {
 		return "", nil
 	}
@@ -72,7 +72,7 @@ func (t *Tutor) Recheck(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	outs, err := sess.Judge(s)
-	if err != nil || !Passed(outs) {
+	if err != nil || !passed(outs) {
 		if err == nil && judged {
 			t.mu.Lock()
 			if t.sess == sess {
@@ -96,11 +96,11 @@ func changesAlone(s Step) bool {
 	alone := false
 	for _, c := range s.Checks {
 		switch c.Kind {
-		case CheckRefusal:
+		case checkRefusal:
 			return false
-		case CheckEvent, CheckCount:
+		case checkEvent, checkCount:
 			alone = true
-		case CheckObject:
+		case checkObject:
 			for _, a := range c.Attrs {
 				alone = alone || a.Key == "state"
 			}

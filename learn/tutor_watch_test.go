@@ -52,7 +52,7 @@ func asyncCourse(t *testing.T) []Lesson {
 		"## The kernel moves it\nWait for ERR.\n```solution\nset qp1 ERR\n```\n```check\nexpect qp1 state=ERR\n```\n" +
 		"## The other program ends\nMake it fail, wait.\n```solution\npoll cq1 qp1 SEND REM_OP_ERR -\n```\n```check\nexpect cq1 completion status=REM_OP_ERR\nexpect object qp count=0 owner=peer\n```\n" +
 		"## An event\nWait for it.\n```solution\nevent CQ_ERR cq1\n```\n```check\nexpect event CQ_ERR on=cq1\n```\n"
-	l, err := Parse("01-async.md", []byte(src))
+	l, err := parse("01-async.md", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +97,9 @@ func TestTutorRechecksBetweenCommands(t *testing.T) {
 		t.Fatalf("step 1:\n%s", res.Text)
 	}
 	// A whole recheck before the status, not a pause that may hold
-	// none: ours, or, when the watcher's holds the lock (Recheck does
+	// none: ours, or, when the watcher's holds the lock (recheck does
 	// not wait), the watcher's, waited out.
-	if text, err := tu.Recheck(ctx); text != "" || err != nil {
+	if text, err := tu.recheck(ctx); text != "" || err != nil {
 		t.Fatalf("a recheck of the refusal step said %q, %v", text, err)
 	}
 	tu.execMu.Lock()
@@ -158,18 +158,18 @@ func TestRecheckWaitsForNothing(t *testing.T) {
 	tu.Exec(ctx, "mk pd pd0")
 	k.set(func() { k.states[1] = "ERR" })
 	tu.execMu.Lock() // a command runs
-	text, err := tu.Recheck(ctx)
+	text, err := tu.recheck(ctx)
 	tu.execMu.Unlock()
 	if text != "" || err != nil || tu.Status().Step != 3 {
 		t.Errorf("Recheck during a command: %q %v, step %d", text, err, tu.Status().Step)
 	}
-	if text, err := tu.Recheck(ctx); !strings.Contains(text, "✓ The kernel moves it") || err != nil {
+	if text, err := tu.recheck(ctx); !strings.Contains(text, "✓ The kernel moves it") || err != nil {
 		t.Errorf("Recheck: %q %v", text, err)
 	}
 	if err := tu.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if text, err := tu.Recheck(ctx); text != "" || err != nil {
+	if text, err := tu.recheck(ctx); text != "" || err != nil {
 		t.Errorf("Recheck after Close: %q %v", text, err)
 	}
 }

@@ -8,10 +8,10 @@ import (
 	"strconv"
 )
 
-// MessageSize is the length of one address message on the wire: the
+// messageSize is the length of one address message on the wire: the
 // size of the C buffer "0000:000000:000000:" plus 32 GID digits plus the
 // terminating NUL (rc_pingpong.c sends the whole buffer).
-const MessageSize = 4 + 1 + 6 + 1 + 6 + 1 + 32 + 1
+const messageSize = 4 + 1 + 6 + 1 + 6 + 1 + 32 + 1
 
 // DefaultPort is the TCP port ibv_rc_pingpong listens on without -p.
 const DefaultPort = 18515
@@ -46,14 +46,14 @@ func (d Dest) String() string {
 // rc_pingpong's format.
 var ErrFormat = errors.New("oob: malformed address message")
 
-// Marshal encodes d as one wire message of MessageSize bytes, as
+// marshal encodes d as one wire message of messageSize bytes, as
 // rc_pingpong.c's sprintf does. QPN and PSN
 // must fit in 24 bits (the C side's buffer has room for six digits).
-func (d Dest) Marshal() ([]byte, error) {
+func (d Dest) marshal() ([]byte, error) {
 	if d.QPN > 0xffffff || d.PSN > 0xffffff {
 		return nil, fmt.Errorf("oob: marshal %s: QPN and PSN are 24-bit numbers", d)
 	}
-	msg := make([]byte, 0, MessageSize)
+	msg := make([]byte, 0, messageSize)
 	msg = fmt.Appendf(msg, "%04x:%06x:%06x:", d.LID, d.QPN, d.PSN)
 	// pingpong.c writes the GID as four big-endian 32-bit words in hex,
 	// which is simply its 16 bytes in order.
@@ -61,12 +61,12 @@ func (d Dest) Marshal() ([]byte, error) {
 	return append(msg, 0), nil
 }
 
-// Parse decodes one wire message. It accepts what rc_pingpong's sscanf
+// parse decodes one wire message. It accepts what rc_pingpong's sscanf
 // would read from a well-formed peer (hex fields separated by colons, the
 // GID as exactly 32 hex digits, anything after a NUL ignored) and
 // refuses the rest with an error wrapping ErrFormat that says which field
 // is wrong.
-func Parse(msg []byte) (Dest, error) {
+func parse(msg []byte) (Dest, error) {
 	if i := bytes.IndexByte(msg, 0); i >= 0 {
 		msg = msg[:i]
 	}

@@ -9,9 +9,9 @@
 // address as one 52-byte message ("LLLL:QQQQQQ:PPPPPP:" and 32 hex digits
 // of GID, NUL-terminated); the server reads it, moves its QP to RTR and
 // RTS, answers with its own message, and the client ends with "done"
-// (five bytes with the NUL). Dial is the client, Accept the server. Both
-// honour their context: its deadline bounds the exchange and cancelling
-// it closes the connection.
+// (five bytes with the NUL). Dial is the client; Listen and Accept the
+// server. Both honour their context: its deadline bounds the exchange
+// and cancelling it closes the connection.
 //
 // The package is pure Go and knows nothing of verbs; Dest carries plain
 // numbers and the GID's 16 bytes.

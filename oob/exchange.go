@@ -16,7 +16,7 @@ import (
 // The server has moved its QP to RTR when its answer arrives, so the
 // caller can connect its own QP and send at once.
 func Dial(ctx context.Context, addr string, local Dest) (Dest, error) {
-	msg, err := local.Marshal()
+	msg, err := local.marshal()
 	if err != nil {
 		return Dest{}, err
 	}
@@ -72,7 +72,7 @@ const maxStrays = 16
 // the peer: it is closed, reported to stray if stray is not nil, and the
 // wait goes on until ctx ends.
 func Accept(ctx context.Context, l net.Listener, local Dest, connect func(remote Dest) error, stray func(from string, err error)) (Dest, error) {
-	msg, err := local.Marshal()
+	msg, err := local.marshal()
 	if err != nil {
 		return Dest{}, err
 	}
@@ -208,11 +208,11 @@ func setDeadline(l net.Listener, t time.Time) bool {
 
 // readDest reads and parses one address message.
 func readDest(ctx context.Context, conn net.Conn) (Dest, error) {
-	buf := make([]byte, MessageSize)
+	buf := make([]byte, messageSize)
 	if _, err := io.ReadFull(conn, buf); err != nil {
 		return Dest{}, ioErr(ctx, "read the peer's address", err)
 	}
-	return Parse(buf)
+	return parse(buf)
 }
 
 // bind makes ctx govern conn: its deadline becomes the connection's, and

@@ -20,14 +20,14 @@ const labMsg = "0000:000011:abcdef:00000000000000000000ffff0a000001\x00"
 var labDest = Dest{QPN: 0x11, PSN: 0xabcdef, GID: [16]byte{10: 0xff, 11: 0xff, 12: 10, 15: 1}}
 
 func TestMarshal(t *testing.T) {
-	msg, err := labDest.Marshal()
+	msg, err := labDest.marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(msg) != labMsg || len(msg) != MessageSize {
-		t.Errorf("Marshal = %q (%d bytes), want %q (%d)", msg, len(msg), labMsg, MessageSize)
+	if string(msg) != labMsg || len(msg) != messageSize {
+		t.Errorf("Marshal = %q (%d bytes), want %q (%d)", msg, len(msg), labMsg, messageSize)
 	}
-	if _, err := (Dest{QPN: 1 << 24}).Marshal(); err == nil {
+	if _, err := (Dest{QPN: 1 << 24}).marshal(); err == nil {
 		t.Error("a 25-bit QPN must be refused: it overflows the C side's buffer")
 	}
 	if got := labDest.String(); got != "LID 0x0000, QPN 0x000011, PSN 0xabcdef, GID 10.0.0.1" {
@@ -53,7 +53,7 @@ func TestParse(t *testing.T) {
 		{"GID not hex", "0000:000011:abcdef:0000000000000000000000000000000g", Dest{}, "not hex"},
 		{"sign", "0000:+00011:abcdef:00000000000000000000ffff0a000001", Dest{}, "QPN"},
 	} {
-		got, err := Parse([]byte(tc.msg))
+		got, err := parse([]byte(tc.msg))
 		if tc.err != "" {
 			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: err %v, want ErrFormat mentioning %q", tc.name, err, tc.err)
@@ -249,26 +249,26 @@ func TestAcceptIgnoresStrays(t *testing.T) {
 	}
 }
 
-// FuzzParse feeds Parse arbitrary bytes: it must never panic, and what it
-// accepts must survive a round trip through Marshal.
+// FuzzParse feeds parse arbitrary bytes: it must never panic, and what it
+// accepts must survive a round trip through marshal.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(labMsg))
 	f.Add([]byte("0001:000002:000003:fe800000000000000000000000000001"))
 	f.Add([]byte("::::"))
 	f.Add([]byte("ffffffff:ffffff:ffffff:ffffffffffffffffffffffffffffffff"))
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		d, err := Parse(msg)
+		d, err := parse(msg)
 		if err != nil {
 			if !errors.Is(err, ErrFormat) {
 				t.Fatalf("Parse error %v does not wrap ErrFormat", err)
 			}
 			return
 		}
-		wire, err := d.Marshal()
+		wire, err := d.marshal()
 		if err != nil {
 			t.Fatalf("Parse accepted %q as %v, which does not marshal: %v", msg, d, err)
 		}
-		back, err := Parse(wire)
+		back, err := parse(wire)
 		if err != nil || back != d {
 			t.Fatalf("round trip of %v: %v %v", d, back, err)
 		}

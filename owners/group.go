@@ -96,7 +96,7 @@ func KeyOf(p *Process, b By) string {
 		}
 		return KeyOf(p, ByUnit)
 	case ByHost:
-		return HostKey
+		return hostKey
 	default:
 		return strconv.Itoa(p.TGID)
 	}
@@ -120,8 +120,8 @@ type Group struct {
 	Worst int `json:"-"`
 }
 
-// Total is the group's object count.
-func (g *Group) Total() int {
+// total is the group's object count.
+func (g *Group) total() int {
 	n := 0
 	for _, v := range g.Objects {
 		n += v
@@ -154,18 +154,18 @@ func (g *Group) Growth() map[inspect.Kind]float64 {
 	return out
 }
 
-// AppliedRatio is the worst member's Process.AppliedRatio; 0 for a
+// AppliedRatio is the worst member's appliedRatio; 0 for a
 // group of gone processes.
 func (g *Group) AppliedRatio() float64 {
 	if g.Worst < 0 {
 		return 0
 	}
-	return g.Processes[g.Worst].AppliedRatio()
+	return g.Processes[g.Worst].appliedRatio()
 }
 
-// MemlockAlert reports whether a member pins more than AlertRatio of
+// memlockAlert reports whether a member pins more than alertRatio of
 // its limit.
-func (g *Group) MemlockAlert() bool {
+func (g *Group) memlockAlert() bool {
 	for i := range g.Processes {
 		if g.Processes[i].MemlockAlert() {
 			return true
@@ -189,7 +189,7 @@ func Groups(ps []Process, b By) []Group {
 		out[i].add(p)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if a, z := out[i].Total(), out[j].Total(); a != z {
+		if a, z := out[i].total(), out[j].total(); a != z {
 			return a > z
 		}
 		if b == ByProcess {
@@ -229,10 +229,8 @@ func worse(a, b *Process) bool {
 // limited reports whether RLIMIT_MEMLOCK bounds what the process pins.
 func (p *Process) limited() bool { return !p.MemlockSoft.Unlimited && !p.IPCLock }
 
-// AppliedRatio is MemlockRatio where the limit binds the process, and 0
+// appliedRatio is MemlockRatio where the limit binds the process, and 0
 // where it does not (unlimited, or CAP_IPC_LOCK): what an alert compares.
-func (p *Process) AppliedRatio() float64 { return p.appliedRatio() }
-
 func (p *Process) appliedRatio() float64 {
 	if !p.limited() {
 		return 0
@@ -250,23 +248,23 @@ func statesShown(m map[rdma.QPState]int) []rdma.QPState {
 	return slices.Sorted(maps.Keys(m))
 }
 
-// Other is the key of the groups Top folds together.
-const Other = "other"
+// other is the key of the groups Top folds together.
+const other = "other"
 
 // Top keeps the n groups with the most objects (gs comes from Groups,
-// most first) and folds the rest, with any group already named Other,
-// into one group Other: a bounded set of label values for an exporter.
+// most first) and folds the rest, with any group already named "other",
+// into one group "other": a bounded set of label values for an exporter.
 func Top(gs []Group, n int) []Group {
 	var out []Group
 	var rest *Group
 	for i := range gs {
 		g := gs[i]
-		if len(out) < n && g.Key != Other {
+		if len(out) < n && g.Key != other {
 			out = append(out, g)
 			continue
 		}
 		if rest == nil {
-			rest = &Group{By: g.By, Key: Other, Objects: map[inspect.Kind]int{}, QPStates: map[rdma.QPState]int{}, Worst: -1}
+			rest = &Group{By: g.By, Key: other, Objects: map[inspect.Kind]int{}, QPStates: map[rdma.QPState]int{}, Worst: -1}
 		}
 		for _, p := range g.Processes {
 			rest.add(p)

@@ -12,8 +12,8 @@ import (
 // cycle, whose heading says it (Host).
 const ByHost By = "host"
 
-// HostKey is the key of the one group ByHost makes.
-const HostKey = "all"
+// hostKey is the key of the one group ByHost makes.
+const hostKey = "all"
 
 // Host is the memory the host's RDMA processes pin, two ways: the bytes
 // of their MRs as netlink reports them, and what the kernel counts as
@@ -46,9 +46,9 @@ func HostOf(ps []Process, memTotal uint64) Host {
 	return h
 }
 
-// MemShare is the share of the host's RAM the kernel has pinned for
+// memShare is the share of the host's RAM the kernel has pinned for
 // them; 0 when MemTotal is unknown.
-func (h Host) MemShare() float64 {
+func (h Host) memShare() float64 {
 	if h.MemTotal == 0 {
 		return 0
 	}
@@ -59,8 +59,8 @@ func (h Host) MemShare() float64 {
 // processes, their MR bytes, the kernel's pinned bytes, the host's RAM
 // and the share of it pinned (a fraction in -j).
 func (h Host) Row() view.Row {
-	share := h.MemShare()
-	return view.Row{view.IDField(string(ByHost)), str(string(ByHost), HostKey),
+	share := h.memShare()
+	return view.Row{view.IDField(string(ByHost)), str(string(ByHost), hostKey),
 		num("processes", uint64(h.Processes)), num("pinned", h.Pinned), num("vmpin", h.VmPin), num("memtotal", h.MemTotal),
 		view.Field{Key: "mem-pinned", Text: strconv.FormatFloat(share*100, 'f', 1, 64) + "%", Value: math.Round(share*1e4) / 1e4}}
 }

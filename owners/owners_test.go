@@ -252,7 +252,7 @@ func TestTop(t *testing.T) {
 		t.Fatalf("by place: %q, want %q", keys, want)
 	}
 	top := Top(gs, 2)
-	if len(top) != 3 || top[0].Key != gs[0].Key || top[1].Key != "x.service" || top[2].Key != Other {
+	if len(top) != 3 || top[0].Key != gs[0].Key || top[1].Key != "x.service" || top[2].Key != other {
 		t.Fatalf("Top(2) = %d groups", len(top))
 	}
 	o := top[2]
@@ -267,7 +267,7 @@ func TestTop(t *testing.T) {
 	if got := Top(gs, 10); len(got) != len(gs) {
 		t.Errorf("Top(10) of %d groups gave %d", len(gs), len(got))
 	}
-	if got := Top(gs, 0); len(got) != 1 || got[0].Total() != 8 {
+	if got := Top(gs, 0); len(got) != 1 || got[0].total() != 8 {
 		t.Errorf("Top(0) = %+v, want everything in other", got)
 	}
 }
@@ -288,12 +288,12 @@ func TestHost(t *testing.T) {
 	if got, want := string(h.Row().AppendJSON(nil)), `{"host":"all","processes":4,"pinned":2101248,"vmpin":2105344,"memtotal":104857600,"mem-pinned":0.0201}`; got != want {
 		t.Errorf("JSON\n got %s\nwant %s", got, want)
 	}
-	if got := HostOf(nil, 0).MemShare(); got != 0 {
+	if got := HostOf(nil, 0).memShare(); got != 0 {
 		t.Errorf("MemShare without MemTotal = %v", got)
 	}
 	// Grouped by host, everything is one group whose sums agree.
 	gs := Groups(Read(s, lookup), ByHost)
-	if len(gs) != 1 || gs[0].Key != HostKey || gs[0].Pinned != h.Pinned || gs[0].VmPin != h.VmPin {
+	if len(gs) != 1 || gs[0].Key != hostKey || gs[0].Pinned != h.Pinned || gs[0].VmPin != h.VmPin {
 		t.Errorf("Groups by host = %+v", gs)
 	}
 }

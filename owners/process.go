@@ -53,14 +53,14 @@ func (p *Process) MemlockRatio() float64 {
 	return float64(p.Pinned) / float64(p.MemlockSoft.Value)
 }
 
-// AlertRatio is the share of RLIMIT_MEMLOCK past which a process is
+// alertRatio is the share of RLIMIT_MEMLOCK past which a process is
 // flagged: its next registrations are likely to fail.
-const AlertRatio = 0.8
+const alertRatio = 0.8
 
-// MemlockAlert reports whether the process pins more than AlertRatio of
+// MemlockAlert reports whether the process pins more than 80% of
 // a limit that applies to it (no CAP_IPC_LOCK).
 func (p *Process) MemlockAlert() bool {
-	return !p.Gone && !p.IPCLock && p.MemlockRatio() > AlertRatio
+	return !p.Gone && !p.IPCLock && p.MemlockRatio() > alertRatio
 }
 
 // Read counts each process's user objects in s (kernel objects have no

@@ -25,7 +25,7 @@ func init() {
 
 // Flags a row may carry.
 const (
-	// FlagMemlock: a member pins more than AlertRatio of its
+	// FlagMemlock: a member pins more than 80% of its
 	// RLIMIT_MEMLOCK.
 	FlagMemlock = "memlock"
 	// FlagGone: a member has exited, its objects kept alive by another
@@ -39,7 +39,7 @@ const (
 // Flags lists what needs a look in the group.
 func (g *Group) Flags() []string {
 	var out []string
-	if g.MemlockAlert() {
+	if g.memlockAlert() {
 		out = append(out, FlagMemlock)
 	}
 	if len(g.Growth()) > 0 {
@@ -51,9 +51,9 @@ func (g *Group) Flags() []string {
 	return out
 }
 
-// GrowthText is the kinds that grow with their slopes, "mr:+6.0/min", or
+// growthText is the kinds that grow with their slopes, "mr:+6.0/min", or
 // None.
-func (g *Group) GrowthText() string {
+func (g *Group) growthText() string {
 	gr := g.Growth()
 	var parts []string
 	for _, k := range kindsShown {
@@ -101,7 +101,7 @@ func (g *Group) Row() view.Row {
 	for s, n := range g.QPStates {
 		stateJSON[s.IPRoute2()] = n
 	}
-	r = append(r, view.Field{Key: "qp-states", Text: g.QPStatesText(), Value: stateJSON},
+	r = append(r, view.Field{Key: "qp-states", Text: g.qpStatesText(), Value: stateJSON},
 		num("pinned", g.Pinned), num("vmpin", g.VmPin))
 	lim, ratio := g.Memlock()
 	limText := lim.String()
@@ -119,14 +119,14 @@ func (g *Group) Row() view.Row {
 	for k, v := range g.Growth() {
 		growth[string(k)] = math.Round(v*10) / 10
 	}
-	r = append(r, view.Field{Key: "growth", Text: g.GrowthText(), Value: growth})
+	r = append(r, view.Field{Key: "growth", Text: g.growthText(), Value: growth})
 	flags := g.Flags()
 	r = append(r, view.Field{Key: "flags", Text: orNone(strings.Join(flags, ",")), Value: flags})
 	return r
 }
 
-// QPStatesText is the group's QPs by state, "RTS:2,ERR:1", or None.
-func (g *Group) QPStatesText() string {
+// qpStatesText is the group's QPs by state, "RTS:2,ERR:1", or None.
+func (g *Group) qpStatesText() string {
 	var parts []string
 	for _, s := range statesShown(g.QPStates) {
 		parts = append(parts, s.IPRoute2()+":"+strconv.Itoa(g.QPStates[s]))

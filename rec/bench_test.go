@@ -79,7 +79,7 @@ func BenchmarkSeek10kQPs(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		s, err := r.Snapshot(ctx, last)
+		s, err := r.snapshot(ctx, last)
 		if err != nil || len(s.QPs) != 10000 {
 			b.Fatalf("%v, %d QPs", err, len(s.QPs))
 		}

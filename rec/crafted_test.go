@@ -126,7 +126,7 @@ func TestOpenReadsOnly(t *testing.T) {
 			r, err := Open(ctx, path)
 			if err == nil {
 				readAll(ctx, r)
-				if _, err := r.DB().ExecContext(ctx, "DELETE FROM readings"); err == nil {
+				if _, err := r.db.ExecContext(ctx, "DELETE FROM readings"); err == nil {
 					t.Errorf("a DELETE through the Reader's database worked")
 				}
 				r.Close()

@@ -5,20 +5,20 @@
 // docs/record.md) so that people can ask it questions without us. It
 // stores changes, not copies: an object is written when it appears,
 // when what a reading saw of it changes and when it vanishes, with a
-// keyframe (every live object written whole) every KeyEvery readings so
-// that the state at any reading is rebuilt from at most KeyEvery
-// readings of changes. QP state transitions carry the traced modify's
-// attributes; alerts are written when they begin and end; port counters
-// when their value moves; gaps (a reading missed or failed, trace
-// events lost) are written too.
+// keyframe (every live object written whole) every
+// WriterOptions.KeyEvery readings so that the state at any reading is
+// rebuilt from at most that many readings of changes. QP state
+// transitions carry the traced modify's attributes; alerts are written
+// when they begin and end; port counters when their value moves; gaps
+// (a reading missed or failed, trace events lost) are written too.
 //
 // Each reading is one transaction of a WAL-mode database, so a recorder
-// killed mid-write leaves a file with every reading it committed.
-// Writer prunes the oldest readings by age and size (whole keyframe
-// spans, so what is left still rebuilds). Reader reads a recording as
-// outside input (open.go): read-only, its schema exactly verbscope's
-// (schemacheck.go), its values bounded; it refuses a file of a newer
-// schema and turns a damaged one into an error, never a panic.
+// killed mid-write leaves a file with every reading it committed. A
+// Writer (Create) prunes the oldest readings by age and size (whole
+// keyframe spans, so what is left still rebuilds). A Reader (Open) reads
+// a recording as outside input (open.go): read-only, its schema exactly
+// verbscope's (schemacheck.go), its values bounded; it refuses a file of
+// a newer schema and turns a damaged one into an error, never a panic.
 //
 // Run records a host (`verbscope record`) from a live.Host's netlink and
 // sysfs feeds (a Source); a Feed writes the readings another consumer

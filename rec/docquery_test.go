@@ -16,7 +16,7 @@ var docQuery = regexp.MustCompile("(?s)```sql\n-- query: ([a-z-]+)\n(.*?)```")
 
 // queryRows runs q and returns its rows as text (NULL as "NULL").
 func queryRows(ctx context.Context, r *Reader, q string) ([][]string, error) {
-	rows, err := r.DB().QueryContext(ctx, q)
+	rows, err := r.db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}

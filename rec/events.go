@@ -225,18 +225,18 @@ func (r *Reader) Alerts(ctx context.Context) ([]Alert, error) {
 	return out, nil
 }
 
-// CounterSample is the counters of one port at one sysfs reading.
-type CounterSample struct {
+// counterSample is the counters of one port at one sysfs reading.
+type counterSample struct {
 	Time   time.Time
 	Dev    string
 	Port   int
 	Values map[string]uint64 // by group/name ("counters/port_xmit_data", "hw_counters/sent_pkts")
 }
 
-// Counters replays the counters: at each sysfs reading, every port's
+// counters replays the counters: at each sysfs reading, every port's
 // values as known then (a counter keeps its value until a row says it
 // moved).
-func (r *Reader) Counters(ctx context.Context, fn func(CounterSample)) error {
+func (r *Reader) counters(ctx context.Context, fn func(counterSample)) error {
 	type port struct {
 		dev  string
 		port int
@@ -249,7 +249,7 @@ func (r *Reader) Counters(ctx context.Context, fn func(CounterSample)) error {
 			return cmp.Or(strings.Compare(a.dev, b.dev), a.port-b.port)
 		})
 		for _, p := range ports {
-			fn(CounterSample{Time: time.Unix(0, curT), Dev: p.dev, Port: p.port, Values: maps.Clone(vals[p])})
+			fn(counterSample{Time: time.Unix(0, curT), Dev: p.dev, Port: p.port, Values: maps.Clone(vals[p])})
 		}
 	}
 	err := r.each(ctx, `SELECT c.seq, r.t, c.dev, c.port, c.grp || '/' || c.name, c.value FROM counters c JOIN readings r USING (seq) ORDER BY c.seq`, func(rows *sql.Rows) error {

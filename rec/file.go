@@ -94,7 +94,7 @@ func create(ctx context.Context, path string, force bool) (*sql.DB, error) {
 		"PRAGMA journal_mode = MEMORY",
 		"PRAGMA auto_vacuum = INCREMENTAL",
 		fmt.Sprintf("PRAGMA application_id = %d", appID),
-		fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion),
+		fmt.Sprintf("PRAGMA user_version = %d", schemaVersion),
 		schema,
 	}
 	walStmts := []string{

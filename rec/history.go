@@ -18,10 +18,10 @@ import (
 // carries: the Tracker's default.
 const historyLen = 64
 
-// Histories rebuilds every QP's history as the Tracker had it at t:
+// histories rebuilds every QP's history as the Tracker had it at t:
 // the transitions up to t, the last historyLen of each QP, with the
 // traced modifies that made them.
-func (r *Reader) Histories(ctx context.Context, t time.Time) (map[inspect.Key][]inspect.StateEvent, error) {
+func (r *Reader) histories(ctx context.Context, t time.Time) (map[inspect.Key][]inspect.StateEvent, error) {
 	out := map[inspect.Key][]inspect.StateEvent{}
 	if err := r.addHistories(ctx, func() map[inspect.Key][]inspect.StateEvent { return out }, time.Time{}, t); err != nil {
 		return nil, err

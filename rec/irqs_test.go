@@ -37,7 +37,7 @@ func TestIRQsRecorded(t *testing.T) {
 		if i%3 == 0 {
 			u.IRQs = irqAt(i, at(i))
 		}
-		if err := w.Sys(ctx, u); err != nil {
+		if err := w.writeSys(ctx, u); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -50,7 +50,7 @@ func TestIRQsRecorded(t *testing.T) {
 		t.Fatalf("%d sys readings (%v), want 10", len(sys), err)
 	}
 	for i, rd := range sys {
-		s, err := r.IRQs(ctx, rd.Seq)
+		s, err := r.irqsAt(ctx, rd.Seq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestIRQsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := openT(t, path)
-	if s, err := old.IRQs(ctx, sys[5].Seq); err != nil || s != nil {
+	if s, err := old.irqsAt(ctx, sys[5].Seq); err != nil || s != nil {
 		t.Errorf("a version 1 file's IRQs: %+v, %v; want none", s, err)
 	}
 }

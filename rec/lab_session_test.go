@@ -68,7 +68,7 @@ func golden(t *testing.T, path string, got []byte) {
 	if bytes.Equal(got, want) {
 		return
 	}
-	var g, w Trace
+	var g, w perfettoTrace
 	if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil {
 		t.Fatalf("the export differs from %s and one of them is not trace JSON", path)
 	}
@@ -83,7 +83,7 @@ func golden(t *testing.T, path string, got []byte) {
 // modifies' attributes,
 // the shell's move to ERR as an instant with its traced modify's
 // attributes, and the port's counters as counter tracks that moved.
-func checkLabSession(tr *Trace) error {
+func checkLabSession(tr *perfettoTrace) error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	names := map[uint32]string{}
@@ -105,7 +105,7 @@ func checkLabSession(tr *Trace) error {
 	}
 
 	for _, pid := range pp {
-		var begins, ends []TraceEvent
+		var begins, ends []perfettoEvent
 		for _, e := range find(tr, "b", " QP ") {
 			if e.PID == pid {
 				begins = append(begins, e)
@@ -132,7 +132,7 @@ func checkLabSession(tr *Trace) error {
 		}
 	}
 
-	var toErr []TraceEvent
+	var toErr []perfettoEvent
 	for _, e := range find(tr, "i", " → ERR") {
 		if len(sh) == 1 && e.PID == sh[0] {
 			toErr = append(toErr, e)
@@ -154,7 +154,7 @@ func checkLabSession(tr *Trace) error {
 			fail("counter track %q: %+v, want the port's counters on the host's track", track, cs)
 			continue
 		}
-		moved := slices.ContainsFunc(cs, func(c TraceEvent) bool {
+		moved := slices.ContainsFunc(cs, func(c perfettoEvent) bool {
 			tx, _ := c.Args["tx"].(float64)
 			rx, _ := c.Args["rx"].(float64)
 			return tx > 0 && rx > 0

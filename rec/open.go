@@ -78,10 +78,10 @@ func open(ctx context.Context, path string) (*sql.DB, int, error) {
 	case id != appID:
 		db.Close()
 		return nil, 0, fmt.Errorf("rec: open %s: %w (an SQLite file, but not made by verbscope record)", path, ErrNotRecording)
-	case version > SchemaVersion:
+	case version > schemaVersion:
 		db.Close()
 		return nil, 0, fmt.Errorf("rec: open %s: %w: its schema is version %d, this verbscope reads up to %d; read it with a newer verbscope",
-			path, ErrNewerSchema, version, SchemaVersion)
+			path, ErrNewerSchema, version, schemaVersion)
 	case version < 1:
 		db.Close()
 		return nil, 0, fmt.Errorf("rec: open %s: %w (no schema version)", path, ErrNotRecording)

@@ -14,11 +14,11 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
-// TraceEvent is one event of the Chrome trace JSON format that
+// perfettoEvent is one event of the Chrome trace JSON format that
 // ui.perfetto.dev and chrome://tracing open ("Trace Event Format"):
 // M names a process track, b and e begin and end an async slice
 // (overlapping lifetimes: one per id), i is an instant, C a counter.
-type TraceEvent struct {
+type perfettoEvent struct {
 	Name string         `json:"name"`
 	Cat  string         `json:"cat,omitempty"`
 	Ph   string         `json:"ph"`
@@ -30,10 +30,10 @@ type TraceEvent struct {
 	Args map[string]any `json:"args,omitempty"`
 }
 
-// Trace is the file: {"traceEvents": [...]}.
-type Trace struct {
-	TraceEvents     []TraceEvent `json:"traceEvents"`
-	DisplayTimeUnit string       `json:"displayTimeUnit"`
+// perfettoTrace is the file: {"traceEvents": [...]}.
+type perfettoTrace struct {
+	TraceEvents     []perfettoEvent `json:"traceEvents"`
+	DisplayTimeUnit string          `json:"displayTimeUnit"`
 }
 
 // hostPID is the host's track: kernel objects, port counters and
@@ -54,7 +54,7 @@ func (r *Reader) Perfetto(ctx context.Context, out io.Writer) error {
 	return enc.Encode(tr)
 }
 
-func (r *Reader) trace(ctx context.Context) (*Trace, error) {
+func (r *Reader) trace(ctx context.Context) (*perfettoTrace, error) {
 	info, err := r.Info(ctx)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func (r *Reader) trace(ctx context.Context) (*Trace, error) {
 		return nil, err
 	}
 	us := func(t time.Time) float64 { return float64(t.UnixNano()) / 1e3 }
-	var evs []TraceEvent
+	var evs []perfettoEvent
 	names := map[uint32]string{hostPID: "host " + info.Host["hostname"] + " (kernel objects, counters, alerts)"}
 	for _, l := range lts {
 		if l.Kind != "qp" {
@@ -83,9 +83,9 @@ func (r *Reader) trace(ctx context.Context) (*Trace, error) {
 		}
 		name, id := fmt.Sprintf("%s QP %d", l.Dev, l.Num), fmt.Sprintf("%s/qp/%d@%d", l.Dev, l.Num, l.Start.UnixNano())
 		evs = append(evs,
-			TraceEvent{Name: name, Cat: "qp", Ph: "b", TS: us(l.Start), PID: l.PID, TID: l.PID, ID: id,
+			perfettoEvent{Name: name, Cat: "qp", Ph: "b", TS: us(l.Start), PID: l.PID, TID: l.PID, ID: id,
 				Args: map[string]any{"type": l.Type, "pid": l.PID, "comm": l.Comm}},
-			TraceEvent{Name: name, Cat: "qp", Ph: "e", TS: us(l.End), PID: l.PID, TID: l.PID, ID: id,
+			perfettoEvent{Name: name, Cat: "qp", Ph: "e", TS: us(l.End), PID: l.PID, TID: l.PID, ID: id,
 				Args: map[string]any{"state": l.State, "vanished": l.Ended}})
 	}
 	for _, x := range trs {
@@ -106,11 +106,11 @@ func (r *Reader) trace(ctx context.Context) (*Trace, error) {
 		if x.Gone {
 			what = "gone"
 		}
-		evs = append(evs, TraceEvent{Name: fmt.Sprintf("%s QP %d %s", x.Dev, x.QPN, what), Cat: "state", Ph: "i", S: "p",
+		evs = append(evs, perfettoEvent{Name: fmt.Sprintf("%s QP %d %s", x.Dev, x.QPN, what), Cat: "state", Ph: "i", S: "p",
 			TS: us(x.Time), PID: x.PID, TID: x.PID, Args: args})
 	}
 	for _, a := range als {
-		evs = append(evs, TraceEvent{Name: fmt.Sprintf("%s %s: %s %s %d", a.What, a.Op, a.Dev, a.Kind, a.Num), Cat: "alert", Ph: "i", S: "p",
+		evs = append(evs, perfettoEvent{Name: fmt.Sprintf("%s %s: %s %s %d", a.What, a.Op, a.Dev, a.Kind, a.Num), Cat: "alert", Ph: "i", S: "p",
 			TS: us(a.Time), PID: hostPID, Args: map[string]any{"pid": a.PID, "comm": a.Comm, "state": a.State, "evidence": a.Evidence}})
 	}
 	cevs, err := r.counterEvents(ctx, us)
@@ -118,12 +118,12 @@ func (r *Reader) trace(ctx context.Context) (*Trace, error) {
 		return nil, err
 	}
 	evs = append(evs, cevs...)
-	slices.SortStableFunc(evs, func(a, b TraceEvent) int { return cmp.Compare(a.TS, b.TS) })
-	var meta []TraceEvent
+	slices.SortStableFunc(evs, func(a, b perfettoEvent) int { return cmp.Compare(a.TS, b.TS) })
+	var meta []perfettoEvent
 	for _, pid := range slices.Sorted(maps.Keys(names)) {
-		meta = append(meta, TraceEvent{Name: "process_name", Ph: "M", PID: pid, TID: pid, Args: map[string]any{"name": names[pid]}})
+		meta = append(meta, perfettoEvent{Name: "process_name", Ph: "M", PID: pid, TID: pid, Args: map[string]any{"name": names[pid]}})
 	}
-	return &Trace{TraceEvents: append(meta, evs...), DisplayTimeUnit: "ms"}, nil
+	return &perfettoTrace{TraceEvents: append(meta, evs...), DisplayTimeUnit: "ms"}, nil
 }
 
 // counterEvents turns the ports' counters into rates between two
@@ -132,14 +132,14 @@ func (r *Reader) trace(ctx context.Context) (*Trace, error) {
 // the counters that count them (counters/port_xmit_data counts 4-byte
 // words; rxe has no counters/, only hw_counters/sent_pkts and
 // rcvd_pkts), and the error counters' sum per second.
-func (r *Reader) counterEvents(ctx context.Context, us func(time.Time) float64) ([]TraceEvent, error) {
+func (r *Reader) counterEvents(ctx context.Context, us func(time.Time) float64) ([]perfettoEvent, error) {
 	type port struct {
 		dev  string
 		port int
 	}
-	prev := map[port]CounterSample{}
-	var out []TraceEvent
-	err := r.Counters(ctx, func(c CounterSample) {
+	prev := map[port]counterSample{}
+	var out []perfettoEvent
+	err := r.counters(ctx, func(c counterSample) {
 		p := port{c.Dev, c.Port}
 		old, ok := prev[p]
 		prev[p] = c
@@ -169,11 +169,11 @@ func (r *Reader) counterEvents(ctx context.Context, us func(time.Time) float64) 
 		}
 		track := fmt.Sprintf("%s/%d ", c.Dev, c.Port)
 		out = append(out,
-			TraceEvent{Name: track + "bytes/s", Ph: "C", TS: us(c.Time), PID: hostPID,
+			perfettoEvent{Name: track + "bytes/s", Ph: "C", TS: us(c.Time), PID: hostPID,
 				Args: map[string]any{"tx": sum["bytes tx"], "rx": sum["bytes rx"]}},
-			TraceEvent{Name: track + "packets/s", Ph: "C", TS: us(c.Time), PID: hostPID,
+			perfettoEvent{Name: track + "packets/s", Ph: "C", TS: us(c.Time), PID: hostPID,
 				Args: map[string]any{"tx": sum["packets tx"], "rx": sum["packets rx"]}},
-			TraceEvent{Name: track + "errors/s", Ph: "C", TS: us(c.Time), PID: hostPID, Args: map[string]any{"errors": sum["errors"]}})
+			perfettoEvent{Name: track + "errors/s", Ph: "C", TS: us(c.Time), PID: hostPID, Args: map[string]any{"errors": sum["errors"]}})
 	})
 	return out, err
 }

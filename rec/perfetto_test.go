@@ -15,8 +15,8 @@ import (
 // process) after it, no id begins twice, timestamps never go back on a
 // track, counters carry numbers, every process is named, and the args
 // are those documented (docs/record.md).
-func checkTrace(b []byte) (*Trace, error) {
-	var tr Trace
+func checkTrace(b []byte) (*perfettoTrace, error) {
+	var tr perfettoTrace
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tr); err != nil {
@@ -27,7 +27,7 @@ func checkTrace(b []byte) (*Trace, error) {
 		id       string
 	}
 	last := map[track]float64{}
-	open := map[string]TraceEvent{}
+	open := map[string]perfettoEvent{}
 	done := map[string]bool{}
 	named := map[uint32]bool{}
 	for i, e := range tr.TraceEvents {
@@ -97,8 +97,8 @@ func checkTrace(b []byte) (*Trace, error) {
 }
 
 // find returns the events whose phase is ph and name contains s.
-func find(tr *Trace, ph, s string) []TraceEvent {
-	var out []TraceEvent
+func find(tr *perfettoTrace, ph, s string) []perfettoEvent {
+	var out []perfettoEvent
 	for _, e := range tr.TraceEvents {
 		if e.Ph == ph && strings.Contains(e.Name, s) {
 			out = append(out, e)

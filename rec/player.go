@@ -13,8 +13,8 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
-// MaxSpeed is the fastest a Player plays: 64 recorded seconds a second.
-const MaxSpeed = 64
+// maxSpeed is the fastest a Player plays: 64 recorded seconds a second.
+const maxSpeed = 64
 
 // Player plays a recording back as the dashboard's two streams, one
 // reading of the objects at a time with the sysfs reading of that
@@ -95,11 +95,11 @@ func (p *Player) Frames() <-chan inspect.Frame    { return p.frames }
 func (p *Player) Updates() <-chan sysfsmon.Update { return p.sysOut }
 
 // Shell delivers, with each reading, what the verbs shells entered and
-// answered up to its time (Reader.Shell), for the dashboard's pane.
+// answered up to its time (Reader.shell), for the dashboard's pane.
 func (p *Player) Shell() <-chan []transcript.Line { return p.shell }
 
 // Verdicts delivers, with each reading, the diagnosis's verdicts as
-// they stood then (Reader.VerdictsAt).
+// they stood then (Reader.verdictsAt).
 func (p *Player) Verdicts() <-chan Verdicts { return p.verd }
 
 // Status says where the Player is.
@@ -118,7 +118,7 @@ func (p *Player) Step(n int) {
 // something happened: an object appeared or vanished, a QP changed
 // state, an alert began or ended; with match, only to one where that
 // happened to an object match takes (the dashboard's filter).
-func (p *Player) Event(dir int, match EventMatch) {
+func (p *Player) Event(dir int, match eventMatch) {
 	p.send(func(s *playState) {
 		if i, ok := p.event(s.pos, dir, match); ok {
 			s.pos, s.playing = i, false
@@ -134,8 +134,8 @@ func (p *Player) Seek(t time.Time) {
 // TogglePlay plays or pauses.
 func (p *Player) TogglePlay() { p.send(func(s *playState) { s.playing = !s.playing }) }
 
-// Faster doubles the speed, up to MaxSpeed×.
-func (p *Player) Faster() { p.send(func(s *playState) { s.speed = min(s.speed*2, MaxSpeed) }) }
+// Faster doubles the speed, up to 64×.
+func (p *Player) Faster() { p.send(func(s *playState) { s.speed = min(s.speed*2, maxSpeed) }) }
 
 // Slower halves the speed, down to 1×.
 func (p *Player) Slower() { p.send(func(s *playState) { s.speed = max(s.speed/2, 1) }) }
@@ -198,10 +198,10 @@ func (p *Player) deliver(ctx context.Context, i int) {
 	if u, ok := p.sysAt(ctx, p.res[i].Time); ok {
 		pace.Deliver(p.sysOut, u)
 	}
-	if lines, err := p.r.Shell(ctx, p.res[i].Time); err == nil {
+	if lines, err := p.r.shell(ctx, p.res[i].Time); err == nil {
 		pace.Deliver(p.shell, lines)
 	}
-	if vs, err := p.r.VerdictsAt(ctx, p.res[i].Seq); err == nil {
+	if vs, err := p.r.verdictsAt(ctx, p.res[i].Seq); err == nil {
 		pace.Deliver(p.verd, Verdicts{Seq: f.Seq, Time: p.res[i].Time, List: vs})
 	}
 }
@@ -282,12 +282,12 @@ func (p *Player) sysAt(ctx context.Context, t time.Time) (sysfsmon.Update, bool)
 	if i < 0 {
 		return sysfsmon.Update{}, false
 	}
-	u, err := p.r.Sys(ctx, p.sys[i].Seq)
+	u, err := p.r.sys(ctx, p.sys[i].Seq)
 	if err != nil {
 		return sysfsmon.Update{Seq: i, Time: t, Err: err}, true
 	}
 	if i > 0 {
-		if prev, err := p.r.Sys(ctx, p.sys[i-1].Seq); err == nil {
+		if prev, err := p.r.sys(ctx, p.sys[i-1].Seq); err == nil {
 			u.Interval = u.Time.Sub(prev.Time)
 			u.CounterRates, _ = sysfsmon.CounterRates(prev.Counters, u.Counters)
 		}
@@ -308,7 +308,7 @@ const irqLookBack = 32
 // sys readings before i, for the rates between the two.
 func (p *Player) irqsBefore(ctx context.Context, i int, t time.Time) *sysfsmon.IRQSnapshot {
 	for j := i - 1; j >= 0 && j >= i-irqLookBack; j-- {
-		s, err := p.r.IRQs(ctx, p.sys[j].Seq)
+		s, err := p.r.irqsAt(ctx, p.sys[j].Seq)
 		if err != nil || s == nil {
 			return nil
 		}

@@ -10,12 +10,12 @@ import (
 	"github.com/verbscope/verbscope/view"
 )
 
-// EventMatch tells which events a move to the next one stops at: one
+// eventMatch tells which events a move to the next one stops at: one
 // that happened to an object of kind k whose row, as the views print it
 // (inspect's Row), is r. The dashboard makes it from its filter
 // (`state=ERR`, `pid=812`, plain words), so `}` lands on the next event
 // of an object the view shows.
-type EventMatch = func(k rdma.Kind, r view.Row) bool
+type eventMatch = func(k rdma.Kind, r view.Row) bool
 
 // eventBatch is how many readings with events are read at a time while
 // looking for one whose events match takes: most filters match within
@@ -43,7 +43,7 @@ type eventAt struct {
 
 // event finds the reading after (dir > 0) or before pos where
 // something happened, to an object match takes when match is set.
-func (p *Player) event(pos, dir int, match EventMatch) (int, bool) {
+func (p *Player) event(pos, dir int, match eventMatch) (int, bool) {
 	ctx := context.Background()
 	q := eventsAfter
 	if dir < 0 {
@@ -71,7 +71,7 @@ func (p *Player) event(pos, dir int, match EventMatch) (int, bool) {
 }
 
 // readingMatches looks at every event of reading seq.
-func (p *Player) readingMatches(ctx context.Context, seq int64, match EventMatch) bool {
+func (p *Player) readingMatches(ctx context.Context, seq int64, match eventMatch) bool {
 	var evs []eventAt
 	err := p.r.each(ctx, `SELECT seq, kind, dev, num FROM (`+eventRows+`) WHERE seq = ?`, func(rows *sql.Rows) error {
 		var e eventAt
@@ -103,7 +103,7 @@ func (p *Player) readingOf(seq int64) (int, bool) {
 // last wrote it up to then (a vanished object as it was before), and
 // asks match. An object no reading wrote (a QP created and destroyed
 // between two, known only from trace) is not matched.
-func (p *Player) matches(ctx context.Context, e eventAt, match EventMatch) bool {
+func (p *Player) matches(ctx context.Context, e eventAt, match eventMatch) bool {
 	var body []byte
 	err := p.r.db.QueryRowContext(ctx, `SELECT body FROM objects WHERE kind = ? AND dev = ? AND num = ? AND seq <= ? AND body IS NOT NULL
 		ORDER BY id DESC LIMIT 1`, e.kind, e.dev, e.num, e.seq).Scan(&body)

@@ -93,8 +93,8 @@ func TestPlayer(t *testing.T) {
 	for f.Snapshot.Time.Before(t0.Add(4 * time.Second)) {
 		f = next(t, p)
 	}
-	if st := p.Status(); st.Speed != MaxSpeed || st.Index != 4 || st.Len != 5 {
-		t.Errorf("status after playing %+v, want the last of 5 at %d×", st, MaxSpeed)
+	if st := p.Status(); st.Speed != maxSpeed || st.Index != 4 || st.Len != 5 {
+		t.Errorf("status after playing %+v, want the last of 5 at %d×", st, maxSpeed)
 	}
 }
 
@@ -109,7 +109,7 @@ func TestPlayerEventFiltered(t *testing.T) {
 	}
 	defer p.Close()
 	next(t, p)
-	where := func(kind rdma.Kind, words ...string) EventMatch {
+	where := func(kind rdma.Kind, words ...string) eventMatch {
 		fs, err := view.ParseFilterWords(string(kind), words)
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +118,7 @@ func TestPlayerEventFiltered(t *testing.T) {
 	}
 	for _, step := range []struct {
 		dir   int
-		match EventMatch
+		match eventMatch
 		// stays: no such event, so the playback stays where it was and
 		// no frame comes; one step on (commands run in order) shows
 		// where it stayed.

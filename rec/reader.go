@@ -36,10 +36,6 @@ func Open(ctx context.Context, path string) (*Reader, error) {
 // Close closes the file.
 func (r *Reader) Close() error { return r.db.Close() }
 
-// DB is the database, for queries of the caller's own (docs/record.md
-// has examples): read-only, with the limits open sets.
-func (r *Reader) DB() *sql.DB { return r.db }
-
 // Info is what `verbscope record info` says of a recording.
 type Info struct {
 	Path   string `json:"path"`

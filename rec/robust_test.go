@@ -111,7 +111,7 @@ func TestOpenRefuses(t *testing.T) {
 		return p
 	}
 	newer := record(t, WriterOptions{})
-	if err := setVersion(newer, SchemaVersion+1); err != nil {
+	if err := setVersion(newer, schemaVersion+1); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -124,7 +124,7 @@ func TestOpenRefuses(t *testing.T) {
 		{"text", write("text", []byte(strings.Repeat("hello, not a database\n", 500))), ErrNotRecording, "damaged"},
 		{"empty", write("empty", nil), ErrNotRecording, "not made by verbscope"},
 		{"header only", write("header", data[:100]), ErrNotRecording, ""},
-		{"newer", newer, ErrNewerSchema, fmt.Sprintf("version %d, this verbscope reads up to %d", SchemaVersion+1, SchemaVersion)},
+		{"newer", newer, ErrNewerSchema, fmt.Sprintf("version %d, this verbscope reads up to %d", schemaVersion+1, schemaVersion)},
 		{"missing", filepath.Join(dir, "nope"), os.ErrNotExist, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,7 +185,7 @@ func readAll(ctx context.Context, r *Reader) error {
 	if _, err := r.Info(ctx); err != nil {
 		return err
 	}
-	if _, err := r.Shell(ctx, time.Now()); err != nil {
+	if _, err := r.shell(ctx, time.Now()); err != nil {
 		return err
 	}
 	rs, err := r.Readings(ctx, "res")
@@ -193,7 +193,7 @@ func readAll(ctx context.Context, r *Reader) error {
 		return err
 	}
 	for _, rd := range rs {
-		if _, err := r.Snapshot(ctx, rd.Seq); err != nil {
+		if _, err := r.snapshot(ctx, rd.Seq); err != nil {
 			return err
 		}
 	}
@@ -224,7 +224,7 @@ func TestPrune(t *testing.T) {
 			if !rs[0].Keyframe {
 				t.Errorf("the first reading left is not a keyframe")
 			}
-			last, err := r.Snapshot(ctx, rs[len(rs)-1].Seq)
+			last, err := r.snapshot(ctx, rs[len(rs)-1].Seq)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -279,7 +279,7 @@ func TestSIGKILLKeepsCommitted(t *testing.T) {
 	if len(rs) < committed {
 		t.Errorf("%d readings after SIGKILL, the child had committed %d", len(rs), committed)
 	}
-	if _, err := r.Snapshot(context.Background(), rs[len(rs)-1].Seq); err != nil {
+	if _, err := r.snapshot(context.Background(), rs[len(rs)-1].Seq); err != nil {
 		t.Errorf("the last reading does not rebuild: %v", err)
 	}
 }

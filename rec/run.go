@@ -144,7 +144,7 @@ func loop(ctx context.Context, w *Writer, frames <-chan inspect.Frame, updates <
 				updates = nil
 				continue
 			}
-			if err := w.Sys(wctx, u); err != nil {
+			if err := w.writeSys(wctx, u); err != nil {
 				return err
 			}
 			written("sys", u.Time)

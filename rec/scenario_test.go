@@ -108,7 +108,7 @@ func record(t testing.TB, o WriterOptions) string {
 			t.Fatal(err)
 		}
 		xmit := uint64(1000 * i * i)
-		if err := w.Sys(ctx, sysUpdate(i, f.Snapshot.Time.Add(100*time.Millisecond), xmit, xmit/2)); err != nil {
+		if err := w.writeSys(ctx, sysUpdate(i, f.Snapshot.Time.Add(100*time.Millisecond), xmit, xmit/2)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,11 +1,11 @@
 package rec
 
-// SchemaVersion is the version of the tables below, kept in the file's
+// schemaVersion is the version of the tables below, kept in the file's
 // PRAGMA user_version. A Reader refuses a file of a higher version: its
 // tables may mean something this one does not know. Version 2 added
 // irqs, version 3 shell, version 4 verdicts; an older file reads with
 // none.
-const SchemaVersion = 4
+const schemaVersion = 4
 
 // appID is the file's PRAGMA application_id, "vscr": it tells a
 // recording from any other SQLite database.

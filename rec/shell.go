@@ -8,9 +8,9 @@ import (
 	"github.com/verbscope/verbscope/shell/transcript"
 )
 
-// MaxShellLines bounds the lines Shell returns: the newest, about what
+// maxShellLines bounds the lines shell returns: the newest, about what
 // the dashboard's pane keeps.
-const MaxShellLines = 2000
+const maxShellLines = 2000
 
 // writeShell writes the verbs shells' lines read at reading seq.
 func writeShell(ctx context.Context, tx *sql.Tx, seq int64, lines []transcript.Line) error {
@@ -23,10 +23,10 @@ func writeShell(ctx context.Context, tx *sql.Tx, seq int64, lines []transcript.L
 	return nil
 }
 
-// Shell is what the verbs shells entered and answered up to t, in the
-// order written, the newest MaxShellLines. A recording older than the
+// shell is what the verbs shells entered and answered up to t, in the
+// order written, the newest maxShellLines. A recording older than the
 // shell table (schema 3) has none.
-func (r *Reader) Shell(ctx context.Context, t time.Time) ([]transcript.Line, error) {
+func (r *Reader) shell(ctx context.Context, t time.Time) ([]transcript.Line, error) {
 	if r.schema < 3 {
 		return nil, nil
 	}
@@ -42,7 +42,7 @@ func (r *Reader) Shell(ctx context.Context, t time.Time) ([]transcript.Line, err
 		l.Time = time.Unix(0, ns)
 		out = append(out, l)
 		return nil
-	}, t.UnixNano(), MaxShellLines)
+	}, t.UnixNano(), maxShellLines)
 	if err != nil {
 		return nil, r.damaged(err)
 	}

@@ -34,7 +34,7 @@ func TestShellRoundTrip(t *testing.T) {
 		{1450 * time.Millisecond, []string{"in open", "out opened rxe0", "in modify qp1 err"}},
 		{time.Hour, []string{"in open", "out opened rxe0", "in modify qp1 err", "out qp1: RTS → ERR"}},
 	} {
-		got, err := r.Shell(ctx, t0.Add(tc.at))
+		got, err := r.shell(ctx, t0.Add(tc.at))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestShellRoundTrip(t *testing.T) {
 	// The lines belong to the reading that read them: the open to the
 	// second reading of the objects (seq 3, after two readings).
 	var seq int64
-	if err := r.DB().QueryRowContext(ctx, "SELECT seq FROM shell WHERE text = 'open'").Scan(&seq); err != nil || seq != 3 {
+	if err := r.db.QueryRowContext(ctx, "SELECT seq FROM shell WHERE text = 'open'").Scan(&seq); err != nil || seq != 3 {
 		t.Errorf("the open's seq %d (%v), want 3", seq, err)
 	}
 	r.Close()
@@ -59,7 +59,7 @@ func TestShellRoundTrip(t *testing.T) {
 	if err := setVersion(old, 2); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := openT(t, old).Shell(ctx, t0.Add(time.Hour)); err != nil || got != nil {
+	if got, err := openT(t, old).shell(ctx, t0.Add(time.Hour)); err != nil || got != nil {
 		t.Errorf("a schema 2 file: %v, %v; want no lines", got, err)
 	}
 }
@@ -67,7 +67,7 @@ func TestShellRoundTrip(t *testing.T) {
 // TestShellPruned: pruning drops the shell's lines with their readings.
 func TestShellPruned(t *testing.T) {
 	r := openT(t, record(t, WriterOptions{KeyEvery: 2, Retain: 2500 * time.Millisecond}))
-	got, err := r.Shell(context.Background(), t0.Add(time.Hour))
+	got, err := r.shell(context.Background(), t0.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

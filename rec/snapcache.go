@@ -16,9 +16,10 @@ import (
 // snapCache rebuilds a Player's readings from the last one it rebuilt:
 // a step forward applies only the rows the readings between wrote (what
 // changed), and a step back starts again from the keyframe's objects,
-// kept decoded. Reader.Snapshot decodes every object of the reading
-// from its keyframe on: at 10,000 QPs, 60-120 ms a frame, which playing
-// at 64× could not keep up with.
+// kept decoded. Reader.snapshot decodes every object of the reading
+// from its keyframe on, which playing at 64× could not keep up with at
+// 10,000 QPs (BenchmarkSeek10kQPs and BenchmarkPlay10kQPs measure both:
+// docs/record.md).
 type snapCache struct {
 	r *Reader
 	// cur is the objects at reading curSeq (nil: none yet).
@@ -50,7 +51,7 @@ type liveObj struct {
 	val inspect.Rowed // *inspect.QP, *inspect.CQ, ...: what decodeObj gives
 }
 
-// at rebuilds the objects of reading seq (Reader.Snapshot's result).
+// at rebuilds the objects of reading seq (Reader.snapshot's result).
 func (c *snapCache) at(ctx context.Context, seq int64) (*inspect.Snapshot, error) {
 	var key, t, oldest sql.NullInt64
 	err := c.r.db.QueryRowContext(ctx, `SELECT (SELECT MAX(seq) FROM readings WHERE source = 'res' AND keyframe AND seq <= ?1),
@@ -90,7 +91,8 @@ func (c *snapCache) loadKey(ctx context.Context, seq int64) error {
 		return nil
 	}
 	// Made to the keyframe's size: grown from nothing, 10,000 objects
-	// were rehashed a dozen times, 7 ms of a cold jump.
+	// were rehashed a dozen times (BenchmarkSeekHour10kQPs measures a
+	// cold jump: docs/performance.md).
 	var n int
 	if err := c.r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM objects WHERE seq = ?`, seq).Scan(&n); err != nil {
 		return c.r.damaged(err)
@@ -110,7 +112,7 @@ func (c *snapCache) loadKey(ctx context.Context, seq int64) error {
 // added, changed or removed put back as its last row before said. A
 // jump onto a keyframe decoded two keyframes before: its own, and the
 // span's before it for the reading before. The objects are not in
-// Reader.Snapshot's order, which a seed does not need.
+// Reader.snapshot's order, which a seed does not need.
 func (c *snapCache) beforeKey(ctx context.Context, seq int64, t time.Time) (*inspect.Snapshot, error) {
 	if err := c.loadKey(ctx, seq); err != nil {
 		return nil, err
@@ -190,7 +192,8 @@ func (c *snapCache) apply(ctx context.Context, objs map[objKey]liveObj, from, to
 // rows calls fn with each row of the objects table q gives, decoded.
 func (c *snapCache) rows(ctx context.Context, q string, fn func(objRow) error, args ...any) error {
 	// The row's columns, made once: Scan's arguments escape, and made
-	// for each row they were five allocations a row.
+	// for each row they were allocations of every row
+	// (BenchmarkColdSeek10kQPs: docs/performance.md).
 	var id int64
 	var vanish bool
 	var kind, dev string
@@ -214,7 +217,7 @@ func (c *snapCache) rows(ctx context.Context, q string, fn func(objRow) error, a
 }
 
 // snapshotOf is objs as a Snapshot at t, in the order their rows were
-// written, as Reader.Snapshot gives them: prev's objects of each kind
+// written, as Reader.snapshot gives them: prev's objects of each kind
 // not in changed, with their generation (none when prev is nil), the
 // others made anew, with a new one. Each kind's slice is made to its
 // size: grown by appends, 10,000 QPs were copied many times over.

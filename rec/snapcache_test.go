@@ -15,7 +15,7 @@ import (
 )
 
 // TestSnapCacheMatchesSnapshot: the Player's incremental rebuild gives
-// every reading exactly what Reader.Snapshot (the rebuild from its
+// every reading exactly what Reader.snapshot (the rebuild from its
 // keyframe) gives, whatever order the readings are asked in: forward
 // (rows applied on the last), backward and jumping (from the keyframe).
 func TestSnapCacheMatchesSnapshot(t *testing.T) {
@@ -29,7 +29,7 @@ func TestSnapCacheMatchesSnapshot(t *testing.T) {
 		c := snapCache{r: r}
 		for _, order := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 1, 3, 3, 0}} {
 			for _, i := range order {
-				want, err := r.Snapshot(ctx, rs[i].Seq)
+				want, err := r.snapshot(ctx, rs[i].Seq)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -48,7 +48,7 @@ func TestSnapCacheMatchesSnapshot(t *testing.T) {
 }
 
 // TestHistCacheMatchesHistories: the Player's incremental histories are
-// Reader.Histories' at every reading, forward and back, and a map it
+// Reader.histories' at every reading, forward and back, and a map it
 // handed out is not written by the steps after.
 func TestHistCacheMatchesHistories(t *testing.T) {
 	ctx := context.Background()
@@ -67,7 +67,7 @@ func TestHistCacheMatchesHistories(t *testing.T) {
 		before[k] = slices.Clone(h)
 	}
 	for _, i := range []int{2, 3, 4, 0, 4, 1} {
-		want, err := r.Histories(ctx, rs[i].Time)
+		want, err := r.histories(ctx, rs[i].Time)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func firstOf[T any](s []T) any {
 
 // TestBeforeKeyMatchesSnapshot: the reading before a keyframe, rebuilt
 // from that keyframe (a jump onto it seeds its Tracker so), holds the
-// objects Reader.Snapshot gives for it, order aside: with objects that
+// objects Reader.snapshot gives for it, order aside: with objects that
 // appear, change, vanish and a number taken by another process at the
 // keyframe's reading.
 func TestBeforeKeyMatchesSnapshot(t *testing.T) {
@@ -206,7 +206,7 @@ func TestBeforeKeyMatchesSnapshot(t *testing.T) {
 				continue
 			}
 			keys++
-			want, err := r.Snapshot(ctx, rs[i-1].Seq)
+			want, err := r.snapshot(ctx, rs[i-1].Seq)
 			if err != nil {
 				t.Fatal(err)
 			}

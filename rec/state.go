@@ -46,9 +46,9 @@ func (r *Reader) Readings(ctx context.Context, source string) ([]Reading, error)
 	return out, nil
 }
 
-// Seek returns the last reading of the objects at or before t (the
+// seek returns the last reading of the objects at or before t (the
 // first one when t is before it).
-func (r *Reader) Seek(ctx context.Context, t time.Time) (Reading, error) {
+func (r *Reader) seek(ctx context.Context, t time.Time) (Reading, error) {
 	rs, err := r.Readings(ctx, "res")
 	if err != nil {
 		return Reading{}, err
@@ -63,11 +63,11 @@ func (r *Reader) Seek(ctx context.Context, t time.Time) (Reading, error) {
 	return rs[i], nil
 }
 
-// Snapshot rebuilds the objects as the reading seq saw them: from the
+// snapshot rebuilds the objects as the reading seq saw them: from the
 // keyframe at or before it, each object's last row up to seq, every
 // kind with a new generation. The snapshot has objects only (no ports,
 // counters or system settings: the sys readings hold those).
-func (r *Reader) Snapshot(ctx context.Context, seq int64) (*inspect.Snapshot, error) {
+func (r *Reader) snapshot(ctx context.Context, seq int64) (*inspect.Snapshot, error) {
 	var key sql.NullInt64
 	var t sql.NullInt64
 	err := r.db.QueryRowContext(ctx, `SELECT (SELECT MAX(seq) FROM readings WHERE source = 'res' AND keyframe AND seq <= ?1),

@@ -93,7 +93,7 @@ func TestSnapshotRebuilds(t *testing.T) {
 		t.Fatalf("%d readings, want %d", len(rs), len(want))
 	}
 	for i, rd := range rs {
-		got, err := r.Snapshot(ctx, rd.Seq)
+		got, err := r.snapshot(ctx, rd.Seq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestSnapshotRebuilds(t *testing.T) {
 			t.Errorf("reading %d time %s, want %s", i, got.Time, want[i].Time)
 		}
 	}
-	at, err := r.Seek(ctx, t0.Add(2500*time.Millisecond))
+	at, err := r.seek(ctx, t0.Add(2500*time.Millisecond))
 	if err != nil || at.Seq != rs[2].Seq {
 		t.Errorf("Seek(2.5s) = %+v, %v; want reading %d", at, err, rs[2].Seq)
 	}

@@ -10,11 +10,11 @@ import (
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
-// Sys rebuilds the sysfs reading seq: its devices (ports, GIDs) and
+// sys rebuilds the sysfs reading seq: its devices (ports, GIDs) and
 // counters as known then, from the keyframe at or before it. Rates are
 // left to the caller (sysfsmon.CounterRates against the reading
 // before).
-func (r *Reader) Sys(ctx context.Context, seq int64) (sysfsmon.Update, error) {
+func (r *Reader) sys(ctx context.Context, seq int64) (sysfsmon.Update, error) {
 	var key, t sql.NullInt64
 	err := r.db.QueryRowContext(ctx, `SELECT (SELECT MAX(seq) FROM readings WHERE source = 'sys' AND keyframe AND seq <= ?1),
 		(SELECT t FROM readings WHERE seq = ?1 AND source = 'sys')`, seq).Scan(&key, &t)
@@ -67,10 +67,10 @@ func (r *Reader) latestBodies(ctx context.Context, table string, key, seq int64,
 	}, key, seq)
 }
 
-// IRQs rebuilds the devices' interrupts as the last IRQ reading up to
+// irqsAt rebuilds the devices' interrupts as the last IRQ reading up to
 // the sys reading seq saw them (sysfsmon.IRQSnapshot); nil when none was
 // recorded.
-func (r *Reader) IRQs(ctx context.Context, seq int64) (*sysfsmon.IRQSnapshot, error) {
+func (r *Reader) irqsAt(ctx context.Context, seq int64) (*sysfsmon.IRQSnapshot, error) {
 	var key sql.NullInt64
 	err := r.db.QueryRowContext(ctx, `SELECT MAX(seq) FROM readings WHERE source = 'sys' AND keyframe AND seq <= ?`, seq).Scan(&key)
 	if err != nil {

@@ -92,10 +92,10 @@ func (s *verdictState) write(ctx context.Context, tx *sql.Tx, seq int64, t time.
 	return nil
 }
 
-// VerdictsAt are the diagnosis's verdicts as they stood at the reading
+// verdictsAt are the diagnosis's verdicts as they stood at the reading
 // seq: each QP's last verdict row up to it, unless that one ended. A
 // recording made before verdicts were recorded has none.
-func (r *Reader) VerdictsAt(ctx context.Context, seq int64) ([]diagnose.Verdict, error) {
+func (r *Reader) verdictsAt(ctx context.Context, seq int64) ([]diagnose.Verdict, error) {
 	var out []diagnose.Verdict
 	err := r.each(ctx, `SELECT body FROM verdicts WHERE id IN (SELECT MAX(id) FROM verdicts WHERE seq <= ? GROUP BY dev, qpn)
 		AND op != 'end' ORDER BY dev, qpn`, func(rows *sql.Rows) error {

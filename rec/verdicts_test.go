@@ -34,7 +34,7 @@ func TestVerdictsRecorded(t *testing.T) {
 	flushed := []string{"rxe0 qp 30 flushed (moved to ERR by verbscope[400])"}
 	var got [][]string
 	for _, rd := range res {
-		vs, err := r.VerdictsAt(ctx, rd.Seq)
+		vs, err := r.verdictsAt(ctx, rd.Seq)
 		if err != nil {
 			t.Fatal(err)
 		}

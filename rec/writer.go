@@ -54,7 +54,7 @@ type WriterOptions struct {
 	Peers diagnose.Peers
 }
 
-// Writer writes a recording: one transaction per reading (Frame, Sys),
+// Writer writes a recording: one transaction per reading (Frame, writeSys),
 // so what was committed survives a crash. It is not safe for
 // concurrent use.
 type Writer struct {
@@ -190,9 +190,9 @@ func (w *Writer) Frame(ctx context.Context, f inspect.Frame) error {
 	return w.afterKeyframe(ctx, key)
 }
 
-// Sys writes one of sysfsmon's readings: devices whose sysfs view
+// writeSys writes one of sysfsmon's readings: devices whose sysfs view
 // changed, counters whose value moved, and gaps.
-func (w *Writer) Sys(ctx context.Context, u sysfsmon.Update) error {
+func (w *Writer) writeSys(ctx context.Context, u sysfsmon.Update) error {
 	key := w.sinceSys == 0
 	err := w.tx(ctx, func(tx *sql.Tx) error {
 		seq, err := reading(ctx, tx, u.Time, "sys", key, u.CountersTook+u.DevicesTook, u.Err)

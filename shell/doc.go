@@ -4,7 +4,7 @@
 // step against the kernel's rules and explains what is wrong in plain
 // words before the kernel says EINVAL.
 //
-// It holds no terminal code. A Shell is a front.Engine: Exec runs one
+// It holds no terminal code. A Shell (New) is a front.Engine: Exec runs one
 // command and returns a Result (text for people, data for --json), or an
 // *Error with what, why and fix apart; Complete offers what can come at
 // the cursor; State is an immutable snapshot of the objects, readable

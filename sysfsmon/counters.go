@@ -36,9 +36,9 @@ type Counter struct {
 	Unavailable bool `json:"unavailable,omitempty"`
 }
 
-// Info is what the counter registry knows of the counter; ok is false
+// info is what the counter registry knows of the counter; ok is false
 // for one it does not know.
-func (c Counter) Info() (counters.Info, bool) { return counters.Lookup(c.Driver, c.Name) }
+func (c Counter) info() (counters.Info, bool) { return counters.Lookup(c.Driver, c.Name) }
 
 // Key identifies a counter across snapshots: "rxe0/1/hw_counters/sent_pkts".
 func (c Counter) Key() string {
@@ -103,7 +103,7 @@ func (f *FS) readCounterDir(cf *counterFiles, ws *warnings, out []Counter, dev, 
 		if skipCounter(n) {
 			continue
 		}
-		c := Counter{Device: dev, Port: port, Group: group, Name: n, Driver: drv, Error: CounterAlarming(drv, n)}
+		c := Counter{Device: dev, Port: port, Group: group, Name: n, Driver: drv, Error: counterAlarming(drv, n)}
 		path := filepath.Join(dir, n)
 		s, err := cf.read(f, path)
 		if err != nil {
@@ -154,11 +154,11 @@ func noPMAHint(text string) string {
 	return ""
 }
 
-// CounterAlarming tells whether a rise of the counter deserves a mark:
+// counterAlarming tells whether a rise of the counter deserves a mark:
 // the registry's error, drop and terminal counters of the driver (""
 // when not known). A counter the registry does not know is not marked:
 // its meaning is unknown, not guessed from its name.
-func CounterAlarming(driver, name string) bool {
+func counterAlarming(driver, name string) bool {
 	in, ok := counters.Lookup(driver, name)
 	return ok && in.Alarming()
 }
@@ -207,7 +207,7 @@ func CounterRates(prev, cur *CounterSnapshot) ([]CounterRate, error) {
 		}
 		r := CounterRate{Counter: c}
 		bits := 0
-		if in, ok := c.Info(); ok {
+		if in, ok := c.info(); ok {
 			bits = in.WrapBits()
 		}
 		switch d, ok := counters.Delta(old, c.Value, bits); {

@@ -151,8 +151,8 @@ func (f *FS) DeviceNames() ([]string, error) {
 // unreadable /sys/class/infiniband fails the call.
 func (f *FS) Devices() ([]Device, error) { return f.devices(nil) }
 
-// devices reads the devices; a port found in prev in the same state
-// keeps its GID table from there (see gidWatch).
+// devices reads the devices; a port found in prev in the same state keeps
+// its GID table from there (see gidWatch).
 func (f *FS) devices(prev []Device) ([]Device, error) {
 	names, err := f.DeviceNames()
 	if err != nil {
@@ -231,8 +231,8 @@ func (f *FS) readDevice(name string, prev []Device) Device {
 	return d
 }
 
-// bdf matches a PCI address, domain:bus:device.function.
-// Compiled at first use, not in every verbscope process at start.
+// bdf matches a PCI address, domain:bus:device.function. Compiled at first
+// use, not in every verbscope process at start.
 var bdf = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$`)
 })
@@ -393,8 +393,8 @@ func (f *FS) readPort(ws *warnings, dev string, num int, prev []Device) Port {
 	return p
 }
 
-// readPortState reads what changes while a port lives: state,
-// phys_state and rate.
+// readPortState reads what changes while a port lives: state, phys_state
+// and rate.
 func (f *FS) readPortState(ws *warnings, dir string, p *Port) {
 	state := func(file string) (int, string) {
 		s := f.optional(ws, filepath.Join(dir, file))
@@ -421,15 +421,15 @@ func (f *FS) readPortState(ws *warnings, dir string, p *Port) {
 	}
 }
 
-// RefreshPorts returns a copy of devs with what changes while a port
-// lives re-read — ports/N/state, phys_state and rate
+// refreshPorts returns a copy of devs with what changes while a port lives
+// re-read — ports/N/state, phys_state and rate
 // (Documentation/ABI/stable/sysfs-class-infiniband) — and the rest (GID
 // and P_Key tables, GUIDs) as devs had them. A GID table is one file per
-// entry (rxe has 1,024), which costs the better part of a second to read
-// under emulation: a poller reads the whole tree now and then and the
-// states every tick. A device or port gone since devs were read keeps
+// entry (rxe has 1,024), slow to read under emulation
+// (docs/performance.md): a poller reads the whole tree now and then and
+// the states every tick. A device or port gone since devs were read keeps
 // its old values with a warning.
-func (f *FS) RefreshPorts(devs []Device) []Device {
+func (f *FS) refreshPorts(devs []Device) []Device {
 	out := make([]Device, len(devs))
 	for i, d := range devs {
 		ws := &warnings{}
@@ -511,8 +511,8 @@ func (f *FS) readPKeys(ws *warnings, dir string, p *Port) {
 	}
 }
 
-// readNetdev fills in the port's netdev MTU and operstate through
-// procfs's sysfs reader, which already knows /sys/class/net.
+// readNetdev fills in the port's netdev MTU and operstate through procfs's
+// sysfs reader, which already knows /sys/class/net.
 func (f *FS) readNetdev(ws *warnings, p *Port) {
 	if p.Netdev == "" {
 		return

@@ -11,9 +11,9 @@ import (
 // (Documentation/ABI/stable/sysfs-class-infiniband), GID types those of
 // gid_attrs/types.
 
-// PortStates are the names ports/N/state shows (enum ib_port_state,
+// portStates are the names ports/N/state shows (enum ib_port_state,
 // drivers/infiniband/core/sysfs.c state_show).
-var PortStates = rdma.PortStateNames()
+var portStates = rdma.PortStateNames()
 
 func init() {
 	dev := view.Key{Name: "dev", Match: view.MatchDevice}
@@ -22,7 +22,7 @@ func init() {
 	for _, s := range []view.Schema{
 		{Kind: "devices", Bare: "dev", Keys: []view.Key{dev}},
 		{Kind: "ports", Bare: "link", Keys: []view.Key{link, dev, port,
-			{Name: "state", Match: view.MatchWord, Values: PortStates},
+			{Name: "state", Match: view.MatchWord, Values: portStates},
 			{Name: "netdev", Match: view.MatchWord}}},
 		{Kind: "gids", Bare: "link", Keys: []view.Key{link, dev, port,
 			{Name: "index", Match: view.MatchNumber},

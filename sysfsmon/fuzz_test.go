@@ -70,7 +70,7 @@ func FuzzParseCPUList(f *testing.F) {
 			t.Fatalf("parseCPUList(%q): %d CPUs", s, len(cpus))
 		}
 		if slices.IsSorted(cpus) && len(slices.Compact(slices.Clone(cpus))) == len(cpus) {
-			again, err := parseCPUList(FormatCPUList(cpus))
+			again, err := parseCPUList(formatCPUList(cpus))
 			if err != nil || !slices.Equal(again, cpus) {
 				t.Fatalf("parseCPUList(%q) does not round-trip: %v, %v", s, again, err)
 			}
@@ -254,7 +254,7 @@ func FuzzParseKmsg(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		l, err := parseKmsg(s)
-		if err == nil && (l.Level < 0 || l.Level > 7 || l.Since < 0 || (l.Driver != "" && l.Driver != RDMADriver(l.Text))) {
+		if err == nil && (l.Level < 0 || l.Level > 7 || l.Since < 0 || (l.Driver != "" && l.Driver != rdmaDriver(l.Text))) {
 			t.Fatalf("parseKmsg(%q) = %+v", s, l)
 		}
 	})

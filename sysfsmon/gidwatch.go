@@ -20,9 +20,9 @@ const gidSettle = 2
 // read again. A RoCE port's table is filled by roce_gid_mgmt
 // (drivers/infiniband/core/roce_gid_mgmt.c) from its netdevs' addresses
 // and an IB port's follows the port's state (the SM sets its prefix);
-// reading rxe's 1,024 entries costs most of a second under emulation,
-// so while the host's addresses and the ports' states stay the same the
-// last tables are kept.
+// reading rxe's 1,024 entries is slow under emulation
+// (docs/performance.md), so while the host's addresses and the ports'
+// states stay the same the last tables are kept.
 type gidWatch struct {
 	addrs   func() (string, error)
 	last    string

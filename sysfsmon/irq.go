@@ -63,16 +63,16 @@ type IRQSnapshot struct {
 	Warnings []Warning    `json:"warnings"`
 }
 
-// Interrupts reads and parses /proc/interrupts. Odd rows become warnings.
-func (f *FS) Interrupts() (Interrupts, []Warning, error) {
+// readInterrupts reads and parses /proc/interrupts. Odd rows become warnings.
+func (f *FS) readInterrupts() (interrupts, []Warning, error) {
 	path := f.procPath("interrupts")
 	s, err := f.read(path)
 	if err != nil {
-		return Interrupts{}, nil, fmt.Errorf("sysfsmon: interrupts: %w", err)
+		return interrupts{}, nil, fmt.Errorf("sysfsmon: interrupts: %w", err)
 	}
 	in, err := parseInterrupts(s)
 	if len(in.CPUs) == 0 {
-		return Interrupts{}, nil, fmt.Errorf("sysfsmon: interrupts: %s: %w", f.logical(path), err)
+		return interrupts{}, nil, fmt.Errorf("sysfsmon: interrupts: %s: %w", f.logical(path), err)
 	}
 	var ws warnings
 	if err != nil {
@@ -91,12 +91,12 @@ func (f *FS) IRQs() (*IRQSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, ws, err := f.Interrupts()
+	in, ws, err := f.readInterrupts()
 	if err != nil {
 		return nil, err
 	}
 	snap := &IRQSnapshot{Time: f.now(), CPUs: in.CPUs, Warnings: ws}
-	rows := map[int]InterruptLine{}
+	rows := map[int]interruptLine{}
 	for _, l := range in.Lines {
 		if l.Num >= 0 {
 			rows[l.Num] = l
@@ -108,7 +108,7 @@ func (f *FS) IRQs() (*IRQSnapshot, error) {
 	return snap, nil
 }
 
-func (f *FS) deviceIRQs(name string, in Interrupts, rows map[int]InterruptLine) DeviceIRQs {
+func (f *FS) deviceIRQs(name string, in interrupts, rows map[int]interruptLine) DeviceIRQs {
 	var ws warnings
 	d := Device{Name: name}
 	d.Parent = f.optional(&ws, f.sysPath(classIB, name, "parent"))
@@ -206,11 +206,11 @@ func isAlnum(c byte) bool {
 }
 
 // readIRQ joins an IRQ's /proc/interrupts row with /proc/irq/<N>.
-func (f *FS) readIRQ(ws *warnings, num int, mode, how string, rows map[int]InterruptLine) IRQ {
+func (f *FS) readIRQ(ws *warnings, num int, mode, how string, rows map[int]interruptLine) IRQ {
 	q := IRQ{IRQ: num, Mode: mode, MatchedBy: how, Node: -1}
 	if l, ok := rows[num]; ok {
 		q.Listed, q.Name, q.Chip, q.HWIRQ = true, l.Name, l.Chip, l.HWIRQ
-		q.Counts, q.Total = l.Counts, l.Total()
+		q.Counts, q.Total = l.Counts, l.total()
 	}
 	dir := f.procPath("irq", strconv.Itoa(num))
 	list := func(file string) string {
@@ -227,7 +227,7 @@ func (f *FS) readIRQ(ws *warnings, num int, mode, how string, rows map[int]Inter
 			ws.add(f, path, err)
 			return ""
 		}
-		return FormatCPUList(cpus)
+		return formatCPUList(cpus)
 	}
 	q.Affinity = list("smp_affinity_list")
 	q.Effective = list("effective_affinity_list")
@@ -236,7 +236,7 @@ func (f *FS) readIRQ(ws *warnings, num int, mode, how string, rows map[int]Inter
 		if err != nil {
 			ws.add(f, filepath.Join(dir, "affinity_hint"), err)
 		}
-		q.Hint = FormatCPUList(cpus)
+		q.Hint = formatCPUList(cpus)
 	}
 	if s := f.optional(ws, filepath.Join(dir, "node")); s != "" {
 		n, err := strconv.Atoi(s)

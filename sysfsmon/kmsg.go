@@ -20,7 +20,7 @@ import (
 // KernelLine is one record of the kernel's log as /dev/kmsg gives it
 // (Documentation/ABI/testing/dev-kmsg: "PRI,SEQ,TS_USEC,FLAGS;MESSAGE"
 // with the continuation lines " KEY=VALUE" of its dictionary), kept when
-// an RDMA driver or module wrote it (RDMADriver).
+// an RDMA driver or module wrote it (rdmaDriver).
 type KernelLine struct {
 	// Level is the syslog level (syslog(2): 0 emerg ... 7 debug), the low
 	// three bits of PRI; Facility is the rest (0 for the kernel's own).
@@ -39,7 +39,7 @@ type KernelLine struct {
 	// gives "rxe0", +pci:0000:3b:00.0 gives "0000:3b:00.0"); may be empty.
 	Device string
 	// Driver is the RDMA driver or module the line is from: "rdma_rxe",
-	// "mlx5_core", "ib_core", ... (RDMADriver); empty for other lines.
+	// "mlx5_core", "ib_core", ... (rdmaDriver); empty for other lines.
 	Driver string
 }
 
@@ -82,7 +82,7 @@ func parseKmsg(rec string) (KernelLine, error) {
 			l.Device = name
 		}
 	}
-	l.Driver = RDMADriver(l.Text)
+	l.Driver = rdmaDriver(l.Text)
 	if l.Device == "" && l.Driver != "" {
 		// "rxe0: ...", "infiniband mlx5_0: ...": the device it names.
 		for _, w := range strings.Fields(l.Text)[:min(2, len(strings.Fields(l.Text)))] {
@@ -104,11 +104,11 @@ var rdmaPrefixes = []string{
 	"hns_roce", "hns3", "qedr", "erdma", "mana_ib", "vmw_pvrdma", "ocrdma", "cxgb4", "iw_cxgb4",
 }
 
-// RDMADriver names the RDMA driver or module a kernel log line comes
+// rdmaDriver names the RDMA driver or module a kernel log line comes
 // from, by its prefix ("rdma_rxe: ...", "mlx5_core 0000:3b:00.0: ...",
 // "infiniband rxe0: ..." and "rxe0: ..." of a device named after its
 // driver, which count as the driver's: rdma_rxe), or "" for other lines.
-func RDMADriver(text string) string {
+func rdmaDriver(text string) string {
 	word, rest, _ := strings.Cut(text, " ")
 	word = strings.TrimSuffix(word, ":")
 	if word == "infiniband" {

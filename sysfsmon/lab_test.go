@@ -124,7 +124,7 @@ func TestLabIRQs(t *testing.T) {
 		t.Errorf("rxe0's IRQs: %+v", s.Devices)
 	}
 	// Every numbered row of /proc/interrupts is parsed, as the shell counts them.
-	in, ws, err := f.Interrupts()
+	in, ws, err := f.readInterrupts()
 	if err != nil || len(ws) != 0 {
 		t.Fatal(err, ws)
 	}

@@ -85,7 +85,7 @@ func TestMlx5Counters(t *testing.T) {
 		if dev == "irdma0" {
 			drv = "irdma"
 		}
-		return Counter{Device: dev, Port: port, Group: group, Name: name, Value: v, Driver: drv, Error: CounterAlarming(drv, name)}
+		return Counter{Device: dev, Port: port, Group: group, Name: name, Value: v, Driver: drv, Error: counterAlarming(drv, name)}
 	}
 	na := c("irdma0", 1, "hw_counters", "ip4InPkts", 0)
 	na.Unavailable = true

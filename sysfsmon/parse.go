@@ -169,9 +169,9 @@ func parseCPUMask(s string) ([]int, error) {
 	return cpus, nil
 }
 
-// FormatCPUList prints CPUs as the kernel's lists do ("0-3,8"), the
+// formatCPUList prints CPUs as the kernel's lists do ("0-3,8"), the
 // inverse of parseCPUList for sorted input.
-func FormatCPUList(cpus []int) string {
+func formatCPUList(cpus []int) string {
 	var b strings.Builder
 	for i := 0; i < len(cpus); {
 		j := i
@@ -193,7 +193,7 @@ func FormatCPUList(cpus []int) string {
 
 // IsErrorCounter reports whether a counters/ or hw_counters/ file counts
 // trouble rather than traffic or retries, for a caller that does not know
-// the device's driver: CounterAlarming with no driver. A name the
+// the device's driver: counterAlarming with no driver. A name the
 // registry does not know, or one its drivers mean differently, is not
 // marked.
-func IsErrorCounter(name string) bool { return CounterAlarming("", name) }
+func IsErrorCounter(name string) bool { return counterAlarming("", name) }

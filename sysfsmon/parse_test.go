@@ -102,7 +102,7 @@ func TestParseCPUListAndMask(t *testing.T) {
 			t.Errorf("parseCPUList(%q) = %v, %v; want %v, ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
 		if tc.ok {
-			if s := FormatCPUList(got); s != strings.TrimSpace(tc.in) {
+			if s := formatCPUList(got); s != strings.TrimSpace(tc.in) {
 				t.Errorf("FormatCPUList(%v) = %q, want %q", got, s, tc.in)
 			}
 		}
@@ -160,7 +160,7 @@ ERR:          0
 not a row
 `
 	got, err := parseInterrupts(in)
-	want := Interrupts{CPUs: []int{0, 1}, Lines: []InterruptLine{
+	want := interrupts{CPUs: []int{0, 1}, Lines: []interruptLine{
 		{IRQ: "0", Num: 0, Counts: []uint64{105, 0}, Chip: "IO-APIC", HWIRQ: "2-edge", Name: "timer"},
 		{IRQ: "25", Num: 25, Counts: []uint64{47980, 1}, Chip: "PCI-MSI", HWIRQ: "49153-edge", Name: "virtio0-input.0"},
 		{IRQ: "27", Num: 27, Counts: []uint64{3, 4}, Chip: "GICv3", HWIRQ: "27 Level", Name: "arch_timer"},
@@ -175,8 +175,8 @@ not a row
 	if err == nil || !strings.Contains(err.Error(), `line 9: "not a row"`) {
 		t.Errorf("error for the odd row: %v", err)
 	}
-	if got.Lines[1].Total() != 47981 {
-		t.Errorf("Total = %d", got.Lines[1].Total())
+	if got.Lines[1].total() != 47981 {
+		t.Errorf("Total = %d", got.Lines[1].total())
 	}
 	for _, bad := range []string{"", "garbage", "CPU0 CPUx\n", "  \n 0: 1\n"} {
 		if _, err := parseInterrupts(bad); err == nil {

@@ -47,10 +47,10 @@ func (u *Update) CounterValues() []CounterRate {
 	return rates
 }
 
-// MinPollInterval is the shortest interval a Watcher accepts; shorter
+// minPollInterval is the shortest interval a Watcher accepts; shorter
 // ones are raised to it (reading every GID file of every port is not
 // free).
-const MinPollInterval = 10 * time.Millisecond
+const minPollInterval = 10 * time.Millisecond
 
 // reader takes a Watcher's readings: it keeps what one reading leaves
 // the next (the previous Update, the counter files, the GID watch).
@@ -112,7 +112,7 @@ func (r *reader) devicesChanged() bool {
 // state did not move (keep is nil when the tables must be read).
 func (r *reader) full(u *Update, keep []Device) {
 	// The counters and IRQs first, at the tick: the devices' reading
-	// (GID tables) can take most of a second under emulation, and
+	// (GID tables) is slow under emulation (docs/performance.md), and
 	// reading the counters after it made the windows of their rates
 	// swing with it.
 	r.counters(u)
@@ -135,7 +135,7 @@ func (r *reader) full(u *Update, keep []Device) {
 // afresh, the rest as the last full reading read it.
 func (r *reader) states(u *Update) {
 	t0 := time.Now()
-	u.Devices = r.f.RefreshPorts(r.prev.Devices)
+	u.Devices = r.f.refreshPorts(r.prev.Devices)
 	u.DevicesTook = time.Since(t0)
 	u.IRQs, u.IRQRates, u.lastIRQs = r.prev.IRQs, r.prev.IRQRates, r.prev.lastIRQs
 	r.counters(u)

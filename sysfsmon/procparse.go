@@ -8,26 +8,26 @@ import (
 	"strings"
 )
 
-// Interrupts is /proc/interrupts parsed (Documentation/filesystems/proc.rst,
+// interrupts is /proc/interrupts parsed (Documentation/filesystems/proc.rst,
 // "1.2 Kernel data": one column per online CPU, then the irq chip, the
 // hardware IRQ with its trigger, and the names of the handlers).
-type Interrupts struct {
+type interrupts struct {
 	CPUs  []int           // the CPU numbers of the header columns ("CPU0 CPU1" is [0 1])
-	Lines []InterruptLine // in file order
+	Lines []interruptLine // in file order
 }
 
-// InterruptLine is one row of /proc/interrupts.
-type InterruptLine struct {
+// interruptLine is one row of /proc/interrupts.
+type interruptLine struct {
 	IRQ    string   // "24", or a name for architecture rows: "NMI", "LOC", "ERR"
 	Num    int      // the IRQ number; -1 for named rows
-	Counts []uint64 // per CPU, in the order of Interrupts.CPUs; rows like ERR: have fewer
+	Counts []uint64 // per CPU, in the order of interrupts.CPUs; rows like ERR: have fewer
 	Chip   string   // the irq chip: "IO-APIC", "PCI-MSI", "IR-PCI-MSIX-0000:3b:00.0"
 	HWIRQ  string   // the hardware IRQ and trigger: "32769-edge", "2-edge"
 	Name   string   // the handlers' names: "virtio0-requests", "mlx5_comp0@pci:0000:3b:00.0"; for named rows, the description
 }
 
-// Total is the sum of the per-CPU counts.
-func (l InterruptLine) Total() uint64 {
+// total is the sum of the per-CPU counts.
+func (l interruptLine) total() uint64 {
 	var t uint64
 	for _, c := range l.Counts {
 		t += c
@@ -39,18 +39,18 @@ func (l InterruptLine) Total() uint64 {
 // out and named in the returned error while the rest is returned, so one
 // odd row (architectures print a few) never hides the device's IRQs. A
 // file without the CPU header is an error with no result.
-func parseInterrupts(data string) (Interrupts, error) {
+func parseInterrupts(data string) (interrupts, error) {
 	lines := strings.Split(data, "\n")
-	var in Interrupts
+	var in interrupts
 	for _, f := range strings.Fields(lines[0]) {
 		n, err := strconv.Atoi(strings.TrimPrefix(f, "CPU"))
 		if !strings.HasPrefix(f, "CPU") || err != nil || n < 0 || n >= maxCPUs {
-			return Interrupts{}, fmt.Errorf("interrupts: header %q: want CPU0, CPU1 and so on", lines[0])
+			return interrupts{}, fmt.Errorf("interrupts: header %q: want CPU0, CPU1 and so on", lines[0])
 		}
 		in.CPUs = append(in.CPUs, n)
 	}
 	if len(in.CPUs) == 0 {
-		return Interrupts{}, errors.New("interrupts: no CPU header")
+		return interrupts{}, errors.New("interrupts: no CPU header")
 	}
 	var bad []error
 	for i, raw := range lines[1:] {
@@ -67,16 +67,16 @@ func parseInterrupts(data string) (Interrupts, error) {
 	return in, errors.Join(bad...)
 }
 
-func parseInterruptLine(raw string, ncpu int) (InterruptLine, error) {
+func parseInterruptLine(raw string, ncpu int) (interruptLine, error) {
 	id, rest, ok := strings.Cut(raw, ":")
 	id = strings.TrimSpace(id)
 	if !ok || id == "" || strings.ContainsAny(id, " \t") {
-		return InterruptLine{}, fmt.Errorf("%q does not start with \"IRQ:\"", raw)
+		return interruptLine{}, fmt.Errorf("%q does not start with \"IRQ:\"", raw)
 	}
-	l := InterruptLine{IRQ: id, Num: -1}
+	l := interruptLine{IRQ: id, Num: -1}
 	if n, err := strconv.Atoi(id); err == nil {
 		if n < 0 {
-			return InterruptLine{}, fmt.Errorf("negative IRQ %d", n)
+			return interruptLine{}, fmt.Errorf("negative IRQ %d", n)
 		}
 		l.Num = n
 	}
@@ -90,7 +90,7 @@ func parseInterruptLine(raw string, ncpu int) (InterruptLine, error) {
 		l.Counts = append(l.Counts, c)
 	}
 	if len(l.Counts) == 0 {
-		return InterruptLine{}, fmt.Errorf("IRQ %s has no counts", id)
+		return interruptLine{}, fmt.Errorf("IRQ %s has no counts", id)
 	}
 	desc := fields[i:]
 	if l.Num < 0 {

@@ -16,8 +16,8 @@ var attrBufs = sync.Pool{New: func() any { b := make([]byte, 4096); return &b }}
 // end of file, and close. os.ReadFile also stats the file and, because
 // kernfs files can be polled, adds each one to the runtime's epoll set
 // and removes it again: seven system calls where four do, and a poll
-// every second reads a hundred such files (under emulation each call
-// costs tens of microseconds).
+// every second reads a hundred such files (and under emulation each
+// call is dear: docs/performance.md).
 func readAttr(name string) ([]byte, error) {
 	fd, err := openRetry(name)
 	if err != nil {

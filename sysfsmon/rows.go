@@ -275,7 +275,7 @@ func (r *CounterRate) Row(interval bool) view.Row {
 // fields of its row: the meaning column, and in JSON meaning, class,
 // side, terminal and bits (when the kernel says), or known false.
 func registryFields(c Counter) []view.Field {
-	in, ok := c.Info()
+	in, ok := c.info()
 	if !ok {
 		return []view.Field{cell("meaning", "MEANING", "unknown: not in the counter registry", nil), value("known", false)}
 	}
@@ -296,8 +296,8 @@ func registryFields(c Counter) []view.Field {
 	return fs
 }
 
-// RateText prints a per-second rate compactly: "0", "2.5", "2500".
-func RateText(r float64) string {
+// compactRate prints a per-second rate compactly: "0", "2.5", "2500".
+func compactRate(r float64) string {
 	switch {
 	case r == 0:
 		return "0"
@@ -359,14 +359,14 @@ func (d *DeviceIRQs) IRQRows(cpus []int, rates []IRQRate, withRates bool) []view
 			text := "-"
 			switch {
 			case withRate && i < len(rt.PerCPU):
-				text = RateText(rt.PerCPU[i])
+				text = compactRate(rt.PerCPU[i])
 			case !withRate && i < len(q.Counts):
 				text = strconv.FormatUint(q.Counts[i], 10)
 			}
 			row = append(row, column("CPU"+itoa(c), text))
 		}
 		if withRate {
-			row = append(row, cell("rate", "RATE/s", RateText(rt.Rate), rt.Rate))
+			row = append(row, cell("rate", "RATE/s", compactRate(rt.Rate), rt.Rate))
 		} else {
 			row = append(row, cell("total", "TOTAL", strconv.FormatUint(q.Total, 10), q.Total))
 		}

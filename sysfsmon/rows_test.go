@@ -84,7 +84,7 @@ func TestRowsJSONAndIdentity(t *testing.T) {
 				Signal   string  `json:"signal,omitempty"`
 			}
 			var reg known
-			if in, ok := c.Info(); ok {
+			if in, ok := c.info(); ok {
 				reg = known{&in.Meaning, true, string(in.Class), string(in.Side), &in.Terminal, in.Bits, string(in.Signal)}
 			}
 			if c.Unavailable {

@@ -91,7 +91,7 @@ func rateText(u CounterUnit, r float64) string {
 	case UnitPackets:
 		return siText(r) + " pkts/s"
 	}
-	return RateText(r) + "/s"
+	return compactRate(r) + "/s"
 }
 
 // Flow says which way a data or packet counter counts: "tx" for what

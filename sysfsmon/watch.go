@@ -7,19 +7,19 @@ import (
 	"github.com/verbscope/verbscope/internal/pace"
 )
 
-// DefaultWatchInterval is the pause between two readings of a Watcher
+// defaultWatchInterval is the pause between two readings of a Watcher
 // when WatchOptions.Interval is zero: what the dashboard and the
 // exporter's one-second-or-so scrapes need.
-const DefaultWatchInterval = time.Second
+const defaultWatchInterval = time.Second
 
 // WatchOptions tune Watch; the zero value works.
 type WatchOptions struct {
 	// Interval is the pause from the end of one reading to the start of
-	// the next (default DefaultWatchInterval, at least MinPollInterval).
+	// the next (default 1 s, at least minPollInterval).
 	Interval time.Duration
 	// FullEvery reads the whole tree (devices with their GID and P_Key
 	// tables, and the IRQs) every FullEvery readings; the readings
-	// between re-read the port states (RefreshPorts) and the counters,
+	// between re-read the port states (refreshPorts) and the counters,
 	// and keep the IRQ reading and its rates of the last full one. A
 	// full reading reads a port's GID table only when the port's state
 	// or one of the host's interface addresses changed (for the two full
@@ -50,17 +50,17 @@ type Watcher struct {
 // interval, until ctx ends or Close.
 func (f *FS) Watch(ctx context.Context, o WatchOptions) *Watcher {
 	r := newReader(f, o.FullEvery, o.NoIRQs)
-	p := pace.New(watchInterval(o.Interval), DefaultWatchInterval, o.clock)
+	p := pace.New(watchInterval(o.Interval), defaultWatchInterval, o.clock)
 	return &Watcher{loop: pace.Start(ctx, p, func(context.Context) Update { return r.next() }, r.close)}
 }
 
-// watchInterval raises a short interval to MinPollInterval (reading every
+// watchInterval raises a short interval to minPollInterval (reading every
 // GID file of every port is not free); <= 0 stays, for the default.
 func watchInterval(d time.Duration) time.Duration {
 	if d <= 0 {
 		return d
 	}
-	return max(d, MinPollInterval)
+	return max(d, minPollInterval)
 }
 
 // Updates returns the channel readings arrive on. It holds at most one:

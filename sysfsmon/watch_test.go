@@ -130,17 +130,17 @@ func TestWatchPauseRefresh(t *testing.T) {
 }
 
 // TestWatchSetInterval: a new interval restarts the pause under way; a
-// short one is raised to MinPollInterval, none is the default.
+// short one is raised to minPollInterval, none is the default.
 func TestWatchSetInterval(t *testing.T) {
 	w, clk, _, _ := startWatch(t, WatchOptions{Interval: time.Millisecond})
 	nextUpdate(t, w)
-	if d := clk.WaitArmed(t); d != MinPollInterval {
+	if d := clk.WaitArmed(t); d != minPollInterval {
 		t.Errorf("pause %v with a 1ms interval, want MinPollInterval", d)
 	}
 	for _, tc := range []struct{ set, want time.Duration }{
 		{250 * time.Millisecond, 250 * time.Millisecond},
-		{0, DefaultWatchInterval},
-		{time.Nanosecond, MinPollInterval},
+		{0, defaultWatchInterval},
+		{time.Nanosecond, minPollInterval},
 	} {
 		w.SetInterval(tc.set)
 		clk.WaitStopped(t)

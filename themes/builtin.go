@@ -2,9 +2,9 @@ package themes
 
 import "charm.land/lipgloss/v2"
 
-// Builtin names the themes that need no file; "auto" is dark or light by
+// builtin names the themes that need no file; "auto" is dark or light by
 // the terminal's background.
-var Builtin = []string{"auto", "dark", "light", "high-contrast", "mono"}
+var builtin = []string{"auto", "dark", "light", "high-contrast", "mono"}
 
 func c(s string) spec { return spec{fg: lipgloss.Color(s), set: true} }
 

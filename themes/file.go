@@ -11,7 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// File is a parsed user theme.
+// themeFile is a parsed user theme.
 //
 // The format, one setting a line ('#' starts a comment):
 //
@@ -24,7 +24,7 @@ import (
 // bg=COLOUR, where COLOUR is #rgb, #rrggbb or 0-255; the slot replaces the
 // base's slot entirely. The slots: title, header, border, selected, key,
 // ok, warn, error, dim, new, changed, vanished, ours, accent.
-type File struct {
+type themeFile struct {
 	Base  string
 	Slots map[Slot]spec
 }
@@ -32,9 +32,9 @@ type File struct {
 // Compiled at first use, not in every verbscope process at start.
 var hexRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`) })
 
-// ParseFile parses a theme file; the error names the line.
-func ParseFile(data string) (*File, error) {
-	f := &File{Slots: map[Slot]spec{}}
+// parseFile parses a theme file; the error names the line.
+func parseFile(data string) (*themeFile, error) {
+	f := &themeFile{Slots: map[Slot]spec{}}
 	for i, line := range strings.Split(data, "\n") {
 		line = strings.TrimSpace(stripComment(line))
 		if line == "" {
@@ -117,7 +117,7 @@ func parseColour(s string) (color.Color, error) {
 }
 
 func validSlot(s Slot) bool {
-	for _, x := range Slots {
+	for _, x := range slots {
 		if x == s {
 			return true
 		}
@@ -126,8 +126,8 @@ func validSlot(s Slot) bool {
 }
 
 func slotList() string {
-	names := make([]string, len(Slots))
-	for i, s := range Slots {
+	names := make([]string, len(slots))
+	for i, s := range slots {
 		names[i] = string(s)
 	}
 	return strings.Join(names, ", ")

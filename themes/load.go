@@ -19,7 +19,7 @@ type Options struct {
 	NoColor bool
 	// ASCII draws with ASCII only.
 	ASCII bool
-	// Dir holds user themes (default: UserDir()).
+	// Dir holds user themes (default: $XDG_CONFIG_HOME/verbscope/themes).
 	Dir string
 }
 
@@ -27,9 +27,9 @@ type Options struct {
 // value does (https://no-color.org), "0" and "false" included.
 func NoColor(getenv func(string) string) bool { return getenv("NO_COLOR") != "" }
 
-// UserDir is where user themes live: $XDG_CONFIG_HOME/verbscope/themes,
+// userDir is where user themes live: $XDG_CONFIG_HOME/verbscope/themes,
 // or ~/.config/verbscope/themes.
-func UserDir() string {
+func userDir() string {
 	base := os.Getenv("XDG_CONFIG_HOME")
 	if base == "" {
 		home, err := os.UserHomeDir()
@@ -63,7 +63,7 @@ func Load(name string, o Options) (*Theme, error) {
 	}
 	dir := o.Dir
 	if dir == "" {
-		dir = UserDir()
+		dir = userDir()
 	}
 	if !nameRE().MatchString(name) {
 		return nil, fmt.Errorf("themes: %q is not a theme name: %s", name, available(dir))
@@ -76,7 +76,7 @@ func Load(name string, o Options) (*Theme, error) {
 	if err != nil {
 		return nil, fmt.Errorf("themes: reading %s: %w", path, err)
 	}
-	f, err := ParseFile(string(data))
+	f, err := parseFile(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("themes: %s: %w", path, err)
 	}
@@ -89,10 +89,10 @@ func Load(name string, o Options) (*Theme, error) {
 	}
 	bp, ok := palettes[base]
 	if !ok {
-		return nil, fmt.Errorf("themes: %s: base %q is not a built-in theme (%s)", path, f.Base, strings.Join(Builtin, ", "))
+		return nil, fmt.Errorf("themes: %s: base %q is not a built-in theme (%s)", path, f.Base, strings.Join(builtin, ", "))
 	}
-	merged := make(map[Slot]spec, len(Slots))
-	for _, s := range Slots {
+	merged := make(map[Slot]spec, len(slots))
+	for _, s := range slots {
 		merged[s] = bp[s]
 		if sp, ok := f.Slots[s]; ok {
 			merged[s] = sp
@@ -105,7 +105,7 @@ func Load(name string, o Options) (*Theme, error) {
 
 // available lists the themes that can be named.
 func available(dir string) string {
-	names := slices.Clone(Builtin)
+	names := slices.Clone(builtin)
 	if ents, err := os.ReadDir(dir); err == nil {
 		for _, e := range ents {
 			if n, ok := strings.CutSuffix(e.Name(), ".theme"); ok && nameRE().MatchString(n) {

@@ -10,13 +10,13 @@ import (
 // gives, for every theme, slot and kind of text, with and without colour.
 func TestRenderIsLipgloss(t *testing.T) {
 	texts := []string{"x", "QPs 10001", "héllo ✓ │ ◆", " padded ", "a\tb", "two\nlines", "", "\x1b[1mraw\x1b[m"}
-	for _, name := range Builtin {
+	for _, name := range builtin {
 		for _, noColor := range []bool{false, true} {
 			th, err := Load(name, Options{Dark: true, NoColor: noColor})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, s := range Slots {
+			for _, s := range slots {
 				if _, ok := th.affixes[s]; !ok && !th.styles[s].GetUnderline() {
 					t.Errorf("%s (no colour %v): slot %s has no recorded escapes", name, noColor, s)
 				}

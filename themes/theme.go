@@ -29,8 +29,8 @@ const (
 	SlotAccent   Slot = "accent"   // the focused pane, the prompt
 )
 
-// Slots lists every slot.
-var Slots = []Slot{SlotTitle, SlotHeader, SlotBorder, SlotSelected, SlotKey, SlotOK, SlotWarn,
+// slots lists every slot.
+var slots = []Slot{SlotTitle, SlotHeader, SlotBorder, SlotSelected, SlotKey, SlotOK, SlotWarn,
 	SlotError, SlotDim, SlotNew, SlotChanged, SlotVanished, SlotOurs, SlotAccent}
 
 // Theme is a complete set of styles, one per slot.
@@ -116,8 +116,8 @@ func (sp spec) style(noColor bool) lipgloss.Style {
 }
 
 func build(name string, specs map[Slot]spec, noColor bool) *Theme {
-	t := &Theme{Name: name, styles: make(map[Slot]lipgloss.Style, len(Slots)), affixes: make(map[Slot]affix, len(Slots))}
-	for _, s := range Slots {
+	t := &Theme{Name: name, styles: make(map[Slot]lipgloss.Style, len(slots)), affixes: make(map[Slot]affix, len(slots))}
+	for _, s := range slots {
 		st := specs[s].style(noColor)
 		t.styles[s] = st
 		if a, ok := affixOf(st); ok {

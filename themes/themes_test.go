@@ -27,7 +27,7 @@ func TestParseFile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := ParseFile(tc.in)
+			f, err := parseFile(tc.in)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("ParseFile(%q) = %v, want error containing %q", tc.in, err, tc.err)
@@ -48,7 +48,7 @@ func FuzzParseFile(f *testing.F) {
 	f.Add("base = dark\nerror = bold fg=#ff0000 bg=12\n")
 	f.Add("ok = fg=#=#\n#\n=")
 	f.Fuzz(func(t *testing.T, s string) {
-		file, err := ParseFile(s)
+		file, err := parseFile(s)
 		if err == nil && file == nil {
 			t.Fatal("nil file without an error")
 		}
@@ -57,13 +57,13 @@ func FuzzParseFile(f *testing.F) {
 
 func TestBuiltinsHaveEverySlot(t *testing.T) {
 	for name, p := range palettes {
-		for _, s := range Slots {
+		for _, s := range slots {
 			if !p[s].set {
 				t.Errorf("theme %s leaves slot %s unset", name, s)
 			}
 		}
 	}
-	for _, name := range Builtin {
+	for _, name := range builtin {
 		if _, err := Load(name, Options{Dir: t.TempDir()}); err != nil {
 			t.Errorf("Load(%q): %v", name, err)
 		}
@@ -88,7 +88,7 @@ func TestNoColorKeepsAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range Slots {
+	for _, s := range slots {
 		st := th.Style(s)
 		if st.GetForeground() != nil && !isNoColor(st.GetForeground()) || st.GetBackground() != nil && !isNoColor(st.GetBackground()) {
 			t.Errorf("slot %s keeps a colour under NO_COLOR", s)

@@ -204,7 +204,7 @@ func BenchmarkBurst10kRTS(b *testing.B) {
 		mu.Lock()
 		seen[e.Verb]++
 		mu.Unlock()
-		if m, ok := e.Modify(); ok {
+		if m, ok := e.modify(); ok {
 			q.Put(m)
 		}
 	})

@@ -37,12 +37,12 @@
 //     reg_user_mr (rxe_reg_user_mr in the lab; each driver's where the
 //     kernel has it, the others silently left out), leaves them per
 //     thread for restrack_add's MR event. With rxe, 37 programs attach.
-//   - Loading and attaching the 36 programs takes 9 to 18 s under TCG on
-//     a loaded 2-core host (each program is loaded on its own, so a
-//     missing target costs only that program); on a quieter host 1.6–2.1
-//     s, and the 7 QP programs alone (Options.Groups = GroupQP, what the
-//     dashboard and the exporter load) 1.0 s. The rest is a fixed cost:
-//     reading the kernel's and ib_core's BTF.
+//   - Loading and attaching the programs takes seconds under TCG (each
+//     program is loaded on its own, so a missing target costs only that
+//     program), the 7 QP programs alone (Options.Groups = GroupQP, what
+//     the dashboard and the exporter load) less; the rest is a fixed
+//     cost: reading the kernel's and ib_core's BTF (docs/trace.md has
+//     the figures).
 //   - A module's BTF appears in /sys/kernel/btf as it loads. When ib_core
 //     or ib_uverbs are absent at Open, their programs are left out and a
 //     goroutine looks at that folder once a second; when a module
@@ -58,23 +58,22 @@
 // The BPF side wakes the reader only when 64 KiB wait in the ring buffer
 // (BPF_RB_NO_WAKEUP below, BPF_RB_FORCE_WAKEUP above); Read looks by
 // itself every Options.Latency (100 ms unless a reader asks for later)
-// for the rest. A wake-up per event had cost the
-// reader 13.6 s of CPU for 30,000 events under TCG; batched, 1.1 s.
+// for the rest. A wake-up per event had cost the reader many times the
+// CPU of batched wake-ups (BenchmarkCreate10kQPs: docs/performance.md).
 //
-// Cost (BenchmarkModify, lab, TCG): a modify took 12.9 µs untraced and
-// 42 µs traced. Most of it is the entry program's ~40
-// BPF_CORE_READ_BITFIELD_PROBED reads, each a bpf_probe_read_kernel call;
-// direct BTF loads of the typed fentry arguments would be cheaper (not
-// done). Events the ring buffer cannot hold are counted (Tracer.Lost).
-// BenchmarkCreate10kQPs: 10,000 QPs created and moved to INIT by another
-// process took 7.3 s untraced and 7.9 s traced, all 30,000 QP events
-// arrived, none lost. BenchmarkBurst10kRTS: 10,000 QPs created and moved
-// to RTS by another process (30,000 modifies) while read as the
-// dashboard and the exporter read (GroupQP, a look a second, an
-// inspect.ModifyQueue emptied by a Watcher dumping all the QPs every
-// second): all 40,000 events read, none lost with the 1 MiB ring, and
-// all 10,000 QPs' histories held their traced RTS, in two runs (the
-// burst took 179 and 214 s under TCG on a loaded host).
+// What tracing costs is measured in the lab by BenchmarkModify (one
+// modify, untraced and traced), BenchmarkCreate10kQPs (10,000 QPs
+// created and moved to INIT by another process: every QP event must
+// arrive) and BenchmarkBurst10kRTS (10,000 QPs moved to RTS, 30,000
+// modifies, while read as the dashboard and the exporter read: GroupQP,
+// a look a second, an inspect.ModifyQueue emptied by a Watcher dumping
+// all the QPs every second; no event may be lost with the 1 MiB ring,
+// and every QP's history must hold its traced RTS); docs/trace.md and
+// docs/performance.md have the figures. Most of a modify's cost is the
+// entry program's ~40 BPF_CORE_READ_BITFIELD_PROBED reads, each a
+// bpf_probe_read_kernel call; direct BTF loads of the typed fentry
+// arguments would be cheaper (not done). Events the ring buffer cannot
+// hold are counted (Tracer.Lost).
 //
 // The data path is left alone: post, poll and notify handlers are not
 // hooked (rxe makes every post a system call, and hardware never enters
@@ -84,8 +83,8 @@
 // space (Filter: pid, comm, qpn, dev). Read ends only at Close: a record
 // that does not decode is counted (Tracer.Undecoded) and skipped. The
 // dashboard, the exporter and res qp --follow read through FeedModifies
-// (feed.go: the QP programs loaded in the background, Tracer.Feed into an
-// inspect.ModifyQueue with its status and losses), which never makes the
+// (feed.go: the QP programs loaded in the background, every modify into
+// an inspect.ModifyQueue with its status and losses), which never makes the
 // reader wait: a reader that waited for its consumer would leave the ring
 // buffer to fill, and the kernel drops what does not fit (Tracer.Lost).
 package trace

@@ -6,14 +6,14 @@ import (
 	"slices"
 )
 
-// Drain returns once Read has returned every record the ring buffer
-// held when Drain was called (ringbuf.Reader.Flush), so that a reader
+// drain returns once Read has returned every record the ring buffer
+// held when drain was called (ringbuf.Reader.Flush), so that a reader
 // that stops (verbscope record at ctrl+c) first hands over what the
 // kernel already traced: the BPF side wakes the reader only for a full
 // batch, and up to Options.Latency of events can wait in the ring
-// otherwise. Read must be running (Feed); Drain gives up when ctx ends.
-// A Drain that gave up may leave its flush to end the next one early.
-func (t *Tracer) Drain(ctx context.Context) error {
+// otherwise. Read must be running (feed); drain gives up when ctx ends.
+// A drain that gave up may leave its flush to end the next one early.
+func (t *Tracer) drain(ctx context.Context) error {
 	t.drainMu.Lock()
 	defer t.drainMu.Unlock()
 	done := make(chan struct{})
@@ -42,7 +42,7 @@ func (t *Tracer) Drain(ctx context.Context) error {
 	}
 }
 
-// flushed tells every waiting Drain that Read reached the flush.
+// flushed tells every waiting drain that Read reached the flush.
 func (t *Tracer) flushed() {
 	t.flushMu.Lock()
 	defer t.flushMu.Unlock()

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestDrain: Drain returns once the reader has handed over every record
+// TestDrain: drain returns once the reader has handed over every record
 // the ring held when it was called, again after more came; it gives up
 // with the context when no reader runs, and says so after Close.
 func TestDrain(t *testing.T) {
@@ -35,7 +35,7 @@ func TestDrain(t *testing.T) {
 		if i > 0 {
 			fake.add(recs[2])
 		}
-		if err := tr.Drain(ctx); err != nil {
+		if err := tr.drain(ctx); err != nil {
 			t.Fatalf("Drain %d: %v", i, err)
 		}
 		mu.Lock()
@@ -48,14 +48,14 @@ func TestDrain(t *testing.T) {
 	tr.closed.Store(true)
 	fake.Close()
 	<-read
-	if err := tr.Drain(ctx); !errors.Is(err, ErrClosed) {
+	if err := tr.drain(ctx); !errors.Is(err, ErrClosed) {
 		t.Errorf("Drain after Close: %v, want ErrClosed", err)
 	}
 
 	idle := &Tracer{rd: &fakeRecords{closed: make(chan struct{})}, book: newBook(nil), self: -1}
 	short, stop := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer stop()
-	if err := idle.Drain(short); !errors.Is(err, context.DeadlineExceeded) {
+	if err := idle.drain(short); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Drain with no reader: %v, want it to give up with the context", err)
 	}
 	if len(idle.drains) != 0 {

@@ -70,7 +70,7 @@ func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 		tp.Store(t)
 		status() // after Store: a Notify before it is covered here
 		q.SetDrain(func(ctx context.Context) error {
-			err := t.Drain(ctx)
+			err := t.drain(ctx)
 			// The losses up to now, not as of the last LostEvery: the
 			// last reading then says what it lacks.
 			if dropped, lerr := t.Lost(); lerr == nil {
@@ -89,13 +89,13 @@ func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 			storeMax(&lost, dropped+undecoded)
 			status()
 		})
-		t.Feed(q)
+		t.feed(q)
 	}()
 	return q
 }
 
 // seesObjects reports whether hooks include both restrack programs: then
-// every object's create and destroy reaches the queue (Event.Touch), not
+// every object's create and destroy reaches the queue (Event.touch), not
 // only the QPs'.
 func seesObjects(hooks []Hook) bool {
 	var add, del bool
@@ -106,7 +106,7 @@ func seesObjects(hooks []Hook) bool {
 	return add && del
 }
 
-// storeMax raises v to n: the counts only grow, and a Drain and
+// storeMax raises v to n: the counts only grow, and a drain and
 // WatchLost may read them in one order and store them in the other.
 func storeMax(v *atomic.Uint64, n uint64) {
 	for {

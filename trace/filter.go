@@ -55,9 +55,9 @@ func ParseFilter(args []string) (Filter, error) {
 	return f, nil
 }
 
-// Match reports whether the event passes the filter. comm is compared
+// match reports whether the event passes the filter. comm is compared
 // with the kernel's comm, which is the first 15 bytes of the name.
-func (f Filter) Match(e *Event) bool {
+func (f Filter) match(e *Event) bool {
 	switch {
 	case f.PID != 0 && e.PID != f.PID:
 		return false

@@ -46,7 +46,7 @@ func TestFilterMatch(t *testing.T) {
 	events := replay(t, "testdata/pingpong.hex", nil)
 	count := func(f Filter) (n int) {
 		for i := range events {
-			if f.Match(&events[i]) {
+			if f.match(&events[i]) {
 				n++
 			}
 		}
@@ -72,7 +72,7 @@ func TestFilterMatch(t *testing.T) {
 	}
 	pid := events[0].PID
 	for i := range events {
-		if (events[i].PID == pid) != (Filter{PID: pid}).Match(&events[i]) {
+		if (events[i].PID == pid) != (Filter{PID: pid}).match(&events[i]) {
 			t.Errorf("pid=%d disagrees on %s", pid, events[i].Text())
 		}
 	}

@@ -36,10 +36,10 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// MaskNames are the mask's bits as the kernel names them (IB_QP_STATE,
+// maskNames are the mask's bits as the kernel names them (IB_QP_STATE,
 // include/rdma/ib_verbs.h enum ib_qp_attr_mask); the bits are shared with
 // ibv_qp_attr_mask.
-func MaskNames(m rdma.QPAttrMask) []string {
+func maskNames(m rdma.QPAttrMask) []string {
 	names := m.Names()
 	for i, n := range names {
 		if !strings.HasPrefix(n, "0x") {
@@ -80,7 +80,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		if e.FromKnown {
 			o = append(o, kv{"from", e.From.String()})
 		}
-		o = append(o, kv{"mask", MaskNames(e.Mask)}, kv{"attrs", e.attrs()})
+		o = append(o, kv{"mask", maskNames(e.Mask)}, kv{"attrs", e.attrs()})
 		var sgid any // null until the QP has an address vector
 		if !e.SGID.IsZero() {
 			sgid = e.SGID.String()

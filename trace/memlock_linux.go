@@ -7,14 +7,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// raiseMemlock lifts RLIMIT_MEMLOCK where the kernel charges BPF memory
-// to it (before 5.11; later kernels charge the memory cgroup), as
+// raiseMemlock lifts RLIMIT_MEMLOCK where the kernel charges BPF memory to
+// it (before 5.11; later kernels charge the memory cgroup), as
 // cilium/ebpf's rlimit.RemoveMemlock does. That package finds out in its
 // init, by creating a BPF map under a zero limit, in every process that
-// links it, tracing or not: 29 ms of each verbscope start in the lab's
-// emulated guest, `verbscope res` included. The kernel's version says it
-// without a probe; a vendor kernel older than 5.11 with memcg accounting
-// backported gets a limit it does not need, which costs nothing.
+// links it, tracing or not: a cost on each verbscope start, `verbscope
+// res` included (BenchmarkResProcess: docs/performance.md). The kernel's
+// version says it without a probe; a vendor kernel older than 5.11 with
+// memcg accounting backported gets a limit it does not need, which costs
+// nothing.
 func raiseMemlock() error {
 	var u unix.Utsname
 	if err := unix.Uname(&u); err == nil && !chargesMemlock(unix.ByteSliceToString(u.Release[:])) {

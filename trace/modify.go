@@ -9,11 +9,11 @@ import (
 	"github.com/verbscope/verbscope/rdma"
 )
 
-// Modify is a modify_qp event as the inspector's Tracker takes it
+// modify is a modify_qp event as the inspector's Tracker takes it
 // (inspect.Tracker.Observe, inspect.WatchOptions.Modifies); false for
 // other events and for a modify uverbs refused before the core (it names
 // no QP the kernel knows).
-func (e *Event) Modify() (inspect.Modify, bool) {
+func (e *Event) modify() (inspect.Modify, bool) {
 	if e.Verb != VerbModifyQP || e.Stage != StageCore || !e.HasQPN {
 		return inspect.Modify{}, false
 	}
@@ -21,7 +21,7 @@ func (e *Event) Modify() (inspect.Modify, bool) {
 		Time: e.Time, Dev: e.Dev, QPN: e.QPN, PID: e.PID, Comm: e.Comm,
 		From: inspect.QPState(e.From), To: inspect.QPState(e.Attr.State), HasState: e.Mask&rdma.AttrState != 0,
 		FromKnown: e.FromKnown, Type: e.QPType, Port: uint32(e.Port),
-		Mask: MaskNames(e.Mask), Ret: e.Ret,
+		Mask: maskNames(e.Mask), Ret: e.Ret,
 	}
 	for _, f := range attrFields {
 		if e.Mask&f.bit == 0 {
@@ -55,19 +55,19 @@ func (e *Event) Modify() (inspect.Modify, bool) {
 	return m, true
 }
 
-// Feed puts every modify Read returns on q until the tracer is closed:
+// feed puts every modify Read returns on q until the tracer is closed:
 // the reader behind the dashboard's and the exporter's QP histories.
 // Putting never waits (inspect.ModifyQueue), so the reader keeps up with
 // the kernel's ring buffer whatever the Watcher is doing.
-func (t *Tracer) Feed(q *inspect.ModifyQueue) {
+func (t *Tracer) feed(q *inspect.ModifyQueue) {
 	for {
 		e, err := t.Read()
 		if err != nil {
 			return // closed: Read ends no other way
 		}
-		if m, ok := e.Modify(); ok {
+		if m, ok := e.modify(); ok {
 			q.Put(m)
-		} else if x, ok := e.Touch(); ok {
+		} else if x, ok := e.touch(); ok {
 			q.Touch(x)
 		}
 	}
@@ -88,10 +88,10 @@ var touchKinds = map[Verb]struct {
 	VerbCreateCMID: {rdma.KindCMID, false}, VerbDestroyCMID: {rdma.KindCMID, true},
 }
 
-// Touch is the object a create or destroy that succeeded in the core
+// touch is the object a create or destroy that succeeded in the core
 // made or ended, for a Watcher that builds its readings from trace
 // (inspect.WatchOptions.Reconcile); ok is false for any other event.
-func (e Event) Touch() (inspect.Touch, bool) {
+func (e Event) touch() (inspect.Touch, bool) {
 	tk, ok := touchKinds[e.Verb]
 	if !ok || e.Stage != StageCore || e.Ret != 0 || e.Dev == "" {
 		return inspect.Touch{}, false

@@ -34,8 +34,7 @@ type Options struct {
 	// the reader only once a batch waits, so Read also looks this often.
 	// Zero is 100 ms, for a person watching; a reader that shows events
 	// once a second (the dashboard) passes that and wakes ten times
-	// less (each wake-up of an idle process costs ~0.15% of a CPU under
-	// emulation).
+	// less (each wake-up of an idle process costs CPU: docs/performance.md).
 	Latency time.Duration
 	// Record receives every ring buffer record, before filtering, as one
 	// line of hex: for bug reports and the decoder's tests.

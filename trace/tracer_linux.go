@@ -47,7 +47,7 @@ type Tracer struct {
 	lostAtClose uint64
 	// undecoded counts the records Read skipped (Undecoded).
 	undecoded atomic.Uint64
-	// drainMu lets one Drain at a time wait; drains are its channels,
+	// drainMu lets one drain at a time wait; drains are its channels,
 	// closed by Read at the ring buffer's flush (drain_linux.go).
 	drainMu sync.Mutex
 	flushMu sync.Mutex
@@ -327,7 +327,7 @@ func (t *Tracer) event(raw []byte) (Event, bool) {
 		return Event{}, false
 	}
 	t.book.note(&e)
-	return e, t.opts.Filter.Match(&e)
+	return e, t.opts.Filter.match(&e)
 }
 
 // skip counts a record Read could not use; Notify hears the first such

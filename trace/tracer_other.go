@@ -30,8 +30,8 @@ func (*Tracer) Lost() (uint64, error) { return 0, nil }
 // Undecoded is always 0 here.
 func (*Tracer) Undecoded() uint64 { return 0 }
 
-// Drain has nothing to wait for here.
-func (*Tracer) Drain(context.Context) error { return nil }
+// drain has nothing to wait for here.
+func (*Tracer) drain(context.Context) error { return nil }
 
 // Close does nothing here.
 func (*Tracer) Close() error { return nil }

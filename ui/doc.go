@@ -5,15 +5,19 @@
 // It only renders and forwards. The data comes in as messages from
 // pollers that run off the UI goroutine (inspect's watch stream,
 // sysfsmon's readings) and from the shell through shell/front's Engine;
-// package dash wires them in (Sources), so this package imports no cgo
-// code. Update never blocks: work that waits or reads the system runs
-// in tea.Cmds.
+// package dash wires them in (Sources, with a Control over the pollers
+// or a Replay over a recording) and builds the model with New, so this
+// package imports no cgo code. Update does no I/O and never blocks: work
+// that waits or reads the system runs in tea.Cmds.
 //
 // One root model returns the tea.View. It holds every view of the
 // registry (registry.go) as a page with its table, routes messages to
 // the views, and lays the screen out after each message (layout.go):
-// every part is sized there, so View only reads the model. The header,
-// tables, detail, help and shell pane render strings at their size.
+// every part is sized there, so View only reads the model. View does no
+// I/O but one: with Options.FrameFile set (the render tests' window onto
+// what was drawn, framefile.go) it writes each new frame to that file.
+// The header, tables, detail, help and shell pane render strings at
+// their size.
 //
 // Adding a view: write a value implementing component (view.go: its
 // columns and filter, how it takes messages, its heading, detail, empty

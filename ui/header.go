@@ -173,7 +173,7 @@ func (m *model) alerts() []string {
 	return out
 }
 
-// memlockAlert names the processes pinning more than owners.AlertRatio
+// memlockAlert names the processes pinning more than 80% (owners' alertRatio)
 // of their RLIMIT_MEMLOCK, the nearest first: their next ibv_reg_mr is
 // likely to fail with ENOMEM.
 func memlockAlert(ps []owners.Process) string {

@@ -12,7 +12,7 @@ import (
 
 // Options are the dashboard's settings from the command line.
 type Options struct {
-	Theme     string // a theme name (themes.Builtin or a user theme)
+	Theme     string // a theme name (built in or a user theme: package themes)
 	ThemeOpts themes.Options
 	// View is the view shown first ("qp" when empty).
 	View string
@@ -162,8 +162,9 @@ func (m *model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// View draws the model; it changes nothing (the frame file aside, a
-// test's window onto what was drawn).
+// View draws the model and changes none of it; with Options.FrameFile
+// set it also writes the frame there (frameFile.write), a test's window
+// onto what was drawn.
 func (m *model) View() tea.View {
 	frame := m.render()
 	if m.quitting {

@@ -8,8 +8,9 @@ import (
 )
 
 // Measuring a line's cells by its grapheme clusters (lipgloss.Width) was
-// a sixth of the idle dashboard's CPU in the lab's profile: every box
-// line, every table cell, every reading. Most lines are ASCII, the
+// a large share of the idle dashboard's CPU (BenchmarkIdleCost with a
+// CPU profile, BenchmarkViewOverview10kQPs: docs/performance.md): every
+// box line, every table cell, every reading. Most lines are ASCII, the
 // theme's SGR sequences, and a few one-cell symbols (box rules, "…",
 // "·", arrows); width counts those itself and leaves every other line
 // to lipgloss. TestWidthRunes and FuzzWidth hold it to lipgloss's

@@ -291,9 +291,9 @@ func (h *cqHandle) collect(wcs []WC, n C.int) (int, error) {
 }
 
 // spinYield is how many empty polls a C spin makes between yields: only
-// a long wait yields. Yielding sooner cost a third of the bandwidth and
-// up to ten times the latency on rxe in the lab, where both ends of a
-// loopback share two vCPUs.
+// a long wait yields. Yielding sooner cost bandwidth and latency on rxe
+// in the lab, where both ends of a loopback share two vCPUs
+// (BenchmarkWriteBandwidth, BenchmarkSendLatency: docs/performance.md).
 const spinYield = 4096
 
 func (h *cqHandle) reqNotify(solicitedOnly bool) error {

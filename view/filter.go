@@ -320,15 +320,15 @@ func (f Filter) Words() []string {
 // Match reports whether the row passes every filter.
 func (fs Filters) Match(r Row) bool {
 	for i := range fs {
-		if !fs[i].Match(r) {
+		if !fs[i].match(r) {
 			return false
 		}
 	}
 	return true
 }
 
-// Match reports whether the row passes the filter.
-func (f Filter) Match(r Row) bool {
+// match reports whether the row passes the filter.
+func (f Filter) match(r Row) bool {
 	if f.key == nil {
 		return f.matchText(r)
 	}

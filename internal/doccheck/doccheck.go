@@ -1,6 +1,7 @@
 // Package doccheck finds exported names without a doc comment, for the
-// tests that hold verbs/, inspect/ and sysfsmon/ to the rule that every
-// exported name says what it mirrors (DEVELOPERS.md).
+// tests (Require) that hold rdma/, verbs/, inspect/, sysfsmon/ and oob/
+// to the rule that every exported name says what it mirrors
+// (DEVELOPERS.md).
 package doccheck
 
 import (
@@ -14,11 +15,11 @@ import (
 	"testing"
 )
 
-// Undocumented lists "file: name" for every exported declaration of the
+// undocumented lists "file: name" for every exported declaration of the
 // package in dir (tests excluded) that has no doc comment. Methods count
 // when their receiver type is exported; a name in a documented group
 // (const or var block with a comment) counts as documented.
-func Undocumented(dir string) ([]string, error) {
+func undocumented(dir string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, fmt.Errorf("doccheck: %w", err)
@@ -91,7 +92,7 @@ func exportedReceiver(d *ast.FuncDecl) bool {
 // a doc comment; each package's test calls it on ".".
 func Require(t testing.TB, dir string) {
 	t.Helper()
-	names, err := Undocumented(dir)
+	names, err := undocumented(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

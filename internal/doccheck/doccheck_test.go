@@ -41,7 +41,7 @@ func G() {}
 `
 	os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644)
 	os.WriteFile(filepath.Join(dir, "p_test.go"), []byte("package p\n\nfunc TestX() {}\n"), 0o644)
-	got, err := Undocumented(dir)
+	got, err := undocumented(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

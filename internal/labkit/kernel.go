@@ -8,7 +8,7 @@ import (
 )
 
 // Kernel is the series of the kernel the lab booted, "6.1" or "6.12"
-// (uname's release up to its second dot: lab.GuestKernels names the
+// (uname's release up to its second dot: lab's guestKernels name the
 // series the lab boots; labkit does not import lab, whose own tests use
 // labkit). A lab test whose outcome differs between those kernels
 // branches on it and says in a comment what differs and from which

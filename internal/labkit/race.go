@@ -11,20 +11,21 @@ import (
 // guest's PATH beside the plain one.
 const raceBinary = "verbscope-race"
 
-// RaceBinary makes `verbscope` in this test (the processes it starts,
-// the tmux servers it starts and what they run) the race-built one, and
+// RaceBinary makes `verbscope` in this test (the processes it starts, the
+// tmux servers it starts and what they run) the race-built one, and
 // reports whether there is one: labtest -race (make lab-test) builds it
-// beside the plain verbscope; labtest without -race (make bench) does
-// not, and the test runs the plain build.
+// beside the plain verbscope; labtest without -race (make bench) does not,
+// and the test runs the plain build.
 //
-// Most lab tests run the plain verbscope, the binary people run: the
-// race detector makes a process 4 to 5 times slower under the guest's
-// emulation (TestDashboardLive: 97 s race-built, 26 s plain), and it
-// was most of the suite's time. The tests that call RaceBinary are the
-// ones whose processes are most concurrent (trace's reader beside the
-// watcher, the shell pane, signals, the exporter's collectors): the
-// races the lab has found were there. Each test binary is race-built
-// whole, so what the tests run in process is checked too.
+// Most lab tests run the plain verbscope, the binary people run: the race
+// detector makes a process several times slower under the guest's
+// emulation (TestDashboardLive's time, race-built and plain:
+// docs/performance.md), and it was most of the suite's time. The tests
+// that call RaceBinary are the ones whose processes are most concurrent
+// (trace's reader beside the watcher, the shell pane, signals, the
+// exporter's collectors): the races the lab has found were there. Each
+// test binary is race-built whole, so what the tests run in process is
+// checked too.
 //
 // It sets PATH with t.Setenv, so its test cannot be parallel.
 func RaceBinary(t testing.TB) bool {

@@ -62,19 +62,19 @@ func ParseRdmaJSON(b []byte) ([]RdmaObject, error) {
 	return out, nil
 }
 
-// Added names the keys verbscope prints that iproute2 does not, each with
+// added names the keys verbscope prints that iproute2 does not, each with
 // the key it must follow: tgid, the process of the thread the kernel
 // records as pid.
-var Added = map[string]string{"tgid": "pid"}
+var added = map[string]string{"tgid": "pid"}
 
 // WithoutAdded returns objs as iproute2 would print them: without the
-// Added keys, after checking that each follows its key.
+// added keys, after checking that each follows its key.
 func WithoutAdded(objs []RdmaObject) ([]RdmaObject, error) {
 	out := make([]RdmaObject, len(objs))
 	for i, o := range objs {
 		c := RdmaObject{Values: map[string]any{}}
 		for j, k := range o.Keys {
-			if after, ok := Added[k]; ok {
+			if after, ok := added[k]; ok {
 				if j == 0 || o.Keys[j-1] != after {
 					return nil, fmt.Errorf("object %d: %q is not right after %q: keys %v", i, k, after, o.Keys)
 				}
@@ -88,8 +88,8 @@ func WithoutAdded(objs []RdmaObject) ([]RdmaObject, error) {
 	return out, nil
 }
 
-// PSNKeys are the QP fields that move with traffic between two reads.
-var PSNKeys = []string{"sq-psn", "rq-psn"}
+// psnKeys are the QP fields that move with traffic between two reads.
+var psnKeys = []string{"sq-psn", "rq-psn"}
 
 // CompareRdmaJSON compares objects read by the code under test (got)
 // with rdma's output taken just before and just after: the same objects
@@ -99,7 +99,7 @@ var PSNKeys = []string{"sq-psn", "rq-psn"}
 // equal both reads, and if the two reads differ elsewhere the system
 // changed under the comparison, which is reported as Unstable.
 //
-// got may carry the Added keys, each in its place; nothing else is
+// got may carry the added keys, each in its place; nothing else is
 // ignored.
 func CompareRdmaJSON(before, got, after []RdmaObject) error {
 	got, err := WithoutAdded(got)
@@ -110,7 +110,7 @@ func CompareRdmaJSON(before, got, after []RdmaObject) error {
 		return &Unstable{fmt.Sprintf("rdma listed %d objects, then %d", len(before), len(after))}
 	}
 	if len(got) != len(before) {
-		return fmt.Errorf("%d objects, rdma lists %d:\n got %s\nwant %s", len(got), len(before), Describe(got), Describe(before))
+		return fmt.Errorf("%d objects, rdma lists %d:\n got %s\nwant %s", len(got), len(before), describe(got), describe(before))
 	}
 	var problems []string
 	for i := range before {
@@ -150,8 +150,8 @@ type Unstable struct{ Why string }
 
 func (u *Unstable) Error() string { return "unstable: " + u.Why }
 
-// Describe renders objects compactly for messages.
-func Describe(objs []RdmaObject) string {
+// describe renders objects compactly for messages.
+func describe(objs []RdmaObject) string {
 	var parts []string
 	for _, o := range objs {
 		var kv []string
@@ -163,7 +163,7 @@ func Describe(objs []RdmaObject) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-func isPSN(k string) bool { return k == PSNKeys[0] || k == PSNKeys[1] }
+func isPSN(k string) bool { return k == psnKeys[0] || k == psnKeys[1] }
 
 // psnBetween: going forward (mod 2^24) from lo, mid comes no later than hi.
 func psnBetween(lo, mid, hi any) bool {

@@ -1,8 +1,11 @@
 // Package pace times the poll loops of the live views (inspect's Watcher
 // of RDMA netlink, sysfsmon's Watcher of sysfs and procfs) with the
 // controls a person has over them: an interval, pause and resume, and a
-// reading now. The loops differ only in what they read; the timing, and
-// the latest-wins delivery of what they read, is written once here.
+// reading now (Start runs a Loop paced by a Pacer, New). The loops differ
+// only in what they read; the timing, and the latest-wins delivery of
+// what they read, is written once here: Deliver, which every stream of
+// readings uses (the dashboard's, the recorder's, the exporter's), and
+// LateAfter, when a reading that has not come is late.
 package pace
 
 import (
@@ -26,11 +29,11 @@ type Clock interface {
 	Timer(d time.Duration) (<-chan time.Time, func())
 }
 
-// RealClock is time's timers.
-type RealClock struct{}
+// realClock is time's timers.
+type realClock struct{}
 
 // Timer is a time.Timer's channel and its Stop.
-func (RealClock) Timer(d time.Duration) (<-chan time.Time, func()) {
+func (realClock) Timer(d time.Duration) (<-chan time.Time, func()) {
 	t := time.NewTimer(d)
 	return t.C, func() { t.Stop() }
 }
@@ -50,10 +53,10 @@ type Pacer struct {
 
 // New returns a Pacer that pauses interval between readings; def stands
 // in for an interval <= 0, here and in SetInterval. A nil clk is
-// RealClock.
+// realClock.
 func New(interval, def time.Duration, clk Clock) *Pacer {
 	if clk == nil {
-		clk = RealClock{}
+		clk = realClock{}
 	}
 	p := &Pacer{refresh: make(chan struct{}, 1), control: make(chan struct{}, 1), def: def, clock: clk}
 	p.interval.Store(int64(p.orDefault(interval)))

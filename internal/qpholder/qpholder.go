@@ -1,6 +1,6 @@
 // Package qpholder makes a lab test binary double as the "other
 // process" of inspector tests and benchmarks: re-run with an environment
-// variable, it creates that many RC QPs on $LAB_DEV, moves them to INIT
+// variable (Start; the binary's TestMain calls Main first), it creates that many RC QPs on $LAB_DEV, moves them to INIT
 // (or on to RTS, each connected to itself), says "ready N" and holds
 // them until its stdin closes. StartAs also gives it a comm of the test's
 // choosing (any bytes but NUL, as a process may choose its own), to see

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// EnvDir names the session directory, over the defaults.
-const EnvDir = "VERBSCOPE_SESSIONS"
+// envDir names the session directory, over the defaults.
+const envDir = "VERBSCOPE_SESSIONS"
 
 // systemDir is root's session directory: one place that every shell
 // and recorder run as root agrees on.
@@ -21,9 +21,9 @@ const systemDir = "/run/verbscope/sessions"
 // Dir is the session directory: $VERBSCOPE_SESSIONS, else
 // /run/verbscope/sessions when this process may write there (root),
 // else $XDG_RUNTIME_DIR/verbscope/sessions; "" when none applies. It
-// is not created here (Open does).
+// is not created here (openWriter does).
 func Dir() string {
-	if d := os.Getenv(EnvDir); d != "" {
+	if d := os.Getenv(envDir); d != "" {
 		return d
 	}
 	if writable(systemDir) {

@@ -42,7 +42,7 @@ func TestDirOthersCannotWrite(t *testing.T) {
 		if got := NewTail(dir).Read(); len(got) != 0 {
 			t.Errorf("a %04o folder of uid %d: the recorder read %+v", mode, o.uid, got)
 		}
-		if w := Open(dir, "script"); w != nil {
+		if w := openWriter(dir, "script"); w != nil {
 			w.Close()
 			t.Errorf("a shell wrote its transcript into a %04o folder of uid %d", mode, o.uid)
 		}

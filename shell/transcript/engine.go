@@ -9,14 +9,14 @@ import (
 // engine is a shell whose commands and answers go to a transcript.
 type engine struct {
 	front.Engine
-	w *Writer
+	w *writer
 }
 
 // Wrap returns e with its session written to a transcript in the
 // session directory (face: prompt, script or dash); e itself when
 // there is none. Closing it closes e, then removes the transcript.
 func Wrap(e front.Engine, face string) front.Engine {
-	w := Open("", face)
+	w := openWriter("", face)
 	if w == nil {
 		return e
 	}

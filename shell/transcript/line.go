@@ -22,9 +22,9 @@ type Line struct {
 	Text string `json:"text"`
 }
 
-// Parse reads one JSON line of a transcript; a line that is not one
+// parseLine reads one JSON line of a transcript; a line that is not one
 // (damaged, cut short, another kind) is an error.
-func Parse(b []byte) (Line, error) {
+func parseLine(b []byte) (Line, error) {
 	var l Line
 	if err := json.Unmarshal(b, &l); err != nil {
 		return Line{}, err

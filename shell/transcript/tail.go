@@ -82,7 +82,7 @@ func (t *Tail) readFile(name string) []Line {
 	t.offs[name] = off + int64(end) + 1
 	var out []Line
 	for _, l := range strings.Split(string(buf[:end]), "\n") {
-		if line, err := Parse([]byte(l)); err == nil {
+		if line, err := parseLine([]byte(l)); err == nil {
 			out = append(out, line)
 		}
 	}

@@ -44,7 +44,7 @@ func kinds(ls []Line) []kt {
 // forgets it.
 func TestWrapTail(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sessions")
-	t.Setenv(EnvDir, dir)
+	t.Setenv(envDir, dir)
 	fe := &fakeEngine{}
 	e := Wrap(fe, "script")
 	tail := NewTail(dir)
@@ -95,13 +95,13 @@ func TestWrapTail(t *testing.T) {
 func TestWrapNoDir(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)
-	t.Setenv(EnvDir, filepath.Join(file, "sessions"))
+	t.Setenv(envDir, filepath.Join(file, "sessions"))
 	fe := &fakeEngine{}
 	if e := Wrap(fe, "prompt"); e != front.Engine(fe) {
 		t.Errorf("Wrap under a file: %T, want the shell itself", e)
 	}
-	var w *Writer
-	w.Write(KindIn, "x") // a nil Writer writes nothing, without a panic
+	var w *writer
+	w.Write(KindIn, "x") // a nil writer writes nothing, without a panic
 	w.Close()
 }
 
@@ -132,23 +132,23 @@ func TestTailDamage(t *testing.T) {
 	}
 }
 
-// TestWriterBounds: an answer is cut at MaxText and says so; past
-// MaxBytes nothing more is written.
+// TestWriterBounds: an answer is cut at maxText and says so; past
+// maxBytes nothing more is written.
 func TestWriterBounds(t *testing.T) {
 	dir := t.TempDir()
-	w := Open(dir, "script")
+	w := openWriter(dir, "script")
 	defer w.Close()
-	w.Write(KindOut, strings.Repeat("x", MaxText+100))
+	w.Write(KindOut, strings.Repeat("x", maxText+100))
 	lines := NewTail(dir).Read()
-	if len(lines) != 1 || len(lines[0].Text) != MaxText+len(truncated) || !strings.HasSuffix(lines[0].Text, truncated) {
+	if len(lines) != 1 || len(lines[0].Text) != maxText+len(truncated) || !strings.HasSuffix(lines[0].Text, truncated) {
 		t.Fatalf("a long answer: %d lines, the first %d bytes", len(lines), len(lines[0].Text))
 	}
-	for range MaxBytes / MaxText * 2 {
-		w.Write(KindOut, strings.Repeat("y", MaxText))
+	for range maxBytes / maxText * 2 {
+		w.Write(KindOut, strings.Repeat("y", maxText))
 	}
 	st, _ := os.Stat(w.path)
-	if st.Size() > MaxBytes {
-		t.Errorf("the transcript grew to %d bytes, over %d", st.Size(), MaxBytes)
+	if st.Size() > maxBytes {
+		t.Errorf("the transcript grew to %d bytes, over %d", st.Size(), maxBytes)
 	}
 }
 
@@ -156,7 +156,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"t":"2026-12-01T02:47:00Z","pid":7,"face":"dash","kind":"in","text":"open"}`))
 	f.Add([]byte(`{"t":1,"pid":-1}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		l, err := Parse(b)
+		l, err := parseLine(b)
 		if err == nil && (l.PID <= 0 || (l.Kind != KindIn && l.Kind != KindOut)) {
 			t.Errorf("Parse took %q as %+v", b, l)
 		}

@@ -12,21 +12,21 @@ import (
 	"github.com/verbscope/verbscope/internal/privfile"
 )
 
-// MaxText bounds one line's text: a longer answer (a dump of a large
+// maxText bounds one line's text: a longer answer (a dump of a large
 // MR) is cut there, and says so.
-const MaxText = 16 << 10
+const maxText = 16 << 10
 
-// MaxBytes bounds a transcript file: past it the session goes on
+// maxBytes bounds a transcript file: past it the session goes on
 // unrecorded.
-const MaxBytes = 4 << 20
+const maxBytes = 4 << 20
 
-// truncated ends a text cut at MaxText.
+// truncated ends a text cut at maxText.
 const truncated = "\n… (cut: the transcript keeps 16 KiB of an answer)"
 
-// Writer appends a shell's lines to its file. It is safe for
+// writer appends a shell's lines to its file. It is safe for
 // concurrent use (the dashboard's pane runs commands in Cmds). A nil
-// Writer writes nothing.
-type Writer struct {
+// writer writes nothing.
+type writer struct {
 	mu      sync.Mutex
 	f       *os.File
 	path    string
@@ -39,11 +39,11 @@ type Writer struct {
 // the course it may start).
 var seq atomic.Int64
 
-// Open starts the transcript of a shell of this process, whose face is
+// openWriter starts the transcript of a shell of this process, whose face is
 // prompt, script or dash, in dir (Dir when ""). It returns nil when
 // there is no directory or it cannot be written: the shell runs
 // without a transcript.
-func Open(dir, face string) *Writer {
+func openWriter(dir, face string) *writer {
 	if dir == "" {
 		dir = Dir()
 	}
@@ -58,16 +58,16 @@ func Open(dir, face string) *Writer {
 	if err != nil {
 		return nil
 	}
-	return &Writer{f: f, path: path, face: face, pid: pid}
+	return &writer{f: f, path: path, face: face, pid: pid}
 }
 
 // Write appends a line of kind KindIn or KindOut.
-func (w *Writer) Write(kind, text string) {
+func (w *writer) Write(kind, text string) {
 	if w == nil {
 		return
 	}
-	if len(text) > MaxText {
-		text = text[:MaxText] + truncated
+	if len(text) > maxText {
+		text = text[:maxText] + truncated
 	}
 	b, err := json.Marshal(Line{Time: time.Now(), PID: w.pid, Face: w.face, Kind: kind, Text: text})
 	if err != nil {
@@ -76,7 +76,7 @@ func (w *Writer) Write(kind, text string) {
 	b = append(b, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.f == nil || w.written+len(b) > MaxBytes {
+	if w.f == nil || w.written+len(b) > maxBytes {
 		return
 	}
 	n, _ := w.f.Write(b)
@@ -85,7 +85,7 @@ func (w *Writer) Write(kind, text string) {
 
 // Close ends the transcript and removes its file: the shell exited
 // cleanly, and what a recorder read of it is in the recording.
-func (w *Writer) Close() {
+func (w *writer) Close() {
 	if w == nil {
 		return
 	}
