@@ -9,6 +9,7 @@ import (
 	"github.com/verbscope/verbscope/counters"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/sysfsmon"
 )
 
 // Reading is one reading the Diagnoser follows: a snapshot with the
@@ -43,6 +44,11 @@ type Config struct {
 	// while its port's retry or RNR counters rise before it is judged
 	// stuck (default 3).
 	StallReadings int
+	// Driver names a device's driver as the counters registry keys it
+	// (counters.Lookup), which says what each counter means on it; nil
+	// reads it from sysfs (sysfsmon.FS.DeviceDriver: the module behind
+	// the device's link, else what its name says).
+	Driver func(dev string) string
 }
 
 // defaultStallReadings is Config.StallReadings's default: at one
@@ -68,6 +74,7 @@ type Diagnoser struct {
 	// peer every reading.
 	settled map[inspect.Key]settled
 	signals map[[2]string]counters.Signal
+	drivers map[string]string // by device, asked of cfg.Driver once
 }
 
 type portKey struct {
@@ -94,8 +101,11 @@ func New(cfg Config) *Diagnoser {
 	if cfg.StallReadings <= 0 {
 		cfg.StallReadings = defaultStallReadings
 	}
+	if cfg.Driver == nil {
+		cfg.Driver = sysfsDriver
+	}
 	return &Diagnoser{cfg: cfg, watch: map[inspect.Key]*qpWatch{}, recent: map[portKey][][]rise{},
-		settled: map[inspect.Key]settled{}, signals: map[[2]string]counters.Signal{}}
+		settled: map[inspect.Key]settled{}, signals: map[[2]string]counters.Signal{}, drivers: map[string]string{}}
 }
 
 // retrying are the signals of a requester that retries: what makes a
@@ -195,7 +205,7 @@ func (d *Diagnoser) settle(ctx context.Context, s *inspect.Snapshot, r Reading, 
 // facts gathers what is known of q: its port, driver, traced attributes
 // and, for a connected QP, its peer.
 func (d *Diagnoser) facts(ctx context.Context, s *inspect.Snapshot, r Reading, q *inspect.QP, look look, since time.Time) facts {
-	f := facts{Look: look, QP: *q, Since: since, Driver: driverOf(q.DevName), Traced: tracedFacts(r.History[key(q)])}
+	f := facts{Look: look, QP: *q, Since: since, Driver: d.driver(q.DevName), Traced: tracedFacts(r.History[key(q)])}
 	for i := range s.Ports {
 		if p := &s.Ports[i]; p.DevName == q.DevName && p.Port == q.Port {
 			f.Port = p
@@ -389,13 +399,32 @@ func portCounters(s *inspect.Snapshot, dev string, port uint32) *inspect.PortCou
 	return nil
 }
 
+// driver is dev's driver, asked once.
+func (d *Diagnoser) driver(dev string) string {
+	drv, ok := d.drivers[dev]
+	if !ok {
+		drv = d.cfg.Driver(dev)
+		d.drivers[dev] = drv
+	}
+	return drv
+}
+
+// sysfsDriver is Config.Driver's default: the running kernel's sysfs.
+func sysfsDriver(dev string) string {
+	fs, err := sysfsmon.NewDefaultFS()
+	if err != nil {
+		return counters.DeviceDriver("", dev, false, "")
+	}
+	return fs.DeviceDriver(dev)
+}
+
 // signal is the registry's signal of a device's counter, looked up once.
 func (d *Diagnoser) signal(dev, name string) counters.Signal {
 	k := [2]string{dev, name}
 	if s, ok := d.signals[k]; ok {
 		return s
 	}
-	info, _ := counters.Lookup(driverOf(dev), name)
+	info, _ := counters.Lookup(d.driver(dev), name)
 	sig := info.Signal
 	if info.Side == counters.SideResponder && retrying[sig] {
 		// A responder's count (RNR NAKs sent) says a QP of this port

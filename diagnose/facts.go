@@ -75,7 +75,7 @@ type facts struct {
 	Look  look
 	QP    inspect.QP
 	Since time.Time
-	// Driver is the device's driver as driverOf names it.
+	// Driver is the device's driver as Config.Driver names it.
 	Driver string
 	// Still is how many readings the PSNs stood still (lookStalled).
 	Still int

@@ -26,7 +26,7 @@ func (c *counterFiles) driver(f *FS, dev string) string {
 			return d
 		}
 	}
-	d := f.deviceDriver(dev)
+	d := f.DeviceDriver(dev)
 	if c != nil {
 		c.drivers[dev] = d
 	}

@@ -296,9 +296,11 @@ func (f *FS) readPlacement(ws *warnings, d *Device) string {
 	return pciDir
 }
 
-// deviceDriver is Device.Driver without reading the rest of the device:
-// what the counters need to look themselves up.
-func (f *FS) deviceDriver(name string) string {
+// DeviceDriver is Device.Driver without reading the rest of the device
+// (the module its sysfs "device/driver" link names, Documentation/ABI/
+// testing/sysfs-class-infiniband; else what its parent file and name
+// say): what the counters registry keys a device's counters by.
+func (f *FS) DeviceDriver(name string) string {
 	d := Device{Name: name}
 	var ws warnings
 	d.NodeTypeName = f.optional(&ws, f.sysPath(classIB, name, "node_type"))
