@@ -195,7 +195,7 @@ func memlockAlert(ps []owners.Process) string {
 		who = strconv.Itoa(n) + " processes"
 	}
 	return who + " near memlock: " + procName(uint32(p.TGID), p.Comm) + " " +
-		strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% of " + sizeText(p.MemlockSoft.Value)
+		strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% of " + view.Bytes(p.MemlockSoft.Value).Short()
 }
 
 func (m *model) alertsLine() string {
