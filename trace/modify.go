@@ -17,6 +17,26 @@ func (e *Event) Modify() (inspect.Modify, bool) {
 	if e.Verb != VerbModifyQP || e.Stage != StageCore || !e.HasQPN {
 		return inspect.Modify{}, false
 	}
+	m := e.modify()
+	if b, err := json.Marshal(e.attrs()); err == nil {
+		m.AttrsJSON = b
+	}
+	if e.Ret < 0 {
+		m.Errno = errnoName(e.Errno)
+		if e.Check != nil {
+			if d := e.Check.Decisive(); d != nil {
+				m.Check = d.Problem
+			} else {
+				m.Check = fmt.Sprintf("rdma.Check predicted %s", errnoName(e.Check.Errno))
+			}
+		}
+	}
+	return m, true
+}
+
+// modify is what a modify_qp event asked for and who asked: the part of
+// Modify the text line prints too (Text), through view.Modify.
+func (e *Event) modify() inspect.Modify {
 	m := inspect.Modify{
 		Time: e.Time, Dev: e.Dev, QPN: e.QPN, PID: e.PID, Comm: e.Comm,
 		From: inspect.QPState(e.From), To: inspect.QPState(e.Attr.State), HasState: e.Mask&rdma.AttrState != 0,
@@ -39,20 +59,7 @@ func (e *Event) Modify() (inspect.Modify, bool) {
 		}
 		m.Attrs = append(m.Attrs, inspect.ModifyAttr{Name: f.key, Value: v})
 	}
-	if b, err := json.Marshal(e.attrs()); err == nil {
-		m.AttrsJSON = b
-	}
-	if e.Ret < 0 {
-		m.Errno = errnoName(e.Errno)
-		if e.Check != nil {
-			if d := e.Check.Decisive(); d != nil {
-				m.Check = d.Problem
-			} else {
-				m.Check = fmt.Sprintf("rdma.Check predicted %s", errnoName(e.Check.Errno))
-			}
-		}
-	}
-	return m, true
+	return m
 }
 
 // Feed puts every modify Read returns on q until the tracer is closed:
