@@ -168,7 +168,7 @@ func probePort(devs []sysfsmon.Device, name string) int {
 		return 1
 	}
 	for _, p := range devs[i].Ports {
-		if active(p) {
+		if p.State.Up() {
 			return p.Port
 		}
 	}
