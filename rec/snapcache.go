@@ -219,9 +219,6 @@ func (c *snapCache) rows(ctx context.Context, q string, fn func(objRow) error, a
 // copied many times over.
 func snapshotOf(objs map[objKey]liveObj, t time.Time, prev *inspect.Snapshot, changed map[rdma.Kind]bool) *inspect.Snapshot {
 	s := &inspect.Snapshot{Time: t}
-	if prev != nil {
-		s.QPs, s.CQs, s.MRs, s.PDs, s.Contexts, s.SRQs, s.CMIDs = prev.QPs, prev.CQs, prev.MRs, prev.PDs, prev.Contexts, prev.SRQs, prev.CMIDs
-	}
 	made := func(k rdma.Kind) bool { return prev == nil || changed[k] }
 	n := map[rdma.Kind]int{}
 	var objsMade []liveObj
@@ -231,31 +228,16 @@ func snapshotOf(objs map[objKey]liveObj, t time.Time, prev *inspect.Snapshot, ch
 			objsMade = append(objsMade, o)
 		}
 	}
-	remake(&s.QPs, made(rdma.KindQP), n[rdma.KindQP])
-	remake(&s.CQs, made(rdma.KindCQ), n[rdma.KindCQ])
-	remake(&s.MRs, made(rdma.KindMR), n[rdma.KindMR])
-	remake(&s.PDs, made(rdma.KindPD), n[rdma.KindPD])
-	remake(&s.Contexts, made(rdma.KindCtx), n[rdma.KindCtx])
-	remake(&s.SRQs, made(rdma.KindSRQ), n[rdma.KindSRQ])
-	remake(&s.CMIDs, made(rdma.KindCMID), n[rdma.KindCMID])
+	for _, k := range rdma.ResourceKinds() {
+		if made(k) {
+			s.Reserve(k, n[k])
+		} else {
+			s.Share(prev, k)
+		}
+	}
 	slices.SortFunc(objsMade, func(a, b liveObj) int { return cmp.Compare(a.id, b.id) })
 	for _, o := range objsMade {
-		appendObj(s, o.val)
+		s.Append(o.val)
 	}
 	return s
-}
-
-// remake gives *dst room for n objects to append, when made.
-func remake[T any](dst *[]T, made bool, n int) {
-	if made {
-		*dst = sized[T](n)
-	}
-}
-
-// sized is a slice with room for n, nil for none (as appends leave it).
-func sized[T any](n int) []T {
-	if n == 0 {
-		return nil
-	}
-	return make([]T, 0, n)
 }
