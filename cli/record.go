@@ -21,6 +21,7 @@ import (
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
 )
 
 func init() { register("record", recordCmd) }
@@ -165,7 +166,7 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 	}
 	bound := "no bound on its size"
 	if o.w.MaxSize > 0 {
-		bound = "at most " + byteSize(o.w.MaxSize) + ", the oldest readings dropped past it (--max-size)"
+		bound = "at most " + view.Bytes(o.w.MaxSize).String() + ", the oldest readings dropped past it (--max-size)"
 	}
 	fmt.Fprintf(env.Stderr, "record: recording to %s every %s, %s (ctrl+c stops)\n", o.path, o.interval, bound)
 	if d := o.w.Sessions; d != "" {

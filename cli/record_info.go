@@ -40,7 +40,7 @@ func recordInfo(ctx context.Context, env *Env, args []string, asJSON bool) error
 	// The file's words are whoever wrote it's: Printable, so none of
 	// them reaches the terminal as an escape sequence.
 	p := view.Printable
-	fmt.Fprintf(w, "recording  %s (%s, schema %d)\n", p(in.Path), byteSize(in.Size), in.Schema)
+	fmt.Fprintf(w, "recording  %s (%s, schema %d)\n", p(in.Path), view.Bytes(in.Size).String(), in.Schema)
 	fmt.Fprintf(w, "host       %s · kernel %s · rdma-core %s · devices %s\n", p(in.Host["hostname"]), p(in.Host["kernel"]),
 		p(in.Host["rdma_core"]), p(strings.Join(in.Devices(), " ")))
 	fmt.Fprintf(w, "span       %s → %s (%s)\n", in.From.Format(stamp), in.To.Format(stamp), in.To.Sub(in.From).Round(time.Second))
@@ -60,19 +60,6 @@ func recordInfo(ctx context.Context, env *Env, args []string, asJSON bool) error
 		fmt.Fprintf(w, "%-10s and %d more (record info -j, or the gaps table)\n", "", in.MoreGaps)
 	}
 	return nil
-}
-
-// byteSize prints n in the largest binary unit that keeps it above 1.
-func byteSize(n int64) string {
-	for _, u := range []struct {
-		shift uint
-		name  string
-	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
-		if n >= 1<<u.shift {
-			return fmt.Sprintf("%.1f %s", float64(n)/float64(int64(1)<<u.shift), u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 type exportFormat struct {

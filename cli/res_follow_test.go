@@ -107,7 +107,7 @@ func TestFollowUnseenQP(t *testing.T) {
 	}
 	var got []string
 	for _, l := range f.Next(empty(1)) {
-		got = append(got, l.Text())
+		got = append(got, followRow(l).Text())
 	}
 	want := []string{"12:00:00.500000 rxe0 lqpn 18 RESET→INIT by ibv_rc_pingpong[9]"}
 	if d := cmp.Diff(want, got); d != "" {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/verbscope/verbscope/counters"
 	"github.com/verbscope/verbscope/inspect"
-	"github.com/verbscope/verbscope/rdma"
 )
 
 // look is why a QP is looked at.
@@ -109,5 +108,5 @@ func (f *facts) signal(s counters.Signal) uint64 {
 
 // portUp reports whether the QP's port is ACTIVE (true when unknown).
 func (f *facts) portUp() bool {
-	return f.Port == nil || f.Port.State == rdma.PortStateActive
+	return f.Port == nil || f.Port.State.Up()
 }

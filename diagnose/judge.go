@@ -145,7 +145,7 @@ func judgeStalled(v *Verdict, f *facts) bool {
 		v.Why = fmt.Sprintf("%s is in %s", peerName(p), p.State)
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%s is in %s: a QP drops every packet before RTR, so nothing is acknowledged", peerName(p), p.State))
 		v.Fix = append([]string{fmt.Sprintf("move the peer QP to RTR (and RTS) with this QP's number %d as its dest_qp_num: the retries then go through", q.LQPN)}, timeoutFix...)
-	case p != nil && (p.State == "ERR" || p.State == "SQE"):
+	case p != nil && failedState(p.State):
 		v.Cause = CausePeerNotReady
 		v.Why = fmt.Sprintf("%s is in %s", peerName(p), p.State)
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%s is in %s: it answers nothing this QP sends", peerName(p), p.State))
@@ -289,6 +289,13 @@ func joinNums(ns []uint32) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// failedState reports whether a peer's state, as its exporter names it,
+// is one a QP falls into on an error (rdma.QPState.Failed).
+func failedState(name string) bool {
+	st, ok := rdma.ParseQPState(name)
+	return ok && st.Failed()
 }
 
 func netdevOr(f *facts) string {

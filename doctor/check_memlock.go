@@ -5,6 +5,7 @@ import (
 
 	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
 )
 
 // checkMemlock compares RLIMIT_MEMLOCK with what the probe registers:
@@ -35,7 +36,7 @@ func checkMemlock(f *Facts) Result {
 		case h.Cred != nil && h.Cred.HasCap(sysfsmon.CapIPCLock):
 			r.ok("the limit (%s) does not apply: this process has CAP_IPC_LOCK", bytesOrUnlimited(soft))
 		default:
-			r.ok("%s may be pinned, enough for the probe's %s", bytesOrUnlimited(soft), sizeText(f.MRSize))
+			r.ok("%s may be pinned, enough for the probe's %s", bytesOrUnlimited(soft), view.Bytes(f.MRSize).String())
 		}
 	default:
 		who := "this process"
@@ -64,16 +65,16 @@ func checkProcMemlock(r *result, ps []owners.Process) {
 		src := fmt.Sprintf("/proc/%d/limits, netlink RES_MR_GET", p.TGID)
 		switch {
 		case p.IPCLock:
-			r.note(who, fmt.Sprintf("%s; CAP_IPC_LOCK: no limit applies", bytesText(p.Pinned)), src)
+			r.note(who, fmt.Sprintf("%s; CAP_IPC_LOCK: no limit applies", view.Bytes(p.Pinned).String()), src)
 		case p.MemlockSoft.Unlimited:
-			r.note(who, fmt.Sprintf("%s of unlimited", bytesText(p.Pinned)), src)
+			r.note(who, fmt.Sprintf("%s of unlimited", view.Bytes(p.Pinned).String()), src)
 		case p.MemlockAlert():
-			r.judge(Warn, who, fmt.Sprintf("%s of %s (%d%%)", bytesText(p.Pinned), bytesText(p.MemlockSoft.Value), int(p.MemlockRatio()*100)), src)
+			r.judge(Warn, who, fmt.Sprintf("%s of %s (%d%%)", view.Bytes(p.Pinned).String(), view.Bytes(p.MemlockSoft.Value).String(), int(p.MemlockRatio()*100)), src)
 			r.problem(Warn, "%s[%d] has pinned %d%% of its RLIMIT_MEMLOCK (%s): its next ibv_reg_mr is likely to fail with ENOMEM",
-				p.Comm, p.TGID, int(p.MemlockRatio()*100), bytesText(p.MemlockSoft.Value))
+				p.Comm, p.TGID, int(p.MemlockRatio()*100), view.Bytes(p.MemlockSoft.Value).String())
 			r.fix("raise the limit of a running process: prlimit --pid %d --memlock=unlimited:unlimited (as root); for the next start, LimitMEMLOCK=infinity in its unit or --ulimit memlock=-1:-1 for its container", p.TGID)
 		default:
-			r.note(who, fmt.Sprintf("%s of %s (%d%%)", bytesText(p.Pinned), bytesText(p.MemlockSoft.Value), int(p.MemlockRatio()*100)), src)
+			r.note(who, fmt.Sprintf("%s of %s (%d%%)", view.Bytes(p.Pinned).String(), view.Bytes(p.MemlockSoft.Value).String(), int(p.MemlockRatio()*100)), src)
 		}
 	}
 }
@@ -96,9 +97,9 @@ func memlockFixes(h *sysfsmon.Host, size int) []string {
 	case hard.Unlimited:
 		out = append(out, "ulimit -l unlimited in the shell that starts the program (the hard limit allows it)")
 	case hard.Value >= uint64(size) && hard.Value > h.MemlockSoft.Value:
-		out = append(out, fmt.Sprintf("ulimit -l %d (KiB) in the shell that starts the program: the hard limit allows up to %s", hard.Value/1024, bytesText(hard.Value)))
+		out = append(out, fmt.Sprintf("ulimit -l %d (KiB) in the shell that starts the program: the hard limit allows up to %s", hard.Value/1024, view.Bytes(hard.Value).String()))
 	default:
-		out = append(out, fmt.Sprintf("the hard limit (%s) is too small too: add '* - memlock unlimited' to /etc/security/limits.conf (or a file in limits.d/) and log in again", bytesText(hard.Value)))
+		out = append(out, fmt.Sprintf("the hard limit (%s) is too small too: add '* - memlock unlimited' to /etc/security/limits.conf (or a file in limits.d/) and log in again", view.Bytes(hard.Value).String()))
 	}
 	out = append(out, "systemd services: LimitMEMLOCK=infinity; containers: --ulimit memlock=-1:-1 (docker, podman); or give the program CAP_IPC_LOCK")
 	return out

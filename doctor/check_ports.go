@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -15,8 +14,6 @@ func portText(p sysfsmon.Port) string { return fmt.Sprintf("%s port %d", p.Devic
 func portSrc(p sysfsmon.Port, file string) string {
 	return fmt.Sprintf("%s/%s/ports/%d/%s", srcClassIB, p.Device, p.Port, file)
 }
-
-func active(p sysfsmon.Port) bool { return p.State == rdma.PortStateActive }
 
 // checkPorts wants every port ACTIVE with its link up. A device with no
 // active port fails; a down port next to an active one warns (a second
@@ -28,7 +25,7 @@ func checkPorts(f *Facts) Result {
 	}
 	var fine []string
 	for _, d := range f.Devices {
-		up := slices.ContainsFunc(d.Ports, active)
+		up := slices.ContainsFunc(d.Ports, func(p sysfsmon.Port) bool { return p.State.Up() })
 		if len(d.Ports) == 0 {
 			r.judge(Fail, d.Name, "no ports", srcClassIB+"/"+d.Name+"/ports")
 			r.problem(Fail, "%s has no ports", d.Name)
@@ -37,7 +34,7 @@ func checkPorts(f *Facts) Result {
 		for _, p := range d.Ports {
 			state := fmt.Sprintf("%s, %s", dash(p.StateName), dash(p.PhysStateName))
 			src := portSrc(p, "state") + ", phys_state"
-			if active(p) && p.PhysStateName == "LinkUp" {
+			if p.State.Up() && p.PhysStateName == "LinkUp" {
 				r.judge(Pass, portText(p), state, src)
 				fine = append(fine, portText(p))
 				continue
@@ -92,7 +89,7 @@ func checkGIDs(f *Facts) Result {
 	var fine, skipped []string
 	for _, d := range f.Devices {
 		for _, p := range d.Ports {
-			if !active(p) {
+			if !p.State.Up() {
 				skipped = append(skipped, portText(p))
 				continue
 			}

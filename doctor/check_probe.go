@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/view"
 )
 
 // checkProbe reads the probes: a device passes when every call worked.
@@ -43,7 +44,7 @@ func checkProbe(f *Facts) Result {
 			continue
 		}
 		fine = append(fine, fmt.Sprintf("%s: registered %s (lkey %#x, rkey %#x) and took RC QP %d to %s on port %d",
-			p.Dev, sizeText(p.MRSize), p.LKey, p.RKey, p.QPN, p.QPState, p.Port))
+			p.Dev, view.Bytes(p.MRSize).String(), p.LKey, p.RKey, p.QPN, p.QPState, p.Port))
 	}
 	if r.worst == Pass {
 		r.ok("%s", joinAnd(fine))
@@ -66,7 +67,7 @@ func probeProblem(r *result, f *Facts, p *Probe, s *ProbeStep) {
 		if h != nil {
 			limit = "RLIMIT_MEMLOCK (" + bytesOrUnlimited(h.MemlockSoft) + ")"
 		}
-		r.problem(Fail, "%s: registering %s failed with ENOMEM: pinning it exceeds %s and this process lacks CAP_IPC_LOCK", p.Dev, sizeText(p.MRSize), limit)
+		r.problem(Fail, "%s: registering %s failed with ENOMEM: pinning it exceeds %s and this process lacks CAP_IPC_LOCK", p.Dev, view.Bytes(p.MRSize).String(), limit)
 		if h != nil {
 			for _, fx := range memlockFixes(h, p.MRSize) {
 				r.fix("%s", fx)

@@ -9,6 +9,7 @@ import (
 	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/verbs"
+	"github.com/verbscope/verbscope/view"
 )
 
 // DefaultMRSize is what the probe registers unless told otherwise: enough
@@ -81,7 +82,7 @@ func Gather(fs *sysfsmon.FS, live bool, o Options) *Facts {
 	if n&needProbe != 0 && f.NoProbe == "" && f.Verbs != nil {
 		for _, d := range f.Verbs.Devices {
 			port := probePort(f.Devices, d.Name)
-			progress("registering " + sizeText(f.MRSize) + " and creating a QP on " + d.Name)
+			progress("registering " + view.Bytes(f.MRSize).String() + " and creating a QP on " + d.Name)
 			f.Probes = append(f.Probes, runProbe(d.Name, port, f.MRSize))
 		}
 	}
@@ -167,7 +168,7 @@ func probePort(devs []sysfsmon.Device, name string) int {
 		return 1
 	}
 	for _, p := range devs[i].Ports {
-		if active(p) {
+		if p.State.Up() {
 			return p.Port
 		}
 	}

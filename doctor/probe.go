@@ -6,6 +6,7 @@ import (
 
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
+	"github.com/verbscope/verbscope/view"
 )
 
 // probeAccess is what the probe's MR allows: what a peer needs to read
@@ -45,10 +46,10 @@ func runProbe(dev string, port, size int) (p Probe) {
 	}) && run("ibv_reg_mr", func() (string, error) {
 		mr, err := pd.RegMR(size, probeAccess)
 		if err != nil {
-			return fmt.Sprintf("%s, %s", sizeText(size), probeAccess), err
+			return fmt.Sprintf("%s, %s", view.Bytes(size).String(), probeAccess), err
 		}
 		p.LKey, p.RKey = mr.LKey(), mr.RKey()
-		return fmt.Sprintf("%s, %s: lkey %#x, rkey %#x", sizeText(size), probeAccess, p.LKey, p.RKey), nil
+		return fmt.Sprintf("%s, %s: lkey %#x, rkey %#x", view.Bytes(size).String(), probeAccess, p.LKey, p.RKey), nil
 	}) && run("ibv_create_cq", func() (s string, err error) {
 		cq, err = ctx.CreateCQ(16, nil, 0)
 		if err != nil {

@@ -10,9 +10,10 @@ import (
 
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
+	"github.com/verbscope/verbscope/view"
 )
 
-// Text helpers shared by the checks: lists, counts, sizes, durations.
+// Text helpers shared by the checks: lists, counts, limits, durations.
 
 // when returns s if cond holds, else "".
 func when(cond bool, s string) string {
@@ -51,28 +52,12 @@ func dash(s string) string {
 	return s
 }
 
-// sizeText prints a byte count in binary units: "64 MiB".
-func sizeText(n int) string {
-	return bytesText(uint64(n))
-}
-
-func bytesText(n uint64) string {
-	for _, u := range []struct {
-		shift uint
-		name  string
-	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
-		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d %s", n>>u.shift, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
+// bytesOrUnlimited prints a memlock limit: its size, or "unlimited".
 func bytesOrUnlimited(l sysfsmon.Limit) string {
 	if l.Unlimited {
 		return "unlimited"
 	}
-	return bytesText(l.Value)
+	return view.Bytes(l.Value).String()
 }
 
 func tookText(d time.Duration) string {

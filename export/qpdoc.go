@@ -147,7 +147,8 @@ func appendEvent(b []byte, e inspect.StateEvent, sensitive bool) []byte {
 	}
 	b = append(b, `,"gone":`...)
 	b = strconv.AppendBool(b, e.Gone)
-	if m := e.Modify; m != nil {
+	if e.Modify != nil {
+		m := e.Modify.View()
 		b = m.AppendJSON(append(b, `,"modify":`...), sensitive)
 	}
 	return append(b, '}')

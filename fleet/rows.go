@@ -6,15 +6,13 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/prometheus/common/model"
 
 	"github.com/verbscope/verbscope/rdma"
 )
-
-// States are the QP states in the order a row shows them.
-var States = []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"}
 
 // Host is one row of the fleet: one target of the job, an exporter.
 type Host struct {
@@ -25,7 +23,7 @@ type Host struct {
 	Devices   int            `json:"devices"`
 	PortsUp   int            `json:"ports_up"`   // ports in ACTIVE
 	PortsDown int            `json:"ports_down"` // ports in any other state
-	QPs       map[string]int `json:"qps"`        // by state, every state present
+	QPs       map[string]int `json:"qps"`        // by state (rdma.QPState's names), every state present
 	// Failed counts the QPs in ERR or SQE; Stuck the stuck ones.
 	Failed int `json:"failed"`
 	Stuck  int `json:"stuck"`
@@ -125,8 +123,8 @@ func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
 		h := hosts[inst]
 		if h == nil {
 			h = &Host{Instance: inst, QPs: map[string]int{}}
-			for _, st := range States {
-				h.QPs[st] = 0
+			for _, st := range rdma.QPStates {
+				h.QPs[st.String()] = 0
 			}
 			hosts[inst] = h
 		}
@@ -167,7 +165,11 @@ func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
 	}
 	out := make([]Host, 0, len(hosts))
 	for _, h := range hosts {
-		h.Failed = h.QPs["ERR"] + h.QPs["SQE"]
+		for _, st := range rdma.QPStates {
+			if st.Failed() {
+				h.Failed += h.QPs[st.String()]
+			}
+		}
 		// Empty lists, not null, in the JSON.
 		for _, l := range []*[]string{&h.Alerts, &h.Pending, &h.Failing} {
 			if *l == nil {
@@ -181,6 +183,18 @@ func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
 	}
 	sortHosts(out)
 	return out, nil
+}
+
+// QPsByState is the host's QPs counted by state, in rdma.QPStates' order,
+// the states without a QP left out: "RTS 3", "ERR 1".
+func (h *Host) QPsByState() []string {
+	var out []string
+	for _, st := range rdma.QPStates {
+		if n := h.QPs[st.String()]; n > 0 {
+			out = append(out, st.String()+" "+strconv.Itoa(n))
+		}
+	}
+	return out
 }
 
 // sortHosts puts the worst first.

@@ -134,3 +134,20 @@ func TestClientErrors(t *testing.T) {
 		t.Errorf("no server: %v", err)
 	}
 }
+
+// TestQPsByState: the states in the vocabulary's order, empty ones left
+// out, a label the vocabulary does not know ignored.
+func TestQPsByState(t *testing.T) {
+	for _, tc := range []struct {
+		qps  map[string]int
+		want []string
+	}{
+		{map[string]int{"ERR": 1, "RTS": 3, "RESET": 0, "SQE": 2}, []string{"RTS 3", "SQE 2", "ERR 1"}},
+		{map[string]int{"RESET": 0, "BOGUS": 4}, nil},
+	} {
+		h := Host{QPs: tc.qps}
+		if d := cmp.Diff(tc.want, h.QPsByState()); d != "" {
+			t.Errorf("%v (-want +got):\n%s", tc.qps, d)
+		}
+	}
+}

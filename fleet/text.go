@@ -3,7 +3,6 @@ package fleet
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -23,12 +22,7 @@ func WriteText(w io.Writer, hosts []Host) error {
 		if !h.Up {
 			up = "DOWN"
 		}
-		var qps []string
-		for _, st := range States {
-			if n := h.QPs[st]; n > 0 {
-				qps = append(qps, st+" "+strconv.Itoa(n))
-			}
-		}
+		qps := h.QPsByState()
 		if len(qps) == 0 {
 			qps = []string{"-"}
 		}

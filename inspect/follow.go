@@ -3,12 +3,9 @@ package inspect
 import (
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/rdma"
-	"github.com/verbscope/verbscope/view"
 )
 
 // FollowEvent names what a FollowLine reports.
@@ -50,83 +47,6 @@ type FollowLine struct {
 // Change reports whether the line is a change, not a QP that was
 // already there when following began.
 func (l FollowLine) Change() bool { return l.Event != FollowPresent }
-
-// followTime is the text's clock: a person reads the order of events
-// microseconds apart (a QP's INIT, RTR and RTS).
-const followTime = "15:04:05.000000"
-
-// Text is the line as res qp --follow prints it: a present QP as res qp
-// does; "12:00:00.200000 appeared <row>"; "12:00:00.300000 rxe0 lqpn 17
-// INIT→RTR path_mtu=1024 by ibv_rc_pingpong[812]".
-func (l FollowLine) Text() string {
-	switch l.Event {
-	case FollowPresent:
-		return l.Row.Text()
-	case FollowAppeared, FollowVanished:
-		return l.Time.Format(followTime) + " " + string(l.Event) + " " + l.Row.Text()
-	}
-	var s strings.Builder
-	s.WriteString(l.Time.Format(followTime) + " " + l.Key.Dev + " lqpn " + strconv.FormatUint(uint64(l.Key.ID), 10) + " ")
-	if l.hasStates() {
-		s.WriteString(l.From.String() + "→" + l.To.String())
-	} else {
-		s.WriteString("modify")
-	}
-	if m := l.Modify; m != nil {
-		if set := m.SetText(); set != "" {
-			s.WriteString(" " + set)
-		}
-		if m.Ret < 0 {
-			s.WriteString(" = " + strconv.Itoa(m.Ret) + " " + m.Errno)
-		}
-		s.WriteString(" by " + m.Process())
-		if m.Check != "" {
-			s.WriteString(": " + m.Check)
-		}
-	}
-	return s.String()
-}
-
-// hasStates: a change line has a from and a to, unless it is a traced
-// modify without IB_QP_STATE.
-func (l FollowLine) hasStates() bool { return l.Modify == nil || l.Modify.HasState }
-
-// AppendJSON appends the line as one JSON object: "time" and "event",
-// then for a QP's line res qp -j's keys, for a change "ifname", "lqpn",
-// "from" and "state" ("to" for a failed modify) and the traced
-// "modify" (Modify.AppendJSON).
-func (l FollowLine) AppendJSON(b []byte) []byte {
-	b = append(b, `{"time":`...)
-	b = view.AppendJSONString(b, l.Time.UTC().Format(time.RFC3339Nano))
-	b = append(b, `,"event":`...)
-	b = view.AppendJSONString(b, string(l.Event))
-	switch l.Event {
-	case FollowPresent, FollowAppeared, FollowVanished:
-		if obj := l.Row.AppendJSON(nil); len(obj) > 2 {
-			b = append(append(b, ','), obj[1:]...)
-			return b
-		}
-		return append(b, '}')
-	}
-	b = append(b, `,"ifname":`...)
-	b = view.AppendJSONString(b, l.Key.Dev)
-	b = append(b, `,"lqpn":`...)
-	b = strconv.AppendUint(b, uint64(l.Key.ID), 10)
-	if l.hasStates() {
-		b = append(b, `,"from":`...)
-		b = view.AppendJSONString(b, l.From.String())
-		if l.Event == FollowModifyFailed {
-			b = append(b, `,"to":`...)
-		} else {
-			b = append(b, `,"state":`...)
-		}
-		b = view.AppendJSONString(b, l.To.String())
-	}
-	if l.Modify != nil {
-		b = l.Modify.AppendJSON(append(b, `,"modify":`...), true)
-	}
-	return append(b, '}')
-}
 
 // QPFollower turns a Watcher's frames into the lines of a QP follow:
 // the QPs present at first, then what each frame's Update says appeared

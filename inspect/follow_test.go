@@ -73,34 +73,3 @@ func TestQPFollowerComings(t *testing.T) {
 		})
 	}
 }
-
-func TestModifyText(t *testing.T) {
-	m := &Modify{PID: 812, Comm: "rc\x1bping", Attrs: []ModifyAttr{{"qp_state", "RTR"}, {"path_mtu", "1024"}, {"dest_qp_num", "18"}}}
-	if got, want := m.SetText(), "path_mtu=1024 dest_qp_num=18"; got != want {
-		t.Errorf("SetText: %q, want %q", got, want)
-	}
-	if got := (&Modify{Attrs: []ModifyAttr{{"qp_state", "RTR"}}}).SetText(); got != "" {
-		t.Errorf("SetText of a state alone: %q, want nothing", got)
-	}
-	if got, want := m.Process(), "rc\\x1bping[812]"; got != want {
-		t.Errorf("Process: %q, want %q", got, want)
-	}
-}
-
-// TestModifyJSON: with values a modify carries its attributes and
-// rdma.Check's finding; without, neither, and the rest stays.
-func TestModifyJSON(t *testing.T) {
-	m := &Modify{PID: 9, Comm: "app", Mask: []string{"IB_QP_STATE", "IB_QP_QKEY"}, AttrsJSON: []byte(`{"qp_state":"RTR","qkey":291}`),
-		Ret: -22, Errno: "EINVAL", Check: "qkey 0x123 is ..."}
-	for _, tc := range []struct {
-		values bool
-		want   string
-	}{
-		{true, `{"pid":9,"comm":"app","mask":["IB_QP_STATE","IB_QP_QKEY"],"attrs":{"qp_state":"RTR","qkey":291},"ret":-22,"errno":"EINVAL","check":"qkey 0x123 is ..."}`},
-		{false, `{"pid":9,"comm":"app","mask":["IB_QP_STATE","IB_QP_QKEY"],"ret":-22,"errno":"EINVAL"}`},
-	} {
-		if got := string(m.AppendJSON(nil, tc.values)); got != tc.want {
-			t.Errorf("values %v:\n got %s\nwant %s", tc.values, got, tc.want)
-		}
-	}
-}

@@ -12,8 +12,9 @@ import (
 // dumps (rdma-resource(8); the kernel's enum rdma_restrack_type): where a
 // Snapshot keeps its objects, how to dump it, and each object's number.
 // resourceKinds is the one list of them: whatever walks every kind
-// (Snapshot's dumps, EachObject, DumpRows) goes through it, so a kind is
-// added here.
+// (Snapshot's dumps, EachObject, DumpRows, and a recording's reader
+// through Snapshot.Append, Share and Reserve) goes through it, so a kind
+// is added here.
 type resourceKind struct {
 	kind Kind
 	// each calls fn with every object of the kind in s.
@@ -29,6 +30,11 @@ type resourceKind struct {
 	// equal reports whether a and b hold equal objects of the kind
 	// (Snapshot.keepEqual).
 	equal func(a, b *Snapshot) bool
+	// reserve makes s's slice of the kind anew with room for n objects
+	// (Snapshot.Reserve); add appends a copy of x when it is of the kind
+	// (Snapshot.Append).
+	reserve func(s *Snapshot, n int)
+	add     func(s *Snapshot, x Rowed) bool
 }
 
 // kindOf builds a resourceKind from the kind's netlink dump, its slice
@@ -69,6 +75,19 @@ func kindOf[T any, P interface {
 			return err
 		},
 		reuse: func(dst, src *Snapshot) { *of(dst) = *of(src) },
+		reserve: func(s *Snapshot, n int) {
+			*of(s) = nil // as appends leave a kind of none
+			if n > 0 {
+				*of(s) = make([]T, 0, n)
+			}
+		},
+		add: func(s *Snapshot, x Rowed) bool {
+			p, ok := x.(P)
+			if ok {
+				*of(s) = append(*of(s), *p)
+			}
+			return ok
+		},
 		equal: func(a, b *Snapshot) bool {
 			x, y := *of(a), *of(b)
 			return len(x) == len(y) && (len(x) == 0 || reflect.DeepEqual(x, y))
@@ -104,16 +123,25 @@ var resourceKinds = [numKinds]resourceKind{
 	kindOf(rdma.KindCMID, &cmidKind, func(s *Snapshot) *[]CMID { return &s.CMIDs }, (*Conn).CMIDs, func(m *CMID) uint32 { return m.CMIDN }),
 }
 
+// kindOfKind is k's entry of resourceKinds, nil for a kind `rdma
+// resource show` does not dump.
+func kindOfKind(k Kind) *resourceKind {
+	for i := range resourceKinds {
+		if resourceKinds[i].kind == k {
+			return &resourceKinds[i]
+		}
+	}
+	return nil
+}
+
 // DumpRows dumps the objects of kind k as `rdma resource show K` does
 // and hands each one's row to add, one Row reused for them all (copy what
 // you keep); driver adds the driver attributes (-dd). When owners is not
 // nil, each object's shared fields are appended to it (a recording's
 // process names). A kind it does not dump is an error.
 func (c *Conn) DumpRows(k Kind, q Query, driver bool, add func(Row), owners *[]*Object) error {
-	for _, rk := range resourceKinds {
-		if rk.kind == k {
-			return rk.rows(c, q, driver, add, owners)
-		}
+	if rk := kindOfKind(k); rk != nil {
+		return rk.rows(c, q, driver, add, owners)
 	}
 	return fmt.Errorf("inspect: %q is not a kind rdma resource show dumps (%v)", k, rdma.ResourceKinds())
 }

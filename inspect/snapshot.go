@@ -127,6 +127,27 @@ func (s *Snapshot) EachObject(fn func(k Kind, o *Object, id uint32, x Rowed)) {
 	}
 }
 
+// Reserve makes s's objects of kind k anew, none yet, with room for n:
+// a reader that knows how many it will Append saves the copies growing
+// the slice by appends would make.
+func (s *Snapshot) Reserve(k Kind, n int) {
+	if rk := kindOfKind(k); rk != nil {
+		rk.reserve(s, n)
+	}
+}
+
+// Append appends a copy of x, an object as EachObject hands it (a *QP,
+// *CQ, ...), to its kind's objects in s, and reports false for anything
+// else: how a recording's reader puts a Snapshot together again.
+func (s *Snapshot) Append(x Rowed) bool {
+	for _, rk := range resourceKinds {
+		if rk.add(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
 // SnapshotOptions selects what Snapshot reads.
 type SnapshotOptions struct {
 	// Query limits the device (and QP/CM_ID port) and asks for driver

@@ -1,8 +1,6 @@
 package inspect
 
 import (
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/rdma"
@@ -49,11 +47,9 @@ type Modify struct {
 	Check string
 }
 
-// ModifyAttr is one attribute a modify set: struct ib_qp_attr's member
-// name and its value as verbscope trace prints it.
-type ModifyAttr struct {
-	Name, Value string
-}
+// ModifyAttr is one attribute a modify set (view.ModifyAttr): struct
+// ib_qp_attr's member name and its value as verbscope trace prints it.
+type ModifyAttr = view.ModifyAttr
 
 // Observe adds a traced modify to its QP's history: a successful one
 // with the state it set (the next snapshot that shows the same state adds
@@ -171,66 +167,17 @@ func (t *Tracker) traced(k Key, s QPState) bool {
 	return last.Modify != nil && last.Modify.Ret == 0 && last.State == s
 }
 
-// SetText is what the modify set besides the state, as verbscope trace
-// prints it: "path_mtu=1024 dest_qp_num=18"; empty when nothing else.
-func (m *Modify) SetText() string {
-	var s strings.Builder
-	for _, a := range m.Attrs {
-		if a.Name == "qp_state" {
-			continue // the transition says it
-		}
-		if s.Len() > 0 {
-			s.WriteByte(' ')
-		}
-		s.WriteString(a.Name + "=" + a.Value)
+// View is the modify in the words the front ends print it with
+// (view.Modify): the state before only when trace knew it, the target
+// only for a modify with IB_QP_STATE.
+func (m *Modify) View() view.Modify {
+	v := view.Modify{PID: m.PID, Comm: m.Comm, Mask: m.Mask, Attrs: m.Attrs, AttrsJSON: m.AttrsJSON,
+		Ret: m.Ret, Errno: m.Errno, Check: m.Check}
+	if m.FromKnown {
+		v.From = m.From.String()
 	}
-	return s.String()
-}
-
-// Process names who made the modify: "ibv_rc_pingpong[812]", the
-// command made safe to print (view.Printable: a comm is any 15 bytes
-// the process chose).
-func (m *Modify) Process() string {
-	return view.Printable(m.Comm) + "[" + strconv.Itoa(m.PID) + "]"
-}
-
-// AppendJSON appends the modify as one JSON object: pid, comm, mask
-// (IB_QP_* names), attrs (AttrsJSON, as verbscope trace -j prints them),
-// ret, and errno and check when it failed. /api/v1/qps and res qp
-// --follow -j print it. Without values it leaves out attrs and check
-// (which quotes them: a qkey, a DGID): who made the modify, what its
-// mask named and how it ended stay, for a client that did not
-// authenticate.
-func (m *Modify) AppendJSON(b []byte, values bool) []byte {
-	b = append(b, `{"pid":`...)
-	b = strconv.AppendInt(b, int64(m.PID), 10)
-	b = append(b, `,"comm":`...)
-	b = view.AppendJSONString(b, m.Comm)
-	b = append(b, `,"mask":[`...)
-	for i, n := range m.Mask {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = view.AppendJSONString(b, n)
+	if m.HasState {
+		v.To = m.To.String()
 	}
-	b = append(b, ']')
-	if values {
-		b = append(b, `,"attrs":`...)
-		if len(m.AttrsJSON) > 0 {
-			b = append(b, m.AttrsJSON...)
-		} else {
-			b = append(b, "{}"...)
-		}
-	}
-	b = append(b, `,"ret":`...)
-	b = strconv.AppendInt(b, int64(m.Ret), 10)
-	if m.Ret < 0 {
-		b = append(b, `,"errno":`...)
-		b = view.AppendJSONString(b, m.Errno)
-		if values && m.Check != "" {
-			b = append(b, `,"check":`...)
-			b = view.AppendJSONString(b, m.Check)
-		}
-	}
-	return append(b, '}')
+	return v
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/rdma"
+	"github.com/verbscope/verbscope/view"
 )
 
 // TestTrackerObserve: the pingpong server's QP is seen in INIT, then the
@@ -151,5 +152,30 @@ func TestTrackerObserveUnseen(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("QP 17 lost its traced RTR: %+v", h)
+	}
+}
+
+// TestModifyView: the front ends' words name the state before only when
+// trace knew it, and the target only for a modify with IB_QP_STATE.
+func TestModifyView(t *testing.T) {
+	base := Modify{PID: 812, Comm: "pp", From: rdma.QPStateInit, To: rdma.QPStateRTR, Mask: []string{"IB_QP_STATE"},
+		Attrs: []ModifyAttr{{Name: "qp_state", Value: "RTR"}}, Ret: -22, Errno: "EINVAL", Check: "no GRH"}
+	for _, tc := range []struct {
+		name                string
+		hasState, fromKnown bool
+		from, to            string
+	}{
+		{"known", true, true, "INIT", "RTR"},
+		{"from unknown", true, false, "", "RTR"},
+		{"no state", false, true, "INIT", ""},
+	} {
+		m := base
+		m.HasState, m.FromKnown = tc.hasState, tc.fromKnown
+		got := m.View()
+		want := view.Modify{PID: 812, Comm: "pp", From: tc.from, To: tc.to, Mask: base.Mask, Attrs: base.Attrs,
+			Ret: -22, Errno: "EINVAL", Check: "no GRH"}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, d)
+		}
 	}
 }

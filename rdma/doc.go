@@ -8,6 +8,9 @@
 // (the kernel's verdict for a modify, ib_modify_qp_is_ok and the rules
 // around it), rc_pingpong's defaults, and what each state allows.
 //
+// StateDiagram draws the state machine, the one drawing the shell's
+// `diagram`, the dashboard's QP view and the course's lesson pane show.
+//
 // It is pure Go with only the standard library, no cgo and no I/O, so the
 // dashboard can draw the state machine without the cgo verbs package.
 // Each enum prints as libibverbs' tools print it (String); where iproute2's

@@ -89,6 +89,12 @@ func PortStateNames() []string { return append([]string(nil), portStateNames...)
 // PORT_ACTIVE).
 func (s PortState) String() string { return nameIn(portStateNames, int(s)) }
 
+// Up reports whether a port in the state passes traffic: ACTIVE, the one
+// state of enum ib_port_state (include/rdma/ib_verbs.h; ibv_query_port(3))
+// in which it sends and receives data packets. Every part that says
+// "port up" or "port down" asks here.
+func (s PortState) Up() bool { return s == PortStateActive }
+
 // IPRoute2 names the state as `rdma link` prints it (link_state_to_str
 // in iproute2 rdma/link.c): the same names, else "UNKNOWN".
 func (s PortState) IPRoute2() string { return nameOr(portStateNames, int(s), "UNKNOWN") }

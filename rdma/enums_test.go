@@ -78,3 +78,12 @@ func TestParseQPTypeBothSpellings(t *testing.T) {
 		}
 	}
 }
+
+// A port is up in ACTIVE only: ARMED has a link but passes no data.
+func TestPortStateUp(t *testing.T) {
+	for s := PortStateNop; s <= PortStateActiveDefer+1; s++ {
+		if got, want := s.Up(), s == PortStateActive; got != want {
+			t.Errorf("%s.Up() = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -115,7 +115,7 @@ func (p *Player) matches(ctx context.Context, e eventAt, match eventMatch) bool 
 		return false
 	}
 	var s inspect.Snapshot
-	appendObj(&s, v)
+	s.Append(v)
 	hit := false
 	s.EachObject(func(k inspect.Kind, _ *inspect.Object, _ uint32, x inspect.Rowed) {
 		hit = hit || match(k, x.Row(false))

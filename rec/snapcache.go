@@ -239,31 +239,14 @@ func snapshotOf(objs map[objKey]liveObj, t time.Time, prev *inspect.Snapshot, ch
 			objsMade = append(objsMade, o)
 		}
 	}
-	remake(&s.QPs, made(rdma.KindQP), n[rdma.KindQP])
-	remake(&s.CQs, made(rdma.KindCQ), n[rdma.KindCQ])
-	remake(&s.MRs, made(rdma.KindMR), n[rdma.KindMR])
-	remake(&s.PDs, made(rdma.KindPD), n[rdma.KindPD])
-	remake(&s.Contexts, made(rdma.KindCtx), n[rdma.KindCtx])
-	remake(&s.SRQs, made(rdma.KindSRQ), n[rdma.KindSRQ])
-	remake(&s.CMIDs, made(rdma.KindCMID), n[rdma.KindCMID])
+	for _, k := range rdma.ResourceKinds() {
+		if made(k) {
+			s.Reserve(k, n[k])
+		}
+	}
 	slices.SortFunc(objsMade, func(a, b liveObj) int { return cmp.Compare(a.id, b.id) })
 	for _, o := range objsMade {
-		appendObj(s, o.val)
+		s.Append(o.val)
 	}
 	return s
-}
-
-// remake gives *dst room for n objects to append, when made.
-func remake[T any](dst *[]T, made bool, n int) {
-	if made {
-		*dst = sized[T](n)
-	}
-}
-
-// sized is a slice with room for n, nil for none (as appends leave it).
-func sized[T any](n int) []T {
-	if n == 0 {
-		return nil
-	}
-	return make([]T, 0, n)
 }

@@ -92,7 +92,7 @@ func (r *Reader) snapshot(ctx context.Context, seq int64) (*inspect.Snapshot, er
 		if err != nil {
 			return err
 		}
-		appendObj(s, v)
+		s.Append(v)
 		return nil
 	}, key.Int64, seq)
 	if err != nil {
@@ -139,26 +139,6 @@ func decodeObj(k rdma.Kind, body []byte) (inspect.Rowed, error) {
 		return nil, fmt.Errorf("a %s's body: %w", k, err)
 	}
 	return v, nil
-}
-
-// appendObj appends v (what decodeObj gives) to its kind's slice of s.
-func appendObj(s *inspect.Snapshot, v inspect.Rowed) {
-	switch v := v.(type) {
-	case *inspect.QP:
-		s.QPs = append(s.QPs, *v)
-	case *inspect.CQ:
-		s.CQs = append(s.CQs, *v)
-	case *inspect.MR:
-		s.MRs = append(s.MRs, *v)
-	case *inspect.PD:
-		s.PDs = append(s.PDs, *v)
-	case *inspect.Context:
-		s.Contexts = append(s.Contexts, *v)
-	case *inspect.SRQ:
-		s.SRQs = append(s.SRQs, *v)
-	case *inspect.CMID:
-		s.CMIDs = append(s.CMIDs, *v)
-	}
 }
 
 func appendJSON[T any](dst *[]T, b []byte) error {

@@ -128,23 +128,11 @@ func runExplain(_ context.Context, s *Shell, a *args) (Result, error) {
 	return Result{Text: text, Data: data}, nil
 }
 
-// The diagram: every state's place, so one can be marked.
-const diagramArt = `
-        ┌──────────────────── modify to RESET: from any state ────────────────┐
-        ▼                                                                     │
-    %s ────► %s ────► %s ────► %s ◄────► %s
-                   ↺ INIT→INIT                ↺ RTS→RTS        ↺ SQD→SQD
-                                                 ▲
-                                       %s ───┘  (SQE: set by the hardware, UC/UD)
-
-    modify to ERR: from any state but RESET ──► %s   (outstanding WRs flush)
-`
-
 func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 	if err := a.posCount(0, 1); err != nil {
 		return Result{}, err
 	}
-	cur := verbs.QPState(-1)
+	cur := rdma.QPStateUnknown // no QP named: nothing marked
 	who := ""
 	typ := rdma.QPTypeRC
 	if len(a.pos) == 1 {
@@ -157,25 +145,8 @@ func runDiagram(_ context.Context, s *Shell, a *args) (Result, error) {
 		}
 		who, typ = e.name, e.qp.Type()
 	}
-	legal := map[verbs.QPState]bool{}
-	if cur >= 0 {
-		for _, st := range rdma.LegalNext(cur, typ) {
-			legal[st] = true
-		}
-	}
-	mark := func(st verbs.QPState) string {
-		n := st.String()
-		switch {
-		case st == cur:
-			return "[" + n + "]"
-		case legal[st]:
-			return "(" + n + ")"
-		}
-		return " " + n + " "
-	}
-	art := fmt.Sprintf(diagramArt, mark(rdma.QPStateReset), mark(rdma.QPStateInit), mark(rdma.QPStateRTR), mark(rdma.QPStateRTS),
-		mark(rdma.QPStateSQD), mark(rdma.QPStateSQE), mark(rdma.QPStateErr))
-	text := strings.Trim(art, "\n")
+	next := rdma.LegalNext(cur, typ) // none for QPStateUnknown
+	text := strings.Join(rdma.StateDiagram(cur, rdma.DiagramOptions{Full: true, Next: next}), "\n")
 	data := map[string]any{}
 	if who != "" {
 		text += fmt.Sprintf("\n\n    %s is [%s]; (marked) states are legal next steps: %s", who, cur, legalNext(cur, typ))

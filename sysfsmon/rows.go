@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
 )
 
@@ -125,7 +124,7 @@ func (d *Device) DetailRow() view.Row {
 // subnet manager has assigned it one (IBTA vol. 1, 14.2.5), and no QP
 // can reach it by LID.
 func (p *Port) noSM() bool {
-	return p.LIDKnown && p.LID == 0 && p.LinkLayer == "InfiniBand" && p.State == rdma.PortStateActive
+	return p.LIDKnown && p.LID == 0 && p.LinkLayer == "InfiniBand" && p.State.Up()
 }
 
 // lidCell shows a LID, "?" (null in JSON) when its file was missing, and

@@ -3,6 +3,8 @@ package sysfsmon
 import (
 	"strconv"
 	"strings"
+
+	"github.com/verbscope/verbscope/view"
 )
 
 // CounterUnit is what one count of a counter stands for.
@@ -48,36 +50,14 @@ func (c *Counter) Unit() (u CounterUnit, scale uint64) {
 	return UnitEvents, 1
 }
 
-// siText prints v with an SI prefix and three significant digits at most:
-// 999, 1.2k, 12.3M, 123G.
-func siText(v float64) string {
-	const prefixes = "kMGTPE"
-	if v < 1000 {
-		if v == float64(uint64(v)) {
-			return strconv.FormatUint(uint64(v), 10)
-		}
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	i := -1
-	for v >= 1000 && i < len(prefixes)-1 {
-		v /= 1000
-		i++
-	}
-	prec := 1
-	if v >= 100 {
-		prec = 0
-	}
-	return strconv.FormatFloat(v, 'f', prec, 64) + prefixes[i:i+1]
-}
-
 // valueText prints a counter's total in its unit: 12.3 GB, 1.2M pkts;
 // an event count stays exact.
 func valueText(u CounterUnit, n float64, exact uint64) string {
 	switch u {
 	case UnitBytes:
-		return siText(n) + "B"
+		return view.SI(n) + "B"
 	case UnitPackets:
-		return siText(n) + " pkts"
+		return view.SI(n) + " pkts"
 	}
 	return strconv.FormatUint(exact, 10)
 }
@@ -87,9 +67,9 @@ func valueText(u CounterUnit, n float64, exact uint64) string {
 func rateText(u CounterUnit, r float64) string {
 	switch u {
 	case UnitBytes:
-		return siText(r) + "B/s"
+		return view.SI(r) + "B/s"
 	case UnitPackets:
-		return siText(r) + " pkts/s"
+		return view.SI(r) + " pkts/s"
 	}
 	return compactRate(r) + "/s"
 }

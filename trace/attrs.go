@@ -159,21 +159,3 @@ func (e *Event) attrs() orderedObject {
 	}
 	return out
 }
-
-// attrText is the text line's "key=value ..." of the attributes the mask
-// set; the AV and cap print their members flat, and the target state is
-// left to the line itself.
-func (e *Event) attrText() []string {
-	var out []string
-	for _, f := range attrFields {
-		if e.Mask&f.bit == 0 || f.bit == rdma.AttrState {
-			continue
-		}
-		if f.bit == rdma.AttrAV || f.bit == rdma.AttrCap {
-			out = append(out, f.text(&e.Attr))
-			continue
-		}
-		out = append(out, f.key+"="+f.text(&e.Attr))
-	}
-	return out
-}

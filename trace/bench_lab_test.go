@@ -204,7 +204,7 @@ func BenchmarkBurst10kRTS(b *testing.B) {
 		mu.Lock()
 		seen[e.Verb]++
 		mu.Unlock()
-		if m, ok := e.modify(); ok {
+		if m, ok := e.tracked(); ok {
 			q.Put(m)
 		}
 	})

@@ -9,14 +9,34 @@ import (
 	"github.com/verbscope/verbscope/rdma"
 )
 
-// modify is a modify_qp event as the inspector's Tracker takes it
+// tracked is a modify_qp event as the inspector's Tracker takes it
 // (inspect.Tracker.Observe, inspect.WatchOptions.Modifies); false for
 // other events and for a modify uverbs refused before the core (it names
 // no QP the kernel knows).
-func (e *Event) modify() (inspect.Modify, bool) {
+func (e *Event) tracked() (inspect.Modify, bool) {
 	if e.Verb != VerbModifyQP || e.Stage != StageCore || !e.HasQPN {
 		return inspect.Modify{}, false
 	}
+	m := e.modify()
+	if b, err := json.Marshal(e.attrs()); err == nil {
+		m.AttrsJSON = b
+	}
+	if e.Ret < 0 {
+		m.Errno = errnoName(e.Errno)
+		if e.Check != nil {
+			if d := e.Check.Decisive(); d != nil {
+				m.Check = d.Problem
+			} else {
+				m.Check = fmt.Sprintf("rdma.Check predicted %s", errnoName(e.Check.Errno))
+			}
+		}
+	}
+	return m, true
+}
+
+// modify is what a modify_qp event asked for and who asked: the part of
+// Modify the text line prints too (Text), through view.Modify.
+func (e *Event) modify() inspect.Modify {
 	m := inspect.Modify{
 		Time: e.Time, Dev: e.Dev, QPN: e.QPN, PID: e.PID, Comm: e.Comm,
 		From: inspect.QPState(e.From), To: inspect.QPState(e.Attr.State), HasState: e.Mask&rdma.AttrState != 0,
@@ -39,20 +59,7 @@ func (e *Event) modify() (inspect.Modify, bool) {
 		}
 		m.Attrs = append(m.Attrs, inspect.ModifyAttr{Name: f.key, Value: v})
 	}
-	if b, err := json.Marshal(e.attrs()); err == nil {
-		m.AttrsJSON = b
-	}
-	if e.Ret < 0 {
-		m.Errno = errnoName(e.Errno)
-		if e.Check != nil {
-			if d := e.Check.Decisive(); d != nil {
-				m.Check = d.Problem
-			} else {
-				m.Check = fmt.Sprintf("rdma.Check predicted %s", errnoName(e.Check.Errno))
-			}
-		}
-	}
-	return m, true
+	return m
 }
 
 // feed puts every modify Read returns on q until the tracer is closed:
@@ -65,7 +72,7 @@ func (t *Tracer) feed(q *inspect.ModifyQueue) {
 		if err != nil {
 			return // closed: Read ends no other way
 		}
-		if m, ok := e.modify(); ok {
+		if m, ok := e.tracked(); ok {
 			q.Put(m)
 		} else if x, ok := e.touch(); ok {
 			q.Touch(x)

@@ -100,7 +100,7 @@ func TestGolden(t *testing.T) {
 func TestModifyForTracker(t *testing.T) {
 	var got []inspect.Modify
 	for _, e := range replay(t, "testdata/pingpong.hex", rxeEnv) {
-		if m, ok := e.modify(); ok {
+		if m, ok := e.tracked(); ok {
 			got = append(got, m)
 		}
 	}

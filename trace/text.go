@@ -15,7 +15,7 @@ import (
 //	12:00:01.234567 ibv_rc_pingpong[812] modify_qp rxe0 qpn 17 INIT→RTR path_mtu=1024 dest_qp_num=18 rq_psn=0x5a3f12 … = 0
 func (e *Event) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s[%d] %s", e.Time.Format("15:04:05.000000"), view.Printable(e.Comm), e.PID, e.Verb)
+	fmt.Fprintf(&b, "%s %s %s", e.Time.Format("15:04:05.000000"), view.Process(e.Comm, e.PID), e.Verb)
 	if e.Dev != "" {
 		b.WriteString(" " + view.Printable(e.Dev))
 	}
@@ -47,7 +47,13 @@ func (e *Event) words() []string {
 	}
 	switch e.Verb {
 	case VerbModifyQP:
-		w := append([]string{e.transition()}, e.attrText()...)
+		// The words res qp --follow and the dashboard print too.
+		m := e.modify()
+		v := m.View()
+		w := []string{v.Transition()}
+		if set := v.SetText(); set != "" {
+			w = append(w, set)
+		}
 		if e.rewroteHopLimit() {
 			w = append(w, fmt.Sprintf("(the kernel set hop_limit=%d, the route's)", e.RouteHopLimit))
 		}
@@ -71,22 +77,6 @@ func (e *Event) words() []string {
 		return []string{fmt.Sprintf("%s %d", k, e.ObjID)}
 	}
 	return nil
-}
-
-// transition is "INIT→RTR", "→RTR" when the state before is unknown, or
-// "INIT (no state change)" for a modify without IB_QP_STATE.
-func (e *Event) transition() string {
-	from := ""
-	if e.FromKnown {
-		from = e.From.String()
-	}
-	if e.Mask&rdma.AttrState == 0 {
-		if from == "" {
-			return "(no state change)"
-		}
-		return from + " (no state change)"
-	}
-	return from + "→" + e.Attr.State.String()
 }
 
 // rewroteHopLimit: the modify succeeded with a global AV whose hop limit

@@ -8,10 +8,11 @@ import (
 // modifyLines show a traced modify (verbscope trace's eBPF events) under
 // its history entry: who made it, what it set, and for a failed one the
 // errno and why.
-func modifyLines(th *themes.Theme, md *inspect.Modify) []string {
+func modifyLines(th *themes.Theme, im *inspect.Modify) []string {
+	md := im.View()
 	who := "    " + md.Process() + " modify"
-	if md.HasState {
-		who += " → " + md.To.String()
+	if md.To != "" {
+		who += " → " + md.To
 	}
 	var out []string
 	if md.Ret != 0 {

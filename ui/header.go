@@ -69,7 +69,7 @@ func (m *model) portsLine() string {
 			s := d.Name
 			for _, p := range d.Ports {
 				slot := themes.SlotOK
-				if p.State != rdma.PortStateActive {
+				if !p.State.Up() {
 					slot = themes.SlotError
 				}
 				s += " " + th.Render(slot, strconv.Itoa(p.Port)+":"+stateName(p.StateName))
@@ -164,7 +164,7 @@ func (m *model) alerts() []string {
 				continue
 			}
 			for _, p := range d.Ports {
-				if p.State != rdma.PortStateActive {
+				if !p.State.Up() {
 					out = append(out, "port "+d.Name+"/"+strconv.Itoa(p.Port)+" "+stateName(p.StateName))
 				}
 			}
@@ -195,7 +195,7 @@ func memlockAlert(ps []owners.Process) string {
 		who = strconv.Itoa(n) + " processes"
 	}
 	return who + " near memlock: " + procName(uint32(p.TGID), p.Comm) + " " +
-		strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% of " + sizeText(p.MemlockSoft.Value)
+		strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% of " + view.Bytes(p.MemlockSoft.Value).Short()
 }
 
 func (m *model) alertsLine() string {

@@ -1,13 +1,13 @@
 package ui
 
 import (
-	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/themes"
 )
@@ -147,34 +147,24 @@ func renderLesson(th *themes.Theme, l Lesson, w, h int, focused bool) string {
 	return strings.Join(lines[:h], "\n")
 }
 
-// qpLine draws the QP on the state machine's main line, as `diagram`
-// marks it: [its state], (the states a modify may take it to), ERR and
-// SQD when they are either: "qp1 [RESET] → (INIT) → RTR → RTS", without
-// the blanks when that does not fit in w.
+// qpLine draws the QP on the state machine's main line, as the QP view
+// and `diagram` mark it (rdma.StateDiagram): [its state], (the states a
+// modify may take it to), SQD, SQE and ERR when they are either:
+// "qp1 [RESET] → (INIT) → RTR → RTS", without the blanks when that does
+// not fit in w.
 func qpLine(l Lesson, w int) string {
-	mark := func(st string) string {
-		switch {
-		case strings.EqualFold(st, l.QPState):
-			return "[" + st + "]"
-		case slices.ContainsFunc(l.QPNext, func(n string) bool { return strings.EqualFold(n, st) }):
-			return "(" + st + ")"
-		}
-		return st
+	cur, ok := rdma.ParseQPState(l.QPState)
+	if !ok {
+		cur = rdma.QPStateUnknown // marks none
 	}
-	var main []string
-	for _, st := range []string{"RESET", "INIT", "RTR", "RTS"} {
-		main = append(main, mark(st))
-	}
-	line := l.QP + " " + strings.Join(main, " → ")
-	for _, st := range []string{"SQD", "SQE", "ERR"} {
-		if m := mark(st); m != st {
-			line += " · " + m
+	var next []rdma.QPState
+	for _, n := range l.QPNext {
+		if st, ok := rdma.ParseQPState(n); ok {
+			next = append(next, st)
 		}
 	}
-	if ansi.StringWidth(line) > w {
-		line = strings.ReplaceAll(line, " → ", "→")
-	}
-	return line
+	name := l.QP + " "
+	return name + rdma.StateDiagram(cur, rdma.DiagramOptions{Next: next, Width: max(1, w-ansi.StringWidth(name))})[0]
 }
 
 // learnMsg is the course started by `:learn`, or why it did not start.

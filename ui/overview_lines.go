@@ -35,7 +35,7 @@ func (v *overviewView) portLines(w int) []string {
 		for _, p := range d.Ports {
 			name := d.Name + "/" + itoa(p.Port)
 			slot := themes.SlotOK
-			if p.State != rdma.PortStateActive {
+			if !p.State.Up() {
 				slot = themes.SlotError
 			}
 			l := padTo(name, 9) + th.Render(slot, padTo(stateName(p.StateName), 6)) + padTo(shortRate(p.RateText), 11)

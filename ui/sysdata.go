@@ -4,7 +4,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
 )
@@ -58,7 +57,7 @@ func (p *sysBuilder) build(u sysfsmon.Update, ascii bool) *sysData {
 		for j := range dev.Ports {
 			pt := &dev.Ports[j]
 			mark := markNone
-			if pt.State != rdma.PortStateActive {
+			if !pt.State.Up() {
 				mark = markWarn
 			}
 			add("port", pt.Row(), mark)

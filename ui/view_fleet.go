@@ -128,12 +128,7 @@ func (v *fleetView) got(msg fleetMsg) (rowSet, bool, tea.Cmd) {
 		if !h.Up {
 			up = "DOWN"
 		}
-		var qps []string
-		for _, s := range fleet.States {
-			if n := h.QPs[s]; n > 0 {
-				qps = append(qps, s+" "+strconv.Itoa(n))
-			}
-		}
+		qps := h.QPsByState()
 		alerts := strings.Join(h.Alerts, ",")
 		if len(h.Pending) > 0 {
 			alerts += " (pending " + strings.Join(h.Pending, ",") + ")"

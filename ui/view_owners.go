@@ -61,9 +61,9 @@ func (v *ownersView) heading() string {
 		return h
 	}
 	host := owners.HostOf(v.c.res.owners, v.c.src.Host.MemTotal)
-	h += " · host: MRs " + sizeText(host.Pinned) + ", VmPin " + sizeText(host.VmPin)
+	h += " · host: MRs " + view.Bytes(host.Pinned).Short() + ", VmPin " + view.Bytes(host.VmPin).Short()
 	if host.MemTotal > 0 {
-		h += " of " + sizeText(host.MemTotal) + " RAM"
+		h += " of " + view.Bytes(host.MemTotal).Short() + " RAM"
 	}
 	return h
 }
@@ -102,10 +102,10 @@ func (v *ownersView) rows() []tableRow {
 			owner = owners.KeyOf(&g.Processes[0], owners.ByPlace)
 		}
 		row := fromFields(ownerCols, ownerIndex, append(view.Row{{Key: "owner", Text: owner}}, r...))
-		row.Cells[ownerIndex["pinned"]] = sizeText(g.Pinned)
-		row.Cells[ownerIndex["vmpin"]] = sizeText(g.VmPin)
+		row.Cells[ownerIndex["pinned"]] = view.Bytes(g.Pinned).Short()
+		row.Cells[ownerIndex["vmpin"]] = view.Bytes(g.VmPin).Short()
 		if lim, _ := g.Memlock(); !lim.Unlimited && g.Worst >= 0 {
-			row.Cells[ownerIndex["memlock"]] = sizeText(lim.Value)
+			row.Cells[ownerIndex["memlock"]] = view.Bytes(lim.Value).Short()
 		}
 		switch flags := g.Flags(); {
 		case len(flags) > 0 && flags[0] == owners.FlagMemlock:
@@ -148,10 +148,10 @@ func (v *ownersView) detail(r tableRow) []string {
 		add("cmdline", p.Cmdline)
 		add("user", p.User)
 		add("cgroup", p.Cgroup.Path)
-		add("pinned", sizeText(p.Pinned)+" in MRs; the kernel counts "+sizeText(p.VmPin)+" (VmPin)")
+		add("pinned", view.Bytes(p.Pinned).Short()+" in MRs; the kernel counts "+view.Bytes(p.VmPin).Short()+" (VmPin)")
 		lim := "unlimited"
 		if !p.MemlockSoft.Unlimited {
-			lim = sizeText(p.MemlockSoft.Value) + " (" + strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% used)"
+			lim = view.Bytes(p.MemlockSoft.Value).Short() + " (" + strconv.Itoa(int(p.MemlockRatio()*100+0.5)) + "% used)"
 		}
 		if p.IPCLock {
 			lim += "; CAP_IPC_LOCK: the limit does not apply"
@@ -219,18 +219,4 @@ func sortNumeric(s []string) {
 		}
 		return strings.Compare(a, b)
 	})
-}
-
-// sizeText prints bytes in binary units: "4.0K", "2.0M", "512".
-func sizeText(n uint64) string {
-	const units = "KMGTPE"
-	if n < 1024 {
-		return strconv.FormatUint(n, 10)
-	}
-	f, i := float64(n)/1024, 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	return strconv.FormatFloat(f, 'f', 1, 64) + units[i:i+1]
 }

@@ -192,11 +192,3 @@ func TestOwnersFilterAndMarks(t *testing.T) {
 		t.Errorf("user=ml qp=4: %d rows", len(tb.view))
 	}
 }
-
-func TestSizeText(t *testing.T) {
-	for n, want := range map[uint64]string{0: "0", 1023: "1023", 1024: "1.0K", 64 << 10: "64.0K", 3 << 29: "1.5G", 1 << 62: "4.0E"} {
-		if got := sizeText(n); got != want {
-			t.Errorf("sizeText(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

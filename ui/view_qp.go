@@ -163,8 +163,8 @@ func (v *objectView) sessionLines(o *front.Object) []string {
 			out = append(out, "  MR "+x.Name+": "+strconv.FormatUint(x.Length, 10)+" bytes, lkey 0x"+strconv.FormatUint(uint64(x.LKey), 16)+", "+x.Access)
 		}
 	}
-	out = append(out, "", th.Render(themes.SlotHeader, "state machine"), "  "+v.diagram(o.State))
 	next := o.NextSteps()
+	out = append(out, "", th.Render(themes.SlotHeader, "state machine"), "  "+v.diagram(o.State, next))
 	for _, s := range next {
 		if s.Legal {
 			needs := ""
@@ -192,26 +192,28 @@ func (v *objectView) sessionLines(o *front.Object) []string {
 	return out
 }
 
-// diagram draws the QP state machine's main line with the current state
-// marked.
-func (v *objectView) diagram(cur string) string {
+// diagram draws the QP on the state machine's main line as the lesson
+// pane does (rdma.StateDiagram): [its state] in the theme's colour, red
+// when failed, and (the legal next steps).
+func (v *objectView) diagram(state string, next []front.Step) string {
 	th := v.c.theme
-	arrow := " → "
-	if th.ASCII {
-		arrow = " -> "
+	cur, ok := rdma.ParseQPState(state)
+	if !ok {
+		cur = rdma.QPStateUnknown // marks none
 	}
-	var parts []string
-	// The main line runs to SQD; SQE and ERR are drawn as the tail.
-	for _, s := range rdma.QPStateNames()[:rdma.QPStateSQE] {
-		if s == cur {
-			parts = append(parts, th.Render(themes.SlotSelected, "["+s+"]"))
-		} else {
-			parts = append(parts, s)
+	o := rdma.DiagramOptions{ASCII: th.ASCII, Mark: func(s rdma.QPState, drawn string) string {
+		switch {
+		case s != cur:
+			return drawn
+		case s.Failed():
+			return th.Render(themes.SlotError, drawn)
+		}
+		return th.Render(themes.SlotSelected, drawn)
+	}}
+	for _, n := range next {
+		if st, ok := rdma.ParseQPState(n.To); ok && n.Legal {
+			o.Next = append(o.Next, st)
 		}
 	}
-	tail := "   any" + arrow + "ERR" + arrow + "RESET"
-	if st, ok := rdma.ParseQPState(cur); ok && st.Failed() {
-		tail = "   " + th.Render(themes.SlotError, "["+cur+"]") + arrow + "RESET"
-	}
-	return strings.Join(parts, arrow) + tail
+	return rdma.StateDiagram(cur, o)[0]
 }

@@ -20,6 +20,15 @@
 // \xHH (\uHHHH for other unprintable runes), so no text view lets it
 // command the terminal; the JSON views keep the exact bytes.
 //
+// units.go is the one printer of quantities: Bytes for a size in memory
+// (binary units: "64 MiB" in a sentence, "64.0M" in a column) and SI for
+// what a port counted ("12.3GB", "1.2k pkts/s").
+//
+// modify.go is the one printer of a modify verbscope trace saw
+// (Modify): its transition, what it set, who made it, its JSON; trace's
+// line, res qp --follow, the dashboard's QP history and the exporter
+// print it through one Modify.
+//
 // The package is pure Go and reads nothing: the packages that read the
 // system build the rows and register their kinds (inspect: res, qp, cq,
 // mr, pd, ctx, srq, cm_id; sysfsmon: devices, ports, gids, irqs,

@@ -30,12 +30,16 @@ func (r Row) AppendJSON(b []byte) []byte {
 // device), written as AppendJSON writes it.
 func (r Row) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
 
-// appendJSONValue writes the common types itself and any other value
-// (float64, *int, []int, nested structs and rows) as encoding/json does.
+// appendJSONValue writes the common types itself, JSON already written
+// (json.RawMessage: a traced modify's attributes) as it is, and any
+// other value (float64, *int, []int, nested structs and rows) as
+// encoding/json does.
 func appendJSONValue(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case nil:
 		return append(b, "null"...)
+	case json.RawMessage:
+		return append(b, v...)
 	case uint64:
 		return strconv.AppendUint(b, v, 10)
 	case int64:
