@@ -31,8 +31,8 @@ type Sample struct {
 	Value  float64
 }
 
-// alert is one entry of /api/v1/alerts.
-type alert struct {
+// Alert is one entry of /api/v1/alerts.
+type Alert struct {
 	Labels   map[string]string `json:"labels"`
 	State    string            `json:"state"` // "pending" or "firing"
 	ActiveAt time.Time         `json:"activeAt"`
@@ -126,14 +126,14 @@ func decodeVector(expr string, data json.RawMessage) ([]Sample, error) {
 	return out, nil
 }
 
-// alerts returns the alerts Prometheus evaluates now, pending and firing.
-func (c *Client) alerts(ctx context.Context) ([]alert, error) {
+// Alerts returns the alerts Prometheus evaluates now, pending and firing.
+func (c *Client) Alerts(ctx context.Context) ([]Alert, error) {
 	data, err := c.get(ctx, "/api/v1/alerts", nil)
 	if err != nil {
 		return nil, err
 	}
 	var d struct {
-		Alerts []alert `json:"alerts"`
+		Alerts []Alert `json:"alerts"`
 	}
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("fleet: alerts: %w", err)

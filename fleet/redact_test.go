@@ -29,7 +29,7 @@ func TestErrorsHideThePassword(t *testing.T) {
 		{"no scheme", "prom:" + secret + "@prometheus:9090", "prom:" + secret + "@prometheus:9090"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := (&Client{URL: tc.url}).alerts(context.Background())
+			_, err := (&Client{URL: tc.url}).Alerts(context.Background())
 			if err == nil {
 				t.Fatal("no error")
 			}

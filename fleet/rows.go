@@ -113,7 +113,7 @@ func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
 		}
 		res["errorRate"] = append(res["errorRate"], s...)
 	}
-	alerts, err := c.alerts(ctx)
+	alerts, err := c.Alerts(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func TestClientErrors(t *testing.T) {
 			}
 		})
 	}
-	_, err := (&Client{URL: "http://127.0.0.1:1"}).alerts(context.Background())
+	_, err := (&Client{URL: "http://127.0.0.1:1"}).Alerts(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "is it up?") {
 		t.Errorf("no server: %v", err)
 	}
