@@ -46,8 +46,7 @@ listed here is shown as unknown: its meaning is never guessed from its name.
 
 Drivers not listed: ionic's names come from the device's firmware at run
 time (ionic_hw_stats.c), so there is nothing to list; siw has no
-hw_counters; hfi1's chip counters (chip.c) are not in the registry yet,
-nor hns's hardware counters after rx_ud_pkt.
+hw_counters; hfi1's chip counters (chip.c) are not in the registry yet.
 `)
 	cur := "\x00"
 	for _, e := range All() {

@@ -48,15 +48,22 @@ func efaTable() []entry {
 // hnsTable is HiSilicon's hns_roce: drivers/infiniband/hw/hns/
 // hns_roce_main.c, hns_roce_port_stats_descs: the driver's own event and
 // failure counts (the dfx counters, also in hns_roce_debugfs.c), then the
-// hardware's packet counters (HIP09 and later). Only the hardware
-// counters found in the sources read for this table are listed; the rest
-// show as unknown.
+// hardware's packet counters (HIP09 and later, not on a VF). The driver
+// says nothing of what its hardware counters count beyond their names;
+// where a name does not say it plainly (ecn_doorbell, rx_buffer,
+// trp_rx_sof, cq_poe) the row is class other and its meaning repeats the
+// name and no more.
 func hnsTable() []entry {
 	const src = "drivers/infiniband/hw/hns/hns_roce_main.c (hns_roce_port_stats_descs)"
 	fail := func(name, what string) spec {
 		return spec{name, ClassError, SideDevice, SignalNone, false, what + " that failed", ""}
 	}
-	return group("hns", src, 0,
+	// byName is a hardware counter whose meaning the driver does not give.
+	byName := func(name, says string) spec {
+		return spec{name, ClassOther, SidePort, SignalNone, false,
+			"by its name, " + says + "; the driver documents no more", ""}
+	}
+	return append(group("hns", src, 0,
 		spec{"aeqe", ClassOther, SideDevice, SignalNone, false, "asynchronous event queue entries handled", ""},
 		spec{"ceqe", ClassOther, SideDevice, SignalNone, false, "completion event queue entries handled", ""},
 		spec{"cmds", ClassOther, SideDevice, SignalNone, false, "commands sent to the firmware", ""},
@@ -73,6 +80,32 @@ func hnsTable() []entry {
 		spec{"rx_rc_pkt", ClassTraffic, SidePort, SignalNone, false, "RC packets received", ""},
 		spec{"rx_uc_pkt", ClassTraffic, SidePort, SignalNone, false, "UC packets received", ""},
 		spec{"rx_ud_pkt", ClassTraffic, SidePort, SignalNone, false, "UD packets received", ""},
+	), hnsHWTable(byName)...)
+}
+
+// hnsHWTable is the rest of hns's hardware counters, after rx_ud_pkt.
+func hnsHWTable(byName func(name, says string) spec) []entry {
+	const src = "drivers/infiniband/hw/hns/hns_roce_main.c (hns_roce_port_stats_descs, HNS_ROCE_HW_CNT)"
+	return group("hns", src, 0,
+		spec{"rx_xrc_pkt", ClassTraffic, SidePort, SignalNone, false, "XRC packets received", ""},
+		spec{"rx_pkt", ClassTraffic, SidePort, SignalNone, false, "packets received in all, by its name (the driver does not list what it includes)", ""},
+		spec{"rx_err_pkt", ClassError, SidePort, SignalNone, false, "received packets the hardware counted as in error (the driver says not which errors)", ""},
+		spec{"rx_cnp_pkt", ClassCongestion, SidePort, SignalNone, false, "congestion notification packets (CNPs) received", ""},
+		spec{"tx_rc_pkt", ClassTraffic, SidePort, SignalNone, false, "RC packets sent", ""},
+		spec{"tx_uc_pkt", ClassTraffic, SidePort, SignalNone, false, "UC packets sent", ""},
+		spec{"tx_ud_pkt", ClassTraffic, SidePort, SignalNone, false, "UD packets sent", ""},
+		spec{"tx_xrc_pkt", ClassTraffic, SidePort, SignalNone, false, "XRC packets sent", ""},
+		spec{"tx_pkt", ClassTraffic, SidePort, SignalNone, false, "packets sent in all, by its name (the driver does not list what it includes)", ""},
+		spec{"tx_err_pkt", ClassError, SidePort, SignalNone, false, "packets to send the hardware counted as in error (the driver says not which errors)", ""},
+		spec{"tx_cnp_pkt", ClassCongestion, SidePort, SignalNone, false, "congestion notification packets (CNPs) sent", ""},
+		spec{"trp_get_mpt_err_pkt", ClassError, SidePort, SignalNone, false, "by its name, packets for which the transport engine failed to fetch a memory protection table (MPT) entry; the driver documents no more", ""},
+		spec{"trp_get_irrl_err_pkt", ClassError, SidePort, SignalNone, false, "by its name, packets for which the transport engine failed to fetch an IRRL entry; the driver documents no more", ""},
+		byName("ecn_doorbell", "ECN doorbells"),
+		byName("rx_buffer", "receive buffer events"),
+		byName("trp_rx_sof", "transport-engine receive SOF events"),
+		byName("cq_cqe", "completion queue entries written"),
+		byName("cq_poe", "CQ POE events"),
+		byName("cq_notify", "completion queue notifications"),
 	)
 }
 
