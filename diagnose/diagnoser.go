@@ -218,13 +218,47 @@ func (d *Diagnoser) facts(ctx context.Context, s *inspect.Snapshot, r Reading, q
 	}
 	if p := localPeer(s, q); p != nil {
 		f.LocalPeer = p
-	} else if look != lookOwnerExited && d.cfg.Peers != nil && q.Attrs.Has(inspect.AttrResRQPN) && reliable(q) {
+		return f
+	}
+	if look == lookOwnerExited || !q.Attrs.Has(inspect.AttrResRQPN) || !reliable(q) {
+		return f
+	}
+	if d.cfg.Peers != nil {
 		f.Peer = d.cfg.Peers.Find(ctx, q, f.Traced.DGID)
 		if f.Traced.DGID != "" {
 			f.Peer.HostKnown = true
 		}
 	}
+	if f.Peer.QP == nil && !f.Peer.HostKnown {
+		if g := goneLocalPeer(r, q); g != nil {
+			f.Peer.QP, f.Peer.ByNumbers, f.GoneHere = g, true, true
+		}
+	}
 	return f
+}
+
+// goneLocalPeer is the QP on q's device numbered as q's remote one when
+// this host's Tracker saw it destroyed (its history ends gone): on this
+// host that is q's peer gone, as far as numbers tell (a peer on another
+// host may share the number: probable). Nil when there was none.
+func goneLocalPeer(r Reading, q *inspect.QP) *PeerQP {
+	if q.RQPN == q.LQPN {
+		return nil // two hosts number alike: its own number is the other host's
+	}
+	k := inspect.Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.RQPN}
+	h := r.History[k]
+	if len(h) == 0 || !h[len(h)-1].Gone {
+		return nil
+	}
+	last := h[len(h)-1]
+	g := &PeerQP{Host: "this host", Dev: q.DevName, LQPN: q.RQPN, State: last.State.IPRoute2(),
+		SQPSN: last.SQPSN, RQPSN: last.RQPSN, Gone: true, GoneAt: last.Time}
+	for _, c := range r.Update.Disappeared {
+		if c.Key == k {
+			g.PID, g.Comm = c.PID, c.Comm
+		}
+	}
+	return g
 }
 
 // localPeer is q's peer when it is on this host, on the same device (two

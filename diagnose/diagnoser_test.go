@@ -160,3 +160,42 @@ func TestDiagnoserIdleCost(t *testing.T) {
 		t.Errorf("an idle reading allocated %v times and asked the peers %d times; want 0 and 0", allocs, p.asked)
 	}
 }
+
+// A peer on this host that was destroyed: the Tracker's history of the
+// QP numbered as the stuck QP's remote one ends gone, so the verdict is
+// peer_gone (probable: a QP of another host may share the number), not
+// no_response; a history that does not end gone says nothing.
+func TestDiagnoserPeerGoneOnThisHost(t *testing.T) {
+	stuck := rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500)
+	goneAt := t0.Add(-time.Minute)
+	for _, tc := range []struct {
+		name    string
+		history []inspect.StateEvent
+		want    string
+	}{
+		{"destroyed", []inspect.StateEvent{{Time: t0.Add(-time.Hour), State: rdma.QPStateRTS}, {Time: goneAt, State: rdma.QPStateRTS, Gone: true, SQPSN: 500, RQPSN: 101}},
+			"rxe0 qp 17 peer_gone (probably: peer this host qp 18 was destroyed)"},
+		{"still there as far as history goes", []inspect.StateEvent{{Time: goneAt, State: rdma.QPStateRTS}},
+			"rxe0 qp 17 no_response (probably: retransmissions get no answer)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := New(Config{})
+			var got []Verdict
+			for i, timeouts := range []uint64{0, 16, 32, 48} {
+				r := reading(i, 0, timeouts, stuck)
+				r.History = map[inspect.Key][]inspect.StateEvent{{Kind: rdma.KindQP, Dev: "rxe0", ID: 18}: tc.history}
+				got = d.Observe(context.Background(), r)
+			}
+			if len(got) != 1 || got[0].Summary() != tc.want {
+				var s []string
+				for _, v := range got {
+					s = append(s, v.Summary())
+				}
+				t.Fatalf("verdicts %q, want %q", s, tc.want)
+			}
+			if v := got[0]; v.Cause == CausePeerGone && (v.Peer == nil || !v.Peer.Gone || !v.Peer.GoneAt.Equal(goneAt) || len(v.Fix) == 0) {
+				t.Errorf("peer %+v, fix %q: want qp 18 gone at %v and a fix", v.Peer, v.Fix, goneAt)
+			}
+		})
+	}
+}

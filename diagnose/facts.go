@@ -84,6 +84,9 @@ type facts struct {
 	// LocalPeer is the peer QP when it is on this host (the Tracker's
 	// judgement); nil otherwise.
 	LocalPeer *inspect.QP
+	// GoneHere is set when Peer.QP is a QP of this host's that the
+	// Tracker saw destroyed (goneLocalPeer), not an exporter's answer.
+	GoneHere bool
 	// Port is the QP's port as the snapshot showed it (nil: not shown).
 	Port *inspect.Port
 	// Candidates are the other QPs of the port that could be the one

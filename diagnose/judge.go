@@ -36,6 +36,15 @@ func judge(f facts) (v Verdict, ok bool) {
 	return v, true
 }
 
+// ownerText is " (comm[pid])" of a peer QP, or nothing when unknown (a
+// QP of this host seen gone in an earlier reading).
+func ownerText(p *PeerQP) string {
+	if p.Comm == "" && p.PID == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s[%d])", p.Comm, p.PID)
+}
+
 // peerName is how a verdict names the peer QP: "peer 10.0.1.2:9879 qp 17".
 func peerName(p *PeerQP) string { return fmt.Sprintf("peer %s qp %d", p.Host, p.LQPN) }
 
@@ -138,7 +147,7 @@ func judgeStalled(v *Verdict, f *facts) bool {
 	case p != nil && p.Gone:
 		v.Cause = CausePeerGone
 		v.Why = fmt.Sprintf("%s was destroyed", peerName(p))
-		v.Evidence = append(v.Evidence, fmt.Sprintf("%s (%s[%d]) was destroyed at %s: nothing answers the retransmissions", peerName(p), p.Comm, p.PID, p.GoneAt.Format("15:04:05")))
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%s%s was destroyed at %s: nothing answers the retransmissions", peerName(p), ownerText(p), p.GoneAt.Format("15:04:05")))
 		v.Fix = append([]string{"the other end went away: restart the peer program, then destroy this QP and connect a new one (a QP cannot be pointed at a new peer while in RTS)"}, timeoutFix...)
 	case p != nil && (p.State == "RESET" || p.State == "INIT"):
 		v.Cause = CausePeerNotReady
@@ -229,6 +238,8 @@ func peerLines(f *facts) []string {
 	}
 	var out []string
 	switch {
+	case a.QP != nil && f.GoneHere:
+		out = append(out, fmt.Sprintf("the peer was found by number on this host: %s qp %d, named as this QP's remote, was destroyed (the Tracker saw it go); a QP of another host numbered alike would be the peer instead: probably it", a.QP.Dev, a.QP.LQPN))
 	case a.QP != nil && a.ByNumbers && a.QP.Gone:
 		out = append(out, "the peer was found by its number among the QPs an exporter saw destroyed lately, without trace's destination GID: probably it")
 	case a.QP != nil && a.ByNumbers:
