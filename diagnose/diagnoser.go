@@ -237,9 +237,21 @@ func (d *Diagnoser) facts(ctx context.Context, s *inspect.Snapshot, r Reading, q
 	return f
 }
 
+// connectedSince is when a QP's history first shows it connected (RTR,
+// RTS or SQD: it has a remote QP); false when it never does.
+func connectedSince(h []inspect.StateEvent) (time.Time, bool) {
+	for _, e := range h {
+		if !e.Gone && (e.State == rdma.QPStateRTR || e.State == rdma.QPStateRTS || e.State == rdma.QPStateSQD) {
+			return e.Time, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // goneLocalPeer is the QP on q's device numbered as q's remote one when
-// this host's Tracker saw it destroyed (its history ends gone): on this
-// host that is q's peer gone, as far as numbers tell (a peer on another
+// this host's Tracker saw it destroyed (its history ends gone) after q
+// was connected: on this host that is q's peer gone, as far as numbers
+// tell (a peer on another
 // host may share the number: probable). Nil when there was none.
 func goneLocalPeer(r Reading, q *inspect.QP) *PeerQP {
 	if q.RQPN == q.LQPN {
@@ -251,6 +263,13 @@ func goneLocalPeer(r Reading, q *inspect.QP) *PeerQP {
 		return nil
 	}
 	last := h[len(h)-1]
+	// A QP gone before q was connected cannot be q's peer: q connected
+	// to a live one (an older QP of this host that had the number, as
+	// hosts number alike, is not it).
+	connected, ok := connectedSince(r.History[key(q)])
+	if !ok || last.Time.Before(connected) {
+		return nil
+	}
 	g := &PeerQP{Host: "this host", Dev: q.DevName, LQPN: q.RQPN, State: last.State.IPRoute2(),
 		SQPSN: last.SQPSN, RQPSN: last.RQPSN, Gone: true, GoneAt: last.Time}
 	for _, c := range r.Update.Disappeared {

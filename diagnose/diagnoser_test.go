@@ -164,10 +164,12 @@ func TestDiagnoserIdleCost(t *testing.T) {
 // A peer on this host that was destroyed: the Tracker's history of the
 // QP numbered as the stuck QP's remote one ends gone, so the verdict is
 // peer_gone (probable: a QP of another host may share the number), not
-// no_response; a history that does not end gone says nothing.
+// no_response; a history that does not end gone says nothing, nor one
+// that ended before the stuck QP was connected.
 func TestDiagnoserPeerGoneOnThisHost(t *testing.T) {
 	stuck := rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500)
 	goneAt := t0.Add(-time.Minute)
+	connected := t0.Add(-time.Hour) // when qp 17 went to RTS
 	for _, tc := range []struct {
 		name    string
 		history []inspect.StateEvent
@@ -177,13 +179,17 @@ func TestDiagnoserPeerGoneOnThisHost(t *testing.T) {
 			"rxe0 qp 17 peer_gone (probably: peer this host qp 18 was destroyed)"},
 		{"still there as far as history goes", []inspect.StateEvent{{Time: goneAt, State: rdma.QPStateRTS}},
 			"rxe0 qp 17 no_response (probably: retransmissions get no answer)"},
+		{"a QP of that number gone before qp 17 connected: not its peer", []inspect.StateEvent{{Time: connected.Add(-time.Hour), State: rdma.QPStateRTS},
+			{Time: connected.Add(-time.Minute), State: rdma.QPStateRTS, Gone: true}},
+			"rxe0 qp 17 no_response (probably: retransmissions get no answer)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := New(Config{})
 			var got []Verdict
 			for i, timeouts := range []uint64{0, 16, 32, 48} {
 				r := reading(i, 0, timeouts, stuck)
-				r.History = map[inspect.Key][]inspect.StateEvent{{Kind: rdma.KindQP, Dev: "rxe0", ID: 18}: tc.history}
+				r.History = map[inspect.Key][]inspect.StateEvent{{Kind: rdma.KindQP, Dev: "rxe0", ID: 18}: tc.history,
+					key(&stuck): {{Time: t0.Add(-2 * time.Hour), State: rdma.QPStateInit}, {Time: connected, State: rdma.QPStateRTS}}}
 				got = d.Observe(context.Background(), r)
 			}
 			if len(got) != 1 || got[0].Summary() != tc.want {
