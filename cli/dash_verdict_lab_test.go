@@ -15,7 +15,8 @@ import (
 // pair is healthy (a send with a receive posted, then idle), the
 // diagnosis gives no verdict; a send with no receive posted makes the
 // alerts line name rnr and the QP's detail open with the verdict and the
-// peer's PSNs beside its own; `why` in the pane says the same.
+// peer's PSNs beside its own; `why` in the pane says the same. Then
+// the peer destroyed: the alerts line names peer_gone.
 func TestDashboardVerdict(t *testing.T) {
 	labkit.Clean(t)
 	s, _ := startDash(t, "verbscope dash --view qp --interval 500ms; echo status=$?")
@@ -76,6 +77,18 @@ func TestDashboardVerdict(t *testing.T) {
 	}
 	s.key("Escape")
 	waitScreenLacks(t, s, "(esc back")
+
+	// peer_gone: qp2 destroyed while qp1 still sends to it. The
+	// dashboard saw qp2 go after qp1 connected: its peer, gone.
+	s.key("Tab")
+	s.keys("-l", "destroy qp2")
+	s.key("Enter")
+	scr = s.waitLong("stuck: rxe0 qp " + qp1 + " peer_gone")
+	if want := "peer this host qp " + qp2 + " was destroyed"; !strings.Contains(strings.Join(strings.Fields(scr), " "), want) {
+		t.Errorf("the alerts line does not say %q:\n%s", want, scr)
+	}
+	s.key("Escape")
+	s.waitLong("(tab to type)")
 	s.key("q")
 	s.waitLong("status=0")
 }

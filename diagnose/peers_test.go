@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"context"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -85,6 +86,35 @@ func TestHTTPPeers(t *testing.T) {
 	noAuth, _ := NewHTTPPeers(PeerConfig{URLs: []string{srv.URL}})
 	if a := noAuth.Find(ctx, &q, ""); len(a.Failed) != 1 || !strings.Contains(a.Failed[0], "--peer-auth") {
 		t.Errorf("without credentials: got %+v", a)
+	}
+}
+
+// An https exporter: verified against --peer-ca's certificate; without
+// it (a self-signed one, not in the system's CAs) the refusal is a fact
+// of the answer, and a --peer-ca file with no certificate fails at once.
+func TestHTTPSPeers(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(peerBody)) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600)
+	ctx := context.Background()
+	q := rcQP("rxe0", 17, 18, rdma.QPStateRTS, 101, 500)
+	p, err := NewHTTPPeers(PeerConfig{URLs: []string{srv.URL}, CAFile: ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := p.Find(ctx, &q, ""); a.QP == nil || a.QP.LQPN != 18 || len(a.Failed) != 0 {
+		t.Errorf("with --peer-ca: got %+v", a)
+	}
+	untrusted, _ := NewHTTPPeers(PeerConfig{URLs: []string{srv.URL}})
+	if a := untrusted.Find(ctx, &q, ""); a.QP != nil || len(a.Failed) != 1 || !strings.Contains(a.Failed[0], "certificate") {
+		t.Errorf("without --peer-ca: got %+v, want the certificate refused as a fact", a)
+	}
+	empty := filepath.Join(dir, "empty.pem")
+	os.WriteFile(empty, []byte("not a certificate\n"), 0o600)
+	if _, err := NewHTTPPeers(PeerConfig{URLs: []string{srv.URL}, CAFile: empty}); err == nil || !strings.Contains(err.Error(), "no PEM certificate") {
+		t.Errorf("a --peer-ca without a certificate: %v", err)
 	}
 }
 
