@@ -72,8 +72,7 @@ func (t *Tracker) Observe(m Modify) {
 	case explainsLast(h, &m, t.took):
 		// Copied, not written in place: a delivered history is never
 		// written.
-		t.history[k] = append(h[:len(h)-1:len(h)-1], e)
-		t.histChanged = true
+		t.setHistory(k, append(h[:len(h)-1:len(h)-1], e))
 	case precedesLast(h, &m):
 		// The reading that made the last entry came after this modify
 		// and shows its effect: the modify goes before that entry, in
@@ -91,8 +90,7 @@ func (t *Tracker) Observe(m Modify) {
 		if over := len(nh) - t.cfg.HistoryLen; over > 0 {
 			nh = nh[over:]
 		}
-		t.history[k] = nh
-		t.histChanged = true
+		t.setHistory(k, nh)
 	default:
 		t.record(k, e)
 	}

@@ -251,9 +251,16 @@ type Tracker struct {
 	goneSeq map[Key]uint64
 	seq     uint64
 	history map[Key][]StateEvent
-	// histories is the last copy Histories handed out, valid until
-	// history changes (histChanged): an idle host's readings share one.
+	// histGens is each history's change mark: a generation (generation.go)
+	// given at every change of the history, so a reader that kept one
+	// knows the history unchanged without a look at its events.
+	// histories and handedGens are the last copies Histories handed out,
+	// valid until a history changes (histChanged): an idle host's
+	// readings share them.
+	histGens    map[Key]uint64
+	histGen     uint64
 	histories   map[Key][]StateEvent
+	handedGens  map[Key]uint64
 	histChanged bool
 	// unseen are the QPs with traced modifies that no snapshot has
 	// shown yet, with the generation of the last Update before the
@@ -334,7 +341,7 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.GrowthMin <= 0 {
 		cfg.GrowthMin = defaultGrowthMin
 	}
-	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, goneSeq: map[Key]uint64{}, unseen: map[Key]uint64{},
+	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, histGens: map[Key]uint64{}, goneSeq: map[Key]uint64{}, unseen: map[Key]uint64{},
 		growth: map[ownerKind]*growthSeries{}, transitions: map[Transition]uint64{}, entered: map[Key][]enteredState{}}
 }
 
@@ -352,10 +359,23 @@ func (t *Tracker) History(k Key) []StateEvent {
 // one), so the map is cheap at 10,000 QPs and safe to read on another
 // goroutine while the Tracker goes on. Callers must not modify them.
 func (t *Tracker) Histories() map[Key][]StateEvent {
+	h, _, _ := t.HistoriesMarked()
+	return h
+}
+
+// HistoriesMarked is Histories with their change marks (generations:
+// the same non-zero number in two calls means the same): gen marks the
+// last change of any history (Frame.HistoryGen), gens each history's
+// (Frame.HistoryGens), a map handed out and never written, as the
+// histories are.
+func (t *Tracker) HistoriesMarked() (h map[Key][]StateEvent, gen uint64, gens map[Key]uint64) {
 	if t.histories == nil || t.histChanged {
-		t.histories, t.histChanged = maps.Clone(t.history), false
+		t.histories, t.handedGens, t.histChanged = maps.Clone(t.history), maps.Clone(t.histGens), false
 	}
-	return t.histories
+	if t.histGen == 0 {
+		t.histGen = lastGeneration.Add(1) // no history yet: marked all the same
+	}
+	return t.histories, t.histGen, t.handedGens
 }
 
 // Update feeds the next snapshot (snapshots must come in time order). A
@@ -500,8 +520,7 @@ func (t *Tracker) retain(k Key) {
 		}
 		delete(t.goneSeq, old.key)
 		if _, live := t.objs[old.key]; !live {
-			delete(t.history, old.key)
-			t.histChanged = true
+			t.setHistory(old.key, nil)
 		}
 	}
 	if len(t.gone) > 2*t.cfg.GoneRetention {
@@ -528,7 +547,22 @@ func (t *Tracker) record(k Key, e StateEvent) {
 	}
 	h := make([]StateEvent, len(old), len(old)+1)
 	copy(h, old)
-	t.history[k] = append(h, e)
+	t.setHistory(k, append(h, e))
+}
+
+// setHistory makes h k's history (nil: none) with a new change mark.
+// Every change of a history goes through it: the copy of the histories
+// Histories handed out is then stale, and the mark tells each reader
+// which history changed.
+func (t *Tracker) setHistory(k Key, h []StateEvent) {
+	if h == nil {
+		delete(t.history, k)
+		delete(t.histGens, k)
+	} else {
+		t.history[k] = h
+		t.histGens[k] = lastGeneration.Add(1)
+	}
+	t.histGen = lastGeneration.Add(1)
 	t.histChanged = true
 }
 

@@ -91,6 +91,18 @@ type Frame struct {
 	// History is every tracked QP's state history, live and recently
 	// gone (Tracker.Histories); never mutated after delivery.
 	History map[Key][]StateEvent
+	// HistoryGen marks the last change of any history: the same
+	// non-zero number as an earlier frame's means every history is the
+	// same (an idle host's readings). 0 when the frame's maker kept no
+	// marks.
+	HistoryGen uint64
+	// HistoryGens is each history's change mark
+	// (Tracker.HistoriesMarked): a QP whose mark is the same non-zero
+	// number as in an earlier frame has the same history, and a reader
+	// passes over it without a look at its events (an idle host's
+	// 10,000). Nil when the frame's maker kept none (a frame built by
+	// hand, a replay): every history is then to be looked at.
+	HistoryGens map[Key]uint64
 	// Err is why this snapshot failed (Snapshot is nil); watching goes
 	// on.
 	Err error
@@ -153,7 +165,8 @@ func Watch(ctx context.Context, c *Conn, o WatchOptions) *Watcher {
 		if o.Modifies != nil {
 			o.Modifies.take(t)
 		}
-		f.Snapshot, f.Update, f.History = s, t.Update(s), t.Histories()
+		f.Snapshot, f.Update = s, t.Update(s)
+		f.History, f.HistoryGen, f.HistoryGens = t.HistoriesMarked()
 		return f
 	}
 	w := &Watcher{loop: pace.Start(ctx, pace.New(o.Interval, DefaultWatchInterval, o.clock), read, nil)}

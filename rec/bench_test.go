@@ -45,7 +45,7 @@ func busyRecording(b *testing.B, name string, readings int, naive *int64) string
 				*naive += int64(len(body))
 			}
 		}
-		if err := w.Frame(ctx, inspect.Frame{Seq: uint64(r + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+		if err := w.Frame(ctx, trackedFrame(tr, uint64(r + 1), s)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -141,7 +141,7 @@ func BenchmarkWriteIdle10kQPs(b *testing.B) {
 		for i := range s.QPs {
 			s.QPs[i] = qp(uint32(100+i), 7000, "idle", rdma.QPStateRTS, 0, 0)
 		}
-		return inspect.Frame{Seq: seq, Snapshot: s, Update: tr.Update(s), History: tr.Histories()}
+		return trackedFrame(tr, seq, s)
 	}
 	if err := w.Frame(ctx, frame()); err != nil {
 		b.Fatal(err)

@@ -25,7 +25,7 @@ func lateRun(t *testing.T, script func(read func(at time.Duration, st rdma.QPSta
 		if st != rdma.QPStateUnknown {
 			s.QPs = []inspect.QP{qp(40, 500, "verbscope", st, 0, 0)}
 		}
-		if err := w.Frame(ctx, inspect.Frame{Seq: seq, Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+		if err := w.Frame(ctx, trackedFrame(tr, seq, s)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -72,7 +72,7 @@ func frames() []inspect.Frame {
 		if i == 2 {
 			tr.Observe(errModify)
 		}
-		out = append(out, inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()})
+		out = append(out, trackedFrame(tr, uint64(i + 1), s))
 	}
 	return out
 }
@@ -173,7 +173,7 @@ func recordSnaps(t testing.TB, name string, h Host, o WriterOptions, snaps ...*i
 	w, path := createT(t, name, h, o)
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
 	for i, s := range snaps {
-		if err := w.Frame(context.Background(), inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+		if err := w.Frame(context.Background(), trackedFrame(tr, uint64(i + 1), s)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,4 +181,12 @@ func recordSnaps(t testing.TB, name string, h Host, o WriterOptions, snaps ...*i
 		t.Fatal(err)
 	}
 	return path
+}
+
+// trackedFrame is the frame inspect's watch makes of s: tr's report on
+// it and every history with its change marks.
+func trackedFrame(tr *inspect.Tracker, seq uint64, s *inspect.Snapshot) inspect.Frame {
+	f := inspect.Frame{Seq: seq, Snapshot: s, Update: tr.Update(s)}
+	f.History, f.HistoryGen, f.HistoryGens = tr.HistoriesMarked()
+	return f
 }

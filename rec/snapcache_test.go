@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -234,4 +235,10 @@ func objectSet(s *inspect.Snapshot) []string {
 	})
 	slices.Sort(out)
 	return out
+}
+
+// sameMap reports whether a and b are the very same map: the cache's
+// promise to hand over its last map again (upTo's doc).
+func sameMap[K comparable, V any](a, b map[K]V) bool {
+	return a != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

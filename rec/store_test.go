@@ -165,7 +165,7 @@ func TestTransitionOfUnseenQP(t *testing.T) {
 	m.QPN = 50
 	tr.Observe(m)
 	s := &inspect.Snapshot{Time: t0}
-	if err := w.Frame(ctx, inspect.Frame{Seq: 1, Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+	if err := w.Frame(ctx, trackedFrame(tr, 1, s)); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()

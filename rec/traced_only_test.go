@@ -24,7 +24,7 @@ func TestTracedOnlyLifetime(t *testing.T) {
 	read := func(seq uint64, at time.Duration, qps ...inspect.QP) {
 		t.Helper()
 		s := &inspect.Snapshot{Time: t0.Add(at), QPs: qps}
-		if err := w.Frame(ctx, inspect.Frame{Seq: seq, Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
+		if err := w.Frame(ctx, trackedFrame(tr, seq, s)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -33,27 +33,21 @@ type resState struct {
 	// vanished are the QPs the frame's reading saw go, with the owner
 	// each had: the end of its history is written with it.
 	vanished map[inspect.Key]objState
-	// hist is the last histories written: the Tracker hands out the
-	// same map again while no history changed (Tracker.Histories), so
-	// an idle host's readings pass over 10,000 histories without a
-	// look at each.
-	hist map[inspect.Key][]inspect.StateEvent
-}
-
-// sameMap reports whether a and b are the very same map.
-func sameMap[K comparable, V any](a, b map[K]V) bool {
-	return a != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	// histGen is the change mark of the last histories written
+	// (Frame.HistoryGen): while no history changed, an idle host's
+	// readings pass over 10,000 histories without a look at each.
+	histGen uint64
 }
 
 // transDone is what was written of one QP's history: its events with
-// their rows' ids, and the history slice they came from. The Tracker never writes a history
-// it delivered, so the same slice (its first element and length) is
-// the same history, passed over without a look at its events: on an
-// idle host, every QP's.
+// their rows' ids, and the history's change mark then
+// (Frame.HistoryGens): a history with the same mark is passed over
+// without a look at its events (on an idle host, every QP's). A frame
+// without marks (0) has each history looked at: the rows already
+// written are found by their keys, at the cost of the look.
 type transDone struct {
-	rows  map[transKey]int64
-	first *inspect.StateEvent
-	n     int
+	rows map[transKey]int64
+	gen  uint64
 }
 
 type objState struct {
@@ -213,7 +207,7 @@ func (s *resState) writeObjects(ctx context.Context, tx *sql.Tx, seq int64, key 
 // so when the modify comes after the reading that saw its state) is
 // written over that entry's row: one row per change.
 func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, _ bool, f inspect.Frame) error {
-	if sameMap(s.hist, f.History) {
+	if f.HistoryGen != 0 && f.HistoryGen == s.histGen {
 		return nil
 	}
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO transitions (seq, t, dev, qpn, state, gone, sq_psn, rq_psn, pid, comm, by_pid, by_comm, mask, attrs, ret, errno)
@@ -223,8 +217,8 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 	}
 	defer ins.Close()
 	for k, evs := range f.History {
-		done := s.trans[k]
-		if len(evs) == 0 || (done.n == len(evs) && done.first == &evs[0]) {
+		done, gen := s.trans[k], f.HistoryGens[k]
+		if len(evs) == 0 || (gen != 0 && done.gen == gen) {
 			continue
 		}
 		now := make(map[transKey]int64, len(evs))
@@ -277,14 +271,14 @@ func (s *resState) writeTransitions(ctx context.Context, tx *sql.Tx, seq int64, 
 				return err
 			}
 		}
-		s.trans[k] = transDone{rows: now, first: &evs[0], n: len(evs)}
+		s.trans[k] = transDone{rows: now, gen: gen}
 	}
 	for k := range s.trans {
 		if _, ok := f.History[k]; !ok {
 			delete(s.trans, k) // the Tracker no longer keeps its history
 		}
 	}
-	s.hist = f.History
+	s.histGen = f.HistoryGen
 	return nil
 }
 
