@@ -19,3 +19,21 @@ func TestGIDIndexFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestShellExitStatus: a script's failed command says its line on
+// stderr and ends verbscope shell with status 1; a missing -f file is
+// an error (1) naming it.
+func TestShellExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"-c", "ls extra"}, "line 1: "},
+		{[]string{"-f", "/nonexistent/script.vs"}, "verbscope shell: open /nonexistent/script.vs: "},
+	} {
+		code, _, stderr := runCLI(append([]string{"shell"}, tc.args...)...)
+		if code != 1 || !strings.HasPrefix(stderr, tc.wantErr) {
+			t.Errorf("shell %q: exit %d, stderr %q; want 1 and %q", tc.args, code, stderr, tc.wantErr)
+		}
+	}
+}

@@ -15,9 +15,9 @@ import (
 
 // Options says where Run reads the commands and how it answers them.
 type Options struct {
-	// Open starts the session Run drives, told its face ("prompt" or
-	// "script", as a transcript names it); Run closes it when it ends
-	// (Close is idempotent, so the caller may close it too).
+	// Open (required) starts the session Run drives, told its face
+	// ("prompt" or "script", as a transcript names it); Run closes it
+	// when it ends (Close is idempotent: the caller may close it too).
 	Open func(face string) front.Engine
 	// Commands (-c) runs these, separated by ';'; File (-f) the commands
 	// in this file. With neither, the commands come from In: at the

@@ -61,3 +61,45 @@ func TestPrintProgress(t *testing.T) {
 		t.Errorf("between commands: %q, want %q", b.String(), want)
 	}
 }
+
+// TestRunEndings: how a script's failed command ends a run, and where it
+// is said, with and without KeepGoing and Course (learn --plain: a
+// refusal is part of the lesson). The build host has no device; ls and
+// help need none.
+func TestRunEndings(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		o                Options
+		want             error
+		wantOut, wantErr string // each must hold this
+		notOut           string // Out must not hold this
+	}{
+		{name: "stops at the refusal", o: Options{Commands: "ls extra; help"},
+			want: Failed, wantOut: "> ls extra\n", wantErr: "line 1: ", notOut: "> help"},
+		{name: "keep going", o: Options{Commands: "ls extra; help", KeepGoing: true},
+			want: Failed, wantOut: "> help\n", wantErr: "line 1: "},
+		{name: "course", o: Options{Commands: "ls extra; help", Course: true},
+			want: nil, wantOut: "line 1: "},
+		{name: "all fine", o: Options{Commands: "help ls"}, want: nil, wantOut: "> help ls\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errw bytes.Buffer
+			var face string
+			tc.o.Out, tc.o.Err = &out, &errw
+			tc.o.Open = func(f string) front.Engine { face = f; return shell.New(shell.Options{}) }
+			err := Run(context.Background(), tc.o)
+			if err != tc.want {
+				t.Errorf("Run: %v, want %v", err, tc.want)
+			}
+			if face != "script" {
+				t.Errorf("opened as %q, want script", face)
+			}
+			if !strings.Contains(out.String(), tc.wantOut) || (tc.notOut != "" && strings.Contains(out.String(), tc.notOut)) {
+				t.Errorf("out %q: want %q in it, not %q", out.String(), tc.wantOut, tc.notOut)
+			}
+			if !strings.Contains(errw.String(), tc.wantErr) || (tc.wantErr == "" && errw.Len() > 0) {
+				t.Errorf("err %q, want %q", errw.String(), tc.wantErr)
+			}
+		})
+	}
+}
