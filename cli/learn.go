@@ -5,17 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/verbscope/verbscope/dash"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/learn"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/shell/line"
 )
 
 func init() { register("learn", learnCmd) }
@@ -163,15 +161,8 @@ func (lo *learnOptions) run(ctx context.Context, env *Env) error {
 			Dev: lo.shell.Device, GIDIndex: lo.shell.GIDIndex}, false, false)
 	}
 	fmt.Fprintln(env.Stdout, opening)
-	in, isFile := env.Stdin.(*os.File)
-	if !isFile || !term.IsTerminal(int(in.Fd())) {
-		// Refusals are part of a lesson: the course goes on after them.
-		err := runScript(ctx, tutor, env.Stdin, scriptOptions{keepGoing: true, out: env.Stdout, errw: env.Stdout})
-		var exit exitError
-		if errors.As(err, &exit) {
-			return nil
-		}
-		return err
-	}
-	return runPrompt(tutor, in, env)
+	// The line shell: the prompt on a terminal, stdin's lines otherwise;
+	// a refused command is part of the lesson (Course).
+	return lineStatus(line.Run(ctx, line.Options{Open: func(string) front.Engine { return tutor },
+		In: env.Stdin, Out: env.Stdout, Err: env.Stderr, Course: true}))
 }

@@ -1,22 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
-	"os"
-	"strings"
-	"sync/atomic"
 
-	"golang.org/x/term"
-
-	"github.com/verbscope/verbscope/internal/syncio"
 	"github.com/verbscope/verbscope/shell"
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/shell/line"
 	"github.com/verbscope/verbscope/shell/transcript"
 )
 
@@ -66,144 +57,26 @@ Examples:
 				if *gidIndex < 0 {
 					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
 				}
-				in, isFile := env.Stdin.(*os.File)
-				prompt := *cmds == "" && *file == "" && isFile && term.IsTerminal(int(in.Fd()))
-				// The session goes to a transcript a recorder reads
-				// (docs/record.md); closing removes it.
-				face := "script"
-				if prompt {
-					face = "prompt"
-				}
-				sh := transcript.Wrap(shell.New(shell.Options{Device: *dev, GIDIndex: *gidIndex}), face)
-				defer sh.Close()
-				script := scriptOptions{json: *asJSON, pretty: *pretty, keepGoing: *keepGoing, out: env.Stdout, errw: env.Stderr}
-				switch {
-				case *cmds != "":
-					return runScript(ctx, sh, strings.NewReader(*cmds), script)
-				case *file != "":
-					f, err := os.Open(*file)
-					if err != nil {
-						return err
-					}
-					defer f.Close()
-					return runScript(ctx, sh, f, script)
-				case prompt:
-					return runPrompt(sh, in, env)
-				}
-				return runScript(ctx, sh, env.Stdin, script)
+				return lineStatus(line.Run(ctx, line.Options{
+					// The session goes to a transcript a recorder reads
+					// (docs/record.md); closing removes it.
+					Open: func(face string) front.Engine {
+						return transcript.Wrap(shell.New(shell.Options{Device: *dev, GIDIndex: *gidIndex}), face)
+					},
+					Commands: *cmds, File: *file, In: env.Stdin, Out: env.Stdout, Err: env.Stderr,
+					JSON: *asJSON, Pretty: *pretty, KeepGoing: *keepGoing,
+				}))
 			}
 		},
 	}
 }
 
-type scriptOptions struct {
-	json, pretty, keepGoing bool
-	out, errw               io.Writer
-}
-
-// runScript runs commands line by line: each echoed, its result printed,
-// stopping at the first error unless keepGoing. front.Lines splits each
-// input line (';', comments, exit), so a script, -c and a paste into the
-// prompt mean the same.
-func runScript(ctx context.Context, sh front.Engine, r io.Reader, o scriptOptions) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	failedAny := false
-	lineNo := 0
-	var inCommand atomic.Bool
-	// Progress lines come from another goroutine: one lock for stderr.
-	o.errw = syncio.NewWriter(o.errw)
-	go printProgress(sh.Events(), &inCommand, o.errw)
-	enc := json.NewEncoder(o.out)
-	if o.pretty {
-		enc.SetIndent("", "  ")
+// lineStatus passes on the exit status line.Run ended with; it already
+// said why.
+func lineStatus(err error) error {
+	var st line.Status
+	if errors.As(err, &st) {
+		return exitError{Code: int(st)}
 	}
-	for sc.Scan() {
-		lineNo++
-		for _, l := range front.Lines(sc.Text()) {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if l.Exit {
-				return exitStatus(failedAny)
-			}
-			if !o.json {
-				fmt.Fprintf(o.out, "> %s\n", l.Text)
-			}
-			inCommand.Store(true)
-			res, err := sh.Exec(ctx, l.Text)
-			inCommand.Store(false)
-			if o.json {
-				enc.Encode(scriptRecord(l.Text, lineNo, res, err))
-			} else if err == nil && res.Text != "" {
-				fmt.Fprintln(o.out, res.Text)
-			}
-			if err != nil {
-				if !o.json {
-					fmt.Fprintf(o.errw, "line %d: %v\n", lineNo, err)
-				}
-				if ctx.Err() != nil {
-					// Interrupted (SIGINT/SIGTERM): the caller's deferred
-					// Close destroys every object.
-					return ctx.Err()
-				}
-				failedAny = true
-				if !o.keepGoing {
-					return exitError{Code: 1}
-				}
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	return exitStatus(failedAny)
-}
-
-// scriptRecord is one command's --json line: the command, its input line,
-// and its result or its error (rendered, and What/Why/Fix apart).
-func scriptRecord(cmd string, line int, res front.Result, err error) map[string]any {
-	rec := map[string]any{"command": cmd, "line": line}
-	var fe *front.Error
-	switch {
-	case errors.As(err, &fe):
-		rec["error"] = err.Error()
-		detail := map[string]string{"what": fe.What}
-		for k, v := range map[string]string{"output": fe.Output, "why": fe.Why, "fix": fe.Fix} {
-			if v != "" {
-				detail[k] = v
-			}
-		}
-		rec["refusal"] = detail
-	case err != nil:
-		rec["error"] = err.Error()
-	case res.Data != nil:
-		rec["result"] = res.Data
-	}
-	return rec
-}
-
-// printProgress shows the progress lines of a running command as they
-// come ("listening on TCP port 18515" before the peer connects), on w
-// (the script's stderr, or the terminal). At the prompt go-prompt owns
-// the screen: async events that arrive then are shown with the next
-// command's result, where the shell adds them. The course's steps done
-// between commands (verbscope learn: the kernel or another program did
-// them) are shown when they come: the learner is waiting for them.
-func printProgress(events <-chan front.Event, inCommand *atomic.Bool, w io.Writer) {
-	for ev := range events {
-		switch {
-		case ev.Kind == front.EventProgress && inCommand.Load():
-			fmt.Fprintf(w, "… %s\n", ev.Text)
-		case ev.Kind == front.EventLesson:
-			fmt.Fprintf(w, "\n%s\n", ev.Text)
-		}
-	}
-}
-
-func exitStatus(failed bool) error {
-	if failed {
-		return exitError{Code: 1}
-	}
-	return nil
+	return err
 }
