@@ -95,6 +95,8 @@ type labPackage struct {
 	tests, benchmarks []string
 }
 
+// runTests finds the lab packages c names, builds what the guests run,
+// runs the suite in c.vms VMs and reports.
 func runTests(ctx context.Context, c config) error {
 	mod, err := goOutput(ctx, nil, "list", "-m", "-f", "{{.Dir}}\t{{.Path}}")
 	if err != nil {
@@ -114,17 +116,31 @@ func runTests(ctx context.Context, c config) error {
 	if len(pkgs) == 0 {
 		return fmt.Errorf("no lab tests (files with //go:build lab) in %s match %q", strings.Join(c.pkgs, " "), c.run)
 	}
-	out, err := os.MkdirTemp(filepath.Join(root, ".cache"), "labtest-")
+	out, err := buildDir(root)
 	if err != nil {
-		if err := os.MkdirAll(filepath.Join(root, ".cache"), 0o755); err != nil {
-			return err
-		}
-		if out, err = os.MkdirTemp(filepath.Join(root, ".cache"), "labtest-"); err != nil {
-			return err
-		}
+		return err
 	}
 	defer os.RemoveAll(out)
+	bins, err := buildGuestFiles(ctx, c, root, out, pkgs)
+	if err != nil {
+		return err
+	}
+	return runSuite(ctx, c, suite{root: root, out: out, bins: bins, pkgs: pkgs, rep: &report{module: module}})
+}
 
+// buildDir makes a fresh folder under the repository's .cache for the
+// test binaries: inside the share, so the guests see them.
+func buildDir(root string) (string, error) {
+	cache := filepath.Join(root, ".cache")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(cache, "labtest-")
+}
+
+// buildGuestFiles builds one test binary per package into out, and the
+// verbscope the guests run; it returns the verbscope binaries.
+func buildGuestFiles(ctx context.Context, c config, root, out string, pkgs []labPackage) ([]string, error) {
 	env := os.Environ()
 	if c.cgocheck2 {
 		env = append(env, "GOEXPERIMENT=cgocheck2")
@@ -138,7 +154,7 @@ func runTests(ctx context.Context, c config) error {
 	}
 	fmt.Fprintf(os.Stderr, "labtest: building %d test binaries%s\n", len(pkgs), flagNote(c))
 	if _, err := goOutput(ctx, env, build...); err != nil {
-		return err
+		return nil, err
 	}
 	// The guest's verbscope is the plain build, the binary people run,
 	// built as `make build` builds it (make vet has compiled what it
@@ -148,29 +164,43 @@ func runTests(ctx context.Context, c config) error {
 	// for it (labkit.RaceBinary).
 	bins := []string{filepath.Join(out, "verbscope")}
 	if err := goBuild(ctx, root, os.Environ(), bins[0]); err != nil {
-		return err
+		return nil, err
 	}
 	if c.race {
 		bins = append(bins, filepath.Join(out, "verbscope-race"))
 		if err := goBuild(ctx, root, env, bins[1], "-race"); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	return bins, nil
+}
 
-	rep := &report{module: module}
+// suite is what runSuite runs: the packages, their binaries in out, the
+// guests' verbscope, and the report that collects their output.
+type suite struct {
+	root, out string
+	bins      []string
+	pkgs      []labPackage
+	rep       *report
+}
+
+// runSuite deals the packages to VMs by their last times, runs them (and
+// c.then once the first VM ends), keeps this run's times for the next
+// deal, and prints the summary.
+func runSuite(ctx context.Context, c config, st suite) error {
 	cacheDir := c.cache
 	if cacheDir == "" {
 		cacheDir = os.Getenv("VERBSCOPE_CACHE")
 	}
 	if cacheDir == "" {
-		cacheDir = filepath.Join(root, ".cache", "lab")
+		cacheDir = filepath.Join(st.root, ".cache", "lab")
 	}
 	// Benchmarks measure: they never share the host with another VM.
 	vms := c.vms
 	if c.bench != "" {
 		vms = 1
 	}
-	groups := split(pkgs, vms, loadDurations(cacheDir))
+	groups := split(st.pkgs, vms, loadDurations(cacheDir))
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup
@@ -179,11 +209,11 @@ func runTests(ctx context.Context, c config) error {
 		finished = make(chan struct{}, len(groups)) // a VM's share ended
 	)
 	for i, g := range groups {
-		w := &packageWriter{mu: &mu, dst: io.MultiWriter(os.Stdout, rep), progress: func(pkg string) {
+		w := &packageWriter{mu: &mu, dst: io.MultiWriter(os.Stdout, st.rep), progress: func(pkg string) {
 			fmt.Fprintf(os.Stderr, "labtest: VM %d: %s started\n", i+1, pkg)
 		}}
 		l, err := lab.New(ctx, &lab.Cache{Dir: cacheDir}, lab.Options{
-			Share: root, Bin: bins,
+			Share: st.root, Bin: st.bins,
 			Timeout: time.Duration(len(g))*(c.timeout+releaseLimit) + bootLimit, Verbose: c.verbose,
 			Out: w,
 		})
@@ -193,7 +223,7 @@ func runTests(ctx context.Context, c config) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i], errs[i] = l.Run(ctx, guestScript(c, root, out, g))
+			codes[i], errs[i] = l.Run(ctx, guestScript(c, st.root, st.out, g))
 			w.Flush()
 			finished <- struct{}{}
 		}()
@@ -212,10 +242,10 @@ func runTests(ctx context.Context, c config) error {
 	}
 	if c.run == "" && c.bench == "" {
 		last := loadDurations(cacheDir)
-		maps.Copy(last, rep.took)
+		maps.Copy(last, st.rep.took)
 		saveDurations(cacheDir, last)
 	}
-	rep.summary(os.Stdout, 15, c.bench != "")
+	st.rep.summary(os.Stdout, 15, c.bench != "")
 	if next != nil {
 		err = errors.Join(err, next.finish(os.Stdout))
 	}
