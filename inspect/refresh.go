@@ -103,20 +103,59 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) (qps []QP, ch
 	for _, d := range devs {
 		devByName[d.Name] = d
 	}
+	r, err := planQPReads(prev, t, devByName)
+	if err != nil {
+		return nil, false, err
+	}
+	got := make(map[Key]QP, len(r.want))
+	for k, w := range r.want {
+		q, found, err := get(devByName[k.Dev], w.port, w.resID)
+		switch {
+		case err != nil:
+			return nil, false, err
+		case found:
+			got[k] = q
+		default: // gone, its destroy not yet read from trace's ring
+			r.drop[k] = true
+		}
+	}
+	if len(r.drop) == 0 && unchanged(got, prev, r.at) {
+		// The QPs read again are as they were (the GSI QP, idle QPs
+		// in RTS): the last reading's slice and generation, so readers
+		// see the same objects (Snapshot.SameObjects) and skip their
+		// work.
+		return prev, false, nil
+	}
+	return mergeQPs(prev, got, r.drop, devs), true, nil
+}
+
+// qpReads is what a traced reading reads again: each QP to read by its
+// port and restrack id, where each was in the last reading, and the QPs
+// to drop.
+type qpReads struct {
+	want map[Key]qpAt
+	at   map[Key]int
+	drop map[Key]bool
+}
+
+type qpAt struct{ port, resID uint32 }
+
+// planQPReads picks the QPs to read again: the touched ones (dropping
+// the destroyed) and every active one of prev. errDumpQPs when only a
+// dump will do: a QP still in RESET (netlink reads it only in a dump),
+// or more than maxQPGets to read.
+func planQPReads(prev []QP, t touched, devByName map[string]Device) (qpReads, error) {
+	r := qpReads{want: map[Key]qpAt{}, at: map[Key]int{}, drop: map[Key]bool{}}
 	// Where each touched QP was in prev: a scan for the few touched, not
 	// a map of all (10,000 idle QPs, every reading).
-	at := map[Key]int{}
 	if len(t.objs) > 0 {
 		for i := range prev {
 			k := Key{Kind: rdma.KindQP, Dev: prev[i].DevName, ID: prev[i].LQPN}
 			if _, ok := t.objs[k]; ok {
-				at[k] = i
+				r.at[k] = i
 			}
 		}
 	}
-	drop := map[Key]bool{}
-	type where struct{ port, resID uint32 }
-	want := map[Key]where{} // each QP to read, by its port and id
 	for k, x := range t.objs {
 		if k.Kind != rdma.KindQP {
 			continue
@@ -125,50 +164,35 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) (qps []QP, ch
 			continue // a device the query leaves out
 		}
 		if x.Gone {
-			drop[k] = true
+			r.drop[k] = true
 			continue
 		}
 		port := x.Port
-		if i, ok := at[k]; ok && port == 0 {
+		if i, ok := r.at[k]; ok && port == 0 {
 			port = prev[i].Port
 		}
 		if port == 0 {
-			// Just created, still in RESET: netlink reads it
-			// only in a dump.
-			return nil, false, errDumpQPs
+			return r, errDumpQPs // just created, still in RESET
 		}
-		want[k] = where{port, qpResID(port, k.ID)}
+		r.want[k] = qpAt{port, qpResID(port, k.ID)}
 	}
 	for i := range prev {
 		q := &prev[i]
 		k := Key{Kind: rdma.KindQP, Dev: q.DevName, ID: q.LQPN}
-		if _, ok := want[k]; !ok && activeQP(q.State) && !drop[k] {
-			want[k] = where{q.Port, qpResID(q.Port, q.LQPN)}
-			at[k] = i
+		if _, ok := r.want[k]; !ok && activeQP(q.State) && !r.drop[k] {
+			r.want[k] = qpAt{q.Port, qpResID(q.Port, q.LQPN)}
+			r.at[k] = i
 		}
 	}
-	if len(want) > maxQPGets {
-		return nil, false, errDumpQPs
+	if len(r.want) > maxQPGets {
+		return r, errDumpQPs
 	}
-	got := make(map[Key]QP, len(want))
-	for k, w := range want {
-		q, found, err := get(devByName[k.Dev], w.port, w.resID)
-		switch {
-		case err != nil:
-			return nil, false, err
-		case found:
-			got[k] = q
-		default: // gone, its destroy not yet read from trace's ring
-			drop[k] = true
-		}
-	}
-	if len(drop) == 0 && unchanged(got, prev, at) {
-		// The QPs read again are as they were (the GSI QP, idle QPs
-		// in RTS): the last reading's slice and generation, so readers
-		// see the same objects (Snapshot.SameObjects) and skip their
-		// work.
-		return prev, false, nil
-	}
+	return r, nil
+}
+
+// mergeQPs is prev with the QPs read again in their places, the new
+// ones added and the dropped ones left out, in a dump's order.
+func mergeQPs(prev []QP, got map[Key]QP, drop map[Key]bool, devs []Device) []QP {
 	out := make([]QP, 0, len(prev)+len(got))
 	placed := make(map[Key]bool, len(got))
 	for i := range prev {
@@ -204,7 +228,7 @@ func refreshQPs(prev []QP, t touched, devs []Device, get qpGetter) (qps []QP, ch
 	if len(out) == 0 {
 		out = nil // as a dump of none
 	}
-	return out, true, nil
+	return out
 }
 
 // qpResID is a QP's restrack id, the key of the kernel's table of QPs
