@@ -88,6 +88,52 @@ func errorRateQuery(name, job string) string {
 // first: down, then alerts firing, failed QPs, stuck QPs, ports down,
 // failing collectors and error rates, then by name.
 func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
+	res, err := queryAll(ctx, c, job)
+	if err != nil {
+		return nil, err
+	}
+	alerts, err := c.Alerts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hosts := hostsOf(res)
+	for _, a := range alerts {
+		h := hosts[a.Labels["instance"]]
+		if h == nil {
+			continue
+		}
+		switch a.State {
+		case "firing":
+			h.Alerts = appendOnce(h.Alerts, a.Labels["alertname"])
+		case "pending":
+			h.Pending = appendOnce(h.Pending, a.Labels["alertname"])
+		}
+	}
+	out := make([]Host, 0, len(hosts))
+	for _, h := range hosts {
+		for _, st := range rdma.QPStates {
+			if st.Failed() {
+				h.Failed += h.QPs[st.String()]
+			}
+		}
+		// Empty lists, not null, in the JSON.
+		for _, l := range []*[]string{&h.Alerts, &h.Pending, &h.Failing} {
+			if *l == nil {
+				*l = []string{}
+			}
+		}
+		sort.Strings(h.Alerts)
+		sort.Strings(h.Pending)
+		sort.Strings(h.Failing)
+		out = append(out, *h)
+	}
+	sortHosts(out)
+	return out, nil
+}
+
+// queryAll runs every query of job, by its name in queries, and the
+// rate of each error counter the exporters serve ("errorRate").
+func queryAll(ctx context.Context, c *Client, job string) (map[string][]Sample, error) {
 	q := queries(job)
 	res := map[string][]Sample{}
 	for _, name := range []string{"up", "devices", "portsUp", "portsDown", "qps", "stuck", "toErr", "errorNames", "failing"} {
@@ -113,10 +159,12 @@ func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
 		}
 		res["errorRate"] = append(res["errorRate"], s...)
 	}
-	alerts, err := c.Alerts(ctx)
-	if err != nil {
-		return nil, err
-	}
+	return res, nil
+}
+
+// hostsOf makes a Host of each instance up names, filled from the
+// queries' samples; samples of other instances are left out.
+func hostsOf(res map[string][]Sample) map[string]*Host {
 	hosts := map[string]*Host{}
 	host := func(s Sample) *Host {
 		inst := s.Labels["instance"]
@@ -151,38 +199,7 @@ func Rows(ctx context.Context, c *Client, job string) ([]Host, error) {
 			}
 		}
 	}
-	for _, a := range alerts {
-		h := hosts[a.Labels["instance"]]
-		if h == nil {
-			continue
-		}
-		switch a.State {
-		case "firing":
-			h.Alerts = appendOnce(h.Alerts, a.Labels["alertname"])
-		case "pending":
-			h.Pending = appendOnce(h.Pending, a.Labels["alertname"])
-		}
-	}
-	out := make([]Host, 0, len(hosts))
-	for _, h := range hosts {
-		for _, st := range rdma.QPStates {
-			if st.Failed() {
-				h.Failed += h.QPs[st.String()]
-			}
-		}
-		// Empty lists, not null, in the JSON.
-		for _, l := range []*[]string{&h.Alerts, &h.Pending, &h.Failing} {
-			if *l == nil {
-				*l = []string{}
-			}
-		}
-		sort.Strings(h.Alerts)
-		sort.Strings(h.Pending)
-		sort.Strings(h.Failing)
-		out = append(out, *h)
-	}
-	sortHosts(out)
-	return out, nil
+	return hosts
 }
 
 // QPsByState is the host's QPs counted by state, in rdma.QPStates' order,
