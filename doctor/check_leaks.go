@@ -114,95 +114,116 @@ func checkLeaks(f *Facts) Result {
 		return r.na("netlink was not asked")
 	}
 	objs := userObjects(f.Netlink)
-	// Which processes own a live context on each device: a holder of the
-	// device that owns none has inherited its descriptor.
-	ctxOwners := map[string]map[int]bool{}
-	byOwner := map[[2]string]*orphans{}
-	var keys [][2]string
-	live := map[int]bool{}
-	for _, o := range objs {
-		state := ownerState(o.obj)
-		if state == ownerLive {
-			live[process(o.obj)] = true
-			if o.kind == rdma.KindCtx {
-				if ctxOwners[o.obj.DevName] == nil {
-					ctxOwners[o.obj.DevName] = map[int]bool{}
-				}
-				ctxOwners[o.obj.DevName][process(o.obj)] = true
-			}
-			continue
-		}
-		k := [2]string{o.obj.DevName, strconv.FormatUint(uint64(o.obj.PID), 10) + state}
-		g := byOwner[k]
-		if g == nil {
-			g = &orphans{dev: o.obj.DevName, pid: o.obj.PID, state: state, comm: o.obj.Comm, ids: map[inspect.Kind][]uint32{}}
-			byOwner[k] = g
-			keys = append(keys, k)
-		}
-		g.ids[o.kind] = append(g.ids[o.kind], o.id)
-	}
+	o := groupOrphans(objs)
 	holders := holdersByDevice(f)
-	if len(keys) == 0 {
-		r.judge(Pass, "user objects", fmt.Sprintf("%d, of %d live processes", len(objs), len(live)), srcNetlinkRes)
+	if len(o.groups) == 0 {
+		r.judge(Pass, "user objects", fmt.Sprintf("%d, of %d live processes", len(objs), len(o.live)), srcNetlinkRes)
 		r.ok("no verbs object outlives its process (%d user objects, all of live processes)", len(objs))
-		noteHolders(r, f, holders, ctxOwners)
+		noteHolders(r, f, holders, o.ctxOwners)
 		return r.done()
 	}
-	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+a[1], b[0]+b[1]) })
-	for _, k := range keys {
-		g := byOwner[k]
+	for _, g := range o.groups {
 		var inherited []sysfsmon.FDHolder
 		for _, h := range holders[g.dev] {
-			if !ctxOwners[g.dev][h.PID] {
+			if !o.ctxOwners[g.dev][h.PID] {
 				inherited = append(inherited, h)
 			}
 		}
-		// A dead or zombie owner is certain; objects without a pid may
-		// also be a live process's whose creating thread ended, which
-		// netlink cannot tell apart.
-		v := Fail
-		if g.state == ownerNoPID {
-			v = Warn
-		}
-		src := srcNetlinkRes
-		if g.pid != 0 {
-			src += fmt.Sprintf(", /proc/%d/stat", g.pid)
-		}
-		who := "an unknown owner"
-		if g.pid != 0 {
-			who = fmt.Sprintf("pid %d", g.pid)
-		}
-		r.judge(v, g.dev+" objects of "+who, g.text()+"; "+g.ownerText(), src)
-		msg := fmt.Sprintf("%s: %s of %s", g.dev, g.text(), g.ownerText())
-		var hs []string
-		for _, h := range inherited {
-			hs = append(hs, fmt.Sprintf("pid %d (%s) holds %s as fd %d", h.PID, h.Comm, h.Path, h.FD))
-		}
-		switch {
-		case len(hs) > 0 && v == Fail:
-			msg += ": they live on because " + joinAnd(hs)
-			for _, h := range inherited {
-				r.fix("kill %d (%s), or make it close fd %d: it holds %s without a context of its own on %s, which keeps the dead process's objects alive; the kernel destroys them when the last descriptor closes", h.PID, h.Comm, h.FD, h.Path, g.dev)
-			}
-		case len(hs) > 0:
-			msg += ": " + joinAnd(hs) + " without a context of its own; if it inherited the descriptor, they are leaked and live as long as it does, if one of its own threads made them, they are its own"
-			for _, h := range inherited {
-				r.fix("if %d (%s) inherited %s (fd %d): kill it, or make it close the descriptor; the kernel destroys the objects when the last descriptor closes", h.PID, h.Comm, h.Path, h.FD)
-			}
-		case v == Warn:
-			msg += "; no process holds the device without a context of its own, so they probably belong to a live process whose creating thread ended"
-		default:
-			msg += "; no process was found that holds the device open"
-		}
-		r.problem(v, "%s", msg)
+		judgeOrphans(r, g, inherited)
 	}
-	noteHolders(r, f, holders, ctxOwners)
+	noteHolders(r, f, holders, o.ctxOwners)
 	if f.HoldersUnreadable > 0 {
 		r.fix("run doctor as root to see every process that holds a /dev/infiniband descriptor (%s could not be read)", plural(f.HoldersUnreadable, "process"))
 	}
 	r.fix("prevent it: a child that inherits the uverbs descriptor (fork without exec, or passed on purpose) keeps the parent's objects; close it in the child, or open the device after forking")
 	r.fix("if no process holds the device, reloading its driver frees everything (modprobe -r DRIVER; modprobe DRIVER), and ends every RDMA user of it")
 	return r.done()
+}
+
+// ownership is the user objects sorted by their owners: the groups of
+// objects whose owner is not live (by device and owner, in order), the
+// live processes, and which of them own a context on each device (a
+// holder of the device that owns none has inherited its descriptor).
+type ownership struct {
+	groups    []*orphans
+	live      map[int]bool
+	ctxOwners map[string]map[int]bool
+}
+
+func groupOrphans(objs []objRef) ownership {
+	o := ownership{live: map[int]bool{}, ctxOwners: map[string]map[int]bool{}}
+	byOwner := map[[2]string]*orphans{}
+	var keys [][2]string
+	for _, u := range objs {
+		state := ownerState(u.obj)
+		if state == ownerLive {
+			o.live[process(u.obj)] = true
+			if u.kind == rdma.KindCtx {
+				if o.ctxOwners[u.obj.DevName] == nil {
+					o.ctxOwners[u.obj.DevName] = map[int]bool{}
+				}
+				o.ctxOwners[u.obj.DevName][process(u.obj)] = true
+			}
+			continue
+		}
+		k := [2]string{u.obj.DevName, strconv.FormatUint(uint64(u.obj.PID), 10) + state}
+		g := byOwner[k]
+		if g == nil {
+			g = &orphans{dev: u.obj.DevName, pid: u.obj.PID, state: state, comm: u.obj.Comm, ids: map[inspect.Kind][]uint32{}}
+			byOwner[k] = g
+			keys = append(keys, k)
+		}
+		g.ids[u.kind] = append(g.ids[u.kind], u.id)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+a[1], b[0]+b[1]) })
+	for _, k := range keys {
+		o.groups = append(o.groups, byOwner[k])
+	}
+	return o
+}
+
+// judgeOrphans judges one owner's objects on one device, and says what
+// keeps them alive: inherited are the device's holders without a
+// context of their own.
+func judgeOrphans(r *result, g *orphans, inherited []sysfsmon.FDHolder) {
+	// A dead or zombie owner is certain; objects without a pid may
+	// also be a live process's whose creating thread ended, which
+	// netlink cannot tell apart.
+	v := Fail
+	if g.state == ownerNoPID {
+		v = Warn
+	}
+	src := srcNetlinkRes
+	if g.pid != 0 {
+		src += fmt.Sprintf(", /proc/%d/stat", g.pid)
+	}
+	who := "an unknown owner"
+	if g.pid != 0 {
+		who = fmt.Sprintf("pid %d", g.pid)
+	}
+	r.judge(v, g.dev+" objects of "+who, g.text()+"; "+g.ownerText(), src)
+	msg := fmt.Sprintf("%s: %s of %s", g.dev, g.text(), g.ownerText())
+	var hs []string
+	for _, h := range inherited {
+		hs = append(hs, fmt.Sprintf("pid %d (%s) holds %s as fd %d", h.PID, h.Comm, h.Path, h.FD))
+	}
+	switch {
+	case len(hs) > 0 && v == Fail:
+		msg += ": they live on because " + joinAnd(hs)
+		for _, h := range inherited {
+			r.fix("kill %d (%s), or make it close fd %d: it holds %s without a context of its own on %s, which keeps the dead process's objects alive; the kernel destroys them when the last descriptor closes", h.PID, h.Comm, h.FD, h.Path, g.dev)
+		}
+	case len(hs) > 0:
+		msg += ": " + joinAnd(hs) + " without a context of its own; if it inherited the descriptor, they are leaked and live as long as it does, if one of its own threads made them, they are its own"
+		for _, h := range inherited {
+			r.fix("if %d (%s) inherited %s (fd %d): kill it, or make it close the descriptor; the kernel destroys the objects when the last descriptor closes", h.PID, h.Comm, h.Path, h.FD)
+		}
+	case v == Warn:
+		msg += "; no process holds the device without a context of its own, so they probably belong to a live process whose creating thread ended"
+	default:
+		msg += "; no process was found that holds the device open"
+	}
+	r.problem(v, "%s", msg)
 }
 
 // holdersByDevice maps each RDMA device to the descriptors open on its
