@@ -94,10 +94,15 @@ func (r Resolver) ResolveAV(ctx context.Context, src rdma.GIDEntry, dgid rdma.GI
 	if known && st&nudValid != 0 {
 		return res
 	}
-	// dst_fetch_ha: not valid, so the kernel sends a request and waits.
-	// Make it ask now, the same way, and watch for the answer.
+	return r.awaitNeighbour(ctx, c, res, from, to, hop, lk, rt.oif)
+}
+
+// awaitNeighbour is dst_fetch_ha's path: the next hop's neighbour is not
+// valid, so the kernel sends a request and waits. It makes the kernel
+// ask now, the same way, and watches for the answer up to r.Timeout.
+func (r Resolver) awaitNeighbour(ctx context.Context, c *netlink.Conn, res rdma.AVResolution, from, to, hop netip.Addr, lk link, oif uint32) rdma.AVResolution {
 	start := time.Now()
-	if err := poke(from, to, lk.name, rt.oif); err != nil {
+	if err := poke(from, to, lk.name, oif); err != nil {
 		res.Known = false
 		return res
 	}
@@ -117,7 +122,7 @@ func (r Resolver) ResolveAV(ctx context.Context, src rdma.GIDEntry, dgid rdma.GI
 			return res
 		case <-tick.C:
 		}
-		if st, known := neighState(c, hop, rt.oif); known && st&nudValid != 0 {
+		if st, known := neighState(c, hop, oif); known && st&nudValid != 0 {
 			res.Waited = time.Since(start)
 			return res
 		}
