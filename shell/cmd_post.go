@@ -199,36 +199,76 @@ func (p *postPlan) read() error {
 	if p.local.open && (p.info.op == rdma.WRAtomicCmpAndSwp || p.info.op == rdma.WRAtomicFetchAndAdd) {
 		p.local.len = 8
 	}
-	if p.info.remote {
-		switch {
-		case len(a.pos) == 4 && strings.HasPrefix(a.pos[3], "peer."):
-			if p.raddr, p.rkey, err = s.parsePeerSpan(a.pos[3], p.local.len); err != nil {
-				return err
-			}
-		case len(a.pos) == 4:
-			r, err := s.parseSpan(a.pos[3])
-			if err != nil {
-				return err
-			}
-			p.remote = &r
-			p.raddr, p.rkey = r.e.mr.Addr()+r.off, r.e.mr.RKey()
-		default:
-			raddr, err := a.uint("raddr", 0, 1<<64-1)
-			if err != nil {
-				return err
-			}
-			rkey, err := a.uint("rkey", 0, 1<<32-1)
-			if err != nil {
-				return err
-			}
-			if _, ok := a.str("raddr"); !ok {
-				return usageErr(a.cmd, "%s needs the peer's buffer: MR[OFFSET] of this session, or raddr= and rkey=", p.opName)
-			}
-			p.raddr, p.rkey = raddr, uint32(rkey)
-		}
-	} else if len(a.pos) == 4 {
-		return usageErr(a.cmd, "%s takes no remote buffer", p.opName)
+	if err := p.readRemote(); err != nil {
+		return err
 	}
+	if err := p.readValues(); err != nil {
+		return err
+	}
+	if err := p.readUD(); err != nil {
+		return err
+	}
+	if err := a.unused([]string{"count", "wrid", "raddr", "rkey", "imm", "compare", "swap", "add", "ah", "remote_qpn", "qkey"}); err != nil {
+		return err
+	}
+	p.wr.Opcode = p.info.op
+	for flag, f := range map[string]verbs.SendFlags{"inline": rdma.SendInline, "solicited": rdma.SendSolicited, "fence": rdma.SendFence} {
+		if a.flag(flag) {
+			p.wr.Flags |= f
+		}
+	}
+	if !a.flag("unsignaled") {
+		p.wr.Flags |= rdma.SendSignaled
+	}
+	p.wr.SGEs = []verbs.SGE{{MR: p.local.e.mr, Offset: p.local.off, Length: uint32(p.local.len)}}
+	p.wr.RemoteAddr, p.wr.RKey = p.raddr, p.rkey
+	return nil
+}
+
+// readRemote reads the peer's buffer of an RDMA or atomic operation:
+// peer.MR[OFFSET] (the connected peer's), an MR[OFFSET] of this session,
+// or raddr= and rkey=; an operation without one takes none.
+func (p *postPlan) readRemote() error {
+	a, s := p.a, p.s
+	if !p.info.remote {
+		if len(a.pos) == 4 {
+			return usageErr(a.cmd, "%s takes no remote buffer", p.opName)
+		}
+		return nil
+	}
+	switch {
+	case len(a.pos) == 4 && strings.HasPrefix(a.pos[3], "peer."):
+		var err error
+		p.raddr, p.rkey, err = s.parsePeerSpan(a.pos[3], p.local.len)
+		return err
+	case len(a.pos) == 4:
+		r, err := s.parseSpan(a.pos[3])
+		if err != nil {
+			return err
+		}
+		p.remote = &r
+		p.raddr, p.rkey = r.e.mr.Addr()+r.off, r.e.mr.RKey()
+		return nil
+	}
+	raddr, err := a.uint("raddr", 0, 1<<64-1)
+	if err != nil {
+		return err
+	}
+	rkey, err := a.uint("rkey", 0, 1<<32-1)
+	if err != nil {
+		return err
+	}
+	if _, ok := a.str("raddr"); !ok {
+		return usageErr(a.cmd, "%s needs the peer's buffer: MR[OFFSET] of this session, or raddr= and rkey=", p.opName)
+	}
+	p.raddr, p.rkey = raddr, uint32(rkey)
+	return nil
+}
+
+// readValues reads the immediate (imm= makes a send or write its _imm
+// form) and the atomic operands (compare= or add=, swap=).
+func (p *postPlan) readValues() error {
+	a := p.a
 	imm, err := a.uint("imm", 0, 1<<32-1)
 	if err != nil {
 		return err
@@ -251,6 +291,13 @@ func (p *postPlan) read() error {
 		return err
 	}
 	p.wr.CompareAdd, p.wr.Swap = cmpAdd, swap
+	return nil
+}
+
+// readUD reads a UD send's address: ah=, remote_qpn= and qkey=.
+func (p *postPlan) readUD() error {
+	a, s := p.a, p.s
+	var err error
 	if name, ok := a.str("ah"); ok {
 		if p.ah, err = s.get(name, rdma.KindAH); err != nil {
 			return err
@@ -271,20 +318,6 @@ func (p *postPlan) read() error {
 		return err
 	}
 	p.wr.RemoteQKey = uint32(qkey)
-	if err := a.unused([]string{"count", "wrid", "raddr", "rkey", "imm", "compare", "swap", "add", "ah", "remote_qpn", "qkey"}); err != nil {
-		return err
-	}
-	p.wr.Opcode = p.info.op
-	for flag, f := range map[string]verbs.SendFlags{"inline": rdma.SendInline, "solicited": rdma.SendSolicited, "fence": rdma.SendFence} {
-		if a.flag(flag) {
-			p.wr.Flags |= f
-		}
-	}
-	if !a.flag("unsignaled") {
-		p.wr.Flags |= rdma.SendSignaled
-	}
-	p.wr.SGEs = []verbs.SGE{{MR: p.local.e.mr, Offset: p.local.off, Length: uint32(p.local.len)}}
-	p.wr.RemoteAddr, p.wr.RKey = p.raddr, p.rkey
 	return nil
 }
 
