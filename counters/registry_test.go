@@ -11,7 +11,8 @@ import (
 
 // TestKernelNames checks that every counter name the kernel's tables
 // hold (testdata/kernel_names.txt, extracted from the sources) has an
-// entry of its own driver's.
+// entry of its own driver's: a row of its own, or for a name the driver
+// numbers per lane, engine or context (hfi1's), a family it is one of.
 func TestKernelNames(t *testing.T) {
 	f, err := os.Open("testdata/kernel_names.txt")
 	if err != nil {
@@ -32,7 +33,7 @@ func TestKernelNames(t *testing.T) {
 			}
 		default:
 			n++
-			in, ok := byDriver[driver][line]
+			in, ok := own(driver, line)
 			if !ok {
 				t.Errorf("driver %q: kernel counter %q has no registry entry", driver, line)
 				continue
@@ -210,5 +211,45 @@ func TestRetryNames(t *testing.T) {
 		if !found {
 			t.Errorf("RetryNames lacks %q", n)
 		}
+	}
+}
+
+// TestFamilies: a name a driver numbers per lane, engine or context is
+// found for the numbers the kernel gives it, with its own name, and for
+// no other number or spelling.
+func TestFamilies(t *testing.T) {
+	for _, tc := range []struct {
+		driver, name string
+		ok           bool
+		class        Class
+	}{
+		{"hfi1", "DcRxFlitVl0", true, ClassTraffic},
+		{"hfi1", "DcRxFlitVl15", true, ClassTraffic},
+		{"hfi1", "DcRxFlitVl8", false, ""}, // VLs 0-7 and 15 only
+		{"hfi1", "DcRxFlitVl", false, ""},
+		{"hfi1", "DcRxFlitVl-1", false, ""},
+		{"hfi1", "XmitDscdVl7,32", true, ClassDrop},
+		{"hfi1", "XmitDscdVl7", false, ""}, // a 32-bit counter's name ends in ,32
+		{"hfi1", "SDMAErrCt15,32", true, ClassError},
+		{"hfi1", "SDMAErrCt16,32", false, ""},
+		{"hfi1", "RcvHdrOvr159", true, ClassDrop},
+		{"hfi1", "RcvHdrOvr160", false, ""},
+		{"hfi1", "RcvHdrOvr07", false, ""}, // %d prints no leading zero
+		{"mlx5", "DcRxFlitVl3", false, ""}, // hfi1's only
+		{"", "DcRxFlitVl3", true, ClassTraffic},
+		{"hfi1", "RnrNak", true, ClassRetry},
+		{"hfi1", "RxLenErr,32", true, ClassError},
+	} {
+		in, ok := Lookup(tc.driver, tc.name)
+		if ok != tc.ok || in.Class != tc.class {
+			t.Errorf("Lookup(%q, %q) = %s, %v; want %s, %v", tc.driver, tc.name, in.Class, ok, tc.class, tc.ok)
+			continue
+		}
+		if ok && in.Name != tc.name {
+			t.Errorf("Lookup(%q, %q).Name = %q, want the name asked", tc.driver, tc.name, in.Name)
+		}
+	}
+	if got := (&numbers{stem: "X", nums: append(span(0, 7), 15)}).name(); got != "X[0-7,15]" {
+		t.Errorf("a family is listed as %q, want X[0-7,15]", got)
 	}
 }

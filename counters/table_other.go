@@ -127,23 +127,3 @@ func erdmaTable() []entry {
 		spec{"rx_pps_limit_drop_cnt", ClassDrop, SidePort, SignalNone, false, "packets dropped on receive by the packet-rate limit", ""},
 	)
 }
-
-// hfi1Table is Omni-Path's hfi1 driver counters (drivers/infiniband/hw/
-// hfi1/verbs.c, driver_cntr_names). hfi1's device and port counters
-// (chip.c's dev_cntrs and port_cntrs, a few hundred chip registers) are
-// not in the registry: they show as unknown.
-func hfi1Table() []entry {
-	const src = "drivers/infiniband/hw/hfi1/verbs.c (driver_cntr_names)"
-	return group("hfi1", src, 0,
-		spec{"DRIVER_KernIntr", ClassOther, SideDevice, SignalNone, false, "interrupts the driver handled", ""},
-		spec{"DRIVER_ErrorIntr", ClassError, SideDevice, SignalNone, false, "error interrupts the driver handled", ""},
-		spec{"DRIVER_Tx_Errs", ClassError, SideDevice, SignalNone, false, "send errors the driver saw", ""},
-		spec{"DRIVER_Rcv_Errs", ClassError, SideDevice, SignalNone, false, "receive errors the driver saw", ""},
-		spec{"DRIVER_HW_Errs", ClassError, SideDevice, SignalNone, false, "hardware errors the driver saw", ""},
-		spec{"DRIVER_NoPIOBufs", ClassCongestion, SideDevice, SignalNone, false, "times a send waited for a free PIO buffer", ""},
-		spec{"DRIVER_CtxtsOpen", ClassOther, SideDevice, SignalNone, false, "receive contexts open (a gauge)", ""},
-		spec{"DRIVER_RcvLen_Errs", ClassError, SideDevice, SignalNone, false, "packets received with a bad length", ""},
-		spec{"DRIVER_EgrBufFull", ClassDrop, SideDevice, SignalNone, false, "times the eager receive buffers were full", ""},
-		spec{"DRIVER_EgrHdrFull", ClassDrop, SideDevice, SignalNone, false, "times the receive header queue was full", ""},
-	)
-}
