@@ -72,15 +72,27 @@ func hnsTable() []entry {
 		spec{"polled_mbx", ClassOther, SideDevice, SignalNone, false, "mailbox commands polled to completion", ""},
 		spec{"mbx_event", ClassOther, SideDevice, SignalNone, false, "mailbox completion events", ""},
 		fail("qp_create_err", "QP creations"), fail("qp_modify_err", "QP modifications"),
-		fail("cq_create_err", "CQ creations"), fail("cq_modify_err", "CQ modifications"),
-		fail("srq_create_err", "SRQ creations"), fail("srq_modify_err", "SRQ modifications"),
+		fail("cq_create_err", "CQ creations"), fail("srq_create_err", "SRQ creations"),
 		fail("xrcd_alloc_err", "XRC domain allocations"), fail("mr_reg_err", "memory registrations"),
 		fail("mr_rereg_err", "memory re-registrations"), fail("ah_create_err", "address handle creations"),
 		fail("mmap_err", "mmaps"), fail("uctx_alloc_err", "user context allocations"),
 		spec{"rx_rc_pkt", ClassTraffic, SidePort, SignalNone, false, "RC packets received", ""},
 		spec{"rx_uc_pkt", ClassTraffic, SidePort, SignalNone, false, "UC packets received", ""},
 		spec{"rx_ud_pkt", ClassTraffic, SidePort, SignalNone, false, "UD packets received", ""},
-	), hnsHWTable(byName)...)
+	), append(hnsModifyTable(), hnsHWTable(byName)...)...)
+}
+
+// hnsModifyTable is the two dfx counters the stats table names and
+// hns_roce_hw_v2.c raises: hns_roce_v2_modify_cq (a CQ's moderation,
+// ibv_modify_cq(3)) and hns_roce_v2_modify_srq (an SRQ's limit or size,
+// ibv_modify_srq(3)) count one when the mailbox command fails, as the
+// dfx-counters patch (v6.7) added them.
+func hnsModifyTable() []entry {
+	const src = "drivers/infiniband/hw/hns/hns_roce_hw_v2.c (hns_roce_v2_modify_cq, hns_roce_v2_modify_srq); named in hns_roce_main.c (hns_roce_port_stats_descs)"
+	return group("hns", src, 0,
+		spec{"cq_modify_err", ClassError, SideDevice, SignalNone, false, "CQ moderation changes (ibv_modify_cq) that failed", ""},
+		spec{"srq_modify_err", ClassError, SideDevice, SignalNone, false, "SRQ modifications (ibv_modify_srq: limit or size) that failed", ""},
+	)
 }
 
 // hnsHWTable is the rest of hns's hardware counters, after rx_ud_pkt.
