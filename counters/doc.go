@@ -11,7 +11,8 @@
 // virtual lane, DMA engine or receive context, as hfi1 does, is found
 // through its family, which All lists as "DcRxFlitVl[0-7,15]"); All and
 // Drivers list the registry,
-// RetryNames the counters a diagnosis watches, and Delta is a rise that
+// RetryCounters the counters a diagnosis of a driver's QPs watches
+// (those that say it is retrying and those that say it gave up), and Delta is a rise that
 // allows for a counter's wrap. It is pure Go, data and lookups only: no
 // cgo, no I/O. A counter the registry does not know is reported unknown,
 // never guessed.
