@@ -152,38 +152,35 @@ func Delta(prev, cur uint64, bits int) (delta uint64, ok bool) {
 	return (1 << uint(bits)) - prev + cur, true
 }
 
-// RetryNames are the names, across every driver, of the counters whose
-// rise tells a diagnosis something about a QP's retries or failures: every
-// counter with a Signal. Sorted, each once.
-func RetryNames() []string {
+// RetryCounters names the counters of a driver's device whose rise
+// tells a diagnosis of a QP's retries (every counter with a Signal):
+// retrying those that count a request being tried again (recoverable:
+// RNR NAKs, transport timeouts, sequence NAKs), gaveUp those that count
+// a request that failed for good (terminal: retries exceeded, a remote
+// access or invalid-request refusal). driver as DeviceDriver names it;
+// "" (not known) gives every driver's, leaving out a name the drivers
+// disagree on (terminal for one, recoverable for another), since which
+// it means is not known. A driver the registry has no table for has
+// none. Sorted, each once.
+func RetryCounters(driver string) (retrying, gaveUp []string) {
 	indexOnce.Do(index)
-	seen := map[string]bool{}
-	var out []string
+	terminal := map[string][]bool{}
 	for _, e := range sorted {
-		if e.Signal != SignalNone && !seen[e.Name] {
-			seen[e.Name] = true
-			out = append(out, e.Name)
+		if e.Signal != SignalNone && e.Driver != "" && (driver == "" || e.Driver == driver) {
+			terminal[e.Name] = append(terminal[e.Name], e.Terminal)
 		}
 	}
-	slices.Sort(out)
-	return out
-}
-
-// retryNamesFor is RetryNames for one driver (with the PortCounters'
-// none); "" gives RetryNames.
-func retryNamesFor(driver string) []string {
-	if driver == "" {
-		return RetryNames()
-	}
-	indexOnce.Do(index)
-	var out []string
-	for name, in := range byDriver[driver] {
-		if in.Signal != SignalNone {
-			out = append(out, name)
+	for name, ts := range terminal {
+		switch {
+		case !slices.Contains(ts, true):
+			retrying = append(retrying, name)
+		case !slices.Contains(ts, false):
+			gaveUp = append(gaveUp, name)
 		}
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(retrying)
+	slices.Sort(gaveUp)
+	return retrying, gaveUp
 }
 
 // normalName trims what sysfs and netlink put around a name.

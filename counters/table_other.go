@@ -72,15 +72,27 @@ func hnsTable() []entry {
 		spec{"polled_mbx", ClassOther, SideDevice, SignalNone, false, "mailbox commands polled to completion", ""},
 		spec{"mbx_event", ClassOther, SideDevice, SignalNone, false, "mailbox completion events", ""},
 		fail("qp_create_err", "QP creations"), fail("qp_modify_err", "QP modifications"),
-		fail("cq_create_err", "CQ creations"), fail("cq_modify_err", "CQ modifications"),
-		fail("srq_create_err", "SRQ creations"), fail("srq_modify_err", "SRQ modifications"),
+		fail("cq_create_err", "CQ creations"), fail("srq_create_err", "SRQ creations"),
 		fail("xrcd_alloc_err", "XRC domain allocations"), fail("mr_reg_err", "memory registrations"),
 		fail("mr_rereg_err", "memory re-registrations"), fail("ah_create_err", "address handle creations"),
 		fail("mmap_err", "mmaps"), fail("uctx_alloc_err", "user context allocations"),
 		spec{"rx_rc_pkt", ClassTraffic, SidePort, SignalNone, false, "RC packets received", ""},
 		spec{"rx_uc_pkt", ClassTraffic, SidePort, SignalNone, false, "UC packets received", ""},
 		spec{"rx_ud_pkt", ClassTraffic, SidePort, SignalNone, false, "UD packets received", ""},
-	), hnsHWTable(byName)...)
+	), append(hnsModifyTable(), hnsHWTable(byName)...)...)
+}
+
+// hnsModifyTable is the two dfx counters the stats table names and
+// hns_roce_hw_v2.c raises: hns_roce_v2_modify_cq (a CQ's moderation,
+// ibv_modify_cq(3)) and hns_roce_v2_modify_srq (an SRQ's limit or size,
+// ibv_modify_srq(3)) count one when the mailbox command fails, as the
+// dfx-counters patch (v6.7) added them.
+func hnsModifyTable() []entry {
+	const src = "drivers/infiniband/hw/hns/hns_roce_hw_v2.c (hns_roce_v2_modify_cq, hns_roce_v2_modify_srq); named in hns_roce_main.c (hns_roce_port_stats_descs)"
+	return group("hns", src, 0,
+		spec{"cq_modify_err", ClassError, SideDevice, SignalNone, false, "CQ moderation changes (ibv_modify_cq) that failed", ""},
+		spec{"srq_modify_err", ClassError, SideDevice, SignalNone, false, "SRQ modifications (ibv_modify_srq: limit or size) that failed", ""},
+	)
 }
 
 // hnsHWTable is the rest of hns's hardware counters, after rx_ud_pkt.
@@ -125,25 +137,5 @@ func erdmaTable() []entry {
 		spec{"rx_disable_drop_cnt", ClassDrop, SidePort, SignalNone, false, "packets dropped on receive while receiving was disabled", ""},
 		spec{"rx_bps_limit_drop_cnt", ClassDrop, SidePort, SignalNone, false, "packets dropped on receive by the bandwidth limit", ""},
 		spec{"rx_pps_limit_drop_cnt", ClassDrop, SidePort, SignalNone, false, "packets dropped on receive by the packet-rate limit", ""},
-	)
-}
-
-// hfi1Table is Omni-Path's hfi1 driver counters (drivers/infiniband/hw/
-// hfi1/verbs.c, driver_cntr_names). hfi1's device and port counters
-// (chip.c's dev_cntrs and port_cntrs, a few hundred chip registers) are
-// not in the registry: they show as unknown.
-func hfi1Table() []entry {
-	const src = "drivers/infiniband/hw/hfi1/verbs.c (driver_cntr_names)"
-	return group("hfi1", src, 0,
-		spec{"DRIVER_KernIntr", ClassOther, SideDevice, SignalNone, false, "interrupts the driver handled", ""},
-		spec{"DRIVER_ErrorIntr", ClassError, SideDevice, SignalNone, false, "error interrupts the driver handled", ""},
-		spec{"DRIVER_Tx_Errs", ClassError, SideDevice, SignalNone, false, "send errors the driver saw", ""},
-		spec{"DRIVER_Rcv_Errs", ClassError, SideDevice, SignalNone, false, "receive errors the driver saw", ""},
-		spec{"DRIVER_HW_Errs", ClassError, SideDevice, SignalNone, false, "hardware errors the driver saw", ""},
-		spec{"DRIVER_NoPIOBufs", ClassCongestion, SideDevice, SignalNone, false, "times a send waited for a free PIO buffer", ""},
-		spec{"DRIVER_CtxtsOpen", ClassOther, SideDevice, SignalNone, false, "receive contexts open (a gauge)", ""},
-		spec{"DRIVER_RcvLen_Errs", ClassError, SideDevice, SignalNone, false, "packets received with a bad length", ""},
-		spec{"DRIVER_EgrBufFull", ClassDrop, SideDevice, SignalNone, false, "times the eager receive buffers were full", ""},
-		spec{"DRIVER_EgrHdrFull", ClassDrop, SideDevice, SignalNone, false, "times the receive header queue was full", ""},
 	)
 }

@@ -145,8 +145,10 @@ func (d *Diagnoser) Observe(ctx context.Context, r Reading) []Verdict {
 		}
 		f := d.facts(ctx, s, r, q, lookStalled, a.Since)
 		f.Still = a.Polls
-		for name, by := range a.Retries {
-			f.Rises = append(f.Rises, rise{Name: name, Signal: d.signal(q.DevName, name), By: by, PerQP: true})
+		for _, own := range []map[string]uint64{a.Retries, a.GaveUp} {
+			for name, by := range own {
+				f.Rises = append(f.Rises, rise{Name: name, Signal: d.signal(q.DevName, name), By: by, PerQP: true})
+			}
 		}
 		f.LocalPeer = qps[a.Peer]
 		if v, ok := judge(f); ok {

@@ -48,7 +48,7 @@ func Run(ctx context.Context, o RunOptions) ([]Verdict, error) {
 		return nil, fmt.Errorf("diagnose: %w", err)
 	}
 	defer conn.Close()
-	tr := inspect.NewTracker(inspect.TrackerConfig{})
+	tr := inspect.NewTracker(inspect.TrackerConfig{Driver: sysfsDriver})
 	d := New(Config{Peers: o.Peers})
 	var vs []Verdict
 	for i := 1; i <= o.Readings; i++ {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verbscope/verbscope/counters"
 	"github.com/verbscope/verbscope/internal/labkit"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/verbs"
@@ -114,7 +115,8 @@ func watchStuck(w *Watcher, dev string) *stuckLog {
 				if pc.DevName != dev {
 					continue
 				}
-				for _, name := range DefaultRetryCounters {
+				retrying, gaveUp := counters.RetryCounters(driverByName(dev))
+				for _, name := range append(retrying, gaveUp...) {
 					v, ok := findCounter(pc.Counters, name)
 					if !ok {
 						continue

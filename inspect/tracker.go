@@ -54,16 +54,6 @@ func (l Limits) of(k Kind) uint64 {
 	return 0
 }
 
-// DefaultRetryCounters are the hardware counters that count
-// retransmissions, RNR and sequence NAKs, and requests that gave up, of
-// every driver the counter registry knows: the names it gives a Signal
-// (counters.RetryNames; counters.Lookup(driver, name).Signal tells which
-// is which). Only a QP's own, a per-QP counter it is bound to (rdma
-// statistic qp bind, rdma_counter.c), says it retries: its port's are
-// shared by every QP of the port, and rise as much for a busy
-// neighbour's retries as for its own.
-var DefaultRetryCounters = counters.RetryNames()
-
 // TrackerConfig tunes a Tracker; the zero value works.
 type TrackerConfig struct {
 	// Limits are per-device object limits, by device name.
@@ -80,9 +70,17 @@ type TrackerConfig struct {
 	// still, with its own evidence of outstanding work, before it is
 	// reported stuck (default 3; see Update.Stuck).
 	StallPolls int
-	// RetryCounters names the counters that count retries (default
-	// DefaultRetryCounters).
-	RetryCounters []string
+	// Driver names a device's driver as the counters registry keys it
+	// (counters.DeviceDriver; live passes sysfsmon.FS.DeviceDriver),
+	// which picks the counters the stuck judgement reads of a QP's own
+	// per-QP counter: counters.RetryCounters of that driver, those that
+	// say it is retrying and those that say it gave up. Only a QP's
+	// own counter says it retries (rdma statistic qp bind,
+	// rdma_counter.c): its port's are shared by every QP of the port,
+	// and rise as much for a busy neighbour's retries as for its own.
+	// nil goes by the device's name (mlx5_0, rxe0); a device whose
+	// driver is not known ("") is read for every driver's names.
+	Driver func(dev string) string
 	// HistoryLen caps each QP's state history (default 64 events; the
 	// oldest go first).
 	HistoryLen int
@@ -164,8 +162,12 @@ type QPAlert struct {
 	PeerState QPState
 	Unacked   uint32
 	// Retries is how much each retry counter of the QP's own (a per-QP
-	// counter it is bound to) rose while the PSNs stood still.
+	// counter it is bound to) rose while the PSNs stood still: those of
+	// its driver's that count a request tried again (recoverable).
 	Retries map[string]uint64
+	// GaveUp is the same for its driver's counters of requests that
+	// failed for good (terminal: retries exceeded, a refusal).
+	GaveUp map[string]uint64
 }
 
 // ProcessUsage counts one process's objects on one device. PID is the
@@ -280,6 +282,8 @@ type Tracker struct {
 	traceUp     bool
 	// growth holds each process's counts per kind over the window.
 	growth map[ownerKind]*growthSeries
+	// retryOf is each device's retry counters (retryWatchOf).
+	retryOf map[string]retryWatch
 	// last is what the last snapshot that was looked at whole gave
 	// (tracker_idle.go).
 	last lastFull
@@ -326,8 +330,8 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.StallPolls <= 0 {
 		cfg.StallPolls = 3
 	}
-	if cfg.RetryCounters == nil {
-		cfg.RetryCounters = DefaultRetryCounters
+	if cfg.Driver == nil {
+		cfg.Driver = driverByName
 	}
 	if cfg.HistoryLen <= 0 {
 		cfg.HistoryLen = defaultHistoryLen
@@ -342,7 +346,34 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 		cfg.GrowthMin = defaultGrowthMin
 	}
 	return &Tracker{cfg: cfg, objs: map[Key]*tracked{}, history: map[Key][]StateEvent{}, histGens: map[Key]uint64{}, goneSeq: map[Key]uint64{}, unseen: map[Key]uint64{},
-		growth: map[ownerKind]*growthSeries{}, transitions: map[Transition]uint64{}, entered: map[Key][]enteredState{}}
+		growth: map[ownerKind]*growthSeries{}, transitions: map[Transition]uint64{}, entered: map[Key][]enteredState{},
+		retryOf: map[string]retryWatch{}}
+}
+
+// driverByName is TrackerConfig.Driver's default: what a device's name
+// says of its driver (counters.DeviceDriver without sysfs).
+func driverByName(dev string) string { return counters.DeviceDriver("", dev, false, "") }
+
+// retryWatch is what the stuck judgement reads of one device's per-QP
+// counters: its driver's retry counters (counters.RetryCounters), and
+// which of them say a request gave up.
+type retryWatch struct {
+	names  []string
+	gaveUp map[string]bool
+}
+
+// retryWatchOf is dev's retryWatch, its driver asked once.
+func (t *Tracker) retryWatchOf(dev string) retryWatch {
+	if w, ok := t.retryOf[dev]; ok {
+		return w
+	}
+	retrying, gaveUp := counters.RetryCounters(t.cfg.Driver(dev))
+	w := retryWatch{names: append(retrying, gaveUp...), gaveUp: map[string]bool{}}
+	for _, n := range gaveUp {
+		w.gaveUp[n] = true
+	}
+	t.retryOf[dev] = w
+	return w
 }
 
 // History returns a QP's state history, oldest first: live QPs and the
@@ -607,7 +638,7 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peer
 	if still := int(t.gen - tr.movedGen); still >= t.cfg.StallPolls && (q.State == rdma.QPStateRTS || q.State == rdma.QPStateSQD) &&
 		(q.Type == rdma.QPTypeRC || q.Type == rdma.QPTypeXRCSend) {
 		a := QPAlert{Key: k, PID: tr.pid, Comm: tr.comm, State: q.State, Since: tr.moved, Polls: still}
-		if stuckEvidence(&a, q, tr, peers, retries) {
+		if stuckEvidence(&a, q, tr, peers, retries, t.retryWatchOf(q.DevName).gaveUp) {
 			u.Stuck = append(u.Stuck, a)
 		}
 	}
@@ -615,18 +646,31 @@ func (t *Tracker) trackQP(u *Update, k Key, tr *tracked, isNew bool, q *QP, peer
 
 // stuckEvidence fills a with the QP's own evidence of work it cannot
 // finish, and reports whether there is any: its own retry counters
-// rose, or (once its PSNs had moved in this state) its peer on this
-// host has not accepted every PSN it sent.
-func stuckEvidence(a *QPAlert, q *QP, tr *tracked, peers map[Key]*QP, retries map[string]uint64) bool {
+// rose (those in gaveUp saying a request failed for good), or (once its
+// PSNs had moved in this state) its peer on this host has not accepted
+// every PSN it sent.
+func stuckEvidence(a *QPAlert, q *QP, tr *tracked, peers map[Key]*QP, retries map[string]uint64, gaveUp map[string]bool) bool {
 	still := fmt.Sprintf("PSNs still for %d readings since %s", a.Polls, tr.moved.Format("15:04:05"))
 	if tr.perQP {
 		if rose := risen(tr.retryBase, retries); len(rose) > 0 {
-			a.Retries = rose
-			names := slices.Sorted(maps.Keys(rose))
-			for i, n := range names {
-				names[i] = fmt.Sprintf("%s +%d", n, rose[n])
+			for n, by := range rose {
+				to := &a.Retries
+				if gaveUp[n] {
+					to = &a.GaveUp
+				}
+				if *to == nil {
+					*to = map[string]uint64{}
+				}
+				(*to)[n] = by
 			}
-			a.Evidence = fmt.Sprintf("its own retry counters rose (%s) while its %s", strings.Join(names, ", "), still)
+			var said []string
+			if len(a.Retries) > 0 {
+				said = append(said, "its own retry counters rose ("+rises(a.Retries)+")")
+			}
+			if len(a.GaveUp) > 0 {
+				said = append(said, "its own counters of requests that gave up rose ("+rises(a.GaveUp)+")")
+			}
+			a.Evidence = fmt.Sprintf("%s while its %s", strings.Join(said, " and "), still)
 			return true
 		}
 	}
@@ -667,6 +711,15 @@ func max24(a, b uint32) uint32 {
 	return b
 }
 
+// rises says "name +by" for each counter of m, by name.
+func rises(m map[string]uint64) string {
+	names := slices.Sorted(maps.Keys(m))
+	for i, n := range names {
+		names[i] = fmt.Sprintf("%s +%d", n, m[n])
+	}
+	return strings.Join(names, ", ")
+}
+
 // risen returns the counters that grew from base to now.
 func risen(base, now map[string]uint64) map[string]uint64 {
 	var out map[string]uint64
@@ -686,7 +739,7 @@ func risen(base, now map[string]uint64) map[string]uint64 {
 func (t *Tracker) qpRetries(s *Snapshot) map[Key]map[string]uint64 {
 	out := map[Key]map[string]uint64{}
 	for _, c := range s.QPCounters {
-		r := t.pickRetries(c.Counters)
+		r := t.pickRetries(c.DevName, c.Counters)
 		for _, qpn := range c.LQPNs {
 			out[Key{rdma.KindQP, c.DevName, qpn}] = r
 		}
@@ -694,9 +747,10 @@ func (t *Tracker) qpRetries(s *Snapshot) map[Key]map[string]uint64 {
 	return out
 }
 
-func (t *Tracker) pickRetries(cs []HWCounter) map[string]uint64 {
+// pickRetries reads dev's driver's retry counters from cs.
+func (t *Tracker) pickRetries(dev string, cs []HWCounter) map[string]uint64 {
 	out := map[string]uint64{}
-	for _, name := range t.cfg.RetryCounters {
+	for _, name := range t.retryWatchOf(dev).names {
 		if v, ok := findCounter(cs, name); ok {
 			out[name] = v
 		}

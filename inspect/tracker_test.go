@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,8 +165,17 @@ func TestTrackerStuck(t *testing.T) {
 	// 37's rq-psn as far.
 	sends := func(s *Snapshot, n uint32) { qpIndex(t, s, 36).SQPSN = (sq36 + n) & psnMask }
 	accepted := func(s *Snapshot, n uint32) { qpIndex(t, s, 37).RQPSN = (rq37 + n) & psnMask }
+	// ownCounter binds QP 37 to a per-QP counter on which name reads 1
+	// at reading 1 and rises by 2 each reading after.
+	ownCounter := func(s *Snapshot, name string, i int) {
+		s.QPCounters = []QPCounter{{Object: Object{DevName: "rxe0"}, Port: 1, ID: 3, LQPNs: []uint32{37},
+			Counters: []HWCounter{{name, uint64(1 + max(0, i-1)*2)}}}}
+	}
 	for _, tc := range []struct {
 		name string
+		// driver is what TrackerConfig.Driver says of rxe0 ("" leaves
+		// it nil: rxe by the name; "-" says not known).
+		driver string
 		// first changes reading 0; next reading i (1 to 4).
 		first func(s *Snapshot)
 		next  func(s *Snapshot, i int)
@@ -217,16 +227,45 @@ func TestTrackerStuck(t *testing.T) {
 			}},
 		{name: "a QP number that points back elsewhere is no peer",
 			next: func(s *Snapshot, i int) { sends(s, 3); qpIndex(t, s, 37).RQPN = 40 }},
-		{name: "its own per-QP retry counter rises",
+		// The recording is rxe's; its device read as mlx5's (the
+		// Driver the caller gives) judges by mlx5's names.
+		{name: "its own per-QP retry counter rises (mlx5's timeout retry on an mlx5 device)", driver: "mlx5",
+			next: func(s *Snapshot, i int) { ownCounter(s, "local_ack_timeout_err", i) },
+			want: []QPAlert{{Key: qp37, PID: 202, Comm: "rping", State: rdma.QPStateRTS, Since: at(0), Polls: 4,
+				Retries: map[string]uint64{"local_ack_timeout_err": 6}}}},
+		{name: "its own per-QP retry counter rises (rxe's timeout retry on rxe0, the driver by its name)",
+			next: func(s *Snapshot, i int) { ownCounter(s, "completer_retry_err", i) },
+			want: []QPAlert{{Key: qp37, PID: 202, Comm: "rping", State: rdma.QPStateRTS, Since: at(0), Polls: 4,
+				Retries:  map[string]uint64{"completer_retry_err": 6},
+				Evidence: "its own retry counters rose (completer_retry_err +6) while its PSNs still for 4 readings since 12:00:00"}}},
+		{name: "another driver's name on rxe0 says nothing (mlx5's local_ack_timeout_err)",
+			next: func(s *Snapshot, i int) { ownCounter(s, "local_ack_timeout_err", i) }},
+		{name: "another driver's name on an mlx5 device says nothing (rxe's completer_retry_err)", driver: "mlx5",
+			next: func(s *Snapshot, i int) { ownCounter(s, "completer_retry_err", i) }},
+		{name: "hfi1's names on an hfi1 device", driver: "hfi1",
+			next: func(s *Snapshot, i int) { ownCounter(s, "RcTimeOut", i) },
+			want: []QPAlert{{Key: qp37, PID: 202, Comm: "rping", State: rdma.QPStateRTS, Since: at(0), Polls: 4,
+				Retries: map[string]uint64{"RcTimeOut": 6}}}},
+		{name: "a counter of requests that gave up is told apart from retries (rxe's retry_exceeded_err)",
 			next: func(s *Snapshot, i int) {
-				s.QPCounters = []QPCounter{{Object: Object{DevName: "rxe0"}, Port: 1, ID: 3, LQPNs: []uint32{37},
-					Counters: []HWCounter{{"local_ack_timeout_err", uint64(1 + max(0, i-1)*2)}}}}
+				ownCounter(s, "retry_exceeded_err", i)
+				s.QPCounters[0].Counters = append(s.QPCounters[0].Counters, HWCounter{"rcvd_rnr_err", uint64(10 + i)})
 			},
+			want: []QPAlert{{Key: qp37, PID: 202, Comm: "rping", State: rdma.QPStateRTS, Since: at(0), Polls: 4,
+				Retries: map[string]uint64{"rcvd_rnr_err": 3}, GaveUp: map[string]uint64{"retry_exceeded_err": 6},
+				Evidence: "its own retry counters rose (rcvd_rnr_err +3) and its own counters of requests that gave up rose (retry_exceeded_err +6) while its PSNs still for 4 readings since 12:00:00"}}},
+		{name: "a device whose driver is not known is read for every driver's names", driver: "-",
+			next: func(s *Snapshot, i int) { ownCounter(s, "local_ack_timeout_err", i) },
 			want: []QPAlert{{Key: qp37, PID: 202, Comm: "rping", State: rdma.QPStateRTS, Since: at(0), Polls: 4,
 				Retries: map[string]uint64{"local_ack_timeout_err": 6}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := NewTracker(TrackerConfig{StallPolls: 3})
+			cfg := TrackerConfig{StallPolls: 3}
+			if tc.driver != "" {
+				driver := strings.TrimPrefix(tc.driver, "-")
+				cfg.Driver = func(string) string { return driver }
+			}
+			tr := NewTracker(cfg)
 			first := clone(base, at(0))
 			if tc.first != nil {
 				tc.first(first)

@@ -86,6 +86,11 @@ func (n *netlinkWatch) watch(ctx context.Context, conn *inspect.Conn) *inspect.W
 	o := n.o
 	wo := inspect.WatchOptions{Interval: n.tries.Interval(), Snapshot: o.Snapshot,
 		Tracker: inspect.TrackerConfig{GrowthWindow: o.Window, LoadLimits: o.LoadLimits}}
+	if o.FS != nil {
+		// The stuck judgement reads each device's driver's retry
+		// counters; sysfs knows a renamed device's driver.
+		wo.Tracker.Driver = o.FS.DeviceDriver
+	}
 	if t := o.Trace; t != nil {
 		wo.Modifies = trace.FeedModifies(ctx, trace.FeedOptions{Env: t.Env, Latency: o.Interval, Warn: t.Warn, Ready: t.Ready})
 	}

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/verbscope/verbscope/counters"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
@@ -107,18 +109,31 @@ func (v *objectView) psnsMoving(k inspect.Key) string {
 	return v.c.theme.Render(themes.SlotDim, "(the watch flags a QP whose PSNs stop with sends its peer never accepted)")
 }
 
-// retryCounters lists the port's retry and error counters the Tracker
-// watches (inspect.DefaultRetryCounters) that the device has.
+// retryCounters lists the port's retry and gave-up counters of the
+// device's driver that the device has: those the Tracker's stuck
+// judgement reads (counters.RetryCounters; the driver as sysfs names
+// it, "" before the first sysfs reading: every driver's).
 func (v *objectView) retryCounters(dev string, port uint32) string {
 	if v.c.res.frame.Snapshot == nil {
 		return ""
 	}
+	driver := ""
+	if v.c.sys != nil {
+		for _, d := range v.c.sys.u.Devices {
+			if d.Name == dev {
+				driver = d.Driver
+			}
+		}
+	}
+	retrying, gaveUp := counters.RetryCounters(driver)
+	names := slices.Concat(retrying, gaveUp)
+	slices.Sort(names)
 	var parts []string
 	for _, pc := range v.c.res.frame.Snapshot.PortCounters {
 		if pc.DevName != dev || pc.Port != port {
 			continue
 		}
-		for _, name := range inspect.DefaultRetryCounters {
+		for _, name := range names {
 			for _, c := range pc.Counters {
 				if c.Name == name {
 					parts = append(parts, name+" "+strconv.FormatUint(c.Value, 10))
