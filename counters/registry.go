@@ -117,6 +117,15 @@ func Lookup(driver, name string) (Info, bool) {
 	return lookup(driver, name)
 }
 
+// Own is driver's own entry for name, not the PortCounters' every
+// driver shares (driver "": the PortCounters'): its row, or the numbered
+// family name belongs to (hfi1's DcRxFlitVl15 of DcRxFlitVl[0-7,15]),
+// with Name set to name.
+func Own(driver, name string) (Info, bool) {
+	indexOnce.Do(index)
+	return own(driver, normalName(name))
+}
+
 // All lists the registry: by driver ("" first), then name.
 func All() []Entry {
 	indexOnce.Do(index)

@@ -34,26 +34,21 @@ func counterParts(w string) []string {
 }
 
 // hasOwn tells whether driver's own table has name (not only through
-// the PortCounters every driver shares).
+// the PortCounters every driver shares), a numbered family's included.
 func hasOwn(driver, name string) bool {
-	for _, e := range counters.All() {
-		if e.Driver == driver && e.Name == name {
-			return true
-		}
-	}
-	return false
+	_, ok := counters.Own(driver, name)
+	return ok
 }
 
 // driversOf lists the drivers that have name, "PortCounters" for the
 // IBTA ones.
 func driversOf(name string) string {
 	var ds []string
-	for _, e := range counters.All() {
-		if e.Name == name {
-			d := e.Driver
-			if d == "" {
-				d = "PortCounters"
-			}
+	if hasOwn("", name) {
+		ds = append(ds, "PortCounters")
+	}
+	for _, d := range counters.Drivers() {
+		if hasOwn(d, name) {
 			ds = append(ds, d)
 		}
 	}

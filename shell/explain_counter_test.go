@@ -18,6 +18,9 @@ func TestExplainCounter(t *testing.T) {
 		{"mlx5/req_remote_invalid_request", []string{"counter of mlx5", "class error", "terminal", "32 bits", "IBV_WC_REM_INV_REQ_ERR"}},
 		{"symbol_error", []string{"counter of PortCounters", "16 bits", "stops at"}},
 		{"retry_exceeded_err", []string{"counter of rxe", "terminal", "IBV_WC_RETRY_EXC_ERR"}},
+		// One of a numbered family (DcRxFlitVl[0-7,15]): named as asked,
+		// its driver found.
+		{"DcRxFlitVl15", []string{"DcRxFlitVl15 (counter of hfi1)"}},
 	} {
 		r, err := s.Exec(context.Background(), "explain "+tc.word)
 		if err != nil {
