@@ -22,9 +22,11 @@
 // Adding a view: write a value implementing component (view.go: its
 // columns and filter, how it takes messages, its heading, detail, empty
 // note and keys) in a file of its own, and add its viewSpec (name,
-// aliases, title, constructor) to registry. The tab row, the ':' jump,
-// '?', --view and ViewNames follow from the registry;
-// TestAddedViewNeedsOnlyTheRegistry does exactly this. Every view has its
+// aliases, title, constructor) to registry. The tab row, the ':' jump
+// and its completion, '?', --view and ViewNames follow from the
+// registry; TestAddedViewNeedsOnlyTheRegistry does exactly this. The
+// commands ':' runs (`:learn`, `:q`) are lines of the same registry,
+// with a run of their own in place of a view. Every view has its
 // file (view_NAME.go); the object kinds' views share objectView
 // (view_objects.go) and the sysfs readings' share sysfsView
 // (view_sysfs.go), each giving only its columns, since one row builder

@@ -99,7 +99,7 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	}
 	m.resLate = lateWatch{what: "netlink", due: c.now()}
 	m.sysLate = lateWatch{what: "sysfs", due: c.now()}
-	for _, s := range registry {
+	for _, s := range views() {
 		v := s.make(c)
 		t := newTable(s.title, v.columns(), v.filter())
 		t.tail = s.tail

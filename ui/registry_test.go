@@ -83,3 +83,35 @@ func TestAddedViewNeedsOnlyTheRegistry(t *testing.T) {
 		t.Errorf("the help lacks the probe's key or name:\n%s", out)
 	}
 }
+
+// The commands are the registry's words as the views are: ':' completes
+// them after the views, runs them, and --view, ViewNames and the tab row
+// know only the views.
+func TestCommandsAreRegistryWords(t *testing.T) {
+	for _, tc := range []struct{ typed, completed string }{
+		{"le", "learn"}, {"q", "qp"}, {"qu", "quit"}, {"ev", "events"},
+	} {
+		m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+		send(m, ":")
+		typeText(m, tc.typed)
+		send(m, "tab")
+		if got := m.line.Value(); got != tc.completed {
+			t.Errorf(":%s tab completed %q, want %q", tc.typed, got, tc.completed)
+		}
+	}
+	for _, w := range []string{"learn", "quit", "q"} {
+		if IsView(w) || slices.Contains(ViewNames(), w) {
+			t.Errorf("%q is a command, not a view: %v", w, ViewNames())
+		}
+	}
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
+	if m.Update(m.jumpMsg("learn")); !strings.Contains(screen(m), "no course here") || m.cur.name != "qp" {
+		t.Errorf(":learn without a pane should say there is no course and stay:\n%s", screen(m))
+	}
+	if _, cmd := m.Update(m.jumpMsg("q")); !m.quitting || cmd == nil {
+		t.Error(":q should quit")
+	}
+	if tabs := ansiStrip(m.tabs()); strings.Contains(tabs, "learn") || strings.Contains(tabs, "quit") {
+		t.Errorf("a command has a tab: %q", tabs)
+	}
+}

@@ -445,10 +445,10 @@ func (m *model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// completeView completes a view name after ':'.
+// completeView completes a view's or a command's name after ':'.
 func (m *model) completeView() {
 	val := strings.ToLower(strings.TrimSpace(m.line.Value()))
-	for _, n := range ViewNames() {
+	for _, n := range words() {
 		if strings.HasPrefix(n, val) {
 			m.line.SetValue(n)
 			m.line.CursorEnd()
@@ -457,28 +457,18 @@ func (m *model) completeView() {
 	}
 }
 
-// jump goes to a view by name: `:qp`, `:dev`; `:q` quits as in k9s.
+// jump does what ':' NAME says: goes to a view (`:qp`, `:dev`) or runs
+// a command (`:learn`, `:q`), as the registry lists them.
 func (m *model) jump(name string) tea.Cmd {
 	if name == "" {
 		return nil
 	}
-	if name == "q" || name == "quit" {
-		return m.quit()
-	}
-	if name == "learn" {
-		m.mode = modeNormal
-		return m.learn()
-	}
-	p := m.find(name)
-	if p == nil {
+	s, ok := lookup(name)
+	if !ok {
 		m.c.note(themes.SlotWarn, "no view "+strconv.Quote(name)+": views are "+strings.Join(ViewNames(), " "))
 		return nil
 	}
-	m.cur, m.mode = p, modeNormal
-	m.c.shown = p.view
-	m.apply(p)
-	m.c.note("", "")
-	return m.route(p, shownMsg{})
+	return m.run(s)
 }
 
 // openDetailMsg asks the root to open the selected row's detail, for a
