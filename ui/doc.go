@@ -4,7 +4,10 @@
 //
 // It only renders and forwards. The data comes in as messages from
 // pollers that run off the UI goroutine (inspect's watch stream,
-// sysfsmon's readings) and from the shell through shell/front's Engine;
+// sysfsmon's readings), from feeds (feeds.go: a Feed's readings are
+// messages, the next waited for after each; Sources.Feeds hands new
+// sources to the views that take them) and from the shell through
+// shell/front's Engine;
 // package dash wires them in (Sources, with a Control over the pollers
 // or a Replay over a recording) and builds the model with New, so this
 // package imports no cgo code. Update does no I/O and never blocks: work
@@ -33,4 +36,6 @@
 // makes their rows. A view that is not a table (the overview's boxes,
 // view_overview.go and boxes.go) also implements drawn: it draws its
 // body at the size it is given, and names the view a click opens.
+// A view over a new source is its file, its registry line and a Feed
+// (FeedOf) in Sources.Feeds: TestAddedSourceNeedsOnlyItsViewAndFeed.
 package ui

@@ -59,12 +59,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case openDetailMsg:
 		m.openDetail()
 		return nil
+	case feedMsg:
+		return m.gotFeed(msg)
 	case verdictsMsg:
 		m.c.verdicts = msg.v
-		return m.waitVerdicts()
+		return nil
 	case noticeMsg:
 		m.c.note(themes.SlotDim, msg.text)
-		return m.waitNotice()
+		return nil
 	case openViewMsg:
 		return m.jump(msg.name)
 	case shellDoneMsg:
@@ -79,11 +81,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.c.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
 		return nil
 	case replayShellMsg:
-		if !msg.ok || m.pane == nil {
-			return nil
+		if m.pane != nil {
+			m.pane.setRecorded(msg.lines)
 		}
-		m.pane.setRecorded(msg.lines)
-		return m.waitReplayShell()
+		return nil
 	case shellEventMsg:
 		if m.pane == nil || m.pane.eng == nil || !msg.ok || msg.from != m.pane.eng.Events() {
 			// Closed, or the engine before :learn replaced it.
@@ -111,7 +112,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
-	// The views' own messages (doctor's answers, fleet's ticks).
+	// The views' own messages (doctor's answers, fleet's ticks) and the
+	// readings of Sources.Feeds.
 	return m.routeAll(msg)
 }
 
