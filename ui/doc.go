@@ -36,6 +36,10 @@
 // makes their rows. A view that is not a table (the overview's boxes,
 // view_overview.go and boxes.go) also implements drawn: it draws its
 // body at the size it is given, and names the view a click opens.
+// The panes below the main area (the shell's, the lesson's) are lines of
+// paneRegistry (panes.go), each with the one rule of when it is on
+// screen; hasShellPane is the shell pane's.
+//
 // A view over a new source is its file, its registry line and a Feed
 // (FeedOf) in Sources.Feeds: TestAddedSourceNeedsOnlyItsViewAndFeed.
 package ui

@@ -117,7 +117,7 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	c.shown = m.cur.view
 	m.line = textinput.New()
 	m.line.SetStyles(inputStyles(th))
-	if src.Shell != nil || src.ReplayShell != nil {
+	if hasShellPane(src) {
 		// A replay's pane has no shell of its own: it shows the
 		// recorded one (shellreplay.go).
 		m.pane = newShellPane(src.Shell, src.History, th)

@@ -183,3 +183,26 @@ func TestCommandsAreRegistryWords(t *testing.T) {
 		t.Errorf("a command has a tab: %q", tabs)
 	}
 }
+
+// A pane is a line of paneRegistry: on by its rule, it takes its width
+// left of the shell pane, which keeps the rest.
+func TestAddedPaneNeedsOnlyTheRegistry(t *testing.T) {
+	saved := paneRegistry
+	t.Cleanup(func() { paneRegistry = saved })
+	paneRegistry = append([]paneSpec{{name: "note", width: func(int) int { return 21 },
+		on:   func(m *model) bool { return m.pane != nil },
+		draw: func(*model) []string { return []string{"a note of the test"} }}}, saved...)
+
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, true)
+	lines := strings.Split(screen(m), "\n")
+	pane := lines[len(lines)-1-m.lay.paneH:]
+	if !strings.HasPrefix(pane[0], "a note of the test  │") {
+		t.Errorf("the note pane is not left of the shell's:\n%s", strings.Join(pane, "\n"))
+	}
+	if m.lay.paneW("shell") != 120-21 || m.pane.w != 120-21 {
+		t.Errorf("the shell pane is %d (sized %d) wide, want %d", m.lay.paneW("shell"), m.pane.w, 120-21)
+	}
+	if m := fixtureModel(t, "rxe0", "dark", 120, 40, false); m.lay.paneH != 0 || len(m.lay.panes) != 0 {
+		t.Errorf("without a shell no pane is on: %d rows, %d panes", m.lay.paneH, len(m.lay.panes))
+	}
+}

@@ -253,7 +253,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.prev, m.mode = m.mode, modeHelp
 	case key.Matches(msg, k.Focus):
 		if m.pane == nil {
-			m.c.note(themes.SlotDim, "no shell pane: this dashboard was started without the verbs shell")
+			m.c.note(themes.SlotDim, noShellPane)
 			return nil
 		}
 		m.paneFocus = true
@@ -356,7 +356,7 @@ func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 // or, for the view's split, the view focused and the pane compact.
 func (m *model) cycleSplit() tea.Cmd {
 	if m.pane == nil {
-		m.c.note(themes.SlotDim, "no shell pane: this dashboard was started without the verbs shell")
+		m.c.note(themes.SlotDim, noShellPane)
 		return nil
 	}
 	m.split = (m.split + 1) % splitModes
