@@ -110,7 +110,7 @@ func (s *seen) observeWhy(d map[string]any, text string) {
 // of every other process, how many objects of each kind processes of
 // each name (comm) hold.
 type KernelView struct {
-	QPStates map[uint32]string
+	QPStates map[uint32]rdma.QPState
 	Counts   map[rdma.Kind]int
 	Others   map[string]map[rdma.Kind]int
 }
@@ -204,7 +204,7 @@ func objectField(o front.Object, key string, kv *KernelView) string {
 	case "state":
 		if kv != nil {
 			if s, ok := kv.QPStates[o.QPN]; ok && o.Kind == rdma.KindQP {
-				return s
+				return s.String()
 			}
 		}
 		return o.State

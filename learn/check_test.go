@@ -24,7 +24,7 @@ func TestEvaluate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	kernelERR := &KernelView{QPStates: map[uint32]string{3: "ERR"}, Counts: map[rdma.Kind]int{rdma.KindPD: 1, rdma.KindQP: 2},
+	kernelERR := &KernelView{QPStates: map[uint32]rdma.QPState{3: rdma.QPStateErr}, Counts: map[rdma.Kind]int{rdma.KindPD: 1, rdma.KindQP: 2},
 		Others: map[string]map[rdma.Kind]int{"ibv_rc_pingpong": {rdma.KindQP: 1}}}
 	for _, tc := range []struct {
 		check string

@@ -21,7 +21,7 @@ type Netlink struct{ Conn *inspect.Conn }
 // View dumps the QPs, CQs, MRs, PDs and contexts: the process's, and
 // the other processes' counted by name.
 func (n Netlink) View(pid int) (*KernelView, error) {
-	kv := &KernelView{QPStates: map[uint32]string{}, Counts: map[rdma.Kind]int{}, Others: map[string]map[rdma.Kind]int{}}
+	kv := &KernelView{QPStates: map[uint32]rdma.QPState{}, Counts: map[rdma.Kind]int{}, Others: map[string]map[rdma.Kind]int{}}
 	mine := func(o *inspect.Object) bool { return int(o.TGID) == pid || int(o.PID) == pid }
 	qps, err := n.Conn.QPs(inspect.Query{})
 	if err != nil {
@@ -29,7 +29,7 @@ func (n Netlink) View(pid int) (*KernelView, error) {
 	}
 	for _, q := range qps {
 		if mine(&q.Object) {
-			kv.QPStates[q.LQPN] = q.State.String()
+			kv.QPStates[q.LQPN] = q.State
 		}
 		kv.add(rdma.KindQP, &q.Object, mine)
 	}

@@ -26,9 +26,11 @@ type Status struct {
 
 // QPStatus is a QP where it stands in the state machine.
 type QPStatus struct {
-	Name  string
-	State string   // as the kernel last said, else as the shell has it
-	Next  []string // the states a modify may take it to (rdma.LegalNext)
+	Name string
+	// State is as the kernel last said, else as the shell has it
+	// (rdma.QPStateUnknown when the shell's word is none of the states).
+	State rdma.QPState
+	Next  []rdma.QPState // the states a modify may take it to (rdma.LegalNext)
 }
 
 // CheckState is one check of the current step as last judged.
@@ -81,20 +83,24 @@ func (s *session) qpStatus(step Step) QPStatus {
 	if qp.Kind != rdma.KindQP {
 		return QPStatus{}
 	}
-	qs := QPStatus{Name: qp.Name, State: qp.State}
+	// The shell speaks in words (front.Object); the state is read once
+	// here, at the edge, and travels typed to the panes.
+	st, known := rdma.ParseQPState(qp.State)
+	if !known {
+		st = rdma.QPStateUnknown
+	}
+	qs := QPStatus{Name: qp.Name, State: st}
 	s.mu.Lock()
 	if kv := s.kv; kv != nil {
 		if k, ok := kv.QPStates[qp.QPN]; ok {
-			qs.State = k
+			qs.State, known = k, true
 		}
 	}
 	s.mu.Unlock()
-	from, ok1 := rdma.ParseQPState(qs.State)
-	typ, ok2 := rdma.ParseQPType(qp.QPType)
-	if ok1 && ok2 {
-		for _, n := range rdma.LegalNext(from, typ) {
-			if n != from {
-				qs.Next = append(qs.Next, n.String())
+	if typ, ok := rdma.ParseQPType(qp.QPType); ok && known {
+		for _, n := range rdma.LegalNext(qs.State, typ) {
+			if n != qs.State {
+				qs.Next = append(qs.Next, n)
 			}
 		}
 	}

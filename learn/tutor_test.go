@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 )
 
@@ -94,7 +96,7 @@ func TestTutorWalksTheCourse(t *testing.T) {
 	}
 	r.exec("mk qp qp1 ctx1")
 	// The diagram's QP: the one the step's checks name, where it stands.
-	if d := cmp.Diff(QPStatus{Name: "qp1", State: "RESET", Next: []string{"INIT"}}, r.tutor.Status().QP); d != "" {
+	if d := cmp.Diff(QPStatus{Name: "qp1", State: rdma.QPStateReset, Next: []rdma.QPState{rdma.QPStateInit}}, r.tutor.Status().QP); d != "" {
 		t.Errorf("the step's QP (-want +got):\n%s", d)
 	}
 	// The refusal is the lesson: shown, and the step done.

@@ -17,14 +17,14 @@ import (
 // moves a QP without a command.
 type fakeKernel struct {
 	mu     sync.Mutex
-	states map[uint32]string
+	states map[uint32]rdma.QPState
 	others map[string]map[rdma.Kind]int
 }
 
 func (k *fakeKernel) View(int) (*KernelView, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	kv := &KernelView{QPStates: map[uint32]string{}, Others: map[string]map[rdma.Kind]int{}}
+	kv := &KernelView{QPStates: map[uint32]rdma.QPState{}, Others: map[string]map[rdma.Kind]int{}}
 	for n, s := range k.states {
 		kv.QPStates[n] = s
 	}
@@ -79,7 +79,7 @@ func nextLesson(t *testing.T, events <-chan front.Event) string {
 // judged without a command, and said as an EventLesson; steps only a
 // command can do are left alone.
 func TestTutorRechecksBetweenCommands(t *testing.T) {
-	k := &fakeKernel{states: map[uint32]string{}, others: map[string]map[rdma.Kind]int{"peer": {rdma.KindQP: 1}}}
+	k := &fakeKernel{states: map[uint32]rdma.QPState{}, others: map[string]map[rdma.Kind]int{"peer": {rdma.KindQP: 1}}}
 	var shells []*fakeShell
 	tu, _, err := NewTutor(context.Background(), TutorOptions{Lessons: asyncCourse(t), Kernel: k, Recheck: 10 * time.Millisecond,
 		NewEngine: func() front.Engine { f := newFake(); shells = append(shells, f); return f }})
@@ -115,13 +115,13 @@ func TestTutorRechecksBetweenCommands(t *testing.T) {
 	}
 	qp1, _ := shells[0].st.Object("qp1")
 	qpn := qp1.QPN
-	k.set(func() { k.states[qpn] = "ERR" })
+	k.set(func() { k.states[qpn] = rdma.QPStateErr })
 	if got := nextLesson(t, tu.Events()); !strings.Contains(got, "✓ The kernel moves it") || !strings.Contains(got, "Step 4 of 5") {
 		t.Errorf("the kernel's ERR:\n%s", got)
 	}
 	// The diagram shows the kernel's state of the newest QP (the shell
 	// still has it in RESET).
-	if d := cmp.Diff(QPStatus{Name: "qp1", State: "ERR", Next: []string{"RESET"}}, tu.Status().QP); d != "" {
+	if d := cmp.Diff(QPStatus{Name: "qp1", State: rdma.QPStateErr, Next: []rdma.QPState{rdma.QPStateReset}}, tu.Status().QP); d != "" {
 		t.Errorf("the QP after the kernel moved it (-want +got):\n%s", d)
 	}
 	// A completion polled, then another process's objects go.
@@ -145,7 +145,7 @@ func TestTutorRechecksBetweenCommands(t *testing.T) {
 // The watcher never waits for a running command, and judges only when
 // woken when the interval is long.
 func TestRecheckWaitsForNothing(t *testing.T) {
-	k := &fakeKernel{states: map[uint32]string{}}
+	k := &fakeKernel{states: map[uint32]rdma.QPState{}}
 	tu, _, err := NewTutor(context.Background(), TutorOptions{Lessons: asyncCourse(t), Kernel: k, Recheck: time.Hour,
 		NewEngine: func() front.Engine { return newFake() }})
 	if err != nil {
@@ -156,7 +156,7 @@ func TestRecheckWaitsForNothing(t *testing.T) {
 	tu.Exec(ctx, "mk qp qp1")
 	tu.Exec(ctx, "bogus")
 	tu.Exec(ctx, "mk pd pd0")
-	k.set(func() { k.states[1] = "ERR" })
+	k.set(func() { k.states[1] = rdma.QPStateErr })
 	tu.execMu.Lock() // a command runs
 	text, err := tu.recheck(ctx)
 	tu.execMu.Unlock()

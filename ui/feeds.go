@@ -5,6 +5,7 @@ import (
 
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/shell/front"
+	"github.com/verbscope/verbscope/shell/transcript"
 	"github.com/verbscope/verbscope/sysfsmon"
 )
 
@@ -21,7 +22,7 @@ type (
 		eventsGen uint64
 		kernel    map[inspect.Key][]string
 	}
-	// noticeMsg is one line of Sources.Notices.
+	// noticeMsg is one line of Sources.Notices (a Feed).
 	noticeMsg struct{ text string }
 )
 
@@ -112,16 +113,63 @@ func (m *model) waitSys() tea.Cmd {
 	}
 }
 
-func (m *model) waitNotice() tea.Cmd {
-	ch := m.c.src.Notices
+// Feed is a source of readings whose work ends at a message: each
+// reading is waited for in a Cmd, comes to Update as a message, and the
+// next is waited for then. Notices, Verdicts and ReplayShell come this
+// way, and so does every one of Sources.Feeds, whose readings are their
+// own messages for the views to take (component.take).
+type Feed struct{ next func() (tea.Msg, bool) }
+
+// FeedOf is a Feed of ch's readings, each the message the views take;
+// a nil ch is no feed.
+func FeedOf[T any](ch <-chan T) Feed { return feedOf(ch, func(v T) tea.Msg { return v }) }
+
+// feedOf is a Feed of ch's readings, each made a message by msg.
+func feedOf[T any](ch <-chan T, msg func(T) tea.Msg) Feed {
 	if ch == nil {
+		return Feed{}
+	}
+	return Feed{next: func() (tea.Msg, bool) {
+		v, ok := <-ch
+		if !ok {
+			return nil, false
+		}
+		return msg(v), true
+	}}
+}
+
+// feedMsg is a reading of the model's feed i, as its message.
+type feedMsg struct {
+	i   int
+	msg tea.Msg
+}
+
+// feeds are the model's feeds: the Sources fields that are plain feeds,
+// then Sources.Feeds.
+func feeds(src Sources) []Feed {
+	return append([]Feed{
+		feedOf(src.Notices, func(s string) tea.Msg { return noticeMsg{s} }),
+		feedOf(src.Verdicts, func(v Verdicts) tea.Msg { return verdictsMsg{v} }),
+		feedOf(src.ReplayShell, func(ls []transcript.Line) tea.Msg { return replayShellMsg{ls} }),
+	}, src.Feeds...)
+}
+
+// wait waits for feed i's next reading; a closed feed is read no more.
+func (m *model) wait(i int) tea.Cmd {
+	next := m.feeds[i].next
+	if next == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		s, ok := <-ch
+		msg, ok := next()
 		if !ok {
 			return nil
 		}
-		return noticeMsg{s}
+		return feedMsg{i, msg}
 	}
+}
+
+// gotFeed takes a feed's reading as its message and waits for the next.
+func (m *model) gotFeed(f feedMsg) tea.Cmd {
+	return tea.Batch(m.update(f.msg), m.wait(f.i))
 }

@@ -246,6 +246,41 @@ func mustLoad(t testing.TB, name string, noColor bool) *themes.Theme {
 	return th
 }
 
+// nextFeed runs cmd as the program would, each Cmd of a batch on a
+// goroutine of its own, and returns the first feed's reading it yields
+// (feedMsg): the way every Feed's reading comes to Update.
+func nextFeed(t testing.TB, cmd tea.Cmd) tea.Msg {
+	t.Helper()
+	found := make(chan tea.Msg, 1)
+	var run func(tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		go func() {
+			switch msg := c().(type) {
+			case tea.BatchMsg:
+				for _, c := range msg {
+					run(c)
+				}
+			case feedMsg:
+				select {
+				case found <- msg:
+				default: // a test waits for one reading at a time
+				}
+			}
+		}()
+	}
+	run(cmd)
+	select {
+	case msg := <-found:
+		return msg
+	case <-time.After(5 * time.Second):
+		t.Fatal("no feed's reading came in 5s")
+		return nil
+	}
+}
+
 // jumpMsg is ':' NAME enter as typed.
 func (m *model) jumpMsg(name string) tea.Msg {
 	send(m, ":")

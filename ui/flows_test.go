@@ -273,11 +273,10 @@ func TestMouse(t *testing.T) {
 // A background part's notice (trace without privileges) shows on the
 // status line.
 func TestNotice(t *testing.T) {
-	m := fixtureModel(t, "rxe0", "dark", 120, 40, false)
 	ch := make(chan string, 1)
-	m.c.src.Notices = ch
+	m := fixtureModel(t, "rxe0", "dark", 120, 40, false, func(s *Sources) { s.Notices = ch })
 	ch <- "trace: QP histories show states only: no CAP_BPF"
-	m.Update(m.waitNotice()())
+	m.Update(nextFeed(t, m.Init()))
 	if !strings.Contains(screen(m), "trace: QP histories show states only: no CAP_BPF") {
 		t.Errorf("the notice is not on the status line:\n%s", screen(m))
 	}

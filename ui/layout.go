@@ -25,9 +25,9 @@ const headerHeight = 4
 // sizes every component to it; render only reads it.
 type layout struct {
 	headerH, mainH, paneH int
-	// lessonW is the lesson pane's width, left of the shell pane (0:
-	// no course runs); lessonLines is the pane drawn for lessonFor.
-	lessonW     int
+	// panes are the panes on screen (panes.go); lessonLines is the
+	// lesson pane drawn for lessonFor.
+	panes       []placedPane
 	lessonLines []string
 	lessonFor   lessonDrawn
 	// hints is the footer's key hints at this width and focus.
@@ -59,18 +59,15 @@ func (m *model) relayout() {
 	for _, p := range m.pages {
 		p.table.SetSize(m.w, l.mainH)
 	}
-	l.lessonW = 0
-	if m.pane != nil && m.pane.lesson != nil {
-		l.lessonW = lessonWidth(m.w)
-	}
+	l.panes = m.placePanes()
 	if m.pane != nil {
 		m.pane.replay = m.showsRecorded()
-		m.pane.setSize(m.w-l.lessonW, l.paneH)
+		m.pane.setSize(l.paneW("shell"), l.paneH)
 	}
-	if l.lessonW > 0 {
+	if lw := l.paneW("lesson"); lw > 0 {
 		// The lesson changes with a command, not a keystroke: drawn
 		// again only when it, the size, the focus or the theme changed.
-		k := lessonDrawn{m.pane.lesson, m.c.theme, l.lessonW - 1, l.paneH, m.paneFocus}
+		k := lessonDrawn{m.pane.lesson, m.c.theme, lw, l.paneH, m.paneFocus}
 		if l.lessonLines == nil || l.lessonFor != k {
 			l.lessonFor = k
 			l.lessonLines = strings.Split(renderLesson(m.c.theme, *m.pane.lesson, k.w, k.h, k.focused), "\n")
@@ -152,7 +149,7 @@ func (m *model) render() string {
 	}
 	parts := []string{m.header(), m.mainArea()}
 	if m.lay.paneH > 0 {
-		parts = append(parts, m.panes())
+		parts = append(parts, m.renderPanes())
 	}
 	parts = append(parts, m.footer())
 	return strings.Join(parts, "\n")
@@ -182,34 +179,3 @@ type lessonDrawn struct {
 // lessonWidth gives the lesson pane two fifths of the width, at least
 // 30 cells, leaving the shell at least 40.
 func lessonWidth(w int) int { return min(max(30, w*2/5), w-40) }
-
-// panes draws the shell pane, with the lesson pane left of it when a
-// course runs, separated by a column.
-func (m *model) panes() string {
-	shell := m.pane.render(m.c.theme, m.paneFocus)
-	if m.lay.lessonW == 0 {
-		return shell
-	}
-	lw := m.lay.lessonW - 1
-	left := m.lay.lessonLines
-	right := strings.Split(shell, "\n")
-	sep := m.c.theme.Render(themes.SlotBorder, "│")
-	if m.c.theme.ASCII {
-		sep = m.c.theme.Render(themes.SlotBorder, "|")
-	}
-	var b strings.Builder
-	for i := range m.lay.paneH {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		l, r := "", ""
-		if i < len(left) {
-			l = left[i]
-		}
-		if i < len(right) {
-			r = right[i]
-		}
-		b.WriteString(pad(l, lw) + sep + r)
-	}
-	return b.String()
-}

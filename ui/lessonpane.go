@@ -24,8 +24,8 @@ type Lesson struct {
 	// QP is the learner's QP the step is about, drawn on the state
 	// machine's main line ("" draws nothing).
 	QP      string
-	QPState string   // where it is
-	QPNext  []string // where a modify may take it
+	QPState rdma.QPState   // where it is (rdma.QPStateUnknown marks none)
+	QPNext  []rdma.QPState // where a modify may take it
 }
 
 // LessonCheck is one check of the step, as last judged.
@@ -153,18 +153,8 @@ func renderLesson(th *themes.Theme, l Lesson, w, h int, focused bool) string {
 // "qp1 [RESET] → (INIT) → RTR → RTS", without the blanks when that does
 // not fit in w.
 func qpLine(l Lesson, w int) string {
-	cur, ok := rdma.ParseQPState(l.QPState)
-	if !ok {
-		cur = rdma.QPStateUnknown // marks none
-	}
-	var next []rdma.QPState
-	for _, n := range l.QPNext {
-		if st, ok := rdma.ParseQPState(n); ok {
-			next = append(next, st)
-		}
-	}
 	name := l.QP + " "
-	return name + rdma.StateDiagram(cur, rdma.DiagramOptions{Next: next, Width: max(1, w-ansi.StringWidth(name))})[0]
+	return name + rdma.StateDiagram(l.QPState, rdma.DiagramOptions{Next: l.QPNext, Width: max(1, w-ansi.StringWidth(name))})[0]
 }
 
 // learnMsg is the course started by `:learn`, or why it did not start.

@@ -70,11 +70,13 @@ type model struct {
 	split      paneSplit // how the focused pane shares the screen
 	resBuilder *resBuilder
 	sysBuilder *sysBuilder
-	paused     bool
-	interval   time.Duration
-	quitting   bool
-	resErr     error
-	sysErr     error
+	// feeds are the sources read the one way (feeds.go), by index.
+	feeds    []Feed
+	paused   bool
+	interval time.Duration
+	quitting bool
+	resErr   error
+	sysErr   error
 	// resLate and sysLate follow the pollers' readings, to say when one
 	// is late (late.go).
 	resLate, sysLate lateWatch
@@ -91,7 +93,7 @@ func New(src Sources, opts Options, th *themes.Theme) tea.Model { return newMode
 func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	c := &common{src: src, theme: th, now: time.Now}
 	m := &model{c: c, opts: opts, keys: defaultKeyMap(), lkeys: defaultLessonKeys(),
-		resBuilder: newResBuilder(), sysBuilder: newSysBuilder(src.Dev), interval: src.Interval}
+		resBuilder: newResBuilder(), sysBuilder: newSysBuilder(src.Dev), feeds: feeds(src), interval: src.Interval}
 	m.keys.replayOn = src.Replay != nil
 	m.keys.rewindOn = src.Replay != nil && src.Replay.Position().Rewind
 	if m.interval <= 0 {
@@ -99,7 +101,7 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	}
 	m.resLate = lateWatch{what: "netlink", due: c.now()}
 	m.sysLate = lateWatch{what: "sysfs", due: c.now()}
-	for _, s := range registry {
+	for _, s := range views() {
 		v := s.make(c)
 		t := newTable(s.title, v.columns(), v.filter())
 		t.tail = s.tail
@@ -115,7 +117,7 @@ func newModel(src Sources, opts Options, th *themes.Theme) *model {
 	c.shown = m.cur.view
 	m.line = textinput.New()
 	m.line.SetStyles(inputStyles(th))
-	if src.Shell != nil || src.ReplayShell != nil {
+	if hasShellPane(src) {
 		// A replay's pane has no shell of its own: it shows the
 		// recorded one (shellreplay.go).
 		m.pane = newShellPane(src.Shell, src.History, th)
@@ -155,7 +157,10 @@ func (m *model) viewKeys() []key.Binding {
 // Init starts the pollers' readers and the look for late readings, asks the terminal's background and
 // tells the first view it is shown.
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.waitNotice(), m.waitVerdicts(), m.lateTick(), m.route(m.cur, shownMsg{}), m.waitReplayShell()}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.waitRes(), m.waitSys(), m.lateTick(), m.route(m.cur, shownMsg{})}
+	for i := range m.feeds {
+		cmds = append(cmds, m.wait(i))
+	}
 	if m.pane != nil && m.pane.eng != nil {
 		cmds = append(cmds, m.pane.events())
 	}

@@ -19,23 +19,9 @@ type recordedShell struct {
 	title  string
 }
 
-// replayShellMsg is the recorded shells' lines up to the reading shown.
-type replayShellMsg struct {
-	lines []transcript.Line
-	ok    bool
-}
-
-// waitReplayShell waits for the playback's next lines.
-func (m *model) waitReplayShell() tea.Cmd {
-	ch := m.c.src.ReplayShell
-	if ch == nil {
-		return nil
-	}
-	return func() tea.Msg {
-		ls, ok := <-ch
-		return replayShellMsg{ls, ok}
-	}
-}
+// replayShellMsg is the recorded shells' lines up to the reading shown
+// (Sources.ReplayShell, a Feed).
+type replayShellMsg struct{ lines []transcript.Line }
 
 // showsRecorded says whether the pane shows the recording, not its own
 // shell: in a replay, or a rewind away from live.

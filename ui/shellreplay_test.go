@@ -39,7 +39,7 @@ func TestShellPaneReplay(t *testing.T) {
 		t.Errorf("before any command, the pane should say none ran:\n%s", out)
 	}
 	ls := recordedLines()
-	m.Update(replayShellMsg{ls[:4], true})
+	m.Update(replayShellMsg{ls[:4]})
 	out := screen(m)
 	for _, want := range []string{"recorded session of pid 812 (script) · read-only", "verbs> open", "opened rxe0",
 		"verbs> modify qp9 rts", "modify: no QP named qp9", "fix: 'objects' lists them"} {
@@ -47,7 +47,7 @@ func TestShellPaneReplay(t *testing.T) {
 			t.Errorf("the pane lacks %q:\n%s", want, out)
 		}
 	}
-	m.Update(replayShellMsg{ls, true})
+	m.Update(replayShellMsg{ls})
 	out = screen(m)
 	if !strings.Contains(out, "recorded session of pid 900 (dash), the last of 2 shells · read-only") ||
 		!strings.Contains(out, "verbs> pd") || strings.Contains(out, "verbs> open") {
@@ -68,7 +68,7 @@ func TestShellPaneReplay(t *testing.T) {
 	// A rewind: live, the pane is the dashboard's own shell.
 	rw := &fakeReplay{pos: ReplayPosition{Rewind: true, Live: true, Speed: 1}}
 	m = fixtureModel(t, "rxe0", "dark", 120, 40, true, func(s *Sources) { s.Replay, s.ReplayShell = rw, ch })
-	m.Update(replayShellMsg{ls, true})
+	m.Update(replayShellMsg{ls})
 	send(m, "tab")
 	typeText(m, "pd")
 	if out := screen(m); strings.Contains(out, "recorded session") || !strings.Contains(out, "verbs> pd") {

@@ -75,6 +75,11 @@ type Sources struct {
 	// (a diagnose.Diagnoser run off the UI goroutine, which may ask the
 	// peers' exporters): latest wins, like the frames. Nil shows none.
 	Verdicts <-chan Verdicts
+	// Feeds are further sources, each a view's of its own: their
+	// readings come to every view as messages of their own type
+	// (FeedOf). A view over new data is its file, its registry line and
+	// its feed here.
+	Feeds []Feed
 	// Demo, when set, labels the demo workload that runs beside the
 	// dashboard in the lab (shown in the header).
 	Demo string

@@ -59,12 +59,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case openDetailMsg:
 		m.openDetail()
 		return nil
+	case feedMsg:
+		return m.gotFeed(msg)
 	case verdictsMsg:
 		m.c.verdicts = msg.v
-		return m.waitVerdicts()
+		return nil
 	case noticeMsg:
 		m.c.note(themes.SlotDim, msg.text)
-		return m.waitNotice()
+		return nil
 	case openViewMsg:
 		return m.jump(msg.name)
 	case shellDoneMsg:
@@ -79,11 +81,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.c.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
 		return nil
 	case replayShellMsg:
-		if !msg.ok || m.pane == nil {
-			return nil
+		if m.pane != nil {
+			m.pane.setRecorded(msg.lines)
 		}
-		m.pane.setRecorded(msg.lines)
-		return m.waitReplayShell()
+		return nil
 	case shellEventMsg:
 		if m.pane == nil || m.pane.eng == nil || !msg.ok || msg.from != m.pane.eng.Events() {
 			// Closed, or the engine before :learn replaced it.
@@ -111,7 +112,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
-	// The views' own messages (doctor's answers, fleet's ticks).
+	// The views' own messages (doctor's answers, fleet's ticks) and the
+	// readings of Sources.Feeds.
 	return m.routeAll(msg)
 }
 
@@ -251,7 +253,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.prev, m.mode = m.mode, modeHelp
 	case key.Matches(msg, k.Focus):
 		if m.pane == nil {
-			m.c.note(themes.SlotDim, "no shell pane: this dashboard was started without the verbs shell")
+			m.c.note(themes.SlotDim, noShellPane)
 			return nil
 		}
 		m.paneFocus = true
@@ -354,7 +356,7 @@ func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 // or, for the view's split, the view focused and the pane compact.
 func (m *model) cycleSplit() tea.Cmd {
 	if m.pane == nil {
-		m.c.note(themes.SlotDim, "no shell pane: this dashboard was started without the verbs shell")
+		m.c.note(themes.SlotDim, noShellPane)
 		return nil
 	}
 	m.split = (m.split + 1) % splitModes
@@ -445,10 +447,10 @@ func (m *model) lineKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// completeView completes a view name after ':'.
+// completeView completes a view's or a command's name after ':'.
 func (m *model) completeView() {
 	val := strings.ToLower(strings.TrimSpace(m.line.Value()))
-	for _, n := range ViewNames() {
+	for _, n := range words() {
 		if strings.HasPrefix(n, val) {
 			m.line.SetValue(n)
 			m.line.CursorEnd()
@@ -457,28 +459,18 @@ func (m *model) completeView() {
 	}
 }
 
-// jump goes to a view by name: `:qp`, `:dev`; `:q` quits as in k9s.
+// jump does what ':' NAME says: goes to a view (`:qp`, `:dev`) or runs
+// a command (`:learn`, `:q`), as the registry lists them.
 func (m *model) jump(name string) tea.Cmd {
 	if name == "" {
 		return nil
 	}
-	if name == "q" || name == "quit" {
-		return m.quit()
-	}
-	if name == "learn" {
-		m.mode = modeNormal
-		return m.learn()
-	}
-	p := m.find(name)
-	if p == nil {
+	s, ok := lookup(name)
+	if !ok {
 		m.c.note(themes.SlotWarn, "no view "+strconv.Quote(name)+": views are "+strings.Join(ViewNames(), " "))
 		return nil
 	}
-	m.cur, m.mode = p, modeNormal
-	m.c.shown = p.view
-	m.apply(p)
-	m.c.note("", "")
-	return m.route(p, shownMsg{})
+	return m.run(s)
 }
 
 // openDetailMsg asks the root to open the selected row's detail, for a

@@ -4,32 +4,15 @@ import (
 	"strconv"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/themes"
 	"github.com/verbscope/verbscope/view"
 )
 
-// verdictsMsg is one reading's verdicts (Sources.Verdicts).
+// verdictsMsg is one reading's verdicts (Sources.Verdicts, a Feed: the
+// diagnosis ran on its own goroutine, so the Cmd only receives).
 type verdictsMsg struct{ v Verdicts }
-
-// waitVerdicts waits for the next reading's verdicts; the diagnosis ran
-// on its own goroutine, so the Cmd only receives.
-func (m *model) waitVerdicts() tea.Cmd {
-	ch := m.c.src.Verdicts
-	if ch == nil {
-		return nil
-	}
-	return func() tea.Msg {
-		v, ok := <-ch
-		if !ok {
-			return nil
-		}
-		return verdictsMsg{v}
-	}
-}
 
 // verdictOf is the latest verdict on the QP k, nil when it needs no look.
 func (c *common) verdictOf(k inspect.Key) *diagnose.Verdict {

@@ -37,7 +37,7 @@ type component interface {
 // shownMsg tells a view it became the one shown.
 type shownMsg struct{}
 
-// viewSpec is a view's line in the registry.
+// viewSpec is a view's line in the registry, or with run a command's.
 type viewSpec struct {
 	name    string
 	aliases []string
@@ -54,6 +54,9 @@ type viewSpec struct {
 	kind  inspect.Kind
 	sysfs bool
 	make  func(c *common) component
+	// run is a command's work (`:learn`, `:q`): it has no page and no
+	// tab; nil for a view.
+	run func(m *model) tea.Cmd
 }
 
 // common is what the root model shares with every view: the sources,

@@ -16,7 +16,6 @@ import (
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/verbscope/verbscope/fleet"
 )
@@ -64,7 +63,7 @@ func TestViewsGolden(t *testing.T) {
 					m.Update(m.jumpMsg(v))
 					out := screen(m)
 					checkFits(t, out, sz[0], sz[1])
-					golden.RequireEqual(t, out)
+					requireBody(t, out)
 				})
 			}
 		}
@@ -86,7 +85,7 @@ func TestOverviewGolden(t *testing.T) {
 						t.Errorf("the %q box is missing:\n%s", box, out)
 					}
 				}
-				golden.RequireEqual(t, out)
+				requireBody(t, out)
 			})
 		}
 	}
@@ -127,7 +126,7 @@ func TestThemesGolden(t *testing.T) {
 				if _, err := w.WriteString(m.render()); err != nil {
 					t.Fatal(err)
 				}
-				golden.RequireEqual(t, b.Bytes())
+				requireBody(t, b.String())
 			})
 		}
 	}
@@ -192,7 +191,7 @@ func TestFleetGolden(t *testing.T) {
 				t.Errorf("the fleet view lacks a host:\n%s", out)
 			}
 			checkFits(t, out, sz[0], sz[1])
-			golden.RequireEqual(t, out)
+			requireBody(t, out)
 		})
 	}
 }
