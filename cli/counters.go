@@ -96,10 +96,7 @@ Examples:
 					flags = append(flags, "--nonzero")
 				}
 				sayNoMatch(env, "counters", "counter", len(rows), flt, flags...)
-				if o.json {
-					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-				}
-				return writeTable(env.Stdout, "", rows)
+				return view.WriteRows(env.Stdout, rows, o.json, o.pretty)
 			}
 		},
 	}

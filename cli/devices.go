@@ -41,9 +41,9 @@ Examples:
 			}
 			sayNoMatch(env, "devices", "device", len(rows), flt)
 			if o.json {
-				return writeRowsJSON(env.Stdout, rows, o.pretty, true)
+				return view.WriteRowsJSON(env.Stdout, rows, o.pretty)
 			}
-			if err := writeTable(env.Stdout, "", rows); err != nil {
+			if err := view.WriteTable(env.Stdout, "", rows); err != nil {
 				return err
 			}
 			if o.details > 0 {

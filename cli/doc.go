@@ -4,5 +4,6 @@
 // subcommand lives in its own file and only parses arguments, calls the
 // package that does the work, and formats the result. The view commands
 // share one argument grammar (words.go: flags anywhere, iproute2's words,
-// values checked) and render the rows of view (table.go).
+// values checked) and print the rows through view (view.WriteRows,
+// view.RowStream).
 package cli

@@ -98,7 +98,7 @@ Examples:
 				}
 				sayNoMatch(env, "irqs", "device", printed, flt)
 				if o.json {
-					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
+					return view.WriteRowsJSON(env.Stdout, rows, o.pretty)
 				}
 				return nil
 			}
@@ -131,5 +131,5 @@ func writeIRQDevice(env *Env, d *sysfsmon.DeviceIRQs, vectors *int, rows []view.
 		}
 		return nil
 	}
-	return writeTable(env.Stdout, "  ", rows)
+	return view.WriteTable(env.Stdout, "  ", rows)
 }

@@ -40,10 +40,7 @@ Examples:
 				}
 			}
 			sayNoMatch(env, "ports", "port", len(rows), flt)
-			if o.json {
-				return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-			}
-			return writeTable(env.Stdout, "", rows)
+			return view.WriteRows(env.Stdout, rows, o.json, o.pretty)
 		}),
 	}
 }

@@ -164,7 +164,7 @@ Examples:
 					rec = &inspect.Recording{Note: "verbscope res " + strings.Join(args, " ")}
 					conn.Record(rec)
 				}
-				out := newRowStream(env.Stdout, o)
+				out := view.NewRowStream(env.Stdout, o.json, o.pretty)
 				if err := req.each(conn, rec, out); err != nil {
 					return err
 				}
@@ -182,8 +182,8 @@ Examples:
 				}
 				// Nothing went out yet when nothing matched: the note
 				// still comes before the empty output.
-				sayNoMatch(env, "res", what, out.n, req.filters)
-				return out.close()
+				sayNoMatch(env, "res", what, out.N(), req.filters)
+				return out.Close()
 			}
 		},
 	}
@@ -296,12 +296,12 @@ func narrow(flt inspect.Filters) inspect.Query {
 // each dumps what r asks for and prints each object that passes the
 // filters to out, in iproute2's order. The dump is complete before the
 // first object goes out, so a failed dump prints nothing.
-func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, out *rowStream) error {
+func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, out *view.RowStream) error {
 	q := r.query
 	q.DriverDetails = r.driver
 	add := func(row inspect.Row) {
 		if r.filters.Match(row) {
-			out.add(row)
+			out.Add(row)
 		}
 	}
 	var owners *[]*inspect.Object
@@ -310,7 +310,7 @@ func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, out *rowStrea
 	}
 	var err error
 	switch {
-	case r.object == "qp" && out.compact() && len(r.filters) == 0 && !r.driver && rec == nil:
+	case r.object == "qp" && out.Compact() && len(r.filters) == 0 && !r.driver && rec == nil:
 		// Nothing to match and nothing but iproute2's keys: each QP
 		// writes its JSON without a row (inspect/rows_json.go).
 		var qps []inspect.QP
@@ -318,7 +318,7 @@ func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, out *rowStrea
 			return err
 		}
 		for i := range qps {
-			out.addJSON(qps[i].AppendJSON)
+			out.AddJSON(qps[i].AppendJSON)
 		}
 	case r.object == "":
 		var sums []inspect.Summary

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -16,9 +13,9 @@ import (
 )
 
 // This file holds what the sysfs views (devices, ports, gids, irqs,
-// counters) share: the roots to read, two readings for rates, warnings
-// and JSON. Their words are parsed in words.go, their rows rendered in
-// table.go.
+// counters) share: the roots to read, two readings for rates and
+// warnings. Their words are parsed in words.go; view prints their rows
+// (view.WriteRows).
 
 // viewOpts are the flags every sysfs view has: the output flags and the
 // roots to read.
@@ -120,20 +117,6 @@ func readTwice[S any](ctx context.Context, env *Env, what string, interval time.
 func sample(ctx context.Context, env *Env, what string, d time.Duration) error {
 	fmt.Fprintf(env.Stderr, "sampling %s for %s (Ctrl-C to stop)...\n", what, d)
 	return sampleWait(ctx, d)
-}
-
-// writeJSONBytes prints one JSON value and a newline, indented with
-// pretty as json.MarshalIndent would.
-func writeJSONBytes(w io.Writer, b []byte, pretty bool) error {
-	if pretty {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, b, "", "  "); err != nil {
-			return err
-		}
-		b = buf.Bytes()
-	}
-	_, err := fmt.Fprintf(w, "%s\n", b)
-	return err
 }
 
 // warn prints per-file problems on stderr; they never fail a view.
