@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"slices"
 
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
@@ -68,7 +67,11 @@ func deviceView(cmd string, show func(env *Env, o *viewOpts, flt view.Filters, d
 			if err != nil {
 				return err
 			}
-			devs, err := readDevices(o, flt)
+			f, err := o.open()
+			if err != nil {
+				return err
+			}
+			devs, err := f.DevicesOf(flt)
 			if err != nil {
 				return err
 			}
@@ -78,25 +81,4 @@ func deviceView(cmd string, show func(env *Env, o *viewOpts, flt view.Filters, d
 			return show(env, o, flt, devs)
 		}
 	}
-}
-
-// readDevices reads the devices the filters name (all when they name
-// none), refusing one that does not exist.
-func readDevices(o *viewOpts, flt view.Filters) ([]sysfsmon.Device, error) {
-	f, names, err := o.openChecked(flt)
-	if err != nil {
-		return nil, err
-	}
-	if named := flt.Devices(); len(named) > 0 {
-		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(named, n) })
-	}
-	var devs []sysfsmon.Device
-	for _, n := range names {
-		d, err := f.Device(n)
-		if err != nil {
-			return nil, err
-		}
-		devs = append(devs, d)
-	}
-	return devs, nil
 }

@@ -50,7 +50,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				f, _, err := o.openChecked(flt)
+				f, err := o.openChecked(flt)
 				if err != nil {
 					return err
 				}

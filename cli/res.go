@@ -242,36 +242,11 @@ func dialRes(req *resRequest) (*inspect.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkResDevices(conn, req.filters); err != nil {
+	if err := conn.CheckFilters(req.filters); err != nil {
 		conn.Close()
 		return nil, err
 	}
 	return conn, nil
-}
-
-// checkResDevices refuses a device the filters name that the kernel does
-// not know.
-func checkResDevices(c *inspect.Conn, flt inspect.Filters) error {
-	if len(flt.Devices()) == 0 {
-		return nil
-	}
-	devs, err := c.Devices()
-	if err != nil {
-		return err
-	}
-	names := make([]string, len(devs))
-	ports := map[string][]uint32{}
-	for i, d := range devs {
-		names[i] = d.Name
-		ports[d.Name] = []uint32{}
-		for p := uint32(1); p <= d.Ports; p++ {
-			ports[d.Name] = append(ports[d.Name], p)
-		}
-	}
-	if err := checkDevices(flt, names); err != nil {
-		return err
-	}
-	return checkPorts(flt, ports)
 }
 
 // resRequest is a parsed `verbscope res` command line.

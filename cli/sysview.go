@@ -62,39 +62,15 @@ func (o *viewOpts) open() (*sysfsmon.FS, error) {
 	return sysfsmon.NewFS(o.sys, o.proc, sysfsmon.WithClock(viewClock))
 }
 
-// openChecked opens the roots and returns the device names, refusing a
-// device the filters name that does not exist, and a port (DEV/PORT) its
-// device does not have.
-func (o *viewOpts) openChecked(flt view.Filters) (*sysfsmon.FS, []string, error) {
+// openChecked opens the roots, refusing a device the filters name that
+// does not exist, and a port (DEV/PORT) its device does not have.
+func (o *viewOpts) openChecked(flt view.Filters) (*sysfsmon.FS, error) {
 	f, err := o.open()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	names, err := f.DeviceNames()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkDevices(flt, names); err != nil {
-		return nil, nil, err
-	}
-	ports := map[string][]uint32{}
-	for _, p := range flt.Ports() {
-		if _, done := ports[p.Dev]; done {
-			continue
-		}
-		d, err := f.Device(p.Dev)
-		if err != nil {
-			return nil, nil, err
-		}
-		ports[p.Dev] = []uint32{}
-		for _, dp := range d.Ports {
-			ports[p.Dev] = append(ports[p.Dev], uint32(dp.Port))
-		}
-	}
-	if err := checkPorts(flt, ports); err != nil {
-		return nil, nil, err
-	}
-	return f, names, nil
+	_, err = f.CheckFilters(flt)
+	return f, err
 }
 
 // readTwice reads once, or, with a positive interval, twice that far
