@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
@@ -32,25 +31,12 @@ Examples:
   verbscope devices -j | jq -r '.[] | "\(.dev) \(.netdevs)"'`,
 		FlagsAnywhere: true,
 		Setup: deviceView("devices", func(env *Env, o *viewOpts, flt view.Filters, devs []sysfsmon.Device) error {
-			var rows, details []view.Row
-			for _, d := range devs {
-				if r := d.Row(); flt.Match(r) {
-					rows, details = append(rows, r), append(details, d.DetailRow())
-				}
-			}
+			rows := sysfsmon.DeviceRows(devs, flt)
 			sayNoMatch(env, "devices", "device", len(rows), flt)
-			if o.json {
-				return view.WriteRowsJSON(env.Stdout, rows, o.pretty)
-			}
-			if err := view.WriteTable(env.Stdout, "", rows); err != nil {
+			if err := view.WriteRows(env.Stdout, rows, o.json, o.pretty); err != nil || o.json || o.details == 0 {
 				return err
 			}
-			if o.details > 0 {
-				for _, d := range details {
-					fmt.Fprintf(env.Stdout, "\n%s\n", d.Text())
-				}
-			}
-			return nil
+			return sysfsmon.WriteDeviceDetails(env.Stdout, devs, flt)
 		}),
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
@@ -92,7 +90,7 @@ Examples:
 						fmt.Fprintln(env.Stdout)
 					}
 					printed++
-					if err := writeIRQDevice(env, d, vectors, d.IRQRows(snap.CPUs, devRates, *interval > 0)); err != nil {
+					if err := d.WriteText(env.Stdout, snap.CPUs, vectors, devRates, *interval > 0); err != nil {
 						return err
 					}
 				}
@@ -104,32 +102,4 @@ Examples:
 			}
 		},
 	}
-}
-
-// writeIRQDevice prints a device's facts line and its table of IRQs.
-func writeIRQDevice(env *Env, d *sysfsmon.DeviceIRQs, vectors *int, rows []view.Row) error {
-	var facts []string
-	if d.Soft {
-		facts = append(facts, "software device")
-	} else if d.PCI != "" {
-		facts = append(facts, "pci "+d.PCI)
-	}
-	if d.NUMANode != nil {
-		facts = append(facts, "numa node "+strconv.Itoa(*d.NUMANode))
-	}
-	if len(d.Netdevs) > 0 {
-		facts = append(facts, "netdevs "+strings.Join(d.Netdevs, ","))
-	}
-	if vectors != nil {
-		facts = append(facts, fmt.Sprintf("num_comp_vectors %d", *vectors))
-	}
-	fmt.Fprintf(env.Stdout, "%s: %s\n", d.Device, strings.Join(facts, ", "))
-	if len(d.IRQs) == 0 {
-		fmt.Fprintf(env.Stdout, "  no IRQs: %s\n", d.NoIRQs)
-		if d.Soft && vectors != nil {
-			fmt.Fprintf(env.Stdout, "  (its %d completion vectors are not interrupts)\n", *vectors)
-		}
-		return nil
-	}
-	return view.WriteTable(env.Stdout, "  ", rows)
 }
