@@ -46,16 +46,7 @@ func countersSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) e
 			return err
 		}
 		warn(env, "counters", snap.Warnings)
-		var rows []view.Row
-		for i := range rates {
-			r := &rates[i]
-			if (*onlyErr && !r.Error) || (*nonzero && ((*interval > 0 && r.Delta == 0 && !r.Reset) || (*interval == 0 && r.Value == 0))) {
-				continue
-			}
-			if row := r.Row(*interval > 0); flt.Match(row) {
-				rows = append(rows, row)
-			}
-		}
+		rows := sysfsmon.CounterRows(rates, flt, *interval > 0, *onlyErr, *nonzero)
 		var flags []string
 		if *onlyErr {
 			flags = append(flags, "--errors")

@@ -119,3 +119,21 @@ func (d *DeviceIRQs) WriteText(w io.Writer, cpus []int, vectors *int, rates []IR
 	}
 	return view.WriteTable(w, "  ", d.IRQRows(cpus, rates, withRates))
 }
+
+// CounterRows returns the counters' rows (CounterRate.Row, with the
+// change and rate when interval) that flt passes: with onlyErr only the
+// error counters, with nonzero only those that are not 0 (with interval:
+// that moved, or were reset).
+func CounterRows(rates []CounterRate, flt view.Filters, interval, onlyErr, nonzero bool) []view.Row {
+	var rows []view.Row
+	for i := range rates {
+		r := &rates[i]
+		if (onlyErr && !r.Error) || (nonzero && ((interval && r.Delta == 0 && !r.Reset) || (!interval && r.Value == 0))) {
+			continue
+		}
+		if row := r.Row(interval); flt.Match(row) {
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
