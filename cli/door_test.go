@@ -18,16 +18,15 @@ import (
 // package, or holds a help text that wants a name of its own.
 const maxFuncLines = 80
 
-// doorAllowlist holds the files that still break the rule until the
-// helpers moving the shell and export/record/trace out of cli land.
-// It must be emptied after those merges: nothing may be added to it.
+// doorAllowlist holds the files that still break the rule (a go
+// statement, a function over 80 lines) until the work moving the shell
+// and export/record/trace out of cli lands. It must be emptied after
+// those merges, and nothing may be added to it.
 var doorAllowlist = map[string]bool{
 	"export.go":        true,
 	"export_record.go": true,
 	"record.go":        true,
-	"record_info.go":   true,
 	"shell.go":         true,
-	"shell_paste.go":   true,
 	"shell_prompt.go":  true,
 	"trace.go":         true,
 }
