@@ -4,8 +4,7 @@
 // subcommand lives in its own file and only parses arguments and calls
 // the package that does the work and prints its result (door_test.go
 // holds it to that: no goroutines, no function over 80 lines). The view
-// commands
-// share one argument grammar (words.go: flags anywhere, iproute2's words,
-// values checked) and print the rows through view (view.WriteRows,
-// view.RowStream).
+// commands share one argument grammar (words.go: flags anywhere,
+// iproute2's words, values checked) and print the rows through view
+// (view.WriteRows, view.RowStream).
 package cli
