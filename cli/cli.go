@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/verbscope/verbscope/view"
 )
 
 // command is one subcommand: `verbscope NAME [flags] [args]`.
@@ -123,21 +125,22 @@ func run(ctx context.Context, args []string, env *Env) int {
 			printCommandHelp(env.Stdout, c, fs)
 			return 0
 		}
-		fmt.Fprintf(env.Stderr, "verbscope %s: %v\n", c.Name, err)
-		fmt.Fprintf(env.Stderr, "usage: verbscope %s %s (see `verbscope %s --help`)\n", c.Name, c.Usage, c.Name)
-		return 2
+		return usage(env, c, err.Error())
 	}
 	err = runFn(ctx, words)
 	var exit exitError
+	var absent *view.AbsentError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &exit):
 		return exit.Code
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(env.Stderr, "verbscope %s: %s\n", c.Name, strings.TrimPrefix(err.Error(), "usage: "))
-		fmt.Fprintf(env.Stderr, "usage: verbscope %s %s (see `verbscope %s --help`)\n", c.Name, c.Usage, c.Name)
-		return 2
+		return usage(env, c, strings.TrimPrefix(err.Error(), "usage: "))
+	case errors.As(err, &absent):
+		// A device or port the words name that the host does not
+		// have is a mistake in the command line, as a bad word is.
+		return usage(env, c, absent.What)
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(env.Stderr, "verbscope %s: interrupted\n", c.Name)
 		return 130
@@ -145,6 +148,14 @@ func run(ctx context.Context, args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "verbscope %s: %v\n", c.Name, err)
 		return 1
 	}
+}
+
+// usage tells what is wrong with the command line, then its synopsis,
+// and returns exit status 2.
+func usage(env *Env, c *command, what string) int {
+	fmt.Fprintf(env.Stderr, "verbscope %s: %s\n", c.Name, what)
+	fmt.Fprintf(env.Stderr, "usage: verbscope %s %s (see `verbscope %s --help`)\n", c.Name, c.Usage, c.Name)
+	return 2
 }
 
 // parseFlags parses the command's flags, wherever they stand when the

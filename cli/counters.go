@@ -12,10 +12,55 @@ func init() { register("counters", countersCmd) }
 
 func countersCmd() *command {
 	return &command{
-		Name:    "counters",
-		Summary: "show port and device counters (counters/, hw_counters/), with rates over an interval",
-		Usage:   "[flags] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [port N] [group counters|hw_counters] [name SUBSTRING]",
-		Help: `Reads counters/ (the IBTA PortCounters; rxe has none) and hw_counters/ (the
+		Name:          "counters",
+		Summary:       "show port and device counters (counters/, hw_counters/), with rates over an interval",
+		Usage:         "[flags] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [port N] [group counters|hw_counters] [name SUBSTRING]",
+		Help:          countersHelp,
+		FlagsAnywhere: true,
+		Setup:         countersSetup,
+	}
+}
+
+// countersSetup declares the flags of `verbscope counters` and returns the
+// command.
+func countersSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+	o := addViewFlags(fs)
+	interval := addIntervalFlag(fs, "read twice this `long` apart and show deltas and rates")
+	onlyErr := fs.Bool("errors", false, "only error counters")
+	nonzero := fs.Bool("nonzero", false, "only counters that are not 0 (or, with --interval, that moved)")
+	return func(ctx context.Context, args []string) error {
+		flt, err := parseWords("counters", args)
+		if err != nil {
+			return err
+		}
+		f, err := o.openChecked(flt)
+		if err != nil {
+			return err
+		}
+		first, snap, err := readTwice(ctx, env, "counters", *interval, f.Counters)
+		if err != nil {
+			return err
+		}
+		rates, err := sysfsmon.CounterRates(first, snap) // values alone without --interval
+		if err != nil {
+			return err
+		}
+		warn(env, "counters", snap.Warnings)
+		rows := sysfsmon.CounterRows(rates, flt, *interval > 0, *onlyErr, *nonzero)
+		var flags []string
+		if *onlyErr {
+			flags = append(flags, "--errors")
+		}
+		if *nonzero {
+			flags = append(flags, "--nonzero")
+		}
+		sayNoMatch(env, "counters", "counter", len(rows), flt, flags...)
+		return view.WriteRows(env.Stdout, rows, o.json, o.pretty)
+	}
+}
+
+// countersHelp is the text of `verbscope counters --help` after the flags.
+const countersHelp = `Reads counters/ (the IBTA PortCounters; rxe has none) and hw_counters/ (the
 driver's own) of every port, and the device-level hw_counters/ (port 0).
 With --interval it reads twice and shows the change and the rate per second.
 The MEANING column says what each counter counts, from verbscope's counter
@@ -53,54 +98,4 @@ Examples:
   verbscope counters --interval 1s dev rxe0
   verbscope counters rxe0/1 name err -j
   verbscope counters --errors --nonzero
-  verbscope counters -j --interval 2s | jq '.[] | select(.name == "sent_pkts") | .rate'`,
-		FlagsAnywhere: true,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
-			o := addViewFlags(fs)
-			interval := addIntervalFlag(fs, "read twice this `long` apart and show deltas and rates")
-			onlyErr := fs.Bool("errors", false, "only error counters")
-			nonzero := fs.Bool("nonzero", false, "only counters that are not 0 (or, with --interval, that moved)")
-			return func(ctx context.Context, args []string) error {
-				flt, err := parseWords("counters", args)
-				if err != nil {
-					return err
-				}
-				f, _, err := o.openChecked(flt)
-				if err != nil {
-					return err
-				}
-				first, snap, err := readTwice(ctx, env, "counters", *interval, f.Counters)
-				if err != nil {
-					return err
-				}
-				rates, err := sysfsmon.CounterRates(first, snap) // values alone without --interval
-				if err != nil {
-					return err
-				}
-				warn(env, "counters", snap.Warnings)
-				var rows []view.Row
-				for i := range rates {
-					r := &rates[i]
-					if (*onlyErr && !r.Error) || (*nonzero && ((*interval > 0 && r.Delta == 0 && !r.Reset) || (*interval == 0 && r.Value == 0))) {
-						continue
-					}
-					if row := r.Row(*interval > 0); flt.Match(row) {
-						rows = append(rows, row)
-					}
-				}
-				var flags []string
-				if *onlyErr {
-					flags = append(flags, "--errors")
-				}
-				if *nonzero {
-					flags = append(flags, "--nonzero")
-				}
-				sayNoMatch(env, "counters", "counter", len(rows), flt, flags...)
-				if o.json {
-					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-				}
-				return writeTable(env.Stdout, "", rows)
-			}
-		},
-	}
-}
+  verbscope counters -j --interval 2s | jq '.[] | select(.name == "sent_pkts") | .rate'`

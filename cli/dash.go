@@ -24,98 +24,60 @@ func dashCmd() *command {
 		Name:    "dash",
 		Summary: "the dashboard: devices, ports, GIDs, IRQs, counters and every process's QPs live, with the verbs shell in a pane",
 		Usage:   "[--interval D] [--theme NAME] [--dev DEVICE] [--gid-index N] [--view NAME] [--no-shell] [--no-trace] [--demo] [--prometheus URL] [--rewind D] [--replay FILE [--at TIME]]",
-		Help: `The inspector as a full-screen dashboard (also what 'verbscope' alone
-opens on a terminal). Its views, one at a time:
-` + viewList() + `
-':' and a view name jump, '/' filters (state=ERR pid=4242 type=RC, or
-plain words), enter opens the selection, tab focuses the verbs shell
-pane, '?' lists every key, q quits. Every object the pane's shell
-created is destroyed on the way out, QPs first.
+		// The views are listed here, not at init: only dash's help
+		// pays for them.
+		Help:  dashHelpViews + viewList() + dashHelp,
+		Setup: dashSetup,
+	}
+}
 
-Themes: auto (dark or light by the terminal), dark, light, high-contrast,
-mono, or a file NAME.theme in $XDG_CONFIG_HOME/verbscope/themes (the
-format is in 'go doc github.com/verbscope/verbscope/themes.File'). With
-NO_COLOR set, no colours at all; bold and reverse stay.
-
---demo starts a small labelled workload beside the dashboard, so a new
-lab shows something alive: an ibv_rc_pingpong pair in a loop on the
-device, and one QP left in ERR by a verbs shell. It ends with the
-dashboard. 'make run' turns it on inside the lab VM (make run DEMO=0
-leaves it out).
-
---replay FILE plays a recording of 'verbscope record' through the same
-views instead of reading this host: the header says REPLAY, the recorded
-host and the time shown. [ and ] step one reading back and forward, { and }
-jump to the previous and next event (an object appeared or vanished, a QP
-changed state, an alert), space plays and pauses, < and > play slower and
-faster (1x to 64x). --at starts it at start, end, -3m (before the end),
-09:24:05 (on its first day) or 2026-12-01T09:24:05.
-
-Live, the dashboard keeps its last --rewind (10 minutes) of readings in a
-recording in the temporary directory (0600, removed on exit; at most
-256 MiB): [ steps back into them, { jumps to the previous event, t to a
-time, and the header says how far behind live it is; objects that have
-since vanished show as they were. ] at the newest reading, or esc,
-returns to live. --rewind 0 keeps nothing.
-
-The dashboard needs a terminal; without one, the same data is in
-'verbscope res', 'devices', 'ports', 'gids', 'irqs' and 'counters' (-j
-for scripts).
-
-Examples:
-  verbscope dash
-  verbscope dash --interval 500ms --theme high-contrast --view dev
-  NO_COLOR=1 verbscope dash --dev rxe0
-  verbscope lab -i -- 'verbscope dash --dev $LAB_DEV --gid-index $LAB_GID_INDEX --demo'
-  verbscope dash --prometheus http://prometheus:9090 --view fleet
-  verbscope dash --replay night.vsrec --at 02:47:00`,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
-			interval := fs.Duration("interval", time.Second, "refresh every `duration` (+ and - change it live)")
-			theme := fs.String("theme", "auto", "colour `theme`: auto, dark, light, high-contrast, mono or a user theme")
-			dev := fs.String("dev", "", "show only this `device` (default all); also the shell's default")
-			gidIndex := fs.Int("gid-index", 0, "the shell's source GID `index` for RoCE (0: the RoCE v2 GID of an IPv4 address); also the demo's")
-			first := fs.String("view", "overview", "the `view` shown first")
-			noShell := fs.Bool("no-shell", false, "leave out the verbs shell pane")
-			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry the states each refresh saw)")
-			demo := fs.Bool("demo", false, "run the demo workload beside the dashboard (lab)")
-			ascii := fs.Bool("ascii", false, "draw with ASCII only")
-			prom := fs.String("prometheus", "", "the fleet view asks this Prometheus `URL` for every host running verbscope export")
-			job := fs.String("job", "verbscope", "with --prometheus: the scrape `job` of the exporters")
-			window := fs.Duration("window", inspect.DefaultGrowthWindow, "flag a process whose objects of a kind only grew over this `duration` (a leak suspect)")
-			replay := fs.String("replay", "", "play this recording (verbscope record) instead of reading the host: `file`")
-			at := fs.String("at", "", "with --replay: start at `time` (start, end, -3m, 09:24:05, 2026-12-01T09:24:05)")
-			rewind := fs.Duration("rewind", dash.DefaultRewind, "keep the last `duration` of readings for [ to rewind into (0: none)")
-			pf := addPeerFlags(fs, prom)
-			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return usageErrorf("dash takes no arguments, got %q", strings.Join(args, " "))
-				}
-				if *interval < 100*time.Millisecond {
-					return usageErrorf("--interval %s: give at least 100ms", *interval)
-				}
-				if *rewind < 0 {
-					return usageErrorf("--rewind %s: give a duration of 0 or more", *rewind)
-				}
-				if *gidIndex < 0 {
-					return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
-				}
-				if *at != "" && *replay == "" {
-					return usageErrorf("--at needs --replay FILE")
-				}
-				if *replay != "" {
-					return runDash(ctx, env, dash.Options{Theme: *theme, View: *first, ASCII: *ascii, Replay: *replay, At: *at}, false, false)
-				}
-				if err := checkWindow(*window, *interval); err != nil {
-					return err
-				}
-				peers, err := pf.config()
-				if err != nil {
-					return err
-				}
-				return runDash(ctx, env, dash.Options{Interval: *interval, Theme: *theme, Dev: *dev, GIDIndex: *gidIndex, View: *first,
-					ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell, Window: *window, Rewind: *rewind, Peers: peers}, *demo, !*noTrace)
-			}
-		},
+// dashSetup declares the flags of `verbscope dash` and returns the
+// command.
+func dashSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+	interval := fs.Duration("interval", time.Second, "refresh every `duration` (+ and - change it live)")
+	theme := fs.String("theme", "auto", "colour `theme`: auto, dark, light, high-contrast, mono or a user theme")
+	dev := fs.String("dev", "", "show only this `device` (default all); also the shell's default")
+	gidIndex := fs.Int("gid-index", 0, "the shell's source GID `index` for RoCE (0: the RoCE v2 GID of an IPv4 address); also the demo's")
+	first := fs.String("view", "overview", "the `view` shown first")
+	noShell := fs.Bool("no-shell", false, "leave out the verbs shell pane")
+	noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry the states each refresh saw)")
+	demo := fs.Bool("demo", false, "run the demo workload beside the dashboard (lab)")
+	ascii := fs.Bool("ascii", false, "draw with ASCII only")
+	prom := fs.String("prometheus", "", "the fleet view asks this Prometheus `URL` for every host running verbscope export")
+	job := fs.String("job", "verbscope", "with --prometheus: the scrape `job` of the exporters")
+	window := fs.Duration("window", inspect.DefaultGrowthWindow, "flag a process whose objects of a kind only grew over this `duration` (a leak suspect)")
+	replay := fs.String("replay", "", "play this recording (verbscope record) instead of reading the host: `file`")
+	at := fs.String("at", "", "with --replay: start at `time` (start, end, -3m, 09:24:05, 2026-12-01T09:24:05)")
+	rewind := fs.Duration("rewind", dash.DefaultRewind, "keep the last `duration` of readings for [ to rewind into (0: none)")
+	pf := addPeerFlags(fs, prom)
+	return func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("dash takes no arguments, got %q", strings.Join(args, " "))
+		}
+		if *interval < 100*time.Millisecond {
+			return usageErrorf("--interval %s: give at least 100ms", *interval)
+		}
+		if *rewind < 0 {
+			return usageErrorf("--rewind %s: give a duration of 0 or more", *rewind)
+		}
+		if *gidIndex < 0 {
+			return usageErrorf("--gid-index %d: an index into the port's GID table is 0 or more", *gidIndex)
+		}
+		if *at != "" && *replay == "" {
+			return usageErrorf("--at needs --replay FILE")
+		}
+		if *replay != "" {
+			return runDash(ctx, env, dash.Options{Theme: *theme, View: *first, ASCII: *ascii, Replay: *replay, At: *at}, false, false)
+		}
+		if err := checkWindow(*window, *interval); err != nil {
+			return err
+		}
+		peers, err := pf.config()
+		if err != nil {
+			return err
+		}
+		return runDash(ctx, env, dash.Options{Interval: *interval, Theme: *theme, Dev: *dev, GIDIndex: *gidIndex, View: *first,
+			ASCII: *ascii, Prometheus: *prom, Job: *job, Shell: !*noShell, Window: *window, Rewind: *rewind, Peers: peers}, *demo, !*noTrace)
 	}
 }
 
@@ -174,3 +136,53 @@ func runDash(ctx context.Context, env *Env, o dash.Options, demo, traced bool) e
 	}
 	return err
 }
+
+// dashHelpViews and dashHelp are the text of `verbscope dash --help`
+// after the flags, before and after the list of views.
+const dashHelpViews = `The inspector as a full-screen dashboard (also what 'verbscope' alone
+opens on a terminal). Its views, one at a time:
+`
+
+const dashHelp = `
+':' and a view name jump, '/' filters (state=ERR pid=4242 type=RC, or
+plain words), enter opens the selection, tab focuses the verbs shell
+pane, '?' lists every key, q quits. Every object the pane's shell
+created is destroyed on the way out, QPs first.
+
+Themes: auto (dark or light by the terminal), dark, light, high-contrast,
+mono, or a file NAME.theme in $XDG_CONFIG_HOME/verbscope/themes (the
+format is in 'go doc github.com/verbscope/verbscope/themes.File'). With
+NO_COLOR set, no colours at all; bold and reverse stay.
+
+--demo starts a small labelled workload beside the dashboard, so a new
+lab shows something alive: an ibv_rc_pingpong pair in a loop on the
+device, and one QP left in ERR by a verbs shell. It ends with the
+dashboard. 'make run' turns it on inside the lab VM (make run DEMO=0
+leaves it out).
+
+--replay FILE plays a recording of 'verbscope record' through the same
+views instead of reading this host: the header says REPLAY, the recorded
+host and the time shown. [ and ] step one reading back and forward, { and }
+jump to the previous and next event (an object appeared or vanished, a QP
+changed state, an alert), space plays and pauses, < and > play slower and
+faster (1x to 64x). --at starts it at start, end, -3m (before the end),
+09:24:05 (on its first day) or 2026-12-01T09:24:05.
+
+Live, the dashboard keeps its last --rewind (10 minutes) of readings in a
+recording in the temporary directory (0600, removed on exit; at most
+256 MiB): [ steps back into them, { jumps to the previous event, t to a
+time, and the header says how far behind live it is; objects that have
+since vanished show as they were. ] at the newest reading, or esc,
+returns to live. --rewind 0 keeps nothing.
+
+The dashboard needs a terminal; without one, the same data is in
+'verbscope res', 'devices', 'ports', 'gids', 'irqs' and 'counters' (-j
+for scripts).
+
+Examples:
+  verbscope dash
+  verbscope dash --interval 500ms --theme high-contrast --view dev
+  NO_COLOR=1 verbscope dash --dev rxe0
+  verbscope lab -i -- 'verbscope dash --dev $LAB_DEV --gid-index $LAB_GID_INDEX --demo'
+  verbscope dash --prometheus http://prometheus:9090 --view fleet
+  verbscope dash --replay night.vsrec --at 02:47:00`

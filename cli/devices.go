@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"flag"
-	"fmt"
-	"slices"
 
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
@@ -33,25 +31,12 @@ Examples:
   verbscope devices -j | jq -r '.[] | "\(.dev) \(.netdevs)"'`,
 		FlagsAnywhere: true,
 		Setup: deviceView("devices", func(env *Env, o *viewOpts, flt view.Filters, devs []sysfsmon.Device) error {
-			var rows, details []view.Row
-			for _, d := range devs {
-				if r := d.Row(); flt.Match(r) {
-					rows, details = append(rows, r), append(details, d.DetailRow())
-				}
-			}
+			rows := sysfsmon.DeviceRows(devs, flt)
 			sayNoMatch(env, "devices", "device", len(rows), flt)
-			if o.json {
-				return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-			}
-			if err := writeTable(env.Stdout, "", rows); err != nil {
+			if err := view.WriteRows(env.Stdout, rows, o.json, o.pretty); err != nil || o.json || o.details == 0 {
 				return err
 			}
-			if o.details > 0 {
-				for _, d := range details {
-					fmt.Fprintf(env.Stdout, "\n%s\n", d.Text())
-				}
-			}
-			return nil
+			return sysfsmon.WriteDeviceDetails(env.Stdout, devs, flt)
 		}),
 	}
 }
@@ -68,7 +53,11 @@ func deviceView(cmd string, show func(env *Env, o *viewOpts, flt view.Filters, d
 			if err != nil {
 				return err
 			}
-			devs, err := readDevices(o, flt)
+			f, err := o.open()
+			if err != nil {
+				return err
+			}
+			devs, err := f.DevicesOf(flt)
 			if err != nil {
 				return err
 			}
@@ -78,25 +67,4 @@ func deviceView(cmd string, show func(env *Env, o *viewOpts, flt view.Filters, d
 			return show(env, o, flt, devs)
 		}
 	}
-}
-
-// readDevices reads the devices the filters name (all when they name
-// none), refusing one that does not exist.
-func readDevices(o *viewOpts, flt view.Filters) ([]sysfsmon.Device, error) {
-	f, names, err := o.openChecked(flt)
-	if err != nil {
-		return nil, err
-	}
-	if named := flt.Devices(); len(named) > 0 {
-		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(named, n) })
-	}
-	var devs []sysfsmon.Device
-	for _, n := range names {
-		d, err := f.Device(n)
-		if err != nil {
-			return nil, err
-		}
-		devs = append(devs, d)
-	}
-	return devs, nil
 }

@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/verbscope/verbscope/diagnose"
-	"github.com/verbscope/verbscope/inspect"
 )
 
 func init() { register("diagnose", diagnoseCmd) }
@@ -108,38 +106,15 @@ func runDiagnose(ctx context.Context, env *Env, o diagnose.RunOptions, jsonOut b
 		return err
 	}
 	if jsonOut {
-		if vs == nil {
-			vs = []diagnose.Verdict{}
-		}
-		b, err := json.MarshalIndent(vs, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "%s\n", b)
+		err = diagnose.WriteJSON(env.Stdout, vs)
 	} else {
-		printVerdicts(env, vs, o.Only)
+		err = diagnose.WriteText(env.Stdout, vs, o.Only)
+	}
+	if err != nil {
+		return err
 	}
 	if len(vs) > 0 {
 		return exitError{Code: 3}
 	}
 	return nil
-}
-
-func printVerdicts(env *Env, vs []diagnose.Verdict, only *inspect.Key) {
-	if len(vs) == 0 {
-		what := "no QP"
-		if only != nil {
-			what = only.String()
-		}
-		fmt.Fprintf(env.Stdout, "%s needs a look: nothing stuck, failed or left by an exited process\n", what)
-		return
-	}
-	for i := range vs {
-		if i > 0 {
-			fmt.Fprintln(env.Stdout)
-		}
-		for _, l := range vs[i].Lines() {
-			fmt.Fprintln(env.Stdout, l)
-		}
-	}
 }

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
 )
@@ -32,33 +29,12 @@ Examples:
   ibv_rc_pingpong -g $(verbscope gids -j | jq '.[] | select(.recommended) | .index')`,
 		FlagsAnywhere: true,
 		Setup: deviceView("gids", func(env *Env, o *viewOpts, flt view.Filters, devs []sysfsmon.Device) error {
-			var rows []view.Row
-			var recommended []string
-			for _, d := range devs {
-				for _, p := range d.Ports {
-					for _, r := range p.GIDRows() {
-						if !flt.Match(r) {
-							continue
-						}
-						rows = append(rows, r)
-						if rec, _ := r.Get("recommended"); rec.Value == true {
-							idx, _ := r.Get("index")
-							recommended = append(recommended, fmt.Sprintf("%s port %d index %d", d.Name, p.Port, idx.Num))
-						}
-					}
-				}
-			}
+			rows := sysfsmon.GIDRows(devs, flt)
 			sayNoMatch(env, "gids", "GID", len(rows), flt)
-			if o.json {
-				return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-			}
-			if err := writeTable(env.Stdout, "", rows); err != nil {
+			if err := view.WriteRows(env.Stdout, rows, o.json, o.pretty); err != nil || o.json {
 				return err
 			}
-			if len(recommended) > 0 {
-				fmt.Fprintf(env.Stdout, "\n* for RoCE v2 over IPv4 (or InfiniBand): %s\n", strings.Join(recommended, "; "))
-			}
-			return nil
+			return sysfsmon.WriteGIDNote(env.Stdout, rows)
 		}),
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/verbscope/verbscope/sysfsmon"
 	"github.com/verbscope/verbscope/view"
@@ -15,10 +13,81 @@ func init() { register("irqs", irqsCmd) }
 
 func irqsCmd() *command {
 	return &command{
-		Name:    "irqs",
-		Summary: "show each RDMA device's interrupts: per-CPU counts or rates, affinity, NUMA node",
-		Usage:   "[flags] [DEV | dev DEV]",
-		Help: `Finds a device's IRQs from its PCI function's msi_irqs/ (MSI-X or MSI), its
+		Name:          "irqs",
+		Summary:       "show each RDMA device's interrupts: per-CPU counts or rates, affinity, NUMA node",
+		Usage:         "[flags] [DEV | dev DEV]",
+		Help:          irqsHelp,
+		FlagsAnywhere: true,
+		Setup:         irqsSetup,
+	}
+}
+
+// irqsSetup declares the flags of `verbscope irqs` and returns the
+// command.
+func irqsSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+	o := addViewFlags(fs)
+	interval := addIntervalFlag(fs, "read twice this `long` apart and show interrupts per second")
+	return func(ctx context.Context, args []string) error {
+		flt, err := parseWords("irqs", args)
+		if err != nil {
+			return err
+		}
+		f, err := o.openChecked(flt)
+		if err != nil {
+			return err
+		}
+		first, snap, err := readTwice(ctx, env, "interrupts", *interval, f.IRQs)
+		if err != nil {
+			return err
+		}
+		var rates []sysfsmon.IRQRate
+		if first != nil {
+			if rates, err = sysfsmon.IRQRates(first, snap); err != nil {
+				return err
+			}
+		}
+		warn(env, "irqs", snap.Warnings)
+		var rows []view.Row
+		printed := 0
+		for i := range snap.Devices {
+			d := &snap.Devices[i]
+			devRates := d.RatesOf(rates)
+			row := d.Row(snap.CPUs, nil, devRates)
+			if !flt.Match(row) {
+				continue
+			}
+			warn(env, "irqs", d.Warnings)
+			var vectors *int
+			if liveVerbs(f) {
+				if n, err := numCompVectors(d.Device); err == nil {
+					vectors = &n
+				} else {
+					fmt.Fprintf(env.Stderr, "verbscope irqs: warning: %s: num_comp_vectors: %v\n", d.Device, err)
+				}
+			}
+			if o.json {
+				rows = append(rows, d.Row(snap.CPUs, vectors, devRates))
+				printed++
+				continue
+			}
+			if printed > 0 {
+				fmt.Fprintln(env.Stdout)
+			}
+			printed++
+			if err := d.WriteText(env.Stdout, snap.CPUs, vectors, devRates, *interval > 0); err != nil {
+				return err
+			}
+		}
+		sayNoMatch(env, "irqs", "device", printed, flt)
+		if o.json {
+			return view.WriteRowsJSON(env.Stdout, rows, o.pretty)
+		}
+		return nil
+	}
+}
+
+// irqsHelp is the text of `verbscope irqs --help` after the flags.
+const irqsHelp = `Finds a device's IRQs from its PCI function's msi_irqs/ (MSI-X or MSI), its
 legacy INTx line, or the /proc/interrupts rows that name the device, one of
 its netdevs or its PCI address, and joins them with /proc/irq/N
 (smp_affinity_list, effective_affinity_list, affinity_hint, node): what
@@ -40,96 +109,4 @@ smp_affinity_list, effective_affinity_list, affinity_hint, node}]; with
 Examples:
   verbscope irqs
   verbscope irqs --interval 1s dev mlx5_0
-  verbscope irqs -j | jq '.[].irqs[] | {irq, effective_affinity_list}'`,
-		FlagsAnywhere: true,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
-			o := addViewFlags(fs)
-			interval := addIntervalFlag(fs, "read twice this `long` apart and show interrupts per second")
-			return func(ctx context.Context, args []string) error {
-				flt, err := parseWords("irqs", args)
-				if err != nil {
-					return err
-				}
-				f, _, err := o.openChecked(flt)
-				if err != nil {
-					return err
-				}
-				first, snap, err := readTwice(ctx, env, "interrupts", *interval, f.IRQs)
-				if err != nil {
-					return err
-				}
-				var rates []sysfsmon.IRQRate
-				if first != nil {
-					if rates, err = sysfsmon.IRQRates(first, snap); err != nil {
-						return err
-					}
-				}
-				warn(env, "irqs", snap.Warnings)
-				var rows []view.Row
-				printed := 0
-				for i := range snap.Devices {
-					d := &snap.Devices[i]
-					devRates := d.RatesOf(rates)
-					row := d.Row(snap.CPUs, nil, devRates)
-					if !flt.Match(row) {
-						continue
-					}
-					warn(env, "irqs", d.Warnings)
-					var vectors *int
-					if liveVerbs(f) {
-						if n, err := numCompVectors(d.Device); err == nil {
-							vectors = &n
-						} else {
-							fmt.Fprintf(env.Stderr, "verbscope irqs: warning: %s: num_comp_vectors: %v\n", d.Device, err)
-						}
-					}
-					if o.json {
-						rows = append(rows, d.Row(snap.CPUs, vectors, devRates))
-						printed++
-						continue
-					}
-					if printed > 0 {
-						fmt.Fprintln(env.Stdout)
-					}
-					printed++
-					if err := writeIRQDevice(env, d, vectors, d.IRQRows(snap.CPUs, devRates, *interval > 0)); err != nil {
-						return err
-					}
-				}
-				sayNoMatch(env, "irqs", "device", printed, flt)
-				if o.json {
-					return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-				}
-				return nil
-			}
-		},
-	}
-}
-
-// writeIRQDevice prints a device's facts line and its table of IRQs.
-func writeIRQDevice(env *Env, d *sysfsmon.DeviceIRQs, vectors *int, rows []view.Row) error {
-	var facts []string
-	if d.Soft {
-		facts = append(facts, "software device")
-	} else if d.PCI != "" {
-		facts = append(facts, "pci "+d.PCI)
-	}
-	if d.NUMANode != nil {
-		facts = append(facts, "numa node "+strconv.Itoa(*d.NUMANode))
-	}
-	if len(d.Netdevs) > 0 {
-		facts = append(facts, "netdevs "+strings.Join(d.Netdevs, ","))
-	}
-	if vectors != nil {
-		facts = append(facts, fmt.Sprintf("num_comp_vectors %d", *vectors))
-	}
-	fmt.Fprintf(env.Stdout, "%s: %s\n", d.Device, strings.Join(facts, ", "))
-	if len(d.IRQs) == 0 {
-		fmt.Fprintf(env.Stdout, "  no IRQs: %s\n", d.NoIRQs)
-		if d.Soft && vectors != nil {
-			fmt.Fprintf(env.Stdout, "  (its %d completion vectors are not interrupts)\n", *vectors)
-		}
-		return nil
-	}
-	return writeTable(env.Stdout, "  ", rows)
-}
+  verbscope irqs -j | jq '.[].irqs[] | {irq, effective_affinity_list}'`

@@ -31,19 +31,9 @@ Examples:
   verbscope ports -j | jq '.[] | select(.state != "ACTIVE")'`,
 		FlagsAnywhere: true,
 		Setup: deviceView("ports", func(env *Env, o *viewOpts, flt view.Filters, devs []sysfsmon.Device) error {
-			var rows []view.Row
-			for _, d := range devs {
-				for i := range d.Ports {
-					if r := d.Ports[i].Row(); flt.Match(r) {
-						rows = append(rows, r)
-					}
-				}
-			}
+			rows := sysfsmon.PortRows(devs, flt)
 			sayNoMatch(env, "ports", "port", len(rows), flt)
-			if o.json {
-				return writeRowsJSON(env.Stdout, rows, o.pretty, true)
-			}
-			return writeTable(env.Stdout, "", rows)
+			return view.WriteRows(env.Stdout, rows, o.json, o.pretty)
 		}),
 	}
 }

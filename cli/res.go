@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/verbscope/verbscope/inspect"
@@ -32,7 +31,18 @@ func resCmd() *command {
 		Name:    "res",
 		Summary: "every process's QPs, CQs, MRs, PDs, contexts, SRQs and cm_ids, like rdma resource show",
 		Usage:   "[flags] [qp|cq|mr|pd|ctx|srq|cm_id] [DEV | DEV/PORT | dev DEV | link DEV/PORT] [FILTER VALUE]... | qp --follow [-j] [-n COUNT] [FILTERS] | owners [-j] [by process|unit|container|pod|host] [FILTERS]",
-		Help: `Asks the kernel over RDMA netlink (nldev), as iproute2's 'rdma resource
+		// The filters' lists are built here, not at init: only res's
+		// help pays for them.
+		Help:          resHelpDump + resFilterHelp() + resHelpModes + "  owners " + strings.Join(ownerFilterNames(), " ") + resHelpEnd,
+		FlagsAnywhere: true,
+		Setup:         resSetup,
+	}
+}
+
+// res's help: the dump and its filters, then the two other modes
+// (--follow and owners) up to owners' filters, then the rest.
+const (
+	resHelpDump = `Asks the kernel over RDMA netlink (nldev), as iproute2's 'rdma resource
 show' does, so it sees the objects of every process and of the kernel.
 Without an object kind it prints each device's object counts.
 
@@ -49,7 +59,8 @@ Filters are iproute2's, as "name value" or "name=value": numbers take lists
 and inclusive ranges (lqpn 0-6,17), names take lists (state RTS,ERR), and a
 name that no object can have (state BOGUS) is refused with the ones that
 exist. A lone DEV or DEV/PORT is "dev DEV" or "link DEV/PORT".
-` + resFilterHelp() + `"link DEV/PORT" and "dev DEV" also limit what the kernel is asked for.
+`
+	resHelpModes = `"link DEV/PORT" and "dev DEV" also limit what the kernel is asked for.
 -d asks for details; -dd (or -d -d) also prints the driver's attributes
 (drv_*), as rdma -dd does. Flags may stand anywhere.
 Keys (rkey, lkey, local_dma_lkey) are only sent to root (CAP_NET_ADMIN).
@@ -85,7 +96,8 @@ member nearest its limit) and flags:
 (its next ibv_reg_mr may fail with ENOMEM; CAP_IPC_LOCK lifts the limit),
 "gone" for objects of processes that exited. Containers are
 "runtime:ID" (docker, containerd, cri-o, podman); "-" is none. Filters:
-` + "  owners " + strings.Join(ownerFilterNames(), " ") + `
+`
+	resHelpEnd = `
 Objects whose creating task was reaped have no pid: they count as pid 0.
 "by host" prints one line: the live processes holding objects, their MR
 bytes and VmPin summed, the host's RAM (memtotal, /proc/meminfo) and the
@@ -113,80 +125,104 @@ Examples:
   verbscope res owners
   verbscope res owners by unit -j
   verbscope res owners by pod flags memlock
-  verbscope res owners by host -j`,
-		FlagsAnywhere: true,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
-			o := addOutFlags(fs)
-			record := fs.String("record", "", "also save the raw netlink replies to `file` (JSON, for bug reports and tests; a new file, mode 0600)")
-			force := fs.Bool("force", false, "with --record: replace the file if it exists")
-			follow := fs.Bool("follow", false, "with qp: print the QPs, then one line per change (appeared, vanished, state, traced modify) until Ctrl-C")
-			count := fs.Int("n", 0, "with --follow: stop after `count` changes (0: until interrupted)")
-			return func(ctx context.Context, args []string) error {
-				req, err := parseResArgs(args)
-				if err != nil {
-					return err
-				}
-				if *follow || *count != 0 {
-					switch {
-					case !*follow:
-						return usageErrorf("-n goes with --follow")
-					case req.object != "qp":
-						return usageErrorf("--follow follows QPs only: verbscope res qp --follow")
-					case *count < 0:
-						return usageErrorf("-n %d: want 0 or more", *count)
-					case *record != "" || o.details > 0:
-						return usageErrorf("--follow takes neither --record nor -d")
-					}
-					return followQPs(ctx, env, req, o, *count)
-				}
-				if req.object == resOwnersWord {
-					if *record != "" || o.details > 0 {
-						return usageErrorf("res owners takes neither --record nor -d")
-					}
-					return resOwners(ctx, env, req, o)
-				}
-				req.driver = o.details >= 2
-				defer noGC()()
-				conn, err := dialRes(req)
-				if err != nil {
-					return err
-				}
-				defer conn.Close()
-				var rec *inspect.Recording
-				var recFile *os.File
-				if *record != "" {
-					// Created first, so a name that cannot be written
-					// fails before the dump, not after it.
-					if recFile, err = privfile.Create(*record, *force); err != nil {
-						return fmt.Errorf("res: record: %w", err)
-					}
-					defer recFile.Close()
-					rec = &inspect.Recording{Note: "verbscope res " + strings.Join(args, " ")}
-					conn.Record(rec)
-				}
-				out := newRowStream(env.Stdout, o)
-				if err := req.each(conn, rec, out); err != nil {
-					return err
-				}
-				if rec != nil {
-					if err := rec.Encode(recFile); err != nil {
-						return err
-					}
-					if err := recFile.Close(); err != nil {
-						return fmt.Errorf("res: record: %w", err)
-					}
-				}
-				what := req.object
-				if what == "" {
-					what = "device"
-				}
-				// Nothing went out yet when nothing matched: the note
-				// still comes before the empty output.
-				sayNoMatch(env, "res", what, out.n, req.filters)
-				return out.close()
+  verbscope res owners by host -j`
+)
+
+// resFlags are res's flags: the output flags and those of its modes.
+type resFlags struct {
+	out           *outFlags
+	record        string
+	force, follow bool
+	count         int
+}
+
+// resSetup declares res's flags and returns the command: one of its
+// three modes, as the words and flags ask.
+func resSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+	f := &resFlags{out: addOutFlags(fs)}
+	fs.StringVar(&f.record, "record", "", "also save the raw netlink replies to `file` (JSON, for bug reports and tests; a new file, mode 0600)")
+	fs.BoolVar(&f.force, "force", false, "with --record: replace the file if it exists")
+	fs.BoolVar(&f.follow, "follow", false, "with qp: print the QPs, then one line per change (appeared, vanished, state, traced modify) until Ctrl-C")
+	fs.IntVar(&f.count, "n", 0, "with --follow: stop after `count` changes (0: until interrupted)")
+	return func(ctx context.Context, args []string) error {
+		req, err := parseResArgs(args)
+		if err != nil {
+			return err
+		}
+		switch {
+		case f.follow || f.count != 0:
+			if err := f.checkFollow(req); err != nil {
+				return err
 			}
-		},
+			return followQPs(ctx, env, req, f.out, f.count)
+		case req.object == resOwnersWord:
+			if f.record != "" || f.out.details > 0 {
+				return usageErrorf("res owners takes neither --record nor -d")
+			}
+			return resOwners(ctx, env, req, f.out)
+		}
+		return dumpRes(env, req, f, "verbscope res "+strings.Join(args, " "))
 	}
+}
+
+// checkFollow refuses what --follow and -n cannot go with.
+func (f *resFlags) checkFollow(req *resRequest) error {
+	switch {
+	case !f.follow:
+		return usageErrorf("-n goes with --follow")
+	case req.object != "qp":
+		return usageErrorf("--follow follows QPs only: verbscope res qp --follow")
+	case f.count < 0:
+		return usageErrorf("-n %d: want 0 or more", f.count)
+	case f.record != "" || f.out.details > 0:
+		return usageErrorf("--follow takes neither --record nor -d")
+	}
+	return nil
+}
+
+// dumpRes is `verbscope res [KIND]`: one dump, each object that passes
+// the filters printed, and with --record the netlink replies saved,
+// noted with the command line.
+func dumpRes(env *Env, req *resRequest, f *resFlags, note string) error {
+	req.query.DriverDetails = f.out.details >= 2
+	defer noGC()()
+	conn, err := dialRes(req)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var rec *inspect.Recording
+	var recFile *os.File
+	if f.record != "" {
+		// Created first, so a name that cannot be written
+		// fails before the dump, not after it.
+		if recFile, err = privfile.Create(f.record, f.force); err != nil {
+			return fmt.Errorf("res: record: %w", err)
+		}
+		defer recFile.Close()
+		rec = &inspect.Recording{Note: note}
+		conn.Record(rec)
+	}
+	out := view.NewRowStream(env.Stdout, f.out.json, f.out.pretty)
+	if err := conn.PrintRows(inspect.Kind(req.object), req.query, req.filters, rec, out); err != nil {
+		return err
+	}
+	if rec != nil {
+		if err := rec.Encode(recFile); err != nil {
+			return err
+		}
+		if err := recFile.Close(); err != nil {
+			return fmt.Errorf("res: record: %w", err)
+		}
+	}
+	what := req.object
+	if what == "" {
+		what = "device"
+	}
+	// Nothing went out yet when nothing matched: the note
+	// still comes before the empty output.
+	sayNoMatch(env, "res", what, out.N(), req.filters)
+	return out.Close()
 }
 
 // resFilterHelp lists each object kind's filters, as view knows them.
@@ -206,36 +242,11 @@ func dialRes(req *resRequest) (*inspect.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkResDevices(conn, req.filters); err != nil {
+	if err := conn.CheckFilters(req.filters); err != nil {
 		conn.Close()
 		return nil, err
 	}
 	return conn, nil
-}
-
-// checkResDevices refuses a device the filters name that the kernel does
-// not know.
-func checkResDevices(c *inspect.Conn, flt inspect.Filters) error {
-	if len(flt.Devices()) == 0 {
-		return nil
-	}
-	devs, err := c.Devices()
-	if err != nil {
-		return err
-	}
-	names := make([]string, len(devs))
-	ports := map[string][]uint32{}
-	for i, d := range devs {
-		names[i] = d.Name
-		ports[d.Name] = []uint32{}
-		for p := uint32(1); p <= d.Ports; p++ {
-			ports[d.Name] = append(ports[d.Name], p)
-		}
-	}
-	if err := checkDevices(flt, names); err != nil {
-		return err
-	}
-	return checkPorts(flt, ports)
 }
 
 // resRequest is a parsed `verbscope res` command line.
@@ -243,7 +254,6 @@ type resRequest struct {
 	object  string // "" for the summary
 	query   inspect.Query
 	filters inspect.Filters
-	driver  bool
 	// by groups `res owners`.
 	by owners.By
 }
@@ -270,69 +280,6 @@ func parseResArgs(args []string) (*resRequest, error) {
 		return nil, err
 	}
 	r.filters = flt
-	r.query = narrow(flt)
+	r.query = inspect.QueryOf(flt)
 	return r, nil
-}
-
-// narrow asks the kernel only for the device (and port) that a dev or
-// link filter names, as iproute2 does; a list of several asks for all.
-func narrow(flt inspect.Filters) inspect.Query {
-	var q inspect.Query
-	for _, key := range []string{"link", "dev"} {
-		f, ok := flt.Get(key)
-		if !ok || len(f.Words()) != 1 {
-			continue
-		}
-		dev, port, _ := strings.Cut(f.Words()[0], "/")
-		q.Dev = dev
-		if n, err := strconv.ParseUint(port, 10, 32); err == nil && n > 0 {
-			q.Port = uint32(n)
-		}
-		return q
-	}
-	return q
-}
-
-// each dumps what r asks for and prints each object that passes the
-// filters to out, in iproute2's order. The dump is complete before the
-// first object goes out, so a failed dump prints nothing.
-func (r *resRequest) each(c *inspect.Conn, rec *inspect.Recording, out *rowStream) error {
-	q := r.query
-	q.DriverDetails = r.driver
-	add := func(row inspect.Row) {
-		if r.filters.Match(row) {
-			out.add(row)
-		}
-	}
-	var owners *[]*inspect.Object
-	if rec != nil {
-		owners = new([]*inspect.Object)
-	}
-	var err error
-	switch {
-	case r.object == "qp" && out.compact() && len(r.filters) == 0 && !r.driver && rec == nil:
-		// Nothing to match and nothing but iproute2's keys: each QP
-		// writes its JSON without a row (inspect/rows_json.go).
-		var qps []inspect.QP
-		if qps, err = c.QPs(q); err != nil {
-			return err
-		}
-		for i := range qps {
-			out.addJSON(qps[i].AppendJSON)
-		}
-	case r.object == "":
-		var sums []inspect.Summary
-		if sums, err = c.Summary(q.Dev); err != nil {
-			return err
-		}
-		for i := range sums {
-			add(sums[i].Row())
-		}
-	default:
-		err = c.DumpRows(inspect.Kind(r.object), q, r.driver, add, owners)
-	}
-	if err == nil && rec != nil {
-		rec.AddComm(*owners...)
-	}
-	return err
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/verbscope/verbscope/inspect"
 	"github.com/verbscope/verbscope/rdma"
 )
@@ -74,7 +73,7 @@ func followScenarioText(t *testing.T, json bool, words ...string) string {
 	var b strings.Builder
 	for _, fr := range followScenario(t) {
 		for _, l := range f.Next(fr) {
-			b.WriteString(followText(l, json))
+			b.WriteString(l.Text(json))
 		}
 	}
 	return b.String()
@@ -84,35 +83,6 @@ func TestFollowQPs(t *testing.T) {
 	golden(t, "res-qp-follow", followScenarioText(t, false))
 	golden(t, "res-qp-follow-json", followScenarioText(t, true))
 	golden(t, "res-qp-follow-filtered", followScenarioText(t, false, "lqpn", "5"))
-}
-
-// TestFollowUnseenQP: a QP that lived between two snapshots shows only
-// through its traced modifies, and a comm filter still finds them.
-func TestFollowUnseenQP(t *testing.T) {
-	flt, err := parseWords("qp", []string{"comm", "ibv_rc_pingpong"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	tr := inspect.NewTracker(inspect.TrackerConfig{})
-	f := inspect.NewQPFollower(flt)
-	empty := func(s int) inspect.Frame {
-		sn := &inspect.Snapshot{Time: t0.Add(time.Duration(s) * time.Second)}
-		return inspect.Frame{Seq: uint64(s + 1), Snapshot: sn, Update: tr.Update(sn), History: tr.Histories()}
-	}
-	f.Next(empty(0))
-	for _, c := range []string{"ibv_rc_pingpong", "other"} {
-		tr.Observe(inspect.Modify{Time: t0.Add(time.Second / 2), Dev: "rxe0", QPN: map[string]uint32{"ibv_rc_pingpong": 18, "other": 19}[c], PID: 9, Comm: c,
-			From: rdma.QPStateReset, To: rdma.QPStateInit, HasState: true, Mask: []string{"IB_QP_STATE"}, Attrs: []inspect.ModifyAttr{{Name: "qp_state", Value: "INIT"}}})
-	}
-	var got []string
-	for _, l := range f.Next(empty(1)) {
-		got = append(got, followRow(l).Text())
-	}
-	want := []string{"12:00:00.500000 rxe0 lqpn 18 RESET→INIT by ibv_rc_pingpong[9]"}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("lines (-want +got):\n%s", d)
-	}
 }
 
 // TestFollowUsage: --follow is for QPs, -n needs it.

@@ -60,22 +60,22 @@ func resOwners(ctx context.Context, env *Env, req *resRequest, o *outFlags) erro
 		return err
 	}
 	ps := owners.Read(s, fsys.ProcessOwner)
-	out := newRowStream(env.Stdout, o)
+	out := view.NewRowStream(env.Stdout, o.json, o.pretty)
 	if req.by == owners.ByHost {
 		mem, err := fsys.MemTotal()
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "res owners: %v; memtotal is 0\n", err)
 		}
-		out.add(owners.HostOf(ps, mem).Row())
-		return out.close()
+		out.Add(owners.HostOf(ps, mem).Row())
+		return out.Close()
 	}
 	for _, g := range owners.Groups(ps, req.by) {
 		if row := g.Row(); req.filters.Match(row) {
-			out.add(row)
+			out.Add(row)
 		}
 	}
-	sayNoMatch(env, "res", "owner", out.n, req.filters)
-	return out.close()
+	sayNoMatch(env, "res", "owner", out.N(), req.filters)
+	return out.Close()
 }
 
 // ownerFilterNames are the filter words of owner rows, for the help.

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -16,9 +13,9 @@ import (
 )
 
 // This file holds what the sysfs views (devices, ports, gids, irqs,
-// counters) share: the roots to read, two readings for rates, warnings
-// and JSON. Their words are parsed in words.go, their rows rendered in
-// table.go.
+// counters) share: the roots to read, two readings for rates and
+// warnings. Their words are parsed in words.go; view prints their rows
+// (view.WriteRows).
 
 // viewOpts are the flags every sysfs view has: the output flags and the
 // roots to read.
@@ -65,39 +62,15 @@ func (o *viewOpts) open() (*sysfsmon.FS, error) {
 	return sysfsmon.NewFS(o.sys, o.proc, sysfsmon.WithClock(viewClock))
 }
 
-// openChecked opens the roots and returns the device names, refusing a
-// device the filters name that does not exist, and a port (DEV/PORT) its
-// device does not have.
-func (o *viewOpts) openChecked(flt view.Filters) (*sysfsmon.FS, []string, error) {
+// openChecked opens the roots, refusing a device the filters name that
+// does not exist, and a port (DEV/PORT) its device does not have.
+func (o *viewOpts) openChecked(flt view.Filters) (*sysfsmon.FS, error) {
 	f, err := o.open()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	names, err := f.DeviceNames()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkDevices(flt, names); err != nil {
-		return nil, nil, err
-	}
-	ports := map[string][]uint32{}
-	for _, p := range flt.Ports() {
-		if _, done := ports[p.Dev]; done {
-			continue
-		}
-		d, err := f.Device(p.Dev)
-		if err != nil {
-			return nil, nil, err
-		}
-		ports[p.Dev] = []uint32{}
-		for _, dp := range d.Ports {
-			ports[p.Dev] = append(ports[p.Dev], uint32(dp.Port))
-		}
-	}
-	if err := checkPorts(flt, ports); err != nil {
-		return nil, nil, err
-	}
-	return f, names, nil
+	_, err = f.CheckFilters(flt)
+	return f, err
 }
 
 // readTwice reads once, or, with a positive interval, twice that far
@@ -120,20 +93,6 @@ func readTwice[S any](ctx context.Context, env *Env, what string, interval time.
 func sample(ctx context.Context, env *Env, what string, d time.Duration) error {
 	fmt.Fprintf(env.Stderr, "sampling %s for %s (Ctrl-C to stop)...\n", what, d)
 	return sampleWait(ctx, d)
-}
-
-// writeJSONBytes prints one JSON value and a newline, indented with
-// pretty as json.MarshalIndent would.
-func writeJSONBytes(w io.Writer, b []byte, pretty bool) error {
-	if pretty {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, b, "", "  "); err != nil {
-			return err
-		}
-		b = buf.Bytes()
-	}
-	_, err := fmt.Fprintf(w, "%s\n", b)
-	return err
 }
 
 // warn prints per-file problems on stderr; they never fail a view.

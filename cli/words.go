@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,43 +134,6 @@ func parseWords(kind string, words []string) (view.Filters, error) {
 		return nil, usageErrorf("%s", strings.TrimPrefix(err.Error(), "view: filter: "))
 	}
 	return flt, nil
-}
-
-// checkDevices refuses a device the filters name that is not among those
-// that exist, listing them: a typo is a usage error, not an empty table.
-func checkDevices(flt view.Filters, names []string) error {
-	for _, d := range flt.Devices() {
-		if slices.Contains(names, d) {
-			continue
-		}
-		if len(names) == 0 {
-			return usageErrorf("no RDMA device %q: this host has none", d)
-		}
-		return usageErrorf("no RDMA device %q; there are: %s", d, strings.Join(names, ", "))
-	}
-	return nil
-}
-
-// checkPorts refuses a DEV/PORT the filters name whose device (which
-// exists: checkDevices said so) has no such port, listing its ports:
-// `gids rxe0/999` is a usage error, not an empty table. ports maps each
-// device to its port numbers.
-func checkPorts(flt view.Filters, ports map[string][]uint32) error {
-	for _, p := range flt.Ports() {
-		have, ok := ports[p.Dev]
-		if !ok || slices.Contains(have, p.Port) {
-			continue
-		}
-		names := make([]string, len(have))
-		for i, n := range have {
-			names[i] = strconv.FormatUint(uint64(n), 10)
-		}
-		if len(have) == 0 {
-			return usageErrorf("%s has no port %d: it has no ports", p.Dev, p.Port)
-		}
-		return usageErrorf("%s has no port %d; its ports are: %s", p.Dev, p.Port, strings.Join(names, ", "))
-	}
-	return nil
 }
 
 // sayNoMatch tells on stderr that valid filters (and the flags that

@@ -15,5 +15,7 @@
 // counters and nothing more.
 //
 // No cgo, no UI: the dashboard, the exporter, the recorder and the CLI
-// each feed it their readings and show its verdicts.
+// each feed it their readings and show its verdicts (text.go: a
+// verdict's Lines; WriteText and WriteJSON print them as `verbscope
+// diagnose` does).
 package diagnose

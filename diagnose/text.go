@@ -1,6 +1,13 @@
 package diagnose
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/verbscope/verbscope/inspect"
+)
 
 // Lines is the verdict as a person reads it: the summary, the QP's
 // state and owner, the evidence, the peer, the fix. The CLI prints them;
@@ -25,4 +32,42 @@ func (v *Verdict) Lines() []string {
 		out = append(out, "    - "+f)
 	}
 	return out
+}
+
+// WriteText prints the verdicts for a person, a blank line between two;
+// none says that nothing (or only, the one QP asked about) needs a look.
+func WriteText(w io.Writer, vs []Verdict, only *inspect.Key) error {
+	if len(vs) == 0 {
+		what := "no QP"
+		if only != nil {
+			what = only.String()
+		}
+		_, err := fmt.Fprintf(w, "%s needs a look: nothing stuck, failed or left by an exited process\n", what)
+		return err
+	}
+	var b strings.Builder
+	for i := range vs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for _, l := range vs[i].Lines() {
+			b.WriteString(l + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON prints the verdicts as one indented JSON list, [] for none
+// (verbscope diagnose -j).
+func WriteJSON(w io.Writer, vs []Verdict) error {
+	if vs == nil {
+		vs = []Verdict{}
+	}
+	b, err := json.MarshalIndent(vs, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }

@@ -37,8 +37,9 @@
 // generations, never where the objects lie. A QPFollower (NewQPFollower, follow.go)
 // turns the Frames into the lines of `verbscope res qp --follow`: QPs
 // that appeared or vanished (the Update's), state changes and traced
-// modifies (the new history entries), as data: the command prints them
-// (a traced modify's words are view.Modify's).
+// modifies (the new history entries); its Follow runs it over a feed of
+// frames, and a FollowLine prints itself as text or JSON (View, Text;
+// follow_print.go; a traced modify's words are view.Modify's).
 //
 // rows.go turns objects into the lines `rdma resource show` prints (as
 // view.Rows), with the same keys and values as `rdma -j resource show`,

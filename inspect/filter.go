@@ -60,3 +60,29 @@ func init() {
 
 // Filters is a conjunction of filters (view.Filters).
 type Filters = view.Filters
+
+// CheckFilters refuses (view.AbsentError) a device the filters name
+// that the kernel does not know (RDMA_NLDEV_CMD_GET), and a port
+// (DEV/PORT) its device does not have.
+func (c *Conn) CheckFilters(flt Filters) error {
+	if len(flt.Devices()) == 0 {
+		return nil
+	}
+	devs, err := c.Devices()
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(devs))
+	ports := map[string][]uint32{}
+	for i, d := range devs {
+		names[i] = d.Name
+		ports[d.Name] = []uint32{}
+		for p := uint32(1); p <= d.Ports; p++ {
+			ports[d.Name] = append(ports[d.Name], p)
+		}
+	}
+	if err := flt.CheckDevices(names); err != nil {
+		return err
+	}
+	return flt.CheckPorts(ports)
+}

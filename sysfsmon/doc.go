@@ -40,6 +40,12 @@
 // system's), which is how the tests run on fixture trees recorded in the
 // lab (testdata/rxe0) or built by hand (testdata/mlx5).
 //
+// rows.go makes each reading a view.Row; views.go is what the sysfs view
+// commands print beyond view's table and JSON: the rows their filters
+// pass (DeviceRows, PortRows, GIDRows, CounterRows), devices' details,
+// the GID to use, a device's IRQs under its facts line; filters.go
+// checks the devices and ports the words name (CheckFilters).
+//
 // Vendors differ in what they expose: rxe has no counters/ and fails empty
 // gid_attrs entries with EINVAL; mlx5 has a PCI device link, several ports
 // and hundreds of IRQs. One odd file or device never hides the others: a

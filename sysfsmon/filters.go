@@ -1,6 +1,8 @@
 package sysfsmon
 
 import (
+	"slices"
+
 	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/view"
 )
@@ -35,4 +37,56 @@ func init() {
 	} {
 		view.Register(s)
 	}
+}
+
+// CheckFilters returns the device names under class/infiniband,
+// refusing (view.AbsentError) a device the filters name that is not
+// among them, and a port (DEV/PORT) its device does not have.
+func (f *FS) CheckFilters(flt view.Filters) ([]string, error) {
+	names, err := f.DeviceNames()
+	if err != nil {
+		return nil, err
+	}
+	if err := flt.CheckDevices(names); err != nil {
+		return nil, err
+	}
+	ports := map[string][]uint32{}
+	for _, p := range flt.Ports() {
+		if _, done := ports[p.Dev]; done {
+			continue
+		}
+		d, err := f.Device(p.Dev)
+		if err != nil {
+			return nil, err
+		}
+		ports[p.Dev] = []uint32{}
+		for _, dp := range d.Ports {
+			ports[p.Dev] = append(ports[p.Dev], uint32(dp.Port))
+		}
+	}
+	if err := flt.CheckPorts(ports); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// DevicesOf reads the devices the filters name (all when they name
+// none), refusing one that does not exist as CheckFilters does.
+func (f *FS) DevicesOf(flt view.Filters) ([]Device, error) {
+	names, err := f.CheckFilters(flt)
+	if err != nil {
+		return nil, err
+	}
+	if named := flt.Devices(); len(named) > 0 {
+		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(named, n) })
+	}
+	var devs []Device
+	for _, n := range names {
+		d, err := f.Device(n)
+		if err != nil {
+			return nil, err
+		}
+		devs = append(devs, d)
+	}
+	return devs, nil
 }

@@ -24,6 +24,11 @@
 // (binary units: "64 MiB" in a sentence, "64.0M" in a column) and SI for
 // what a port counted ("12.3GB", "1.2k pkts/s").
 //
+// table.go and stream.go are the one printer of rows: WriteTable lines
+// them up in columns (the sysfs views, irqs' per-device tables),
+// RowStream prints `rdma resource show`'s lines or one JSON array a row
+// at a time (res), WriteRows picks between them for -j.
+//
 // modify.go is the one printer of a modify verbscope trace saw
 // (Modify): its transition, what it set, who made it, its JSON; trace's
 // line, res qp --follow, the dashboard's QP history and the exporter

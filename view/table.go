@@ -1,19 +1,18 @@
-package cli
+package view
 
 import (
 	"io"
 	"strings"
 
 	"github.com/mattn/go-runewidth"
-	"github.com/verbscope/verbscope/view"
 )
 
-// writeTable prints rows as aligned columns separated by two spaces, like
-// `ip -br`: the columns are the fields with text (NoText fields left
-// out, values Printable), titled by their TextKey, in the first row's order. Widths count
-// display cells, so a wide character (a CJK comm) keeps the columns
-// straight. Every line starts with indent.
-func writeTable(w io.Writer, indent string, rows []view.Row) error {
+// WriteTable prints rows as aligned columns separated by two spaces,
+// like `ip -br`: the columns are the fields with text (NoText fields left
+// out, values Printable), titled by their TextKey, in the first row's
+// order. Widths count display cells, so a wide character (a CJK comm)
+// keeps the columns straight. Every line starts with indent.
+func WriteTable(w io.Writer, indent string, rows []Row) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -58,18 +57,4 @@ func writeTable(w io.Writer, indent string, rows []view.Row) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// writeRowsJSON prints rows as one JSON array, indented with pretty; no
-// rows is null when emptyNull (as the sysfs views' JSON always was), else
-// [] (as rdma -j prints).
-func writeRowsJSON(w io.Writer, rows []view.Row, pretty, emptyNull bool) error {
-	if rows == nil && emptyNull {
-		return writeJSONBytes(w, []byte("null"), pretty)
-	}
-	s := newRowStream(w, &outFlags{json: true, pretty: pretty})
-	for _, r := range rows {
-		s.add(r)
-	}
-	return s.close()
 }
