@@ -341,7 +341,8 @@ func TestReadmeParser(t *testing.T) {
 
 // TestReadmeViews keeps the README's dashboard to the view registry: its
 // screen is the overview's 80x24 golden as the view tests draw it (blank
-// rows and trailing blanks left out), and the paragraph under it names
+// rows and trailing blanks left out), with the tab row the tab-row
+// golden keeps in its place, and the paragraph under it names
 // every view (and nothing that is not one) in code spans.
 func TestReadmeViews(t *testing.T) {
 	readme := readREADME(t)
@@ -352,6 +353,9 @@ func TestReadmeViews(t *testing.T) {
 	}
 	var screen []string
 	for _, l := range strings.Split(string(golden), "\n") {
+		if l == "[the tab row: TestTabRowGolden]" {
+			l = tabRow(t, want[0])
+		}
 		if l = strings.TrimRight(l, " "); l != "" {
 			screen = append(screen, "    "+l)
 		}
@@ -376,4 +380,22 @@ func TestReadmeViews(t *testing.T) {
 	if diff := cmp.Diff(sorted, named); diff != "" {
 		t.Errorf("the README's paragraph on the views names other views than the registry (-registry +README):\n%s", diff)
 	}
+}
+
+// tabRow is the tab row at 80 columns with view shown, as ui's
+// TestTabRowGolden keeps it ("VIEW |ROW|" per line).
+func tabRow(t *testing.T, view string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "ui", "testdata", "TestTabRowGolden", "80x24.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		name, rest, ok := strings.Cut(l, "|")
+		if ok && strings.TrimSpace(name) == view {
+			return strings.TrimSuffix(rest, "|")
+		}
+	}
+	t.Fatalf("ui's TestTabRowGolden has no 80-column row for %s", view)
+	return ""
 }
