@@ -138,7 +138,7 @@ func runRecord(ctx context.Context, env *Env, o recordOptions) error {
 		return fmt.Errorf("record: %w", err)
 	}
 	defer conn.Close()
-	host := recordHost(env, fsys, o.interval)
+	host := rec.HostHere(fsys, o.interval, env.Version)
 	if o.path == "" {
 		o.path = fmt.Sprintf("verbscope-%s-%s.vsrec", host.Hostname, time.Now().Format("20060102T150405"))
 	}

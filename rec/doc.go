@@ -22,7 +22,8 @@
 //
 // Run records a host (`verbscope record`) from a live.Host's netlink and
 // sysfs feeds (a Source); a Feed writes the readings another consumer
-// already has (the dashboard's rewind, `export --record`). Player plays
+// already has (the dashboard's rewind, `export --record`); HostHere is
+// the host table of a recording made on this host. Player plays
 // a recording back as the watchers' frames (`dash --replay`, the
 // rewind); Reader answers `record info` and `record export`, whose
 // Perfetto form (perfetto.go) draws each QP's states on a timeline. The
