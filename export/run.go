@@ -46,7 +46,7 @@ type RunOptions struct {
 	RecordVersion string
 	// Log hears what the exporter says: what it serves without
 	// authentication, a late first reading, and what trace, the kernel
-	// log and the recording cannot do.
+	// log and the recording cannot do; nil: nobody.
 	Log *slog.Logger
 }
 
@@ -54,6 +54,9 @@ type RunOptions struct {
 // Collector their readings (and the recording, with o.Record) and
 // serves it on o.Listen until ctx ends, which is a normal end (nil).
 func Run(ctx context.Context, o RunOptions) error {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
 	sys, err := sysfsmon.NewDefaultFS()
 	if err != nil {
 		return err
