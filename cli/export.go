@@ -2,23 +2,17 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
-	"net"
 	"slices"
 	"time"
 
-	"github.com/verbscope/verbscope/diagnose"
 	"github.com/verbscope/verbscope/export"
 	"github.com/verbscope/verbscope/inspect"
-	"github.com/verbscope/verbscope/live"
 	"github.com/verbscope/verbscope/live/verbsfacts"
 	"github.com/verbscope/verbscope/owners"
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/shell/transcript"
-	"github.com/verbscope/verbscope/sysfsmon"
 )
 
 func init() { register("export", exportCmd) }
@@ -31,7 +25,13 @@ func exportCmd() *command {
 		Name:    "export",
 		Summary: "serve this host's RDMA state as Prometheus metrics (QPs by state, transitions, counters)",
 		Usage:   "[--web.listen-address=:" + exportPort + "] [--web.config.file=FILE] [--api.sensitive] [--interval=2s] [--no-trace]",
-		Help: `Serves /metrics for Prometheus, /api/v1/qps (every QP as 'verbscope res
+		Help:    exportHelp,
+		Setup:   exportSetup,
+	}
+}
+
+// exportHelp is export --help's text.
+const exportHelp = `Serves /metrics for Prometheus, /api/v1/qps (every QP as 'verbscope res
 qp -j' shows it, with its state history) and a landing page at /.
 
 It reads RDMA netlink and sysfs every --interval in the background, keeping
@@ -125,142 +125,64 @@ Examples:
   verbscope export --collector.owners=10
   verbscope export --collector.owners=10 --collector.owners.by=pod
   verbscope export --no-trace
-  verbscope export --record /var/lib/verbscope/export.vsrec --retain 24h --max-size 1GiB`,
-		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
-			listen := fs.String("web.listen-address", ":"+exportPort, "`address` to listen on")
-			webConfig := fs.String("web.config.file", "", "exporter-toolkit web config `file` for TLS and basic auth")
-			interval := fs.Duration("interval", 2*time.Second, "how often to read netlink and sysfs")
-			procs := fs.Int("collector.processes", 0, "also export the objects of the `N` processes with the most, by command name (0: off)")
-			ownersN := fs.Int("collector.owners", 0, "also export the objects, pinned bytes and memlock ratio of the `N` containers or systemd units with the most objects, the rest as \"other\" (0: off)")
-			ownersBy := fs.String("collector.owners.by", string(owners.ByPlace), "with --collector.owners: group by `place` (a process's container, else its systemd unit), unit, container or pod")
-			window := fs.Duration("window", inspect.DefaultGrowthWindow, "with --collector.owners: a kind that only grew over this `duration` is growing (verbscope_owner_objects_growing)")
-			noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry states only)")
-			sensitive := fs.Bool("api.sensitive", false, "serve /api/v1/qps's PSNs, rqpn, keys and traced attributes to clients that did not authenticate too")
-			record := fs.String("record", "", "also record to `file` what verbscope record would (a file there is kept as FILE.prev)")
-			retain := fs.Duration("retain", 0, "with --record: drop readings older than `duration` behind the newest (0: keep all)")
-			maxSize := fs.String("max-size", "", "with --record: drop the oldest readings while the file and its -wal take more than `size` (1GiB, 500MiB)")
-			pf := addPeerFlags(fs, nil)
-			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return usageErrorf("export takes no arguments, only flags")
-				}
-				if *interval < 100*time.Millisecond {
-					return usageErrorf("--interval %v is too short: at least 100ms", *interval)
-				}
-				if *procs < 0 {
-					return usageErrorf("--collector.processes %d: want 0 or more", *procs)
-				}
-				if *ownersN < 0 {
-					return usageErrorf("--collector.owners %d: want 0 or more", *ownersN)
-				}
-				by := owners.By(*ownersBy)
-				if !slices.Contains(export.OwnerGroupings, by) {
-					return usageErrorf("--collector.owners.by: group owners by %q: want place, unit, container or pod", *ownersBy)
-				}
-				if err := checkWindow(*window, *interval); err != nil {
-					return err
-				}
-				size, err := parseSize(*maxSize)
-				if err != nil {
-					return usageErrorf("--max-size %q: %v", *maxSize, err)
-				}
-				if *record == "" && (*retain != 0 || size != 0) {
-					return usageErrorf("--retain and --max-size bound a recording: give --record FILE too")
-				}
-				if *retain < 0 {
-					return usageErrorf("--retain %s: give a duration of 0 or more", *retain)
-				}
-				peers, err := pf.open()
-				if err != nil {
-					return err
-				}
-				rc := rec.WriterOptions{KeyEvery: rec.DefaultKeyEvery, Retain: *retain, MaxSize: size, Sessions: transcript.Dir()}
-				return runExport(ctx, env, exportConfig{*listen, *webConfig, *interval, *window, *procs, *ownersN, by, !*noTrace, *sensitive, *record, rc, peers})
-			}
-		},
-	}
-}
+  verbscope export --record /var/lib/verbscope/export.vsrec --retain 24h --max-size 1GiB`
 
-type exportConfig struct {
-	listen, webConfig string
-	interval, window  time.Duration
-	processes, owners int
-	ownersBy          owners.By
-	trace, sensitive  bool
-	record            string
-	recordOpts        rec.WriterOptions
-	peers             diagnose.Peers
-}
-
-func runExport(ctx context.Context, env *Env, cfg exportConfig) error {
-	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	sys, err := sysfsmon.NewDefaultFS()
-	if err != nil {
-		return err
-	}
-	c := export.NewCollector(export.Options{Version: buildVersion(env), TopProcesses: cfg.processes, Interval: cfg.interval,
-		TopOwners: cfg.owners, OwnersBy: cfg.ownersBy, Peers: cfg.peers})
-	api := export.APIOptions{WebConfig: cfg.webConfig, Sensitive: cfg.sensitive}
-	level, exposure, err := api.Exposure()
-	if err != nil {
-		return fmt.Errorf("export: --web.config.file: %w", err)
-	}
-	h, err := export.Handler(c, api)
-	if err != nil {
-		return err
-	}
-	l, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w (another exporter there? pick one with --web.listen-address)", cfg.listen, err)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var also export.Also
-	if cfg.record != "" {
-		feed, err := exportRecording(ctx, env, log, sys, cfg)
+// exportSetup declares export's flags; the command it returns checks
+// them and runs the exporter (export.Run).
+func exportSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
+	listen := fs.String("web.listen-address", ":"+exportPort, "`address` to listen on")
+	webConfig := fs.String("web.config.file", "", "exporter-toolkit web config `file` for TLS and basic auth")
+	interval := fs.Duration("interval", 2*time.Second, "how often to read netlink and sysfs")
+	procs := fs.Int("collector.processes", 0, "also export the objects of the `N` processes with the most, by command name (0: off)")
+	ownersN := fs.Int("collector.owners", 0, "also export the objects, pinned bytes and memlock ratio of the `N` containers or systemd units with the most objects, the rest as \"other\" (0: off)")
+	ownersBy := fs.String("collector.owners.by", string(owners.ByPlace), "with --collector.owners: group by `place` (a process's container, else its systemd unit), unit, container or pod")
+	window := fs.Duration("window", inspect.DefaultGrowthWindow, "with --collector.owners: a kind that only grew over this `duration` is growing (verbscope_owner_objects_growing)")
+	noTrace := fs.Bool("no-trace", false, "do not trace QP modifies with eBPF (histories then carry states only)")
+	sensitive := fs.Bool("api.sensitive", false, "serve /api/v1/qps's PSNs, rqpn, keys and traced attributes to clients that did not authenticate too")
+	record := fs.String("record", "", "also record to `file` what verbscope record would (a file there is kept as FILE.prev)")
+	retain := fs.Duration("retain", 0, "with --record: drop readings older than `duration` behind the newest (0: keep all)")
+	maxSize := fs.String("max-size", "", "with --record: drop the oldest readings while the file and its -wal take more than `size` (1GiB, 500MiB)")
+	pf := addPeerFlags(fs, nil)
+	return func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("export takes no arguments, only flags")
+		}
+		if *interval < 100*time.Millisecond {
+			return usageErrorf("--interval %v is too short: at least 100ms", *interval)
+		}
+		if *procs < 0 {
+			return usageErrorf("--collector.processes %d: want 0 or more", *procs)
+		}
+		if *ownersN < 0 {
+			return usageErrorf("--collector.owners %d: want 0 or more", *ownersN)
+		}
+		by := owners.By(*ownersBy)
+		if !slices.Contains(export.OwnerGroupings, by) {
+			return usageErrorf("--collector.owners.by: group owners by %q: want place, unit, container or pod", *ownersBy)
+		}
+		if err := checkWindow(*window, *interval); err != nil {
+			return err
+		}
+		size, err := parseSize(*maxSize)
+		if err != nil {
+			return usageErrorf("--max-size %q: %v", *maxSize, err)
+		}
+		if *record == "" && (*retain != 0 || size != 0) {
+			return usageErrorf("--retain and --max-size bound a recording: give --record FILE too")
+		}
+		if *retain < 0 {
+			return usageErrorf("--retain %s: give a duration of 0 or more", *retain)
+		}
+		peers, err := pf.open()
 		if err != nil {
 			return err
 		}
-		defer feed.close(log)
-		also = export.Also{Frame: feed.Frame, Sys: feed.Sys}
+		log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+		return export.Run(ctx, export.RunOptions{Listen: *listen, Window: *window, Log: log,
+			Collector: export.Options{Version: buildVersion(env), TopProcesses: *procs, Interval: *interval, TopOwners: *ownersN, OwnersBy: by, Peers: peers},
+			API:       export.APIOptions{WebConfig: *webConfig, Sensitive: *sensitive},
+			Trace:     !*noTrace, TraceEnv: verbsfacts.TraceEnv(), LoadLimits: verbsfacts.LoadLimits(log),
+			Record: *record, RecordVersion: env.Version,
+			RecordOptions: rec.WriterOptions{KeyEvery: rec.DefaultKeyEvery, Retain: *retain, MaxSize: size, Sessions: transcript.Dir()}})
 	}
-	readers, err := live.Start(ctx, exportReaders(sys, log, cfg))
-	if err != nil {
-		return err
-	}
-	defer readers.Close()
-	go c.Follow(readers, also)
-	// The first readings come before the first scrape can, unless one
-	// hangs: then the server starts anyway and reports it failed.
-	select {
-	case <-c.Ready():
-	case <-time.After(export.LateAfter * cfg.interval):
-		log.Warn("serving before the first readings: one is late, its collector reports failure until it comes")
-	case <-ctx.Done():
-		return nil
-	}
-	log.Log(ctx, level, exposure)
-	err = export.Serve(ctx, l, h, cfg.webConfig, log)
-	if errors.Is(err, context.Canceled) {
-		return nil // SIGTERM or SIGINT: a server's normal end
-	}
-	return err
-}
-
-// exportReaders are the readers the exporter follows: the objects,
-// retried until RDMA netlink answers, with trace's modifies unless
-// --no-trace; the devices with their counters (and the IRQs for
-// --record's recording); the kernel log. What trace and the kernel log
-// cannot do goes to log.
-func exportReaders(sys *sysfsmon.FS, log *slog.Logger, cfg exportConfig) live.Options {
-	lo := live.Options{Interval: cfg.interval, Netlink: true, Window: cfg.window, LoadLimits: verbsfacts.LoadLimits(log),
-		FS: sys, Sysfs: true, NoIRQs: cfg.record == "", Kernel: true, KernelFailed: export.KernelLogFailed(log)}
-	if cfg.trace {
-		lo.Trace = &live.TraceOptions{Env: verbsfacts.TraceEnv(),
-			Warn: func(msg string) { log.Warn("trace: " + msg) },
-			Ready: func(n int) {
-				log.Info("trace: QP modifies are traced; /api/v1/qps histories carry them (their attributes to authenticated clients)", "programs", n)
-			}}
-	}
-	return lo
 }

@@ -5,23 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/verbscope/verbscope/diagnose"
-	"github.com/verbscope/verbscope/inspect"
-	"github.com/verbscope/verbscope/live"
+	"github.com/verbscope/verbscope/internal/interrupt"
 	"github.com/verbscope/verbscope/live/verbsfacts"
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/shell/transcript"
-	"github.com/verbscope/verbscope/sysfsmon"
-	"github.com/verbscope/verbscope/view"
 )
 
 func init() { register("record", recordCmd) }
@@ -32,35 +24,7 @@ func recordCmd() *command {
 		Summary:       "record this host's RDMA objects, QP histories, counters and alerts to a file; info and export it",
 		Usage:         "[-o FILE] [--interval D] [--for D] [--no-trace] [--retain D] [--max-size SIZE] | info FILE [-j] | export FILE --csv|-j|--perfetto OUT.json",
 		FlagsAnywhere: true,
-		Help: `Records what the dashboard shows, reading by reading, into an SQLite file
-that tools other than verbscope can query (the schema and example queries
-are in docs/record.md): every process's objects, each QP's state history
-with what each traced modify set, the processes' object counts, the alerts
-(failed, stuck, dead owner), the ports' devices and counters, the host's
-identity, and the recording's own gaps (readings missed or failed, trace
-events lost). Objects are written when they appear, change or vanish, with
-a keyframe every --key-every readings.
-
-It records until ctrl+c or SIGTERM, or for --for, then takes one last
-reading once trace has handed over what it saw (a second ctrl+c stops at
-once). Each reading is one transaction, so a recorder killed mid-write
-leaves a file with every reading before. --retain and --max-size drop the
-oldest readings; --max-size is 1GiB unless told (0: no bound), the file
-and SQLite's -wal beside it counted together.
-
-  verbscope record info FILE      host, time span, readings, objects, gaps
-  verbscope record export FILE --perfetto OUT.json
-                                  Chrome trace JSON for ui.perfetto.dev: a
-                                  track per process, each QP's lifetime a
-                                  slice, each state change an instant with
-                                  the modify's attributes, port counters
-  verbscope record export FILE --csv   (or -j) lifetimes and transitions
-
-Examples:
-  verbscope record -o night.vsrec --retain 24h --max-size 1GiB
-  verbscope record --for 10m --interval 500ms
-  verbscope record info night.vsrec
-  sqlite3 night.vsrec "SELECT * FROM transitions WHERE state = 'ERR'"`,
+		Help:          recordHelp,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			out := fs.String("o", "", "the recording's `file` (default verbscope-HOST-TIME.vsrec here); a new file, mode 0600")
 			interval := fs.Duration("interval", time.Second, "read every `duration`")
@@ -99,134 +63,51 @@ Examples:
 				if err != nil {
 					return err
 				}
-				o := recordOptions{path: *out, dur: *dur, interval: *interval, dev: *dev, traced: !*noTrace, peers: peers,
-					w: rec.WriterOptions{KeyEvery: *keyEvery, Retain: *retain, MaxSize: size, Force: *force, Sessions: transcript.Dir()}}
-				return runRecord(ctx, env, o)
+				return rec.Record(ctx, rec.RecordOptions{Path: *out, Interval: *interval, For: *dur, Dev: *dev, Version: env.Version,
+					Trace: !*noTrace, TraceEnv: verbsfacts.TraceEnv(), LoadLimits: verbsfacts.LoadLimits(slog.New(slog.DiscardHandler)),
+					Writer: rec.WriterOptions{KeyEvery: *keyEvery, Retain: *retain, MaxSize: size, Force: *force, Sessions: transcript.Dir()},
+					Peers:  peers, Again: interrupt.Again, Log: env.Stderr})
 			}
 		},
 	}
 }
+
+// recordHelp is record --help's text.
+const recordHelp = `Records what the dashboard shows, reading by reading, into an SQLite file
+that tools other than verbscope can query (the schema and example queries
+are in docs/record.md): every process's objects, each QP's state history
+with what each traced modify set, the processes' object counts, the alerts
+(failed, stuck, dead owner), the ports' devices and counters, the host's
+identity, and the recording's own gaps (readings missed or failed, trace
+events lost). Objects are written when they appear, change or vanish, with
+a keyframe every --key-every readings.
+
+It records until ctrl+c or SIGTERM, or for --for, then takes one last
+reading once trace has handed over what it saw (a second ctrl+c stops at
+once). Each reading is one transaction, so a recorder killed mid-write
+leaves a file with every reading before. --retain and --max-size drop the
+oldest readings; --max-size is 1GiB unless told (0: no bound), the file
+and SQLite's -wal beside it counted together.
+
+  verbscope record info FILE      host, time span, readings, objects, gaps
+  verbscope record export FILE --perfetto OUT.json
+                                  Chrome trace JSON for ui.perfetto.dev: a
+                                  track per process, each QP's lifetime a
+                                  slice, each state change an instant with
+                                  the modify's attributes, port counters
+  verbscope record export FILE --csv   (or -j) lifetimes and transitions
+
+Examples:
+  verbscope record -o night.vsrec --retain 24h --max-size 1GiB
+  verbscope record --for 10m --interval 500ms
+  verbscope record info night.vsrec
+  sqlite3 night.vsrec "SELECT * FROM transitions WHERE state = 'ERR'"`
 
 // defaultRecordMax bounds a recording when --max-size is not given: a
 // recorder left running fills no disk. At 10,000 QPs a recording grows
 // some 360 MiB an hour (docs/record.md), so this keeps the last hours of
 // a busy host and days of a quiet one.
 const defaultRecordMax = "1GiB"
-
-type recordOptions struct {
-	path          string
-	dur, interval time.Duration
-	// dev limits the recording to one device.
-	dev    string
-	traced bool
-	w      rec.WriterOptions
-	run    rec.RunOptions
-	// peers are the diagnosis's (--peers ...), for the verdicts a
-	// recording keeps.
-	peers diagnose.PeerConfig
-}
-
-// runRecord records until ctx ends or o.dur passes, saying where and,
-// at the end, how much.
-func runRecord(ctx context.Context, env *Env, o recordOptions) error {
-	fsys, err := sysfsmon.NewDefaultFS()
-	if err != nil {
-		return err
-	}
-	conn, err := inspect.Dial()
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	defer conn.Close()
-	host := recordHost(env, fsys, o.interval)
-	if o.path == "" {
-		o.path = fmt.Sprintf("verbscope-%s-%s.vsrec", host.Hostname, time.Now().Format("20060102T150405"))
-	}
-	peers, err := diagnose.NewHTTPPeers(o.peers)
-	if err != nil {
-		return err
-	}
-	o.w.Peers = peers
-	w, err := rec.Create(ctx, o.path, host, o.w)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	o.run.Warn = func(s string) { fmt.Fprintln(env.Stderr, "record: "+s) }
-	readings := 0
-	o.run.Written = func(source string, _ time.Time) {
-		if source == "res" {
-			readings++
-		}
-	}
-	if o.dur > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.dur)
-		defer cancel()
-	}
-	bound := "no bound on its size"
-	if o.w.MaxSize > 0 {
-		bound = "at most " + view.Bytes(o.w.MaxSize).String() + ", the oldest readings dropped past it (--max-size)"
-	}
-	fmt.Fprintf(env.Stderr, "record: recording to %s every %s, %s (ctrl+c stops)\n", o.path, o.interval, bound)
-	if d := o.w.Sessions; d != "" {
-		if err := transcript.CheckDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(env.Stderr, "record: the verbs shells' sessions are not recorded: %v\n", err)
-		}
-	}
-	// Stopped, record takes one last reading (rec.Run); a ctrl+c or
-	// SIGTERM during it stops at once.
-	done, quit := make(chan struct{}), make(chan struct{})
-	defer close(done)
-	stopping := context.AfterFunc(ctx, func() {
-		fmt.Fprintln(env.Stderr, "record: stopping after one last reading (ctrl+c stops at once)")
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		go func() {
-			defer signal.Stop(sigs)
-			select {
-			case <-sigs:
-				close(quit)
-			case <-done:
-			}
-		}()
-	})
-	defer stopping()
-	o.run.Quit = quit
-	// The readers outlive ctx by the last reading (rec.Run).
-	readers, err := live.Start(context.WithoutCancel(ctx), recordReaders(conn, fsys, o))
-	if err != nil {
-		return err
-	}
-	defer readers.Close()
-	err = rec.Run(ctx, readers, w, o.run)
-	readers.Close()
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stderr, "record: %d readings of the objects in %s (verbscope record info %s)\n", readings, o.path, o.path)
-	return nil
-}
-
-// recordReaders are the readers a recording takes: the objects, with
-// trace's modifies unless --no-trace, and the devices with their
-// counters and IRQs. What trace says goes to o.run.Warn.
-func recordReaders(conn *inspect.Conn, fsys *sysfsmon.FS, o recordOptions) live.Options {
-	lo := live.Options{Interval: o.interval, Netlink: true, Conn: conn,
-		Snapshot:   inspect.SnapshotOptions{Query: inspect.Query{Dev: o.dev}},
-		LoadLimits: verbsfacts.LoadLimits(slog.New(slog.DiscardHandler)),
-		FS:         fsys, Sysfs: true}
-	if o.traced {
-		warn := func(s string) { o.run.Warn("trace: " + s) }
-		lo.Trace = &live.TraceOptions{Env: verbsfacts.TraceEnv(), Warn: warn, Ready: func(n int) {
-			warn(fmt.Sprintf("%d programs attached: transitions carry what each modify set", n))
-		}}
-	}
-	return lo
-}
 
 // parseSize reads a size: bytes, or a number with K, M, G, T (powers
 // of 1024, with or without "iB" or "B").

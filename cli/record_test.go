@@ -1,45 +1,17 @@
 package cli
 
 import (
-	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/verbscope/verbscope/inspect"
-	"github.com/verbscope/verbscope/rdma"
-	"github.com/verbscope/verbscope/rec"
+	"github.com/verbscope/verbscope/internal/rectest"
 )
 
-// smallRecording records two readings: QP 7 appears in RTS, then is
-// gone.
-func smallRecording(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "small.vsrec")
-	ctx := context.Background()
-	w, err := rec.Create(ctx, path, rec.Host{Hostname: "labhost", Kernel: "6.1.0", Devices: []string{"rxe0"}, Interval: time.Second}, rec.WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := inspect.NewTracker(inspect.TrackerConfig{})
-	t0 := time.Date(2026, 12, 1, 9, 24, 5, 0, time.UTC)
-	q := inspect.QP{Object: inspect.Object{DevName: "rxe0", PID: 42, Comm: "pp"}, LQPN: 7, Type: rdma.QPTypeRC, State: rdma.QPStateRTS}
-	for i, s := range []*inspect.Snapshot{{Time: t0, QPs: []inspect.QP{q}}, {Time: t0.Add(time.Second)}} {
-		if err := w.Frame(ctx, inspect.Frame{Seq: uint64(i + 1), Snapshot: s, Update: tr.Update(s), History: tr.Histories()}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestRecordInfoAndExport(t *testing.T) {
-	path := smallRecording(t)
+	path := rectest.Small(t)
 	code, out, errs := runCLI("record", "info", path)
 	for _, want := range []string{"host       labhost · kernel 6.1.0", "readings   2 of the objects, 0 of sysfs, 1 keyframes", "objects    1 · 2 QP transitions", "gaps       none"} {
 		if code != 0 || !strings.Contains(out, want) {
@@ -68,7 +40,7 @@ func TestRecordInfoAndExport(t *testing.T) {
 }
 
 func TestRecordUsage(t *testing.T) {
-	path := smallRecording(t)
+	path := rectest.Small(t)
 	for _, tc := range []struct {
 		args []string
 		code int

@@ -2,14 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
-	"strings"
-	"sync"
 
-	"github.com/verbscope/verbscope/internal/privfile"
 	"github.com/verbscope/verbscope/trace"
 	"github.com/verbscope/verbscope/verbs"
 )
@@ -69,77 +63,9 @@ Examples:
 				if err != nil {
 					return usageErrorf("%v", err)
 				}
-				var mu sync.Mutex // Notify speaks from the tracer's goroutine
-				say := func(msg string) {
-					mu.Lock()
-					defer mu.Unlock()
-					fmt.Fprintln(env.Stderr, msg)
-				}
-				opts := trace.Options{Filter: filter, Env: trace.CachedEnv(verbs.DeviceCheckEnv), Notify: func(msg string) { say("trace: " + msg) }}
-				if *record != "" {
-					f, err := privfile.Create(*record, *force)
-					if err != nil {
-						return fmt.Errorf("trace: record: %w", err)
-					}
-					defer f.Close()
-					opts.Record = f
-				}
-				t, err := trace.Open(opts)
-				if err != nil {
-					return err
-				}
-				defer t.Close()
-				if n := len(t.Hooks()); n > 0 {
-					for _, w := range t.Warnings() {
-						say(w)
-					}
-					say(fmt.Sprintf("trace: %d programs attached; tracing every process's RDMA control calls (Ctrl-C ends)", n))
-				} else {
-					say(fmt.Sprintf("trace: no program attached yet: none of their %d kernel functions exists, ib_core and ib_uverbs are not loaded; waiting for them (modprobe rdma_rxe, or a driver, loads them; Ctrl-C ends)", len(t.Warnings())))
-				}
-				stop := context.AfterFunc(ctx, func() { t.Close() })
-				defer stop()
-				// Losses are told as they happen, not only at the end.
-				lostCtx, endLost := context.WithCancel(ctx)
-				defer endLost()
-				go t.WatchLost(lostCtx, trace.LostEvery, func(dropped, undecoded uint64) { say(lostText(dropped, undecoded, " so far")) })
-				enc := json.NewEncoder(env.Stdout)
-				for n := 0; *count == 0 || n < *count; n++ {
-					e, err := t.Read()
-					if errors.Is(err, trace.ErrClosed) {
-						break
-					}
-					if err != nil {
-						return err
-					}
-					if *jsonOut {
-						err = enc.Encode(e)
-					} else {
-						_, err = fmt.Fprintln(env.Stdout, e.Text())
-					}
-					if err != nil {
-						return fmt.Errorf("trace: write: %w", err)
-					}
-				}
-				endLost()
-				t.Close()
-				if lost, err := t.Lost(); err == nil && lost+t.Undecoded() > 0 {
-					say(lostText(lost, t.Undecoded(), " in all"))
-				}
-				return nil
+				return trace.Run(ctx, trace.RunOptions{Filter: filter, Env: trace.CachedEnv(verbs.DeviceCheckEnv), JSON: *jsonOut, Count: *count,
+					RecordPath: *record, Force: *force}, env.Stdout, env.Stderr)
 			}
 		},
 	}
-}
-
-// lostText is what verbscope trace says of the events it lost.
-func lostText(dropped, undecoded uint64, sofar string) string {
-	var parts []string
-	if dropped > 0 {
-		parts = append(parts, fmt.Sprintf("%d events lost%s: the kernel's ring buffer was full (the output could not keep up); filter in the kernel's favour with fewer processes, or -j to a file", dropped, sofar))
-	}
-	if undecoded > 0 {
-		parts = append(parts, fmt.Sprintf("%d records skipped%s: they did not decode (a BPF object this binary does not match; rebuild, or report it with --record)", undecoded, sofar))
-	}
-	return "trace: " + strings.Join(parts, "; ")
 }

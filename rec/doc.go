@@ -20,11 +20,16 @@
 // verbscope's (schemacheck.go), its values bounded; it refuses a file of
 // a newer schema and turns a damaged one into an error, never a panic.
 //
-// Run records a host (`verbscope record`) from a live.Host's netlink and
-// sysfs feeds (a Source); a Feed writes the readings another consumer
-// already has (the dashboard's rewind, `export --record`). Player plays
-// a recording back as the watchers' frames (`dash --replay`, the
-// rewind); Reader answers `record info` and `record export`, whose
-// Perfetto form (perfetto.go) draws each QP's states on a timeline. The
-// package imports no cgo code.
+// Record is `verbscope record`: it starts the host's readers
+// (live.Start, what only libibverbs knows handed in by the caller) and
+// records them until stopped, then takes one last reading, which what
+// RecordOptions.Again gives (a second ctrl+c) cuts short. Run records a
+// live.Host's netlink and sysfs feeds (a Source) for it; a Feed writes
+// the readings another consumer already has (the dashboard's rewind,
+// `export --record`); HostHere is the host table of a recording made on
+// this host. Player plays a recording back as the watchers' frames
+// (`dash --replay`, the rewind); Reader answers `record info` (Info, its
+// text Info.WriteText) and `record export` (its CSV WriteCSV, text.go),
+// whose Perfetto form (perfetto.go) draws each QP's states on a
+// timeline. The package imports no cgo code.
 package rec

@@ -87,4 +87,6 @@
 // an inspect.ModifyQueue with its status and losses), which never makes the
 // reader wait: a reader that waited for its consumer would leave the ring
 // buffer to fill, and the kernel drops what does not fit (Tracer.Lost).
+// Run is `verbscope trace`: it prints each event as text or JSON and
+// tells the losses as they happen and again at the end.
 package trace

@@ -44,7 +44,7 @@ type FeedOptions struct {
 // keeps the queue's status: loading, up (once a program attached: with
 // ib_core not yet loaded, Open succeeds with none, and they attach when
 // it loads), or off, and the events lost so far, looked at every
-// LostEvery. Reading ends when ctx does.
+// lostEvery. Reading ends when ctx does.
 func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 	warn := o.Warn
 	if warn == nil {
@@ -71,7 +71,7 @@ func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 		status() // after Store: a Notify before it is covered here
 		q.SetDrain(func(ctx context.Context) error {
 			err := t.drain(ctx)
-			// The losses up to now, not as of the last LostEvery: the
+			// The losses up to now, not as of the last lostEvery: the
 			// last reading then says what it lacks.
 			if dropped, lerr := t.Lost(); lerr == nil {
 				storeMax(&lost, dropped+t.Undecoded())
@@ -85,7 +85,7 @@ func FeedModifies(ctx context.Context, o FeedOptions) *inspect.ModifyQueue {
 		stop := context.AfterFunc(ctx, func() { t.Close() })
 		defer stop()
 		defer t.Close()
-		go t.WatchLost(ctx, LostEvery, func(dropped, undecoded uint64) {
+		go watchLost(ctx, t, lostEvery, func(dropped, undecoded uint64) {
 			storeMax(&lost, dropped+undecoded)
 			status()
 		})
@@ -107,7 +107,7 @@ func seesObjects(hooks []Hook) bool {
 }
 
 // storeMax raises v to n: the counts only grow, and a drain and
-// WatchLost may read them in one order and store them in the other.
+// watchLost may read them in one order and store them in the other.
 func storeMax(v *atomic.Uint64, n uint64) {
 	for {
 		old := v.Load()

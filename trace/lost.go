@@ -5,17 +5,10 @@ import (
 	"time"
 )
 
-// LostEvery is how often a reader that tells its losses looks at them:
+// lostEvery is how often a reader that tells its losses looks at them:
 // one map lookup (a system call) a second, so a loss shows within a
 // refresh or two.
-const LostEvery = time.Second
-
-// WatchLost tells report the events t lost so far, those the kernel
-// dropped (Lost) and the records that failed to decode (Undecoded),
-// whenever either grows, looking every interval until ctx ends.
-func (t *Tracer) WatchLost(ctx context.Context, every time.Duration, report func(dropped, undecoded uint64)) {
-	watchLost(ctx, t, every, report)
-}
+const lostEvery = time.Second
 
 // lossCounter is what watchLost asks: a *Tracer, or a test's fake.
 type lossCounter interface {
@@ -23,6 +16,9 @@ type lossCounter interface {
 	Undecoded() uint64
 }
 
+// watchLost tells report the events t lost so far, those the kernel
+// dropped (Lost) and the records that failed to decode (Undecoded),
+// whenever either grows, looking every interval until ctx ends.
 func watchLost(ctx context.Context, t lossCounter, every time.Duration, report func(dropped, undecoded uint64)) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()

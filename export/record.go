@@ -1,4 +1,4 @@
-package cli
+package export
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/verbscope/verbscope/rec"
 	"github.com/verbscope/verbscope/sysfsmon"
@@ -21,12 +20,12 @@ type exportFeed struct {
 	path string
 }
 
-// exportRecording starts export --record's recording into cfg.record,
+// startRecording starts export --record's recording into o.Record,
 // keeping a file already there (the exporter restarted) as FILE.prev.
 // A write that fails stops the recording and is logged; the exporter
 // goes on.
-func exportRecording(ctx context.Context, env *Env, log *slog.Logger, fsys *sysfsmon.FS, cfg exportConfig) (*exportFeed, error) {
-	path := cfg.record
+func startRecording(ctx context.Context, o RunOptions, fsys *sysfsmon.FS) (*exportFeed, error) {
+	path, log := o.Record, o.Log
 	kept, err := keepPrev(path)
 	if err != nil {
 		return nil, err
@@ -34,7 +33,7 @@ func exportRecording(ctx context.Context, env *Env, log *slog.Logger, fsys *sysf
 	if kept {
 		log.Info("record: kept the last recording", "file", path+".prev")
 	}
-	w, err := rec.Create(ctx, path, recordHost(env, fsys, cfg.interval), cfg.recordOpts)
+	w, err := rec.Create(ctx, path, rec.HostHere(fsys, o.Collector.Interval, o.RecordVersion), o.RecordOptions)
 	if err != nil {
 		return nil, fmt.Errorf("export: --record: %w", err)
 	}
@@ -45,7 +44,7 @@ func exportRecording(ctx context.Context, env *Env, log *slog.Logger, fsys *sysf
 			log.Error("record: the recording stopped; the exporter goes on", "file", path, "err", err)
 		}
 	}()
-	log.Info("record: recording", "file", path, "interval", cfg.interval, "retain", cfg.recordOpts.Retain, "max_size", cfg.recordOpts.MaxSize)
+	log.Info("record: recording", "file", path, "interval", o.Collector.Interval, "retain", o.RecordOptions.Retain, "max_size", o.RecordOptions.MaxSize)
 	return f, nil
 }
 
@@ -89,12 +88,4 @@ func (f *exportFeed) close(log *slog.Logger) {
 	if err := f.w.Close(); err != nil {
 		log.Error("record: closing the recording", "file", f.path, "err", err)
 	}
-}
-
-// recordHost is the host table of a recording made here.
-func recordHost(env *Env, fsys *sysfsmon.FS, interval time.Duration) rec.Host {
-	host, _ := os.Hostname()
-	h := fsys.Host()
-	devs, _ := fsys.DeviceNames()
-	return rec.Host{Hostname: host, Kernel: h.KernelRelease, RDMACore: h.RDMACore.Version, Devices: devs, Interval: interval, Version: env.Version}
 }

@@ -1,4 +1,4 @@
-package cli
+package export
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/verbscope/verbscope/internal/rectest"
 	"github.com/verbscope/verbscope/rec"
 )
 
@@ -15,8 +16,8 @@ import (
 // newer FILE.prev (SQLite would read the older log over it); the kept
 // file opens and is the newer one.
 func TestKeepPrevSidecars(t *testing.T) {
-	path := smallRecording(t)
-	older := smallRecording(t)
+	path := rectest.Small(t)
+	older := rectest.Small(t)
 	data, err := os.ReadFile(older)
 	if err != nil {
 		t.Fatal(err)
