@@ -143,46 +143,4 @@ const dashHelpViews = `The inspector as a full-screen dashboard (also what 'verb
 opens on a terminal). Its views, one at a time:
 `
 
-const dashHelp = `
-':' and a view name jump, '/' filters (state=ERR pid=4242 type=RC, or
-plain words), enter opens the selection, tab focuses the verbs shell
-pane, '?' lists every key, q quits. Every object the pane's shell
-created is destroyed on the way out, QPs first.
-
-Themes: auto (dark or light by the terminal), dark, light, high-contrast,
-mono, or a file NAME.theme in $XDG_CONFIG_HOME/verbscope/themes (the
-format is in 'go doc github.com/verbscope/verbscope/themes.File'). With
-NO_COLOR set, no colours at all; bold and reverse stay.
-
---demo starts a small labelled workload beside the dashboard, so a new
-lab shows something alive: an ibv_rc_pingpong pair in a loop on the
-device, and one QP left in ERR by a verbs shell. It ends with the
-dashboard. 'make run' turns it on inside the lab VM (make run DEMO=0
-leaves it out).
-
---replay FILE plays a recording of 'verbscope record' through the same
-views instead of reading this host: the header says REPLAY, the recorded
-host and the time shown. [ and ] step one reading back and forward, { and }
-jump to the previous and next event (an object appeared or vanished, a QP
-changed state, an alert), space plays and pauses, < and > play slower and
-faster (1x to 64x). --at starts it at start, end, -3m (before the end),
-09:24:05 (on its first day) or 2026-12-01T09:24:05.
-
-Live, the dashboard keeps its last --rewind (10 minutes) of readings in a
-recording in the temporary directory (0600, removed on exit; at most
-256 MiB): [ steps back into them, { jumps to the previous event, t to a
-time, and the header says how far behind live it is; objects that have
-since vanished show as they were. ] at the newest reading, or esc,
-returns to live. --rewind 0 keeps nothing.
-
-The dashboard needs a terminal; without one, the same data is in
-'verbscope res', 'devices', 'ports', 'gids', 'irqs' and 'counters' (-j
-for scripts).
-
-Examples:
-  verbscope dash
-  verbscope dash --interval 500ms --theme high-contrast --view dev
-  NO_COLOR=1 verbscope dash --dev rxe0
-  verbscope lab -i -- 'verbscope dash --dev $LAB_DEV --gid-index $LAB_GID_INDEX --demo'
-  verbscope dash --prometheus http://prometheus:9090 --view fleet
-  verbscope dash --replay night.vsrec --at 02:47:00`
+var dashHelp = helpText("dash")

@@ -12,23 +12,10 @@ func init() { register("devices", devicesCmd) }
 
 func devicesCmd() *command {
 	return &command{
-		Name:    "devices",
-		Summary: "list RDMA devices with their firmware, GUIDs, netdevs, PCI address and NUMA node",
-		Usage:   "[flags] [DEV | dev DEV]",
-		Help: `Reads /sys/class/infiniband (no libibverbs needed): what ibv_devinfo and
-ibdev2netdev show together. Software devices (rxe, siw) show "virtual" for
-PCI and their parent netdev.
-
-JSON keys (-j, an array, one object per device): dev, node_type,
-node_type_num, node_guid, sys_image_guid, fw_ver, hca_type, board_id,
-hw_rev, node_desc, parent, soft, pci, numa_node, local_cpus, netdevs,
-uverbs, ports (as in 'verbscope ports -j'), warnings.
-` + viewHelpJSON + `
-
-Examples:
-  verbscope devices
-  verbscope devices -d mlx5_0
-  verbscope devices -j | jq -r '.[] | "\(.dev) \(.netdevs)"'`,
+		Name:          "devices",
+		Summary:       "list RDMA devices with their firmware, GUIDs, netdevs, PCI address and NUMA node",
+		Usage:         "[flags] [DEV | dev DEV]",
+		Help:          helpText("devices"),
 		FlagsAnywhere: true,
 		Setup: deviceView("devices", func(env *Env, o *viewOpts, flt view.Filters, devs []sysfsmon.Device) error {
 			rows := sysfsmon.DeviceRows(devs, flt)

@@ -14,50 +14,10 @@ func init() { register("diagnose", diagnoseCmd) }
 
 func diagnoseCmd() *command {
 	return &command{
-		Name:    "diagnose",
-		Summary: "why is this QP stuck? a verdict for every stuck or failed QP: the cause, the evidence, the fix, and the peer's side",
-		Usage:   "[DEV/QPN] [-j] [--readings N] [--interval D] [--peers URL,...] [--prometheus URL] [--peer-auth FILE] [--peer-ca FILE]",
-		Help: `Takes a few readings of every QP and the ports' counters (RDMA netlink)
-and lists each QP that needs a look with its verdict: a reliable QP in RTS
-or SQD whose PSNs stand still while retry or RNR counters rise (stuck), a
-QP in ERR or SQE (failed), a QP whose process exited. Each verdict names a
-cause, how sure it is (certain or probable), the evidence and the fix:
-
-  rnr                the receiver has no receive posted (RNR NAKs)
-  peer_gone          the peer QP was destroyed (its process exited)
-  peer_not_ready     the peer QP is in RESET or INIT, or in ERR/SQE
-  wrong_destination  the destination QP number names no QP on the peer host
-  remote_access      the peer refused an RDMA operation (rkey, range, permission)
-  link_down          the QP's port is not ACTIVE
-  flushed            the QP is in ERR, so every request posted is flushed
-  owner_exited       the QP's process exited; an inherited descriptor holds it
-  no_response        retrying with no answer, none of the above established
-
-The other end is read from its host's exporter (verbscope export's
-/api/v1/qps, which serves PSNs and remote QP numbers to clients that
-authenticate, or to all with --api.sensitive): the host the QP's
-destination GID names when trace saw it connect, else every exporter of
---peers and of the fleet (--prometheus), the peer found by its QP number
-and remote number (probable). Peers are asked only when a QP needs
-judging; one that does not answer is a fact in the verdict.
-
-Port counters are shared by the port's QPs: when more than one QP could be
-the one retrying, each is named probable with the others listed, unless
-its peer shows it idle. rxe has no per-QP counters; it counts RNR NAKs in
-rcvd_rnr_err and transport timeouts in completer_retry_err, and retries
-forever at retry_cnt 7 (rxe_comp.c), so its stuck QPs never reach ERR.
-
--j prints a JSON list of objects with dev, lqpn, state, pid, comm, cause,
-certainty, why, evidence (lines), fix (lines), since and peer (host, dev,
-lqpn, rqpn, state, sq_psn, rq_psn, pid, comm; null when unknown). The exit
-status is 0 when nothing needs a look, 3 when something does. A progress
-line on stderr counts the readings.
-
-Examples:
-  verbscope diagnose
-  verbscope diagnose rxe0/17
-  verbscope diagnose -j --peers http://10.0.1.2:9879
-  verbscope diagnose --readings 8 --interval 500ms --peer-auth /etc/verbscope/peer-auth`,
+		Name:          "diagnose",
+		Summary:       "why is this QP stuck? a verdict for every stuck or failed QP: the cause, the evidence, the fix, and the peer's side",
+		Usage:         "[DEV/QPN] [-j] [--readings N] [--interval D] [--peers URL,...] [--prometheus URL] [--peer-auth FILE] [--peer-ca FILE]",
+		Help:          helpText("diagnose"),
 		FlagsAnywhere: true,
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			jsonOut := fs.Bool("j", false, "print a JSON list of verdicts")

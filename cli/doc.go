@@ -6,5 +6,6 @@
 // holds it to that: no goroutines, no function over 80 lines). The view
 // commands share one argument grammar (words.go: flags anywhere,
 // iproute2's words, values checked) and print the rows through view
-// (view.WriteRows, view.RowStream).
+// (view.WriteRows, view.RowStream). The help texts after the flags are
+// text files in help/, embedded (help.go).
 package cli

@@ -36,44 +36,7 @@ func doctorChecks() string {
 
 // doctorHelp is the text of `verbscope doctor --help` after the list of
 // checks.
-const doctorHelp = `
-Each check says pass, warn, fail or n/a (with the reason), the values it
-looked at and where each came from (a file, a netlink dump, a verbs call),
-and what to do. mr-qp changes the system for a moment: it opens each device,
-registers memory and creates a QP, then destroys them (--no-probe skips it).
-Run it as the user whose programs fail: permissions, the locked-memory limit
-and the probe depend on who runs it.
-
-Exit status: 0 when no check failed (warnings and n/a alone exit 0), 1 when
-at least one failed (or the --sysfs/--procfs folders do not exist), 2 for a
-usage error.
-
-JSON (-j): one object: host {kernel_release, rdma_core, rdma_core_source,
-cpus, uid, live}, checks [{id, title, verdict ("pass", "warn", "fail" or
-"n/a"), summary, evidence [{what, value, source, verdict}], fix [...]}],
-summary {pass, warn, fail, na, failed [ids], warned [ids]}. Evidence that
-was judged has a verdict (pass, warn or fail), context has none; lists are
-never null.
-
---watch D first reads every process's objects for D (a reading every
-second, or D/60) and the growth check names each process whose objects of
-a kind only grew all that time by 10 or more, with its slope: a leak
-suspect. The memlock check looks at every process holding RDMA objects
-too: the bytes its MRs pin against its own RLIMIT_MEMLOCK.
-
-With --sysfs/--procfs/--root on a recorded tree only the file checks run;
-libibverbs, netlink and the probe describe this host, so those checks are
-n/a.
-
-This host's kernel may have no RDMA at all; then run it in the lab VM:
-  verbscope lab -- verbscope doctor
-
-Examples:
-  verbscope doctor
-  verbscope doctor --only modules,ports,mr-qp
-  verbscope doctor -j | jq -r '.checks[] | select(.verdict=="fail") | .fix[]'
-  verbscope doctor --mr-size 1024
-  verbscope doctor --watch 2m --only growth,memlock`
+var doctorHelp = helpText("doctor")
 
 // doctorSetup declares the flags of `verbscope doctor` and returns the
 // command.

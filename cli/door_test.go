@@ -18,7 +18,6 @@ import (
 // package, or holds a help text that wants a name of its own.
 const maxFuncLines = 80
 
-
 // doorOffences lists, for the non-test Go files of dir, every go
 // statement and every function (declared or literal, its body's braces
 // included) longer than maxFuncLines, as "file:line: what".

@@ -87,26 +87,4 @@ func irqsSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) error
 }
 
 // irqsHelp is the text of `verbscope irqs --help` after the flags.
-const irqsHelp = `Finds a device's IRQs from its PCI function's msi_irqs/ (MSI-X or MSI), its
-legacy INTx line, or the /proc/interrupts rows that name the device, one of
-its netdevs or its PCI address, and joins them with /proc/irq/N
-(smp_affinity_list, effective_affinity_list, affinity_hint, node): what
-show_irq_affinity.sh shows. MATCH says how an IRQ was found. A software
-device (rxe, siw) has no interrupts of its own and says so. With
---interval the CPU columns are interrupts per second.
-
-num_comp_vectors (how many completion vectors CQs can spread over) comes
-from libibverbs on the live system.
-
-JSON keys (-j, an array, one object per device): dev, pci, numa_node,
-netdevs, soft, no_irqs (why there are none), cpus, num_comp_vectors,
-warnings, irqs: [{irq, name, chip, hwirq, mode (msix, msi, intx or ""),
-matched_by (msi_irqs, intx, name, netdev, pci), listed, per_cpu, total,
-smp_affinity_list, effective_affinity_list, affinity_hint, node}]; with
---interval also rates: [{dev, irq, name, per_cpu_rate, rate, delta}].
-` + viewHelpJSON + `
-
-Examples:
-  verbscope irqs
-  verbscope irqs --interval 1s dev mlx5_0
-  verbscope irqs -j | jq '.[].irqs[] | {irq, effective_affinity_list}'`
+var irqsHelp = helpText("irqs")

@@ -93,28 +93,4 @@ func labSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) error 
 }
 
 // labHelp is the text of `verbscope lab --help` after the flags.
-const labHelp = `With no command (or with -i), 'verbscope lab' attaches this terminal to a shell in the
-VM (rxe0 is up; rdma-core's tools, perftest and this verbscope binary are
-on the PATH). With a command (sh syntax; several words are joined with
-spaces, as ssh does) it runs the command there, streams its output and
-exits with its status. The first run downloads Debian's kernel package and
-builds an initramfs from this host's packages; later runs reuse the cache.
-
-In the guest: rxe0 on veth0 (10.0.0.1; veth1 is 10.0.0.2), and
-LAB_DEV, LAB_PORT, LAB_GID_INDEX, LAB_IP and LAB_PEER_IP in the environment.
---share DIR appears at /mnt/host, which is also the command's folder.
-
---kernel picks the guest kernel: 6.1 (Debian 12's, the default) or 6.12
-(Debian 13's, fetched from Debian's archive with a private apt
-configuration in the cache, never installed on this host). $LAB_KERNEL
-is its default.
-
---pair boots two VMs joined by a virtual wire, a (10.0.1.1) and b
-(10.0.1.2), each with its own rxe0 on eth0, and runs -a on one and -b on
-the other; output lines start with [a] or [b].
-
-Examples:
-  verbscope lab
-  verbscope lab -- ibv_devinfo -v
-  verbscope lab -- 'ibv_rc_pingpong -g $LAB_GID_INDEX & sleep 1; ibv_rc_pingpong -g $LAB_GID_INDEX $LAB_IP'
-  verbscope lab --pair -a 'ib_send_lat -x $LAB_GID_INDEX' -b 'sleep 2; ib_send_lat -x $LAB_GID_INDEX $LAB_PEER_IP'`
+var labHelp = helpText("lab")

@@ -24,39 +24,7 @@ func learnCmd() *command {
 		FlagsAnywhere: true,
 		Summary:       "the course: the verbs call flow and the QP state machine, learned by doing, each step checked on the kernel",
 		Usage:         "[N] [--plain] [--dir DIR [--allow-programs]] [--reset] [--dev DEVICE] | --check [DIR [--allow-programs]]",
-		Help: `On a terminal, the dashboard with the lesson in a pane beside the
-verbs shell (focused) and the QP view above: F2 a hint (again: the
-solution), F3 the step before, F4 do this step for me, F5 the lessons.
-
-Lessons in order, each a few steps: what to do and why, then the
-verbs shell waits while you type; a step is done when the shell's objects
-and the kernel's (RDMA netlink, as rdma resource show sees them) show it,
-whatever you typed to get there. A refused command is part of the lesson.
-N starts at lesson N; otherwise the course resumes where you left it
-(progress is saved in $XDG_STATE_HOME/verbscope, or
-~/.local/state/verbscope; --reset clears it first). Each lesson has its
-own shell session: everything a lesson creates is destroyed at its end.
-
---plain runs the course in the line shell (for a screen reader or a plain
-terminal); its own commands start with ':' (:hint twice for the solution,
-:next, :prev, :step, :lessons, :lesson N). With stdin not a terminal the
-lines are read from it, as 'verbscope shell' does.
-
---check [DIR] runs every lesson's solution on the device (the built-in
-course, or the pack in DIR) and reports each step; it exits 1 naming each
-step whose checks failed. --dir DIR runs a teacher's pack of lessons (see
-docs/learn.md for the format) instead of the built-in course.
-
-A pack's lessons may run programs beside the shell (a background block),
-as you: verbscope lists them first and runs them only with
---allow-programs, or a yes at the prompt on a terminal (as root, only the
-flag). The built-in course's programs run without asking.
-
-Examples:
-  verbscope learn
-  verbscope learn 2 --plain
-  verbscope learn --check
-  verbscope learn --check ./my-lessons`,
+		Help:          helpText("learn"),
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			check := fs.Bool("check", false, "run every lesson's solution and report each step")
 			dir := fs.String("dir", "", "run the lessons in `directory` instead of the built-in course")

@@ -73,35 +73,7 @@ func recordCmd() *command {
 }
 
 // recordHelp is record --help's text.
-const recordHelp = `Records what the dashboard shows, reading by reading, into an SQLite file
-that tools other than verbscope can query (the schema and example queries
-are in docs/record.md): every process's objects, each QP's state history
-with what each traced modify set, the processes' object counts, the alerts
-(failed, stuck, dead owner), the ports' devices and counters, the host's
-identity, and the recording's own gaps (readings missed or failed, trace
-events lost). Objects are written when they appear, change or vanish, with
-a keyframe every --key-every readings.
-
-It records until ctrl+c or SIGTERM, or for --for, then takes one last
-reading once trace has handed over what it saw (a second ctrl+c stops at
-once). Each reading is one transaction, so a recorder killed mid-write
-leaves a file with every reading before. --retain and --max-size drop the
-oldest readings; --max-size is 1GiB unless told (0: no bound), the file
-and SQLite's -wal beside it counted together.
-
-  verbscope record info FILE      host, time span, readings, objects, gaps
-  verbscope record export FILE --perfetto OUT.json
-                                  Chrome trace JSON for ui.perfetto.dev: a
-                                  track per process, each QP's lifetime a
-                                  slice, each state change an instant with
-                                  the modify's attributes, port counters
-  verbscope record export FILE --csv   (or -j) lifetimes and transitions
-
-Examples:
-  verbscope record -o night.vsrec --retain 24h --max-size 1GiB
-  verbscope record --for 10m --interval 500ms
-  verbscope record info night.vsrec
-  sqlite3 night.vsrec "SELECT * FROM transitions WHERE state = 'ERR'"`
+var recordHelp = helpText("record")
 
 // defaultRecordMax bounds a recording when --max-size is not given: a
 // recorder left running fills no disk. At 10,000 QPs a recording grows

@@ -41,91 +41,10 @@ func resCmd() *command {
 
 // res's help: the dump and its filters, then the two other modes
 // (--follow and owners) up to owners' filters, then the rest.
-const (
-	resHelpDump = `Asks the kernel over RDMA netlink (nldev), as iproute2's 'rdma resource
-show' does, so it sees the objects of every process and of the kernel.
-Without an object kind it prints each device's object counts.
-
-The text view prints what 'rdma resource show' prints. With -j the output
-is a JSON array with the same keys and values as 'rdma -j resource show'
-(ifindex, ifname, port, lqpn, rqpn, type, state, rq-psn, sq-psn,
-path-mig-state, pdn, pid, comm, ...), so scripts written for iproute2 work.
-Kernel objects have no pid; their comm is the owning module, printed in
-brackets in the text view and plain in JSON. The pid is the thread that
-created the object, as the kernel records it: in a multi-threaded program
-(any Go program) objects of one process can show several pids.
-
-Filters are iproute2's, as "name value" or "name=value": numbers take lists
-and inclusive ranges (lqpn 0-6,17), names take lists (state RTS,ERR), and a
-name that no object can have (state BOGUS) is refused with the ones that
-exist. A lone DEV or DEV/PORT is "dev DEV" or "link DEV/PORT".
-`
-	resHelpModes = `"link DEV/PORT" and "dev DEV" also limit what the kernel is asked for.
--d asks for details; -dd (or -d -d) also prints the driver's attributes
-(drv_*), as rdma -dd does. Flags may stand anywhere.
-Keys (rkey, lkey, local_dma_lkey) are only sent to root (CAP_NET_ADMIN).
-
-A dump cannot know the history it did not watch; 'res qp --follow' watches.
-It prints the QPs that pass the filters, then, every second, one line per
-change: a QP that appeared or vanished, a state change, and as root (CAP_BPF
-and CAP_PERFMON, a kernel with BTF) every process's modifies, traced from
-the kernel as 'verbscope trace' does: the attributes each set, and for a
-failed one its errno and what rdma.Check says about it:
-  12:00:01.234567 appeared link rxe0/1 lqpn 17 type RC state RESET ... comm ibv_rc_pingpong
-  12:00:01.240001 rxe0 lqpn 17 RTR→RTS timeout=14 retry_cnt=7 rnr_retry=7 max_rd_atomic=1 sq_psn=0x5a3f12 by ibv_rc_pingpong[812]
-  12:00:01.250002 rxe0 lqpn 17 RTS→RTR = -22 EINVAL by verbscope[901]: ...
-  12:00:09.000000 vanished link rxe0/1 lqpn 17 type RC state RTS ... comm ibv_rc_pingpong
-With -j each line is one JSON object: "time" and "event" (present for the
-QPs at the start, appeared, vanished, state, modify, modify_failed), then
-res qp -j's keys, or for a change ifname, lqpn, from, state (to for a failed
-modify) and "modify" (pid, comm, mask, attrs as trace -j names them, ret,
-errno, check). -n COUNT stops after COUNT changes; Ctrl-C ends it. A QP
-that lived between two readings shows only through its traced modifies
-(the filters judge them by the modifying process); a traced modify can
-reach the list up to 100 ms late, after the reading that saw its result.
-
-'res owners' says who holds the objects: one row per process (pid, comm,
-user, its systemd unit, container and Kubernetes pod as its cgroup path
-names them, /proc/PID/cgroup), or with "by unit", "by container" or "by
-pod" one per group of them, with the objects of each kind, the QPs by
-state, the bytes its MRs pin and what the kernel counts as pinned for it
-(vmpin: /proc/PID/status VmPin, which ibv_reg_mr charges page by page)
-against the process's RLIMIT_MEMLOCK (/proc/PID/limits; a group shows its
-member nearest its limit) and flags:
-"memlock" when a process pins more than 80% of a limit that applies to it
-(its next ibv_reg_mr may fail with ENOMEM; CAP_IPC_LOCK lifts the limit),
-"gone" for objects of processes that exited. Containers are
-"runtime:ID" (docker, containerd, cri-o, podman); "-" is none. Filters:
-`
-	resHelpEnd = `
-Objects whose creating task was reaped have no pid: they count as pid 0.
-"by host" prints one line: the live processes holding objects, their MR
-bytes and VmPin summed, the host's RAM (memtotal, /proc/meminfo) and the
-share of it pinned (mem-pinned).
-One reading cannot tell a leak: growth is "-" here; the dashboard's
-owners view, 'export --collector.owners=N' and 'doctor --watch D' watch
-over a window and name the kinds that only grow.
-
-This host's kernel may have no RDMA at all; then run it in the lab VM:
-  verbscope lab -- verbscope res qp
-
-Examples:
-  verbscope res
-  verbscope res qp
-  verbscope res qp -j
-  verbscope res qp state=RTS type=RC
-  verbscope res qp link rxe0/1 lqpn 0-6
-  verbscope res cq pid 1234
-  verbscope res mr dev rxe0 -j
-  verbscope res qp rxe0/1 -j -p
-  verbscope res -dd qp
-  verbscope res qp --follow
-  verbscope res qp --follow -j comm ibv_rc_pingpong
-  verbscope res qp rxe0 --follow -n 10
-  verbscope res owners
-  verbscope res owners by unit -j
-  verbscope res owners by pod flags memlock
-  verbscope res owners by host -j`
+var (
+	resHelpDump  = helpText("res-dump")
+	resHelpModes = helpText("res-modes")
+	resHelpEnd   = helpText("res-end")
 )
 
 // resFlags are res's flags: the output flags and those of its modes.

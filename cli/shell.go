@@ -18,25 +18,7 @@ func shellCmd() *command {
 		Name:    "shell",
 		Summary: "the verbs shell: create PDs, CQs, MRs and QPs, step QPs through their states, move data",
 		Usage:   "[-f FILE | -c 'CMD; CMD'] [-j|--json [-p|--pretty]] [--keep-going] [--dev DEVICE] [--gid-index N]",
-		Help: `On a terminal, an interactive prompt with completion of commands,
-object names, states and attributes (Tab), and history kept across runs
-(in $XDG_STATE_HOME/verbscope/history). Type 'help' inside for the
-commands and 'help COMMAND' for examples.
-
-With -f FILE, -c 'commands', or commands on stdin when it is not a
-terminal, the shell runs them in order, echoing each, and stops at the
-first error with exit status 1 (--keep-going goes on and exits 1 at the
-end if anything failed). -j (--json) prints one JSON object per command
-({"command", "line", "result"} or {"command", "line", "error",
-"refusal": {"what", "why", "fix"}}); -p (--pretty) indents it.
-
-Whatever way it ends (end of input, exit, an error, Ctrl-C, SIGTERM),
-every object the shell created is destroyed, QPs first.
-
-Examples:
-  verbscope shell
-  verbscope shell -c 'open; pd; cq; qp type=rc; modify qp1 init port=1'
-  verbscope shell -f pingpong.vs --json`,
+		Help:    helpText("shell"),
 		Setup: func(fs *flag.FlagSet, env *Env) func(context.Context, []string) error {
 			file := fs.String("f", "", "run the commands in `file`")
 			cmds := fs.String("c", "", "run these `commands` (separated by ;)")

@@ -105,9 +105,3 @@ func warn(env *Env, cmd string, ws []sysfsmon.Warning) {
 		fmt.Fprintf(env.Stderr, "verbscope %s: %s: %s\n", cmd, kind, w)
 	}
 }
-
-// viewHelpJSON is the shared tail of the views' help.
-const viewHelpJSON = `Empty lists are null in JSON. Per-file read problems (a driver that refuses
-a file) are printed on stderr as warnings and never hide the rest; the
-exit status is 1 only when nothing could be read (no /sys/class/infiniband:
-no RDMA core loaded).`
