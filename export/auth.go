@@ -68,10 +68,10 @@ func readWebConfig(path string) (*web.Config, error) {
 	return &c, nil
 }
 
-// Exposure says in one sentence what the server gives a client that does
+// exposure says in one sentence what the server gives a client that does
 // not authenticate, for the log at start, and at which level: a warning
 // when the hidden fields go to anyone.
-func (o APIOptions) Exposure() (slog.Level, string, error) {
+func (o APIOptions) exposure() (slog.Level, string, error) {
 	var users bool
 	var certs string
 	if o.WebConfig != "" {

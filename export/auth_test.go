@@ -205,7 +205,7 @@ func TestExposure(t *testing.T) {
 		{"--api.sensitive", APIOptions{Sensitive: true}, slog.LevelWarn, "to anyone who reaches the port"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			level, msg, err := tc.api.Exposure()
+			level, msg, err := tc.api.exposure()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestExposure(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := (APIOptions{WebConfig: filepath.Join(dir, "missing.yml")}).Exposure(); err == nil {
+	if _, _, err := (APIOptions{WebConfig: filepath.Join(dir, "missing.yml")}).exposure(); err == nil {
 		t.Error("a missing web config: no error")
 	}
 }

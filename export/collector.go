@@ -53,7 +53,7 @@ const LateAfter = pace.LateAfter
 // Collector is a prometheus.Collector of the host's RDMA state. It keeps
 // the latest netlink frame and sysfs reading and what must outlive them
 // (transition counts, the QP groups seen), and is safe for concurrent use:
-// Follow feeds it while scrapes read it.
+// follow feeds it while scrapes read it.
 type Collector struct {
 	opts Options
 	// now is the clock the lateness is judged by (tests use a fake);
@@ -100,7 +100,7 @@ type Collector struct {
 	owners  []owners.Group
 	lookups owners.Cache
 	// kmsg counts the RDMA lines of the kernel log, served while
-	// Follow reads them (kmsgOn).
+	// follow reads them (kmsgOn).
 	kmsg   map[kmsgKey]uint64
 	kmsgOn bool
 }

@@ -13,19 +13,18 @@
 // with it. No label ever carries a QP number, a pid, a GID or a key (the
 // owner groupings are OwnerGroupings).
 //
-// The readers are live's (a live.Host, started by Run): Follow
-// hands the Collector each of its feeds, the netlink frames, the sysfs
-// readings and the kernel log's lines, on goroutines of their own. The
-// package is pure Go.
+// The readers are live's (a live.Host, started by Run): the Collector
+// follows each of its feeds, the netlink frames, the sysfs readings and
+// the kernel log's lines, on goroutines of their own. The package is
+// pure Go.
 //
-// Handler serves the metrics and /api/v1/qps, the per-QP detail built
+// The handler serves the metrics and /api/v1/qps, the per-QP detail built
 // once per reading (what it gives a client that did not authenticate is
-// auth.go's rule); Serve runs it, with TLS and basic auth from a web
-// config file.
+// auth.go's rule), with TLS and basic auth from a web config file.
 //
 // Run is `verbscope export` whole: it starts the host's readers
 // (live.Start, what only libibverbs knows handed in by the caller),
-// has the Collector Follow them, serves it, and with --record hands
+// has the Collector follow them, serves it, and with --record hands
 // the same readings to a recording (rec.Feed), keeping a file already
 // there as FILE.prev (record.go).
 package export

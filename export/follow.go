@@ -18,14 +18,14 @@ type Feeds interface {
 	Owners() owners.Lookup
 }
 
-// Also are handed each reading after the Collector took it (export
+// followAlso are handed each reading after the Collector took it (export
 // --record's recording, a rec.Feed); neither may block. Nil: nobody.
-type Also struct {
+type followAlso struct {
 	Frame func(inspect.Frame)
 	Sys   func(sysfsmon.Update)
 }
 
-// Follow feeds c every reading of h until all its feeds close (the Host
+// follow feeds c every reading of h until all its feeds close (the Host
 // closed, or its context ended), each feed on a goroutine of its own
 // so that none waits for another: the netlink frames (Observe, the
 // processes looked up with h's Owners unless Options.Owners gave a
@@ -34,9 +34,9 @@ type Also struct {
 // reading, and one that comes shows at the next), and the kernel log's
 // RDMA lines (ObserveKernelLine: what its ring held at start, then each
 // new one), counted while the log is read: once its reader ends (it
-// failed: KernelLogFailed says why) they are no longer served, as they
+// failed: kernelLogFailed says why) they are no longer served, as they
 // may fall short for good.
-func (c *Collector) Follow(h Feeds, also Also) {
+func (c *Collector) follow(h Feeds, also followAlso) {
 	if c.opts.Owners == nil {
 		c.opts.Owners = h.Owners()
 	}
@@ -74,9 +74,9 @@ func (c *Collector) setKernelLog(on bool) {
 	c.mu.Unlock()
 }
 
-// KernelLogFailed is live.Options.KernelFailed for the exporter: it says
+// kernelLogFailed is live.Options.KernelFailed for the exporter: it says
 // once on log why the kernel log is not counted (no privilege to read
 // /dev/kmsg, a read that failed).
-func KernelLogFailed(log *slog.Logger) func(error) {
+func kernelLogFailed(log *slog.Logger) func(error) {
 	return func(err error) { log.Warn("kernel log: not counted", "err", err) }
 }

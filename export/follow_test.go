@@ -35,7 +35,7 @@ func TestFollowFeedsApart(t *testing.T) {
 	var frames, updates int
 	done := make(chan struct{})
 	go func() {
-		c.Follow(h, Also{Frame: func(inspect.Frame) { frames++ }, Sys: func(sysfsmon.Update) { updates++ }})
+		c.follow(h, followAlso{Frame: func(inspect.Frame) { frames++ }, Sys: func(sysfsmon.Update) { updates++ }})
 		close(done)
 	}()
 	kernelSeries := func() int { return testutil.CollectAndCount(c, "verbscope_kernel_log_messages_total") }

@@ -76,7 +76,7 @@ func TestLateSysfsReadingFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { c.Follow(h, Also{}); close(done) }()
+	go func() { c.follow(h, followAlso{}); close(done) }()
 	t.Cleanup(func() {
 		cancel()
 		for {

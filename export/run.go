@@ -62,11 +62,11 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	c := NewCollector(o.Collector)
-	level, exposure, err := o.API.Exposure()
+	level, exposure, err := o.API.exposure()
 	if err != nil {
 		return fmt.Errorf("export: --web.config.file: %w", err)
 	}
-	h, err := Handler(c, o.API)
+	h, err := newHandler(c, o.API)
 	if err != nil {
 		return err
 	}
@@ -74,29 +74,29 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (another exporter there? pick one with --web.listen-address)", o.Listen, err)
 	}
-	defer l.Close() // Serve closes it too; this is for the returns before
+	defer l.Close() // serve closes it too; this is for the returns before
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var also Also
+	var also followAlso
 	if o.Record != "" {
 		feed, err := startRecording(ctx, o, sys)
 		if err != nil {
 			return err
 		}
 		defer feed.close(o.Log)
-		also = Also{Frame: feed.Frame, Sys: feed.Sys}
+		also = followAlso{Frame: feed.Frame, Sys: feed.Sys}
 	}
 	readers, err := live.Start(ctx, o.readers(sys))
 	if err != nil {
 		return err
 	}
 	defer readers.Close()
-	go c.Follow(readers, also)
+	go c.follow(readers, also)
 	if !firstReadings(ctx, c, o) {
 		return nil
 	}
 	o.Log.Log(ctx, level, exposure)
-	err = Serve(ctx, l, h, o.API.WebConfig, o.Log)
+	err = serveHTTP(ctx, l, h, o.API.WebConfig, o.Log)
 	if errors.Is(err, context.Canceled) {
 		return nil // SIGTERM or SIGINT: a server's normal end
 	}
@@ -125,7 +125,7 @@ func firstReadings(ctx context.Context, c *Collector, o RunOptions) bool {
 func (o RunOptions) readers(sys *sysfsmon.FS) live.Options {
 	log := o.Log
 	lo := live.Options{Interval: o.Collector.Interval, Netlink: true, Window: o.Window, LoadLimits: o.LoadLimits,
-		FS: sys, Sysfs: true, NoIRQs: o.Record == "", Kernel: true, KernelFailed: KernelLogFailed(log)}
+		FS: sys, Sysfs: true, NoIRQs: o.Record == "", Kernel: true, KernelFailed: kernelLogFailed(log)}
 	if o.Trace {
 		lo.Trace = &live.TraceOptions{Env: o.TraceEnv,
 			Warn: func(msg string) { log.Warn("trace: " + msg) },

@@ -48,11 +48,11 @@ var limits = serverLimits{
 // Prometheus, a fleet view and a person fit many times over.
 const maxInFlight = 10
 
-// Handler serves the exporter's pages: /metrics (c with the Go runtime's
+// newHandler serves the exporter's pages: /metrics (c with the Go runtime's
 // and the process's own metrics), /api/v1/qps (the per-QP detail as JSON,
 // its hidden fields only as api says) and a landing page at / linking
 // both. It only reads: nothing it serves changes a counter or a mode.
-func Handler(c *Collector, api APIOptions) (http.Handler, error) {
+func newHandler(c *Collector, api APIOptions) (http.Handler, error) {
 	reg := prometheus.NewRegistry()
 	for _, col := range []prometheus.Collector{c, collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
@@ -84,10 +84,10 @@ func Handler(c *Collector, api APIOptions) (http.Handler, error) {
 	return mux, nil
 }
 
-// Serve serves h on l until ctx ends, with TLS and basic auth as the
+// serve serves h on l until ctx ends, with TLS and basic auth as the
 // exporter-toolkit web config file says (node_exporter's
 // --web.config.file; empty: plain HTTP).
-func Serve(ctx context.Context, l net.Listener, h http.Handler, webConfig string, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, l net.Listener, h http.Handler, webConfig string, log *slog.Logger) error {
 	if webConfig != "" {
 		if err := web.Validate(webConfig); err != nil {
 			return fmt.Errorf("export: web config %s: %w", webConfig, err)

@@ -36,13 +36,13 @@ func serve(t *testing.T, c *Collector, api APIOptions) string {
 // serveOn is serve on a listener of the test's.
 func serveOn(t *testing.T, l net.Listener, c *Collector, api APIOptions) string {
 	t.Helper()
-	h, err := Handler(c, api)
+	h, err := newHandler(c, api)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, l, h, api.WebConfig, slog.New(slog.DiscardHandler)) }()
+	go func() { done <- serveHTTP(ctx, l, h, api.WebConfig, slog.New(slog.DiscardHandler)) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
