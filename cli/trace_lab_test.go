@@ -25,7 +25,7 @@ type traceLine struct {
 
 // TestTraceCommand runs `verbscope trace` as a person does: one with -j
 // filtered by comm until Ctrl-C, one with -n 1 that ends by itself. A
-// verbs shell creates a QP, moves it to INIT and destroys it: the first
+// verbs shell creates a QP, moves it to INIT (next) and destroys it: the first
 // prints the create, the modify (INIT, ret 0) and the destroy of the
 // shell's QP with the shell's pid, and ends with status 0 on SIGINT;
 // the second prints one line and exits 0 on its own.
@@ -37,7 +37,7 @@ func TestTraceCommand(t *testing.T) {
 	for _, p := range []*labkit.Proc{all, one} {
 		labkit.WaitFor(t, labkit.Attach, "trace's programs attached", func() bool { return strings.Contains(p.Output(), "programs attached") })
 	}
-	sh := labkit.Start(t, "verbscope", "shell", "--dev", dev, "-c", "open; pd; cq; qp type=rc cq=cq1; modify qp1 init port=1")
+	sh := labkit.Start(t, "verbscope", "shell", "--dev", dev, "-c", "open; pd; cq; qp type=rc cq=cq1; next qp1")
 	if code := sh.Exit(t, labkit.Run); code != 0 {
 		t.Fatalf("the shell: status %d\n%s", code, sh.Output())
 	}
