@@ -207,9 +207,15 @@ func objectField(o front.Object, key string, kv *KernelView) string {
 				return s.String()
 			}
 		}
-		return o.State
+		if o.Kind != rdma.KindQP {
+			return ""
+		}
+		return o.State.String()
 	case "type":
-		return o.QPType
+		if o.Kind != rdma.KindQP {
+			return ""
+		}
+		return o.QPType.String()
 	case "parent":
 		return o.Parent
 	case "device":

@@ -44,10 +44,10 @@ func (f *fakeShell) Exec(_ context.Context, line string) (front.Result, error) {
 			o.Parent = w[3]
 		}
 		if o.Kind == rdma.KindQP {
-			o.State, o.QPType = "RESET", "RC"
+			o.State, o.QPType = rdma.QPStateReset, rdma.QPTypeRC
 		}
 		if len(w) > 4 {
-			o.State = w[4]
+			o.State = fakeState(w[4])
 		}
 		f.st = f.st.Put(o)
 	case w[0] == "set" && len(w) == 3:
@@ -55,7 +55,7 @@ func (f *fakeShell) Exec(_ context.Context, line string) (front.Result, error) {
 		if !ok {
 			return front.Result{}, &front.Error{What: "no " + w[1]}
 		}
-		o.State = w[2]
+		o.State = fakeState(w[2])
 		f.st = f.st.Put(o)
 	case w[0] == "rm" && len(w) == 2:
 		o, _ := f.st.Object(w[1])
@@ -83,4 +83,13 @@ func (f *fakeShell) Close() error {
 		close(f.events)
 	}
 	return nil
+}
+
+// fakeState reads a state word of the fake's script; a word that names
+// none is a state the shell does not know.
+func fakeState(w string) rdma.QPState {
+	if st, ok := rdma.ParseQPState(w); ok {
+		return st
+	}
+	return rdma.QPStateUnknown
 }

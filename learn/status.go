@@ -83,13 +83,8 @@ func (s *session) qpStatus(step Step) QPStatus {
 	if qp.Kind != rdma.KindQP {
 		return QPStatus{}
 	}
-	// The shell speaks in words (front.Object); the state is read once
-	// here, at the edge, and travels typed to the panes.
-	st, known := rdma.ParseQPState(qp.State)
-	if !known {
-		st = rdma.QPStateUnknown
-	}
-	qs := QPStatus{Name: qp.Name, State: st}
+	known := qp.State != rdma.QPStateUnknown
+	qs := QPStatus{Name: qp.Name, State: qp.State}
 	s.mu.Lock()
 	if kv := s.kv; kv != nil {
 		if k, ok := kv.QPStates[qp.QPN]; ok {
@@ -97,8 +92,8 @@ func (s *session) qpStatus(step Step) QPStatus {
 		}
 	}
 	s.mu.Unlock()
-	if typ, ok := rdma.ParseQPType(qp.QPType); ok && known {
-		for _, n := range rdma.LegalNext(qs.State, typ) {
+	if known {
+		for _, n := range rdma.LegalNext(qs.State, qp.QPType) {
 			if n != qs.State {
 				qs.Next = append(qs.Next, n)
 			}

@@ -133,7 +133,7 @@ func BenchmarkScript5kQPs(b *testing.B) {
 		if st := q.s.State(); st.Len() != total+3 {
 			b.Fatalf("the session holds %d objects, want %d", st.Len(), total+3)
 		}
-		if qp, _ := q.s.State().Object(fmt.Sprintf("qp%d", total)); qp.State != "INIT" {
+		if qp, _ := q.s.State().Object(fmt.Sprintf("qp%d", total)); qp.State != rdma.QPStateInit {
 			b.Fatalf("the last QP is %+v, want it in INIT", qp)
 		}
 		// Both are closed again by the cleanups (after a Fatal too);

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/verbscope/verbscope/internal/labkit"
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 )
 
@@ -74,21 +75,21 @@ func TestStateAfterCommands(t *testing.T) {
 		t.Errorf("cq1 has %d entries, asked for 10", cq.CQE)
 	}
 	qd := qpRes.Data.(map[string]any)
-	if qp.QPN != qd["qpn"].(uint32) || qp.QPType != "RC" || qp.State != "INIT" || qp.SendCQ != "cq1" || qp.RecvCQ != "cq1" || qp.Port != 1 {
+	if qp.QPN != qd["qpn"].(uint32) || qp.QPType != rdma.QPTypeRC || qp.State != rdma.QPStateInit || qp.SendCQ != "cq1" || qp.RecvCQ != "cq1" || qp.Port != 1 {
 		t.Errorf("qp1 %+v; created as %v", qp, qd)
 	}
-	if len(qp.History) != 1 || qp.History[0].From != "RESET" || qp.History[0].To != "INIT" || qp.History[0].At.IsZero() {
+	if len(qp.History) != 1 || qp.History[0].From != rdma.QPStateReset || qp.History[0].To != rdma.QPStateInit || qp.History[0].At.IsZero() {
 		t.Errorf("qp1 history %+v, want RESET→INIT", qp.History)
 	}
-	steps := map[string]front.Step{}
+	steps := map[rdma.QPState]front.Step{}
 	next := qp.NextSteps()
 	for _, n := range next {
 		steps[n.To] = n
 	}
-	if rtr := steps["RTR"]; !rtr.Legal || !slices.Contains(rtr.Needs, "DEST_QPN") || !slices.Contains(rtr.Needs, "AV") {
+	if rtr := steps[rdma.QPStateRTR]; !rtr.Legal || !slices.Contains(rtr.Needs, "DEST_QPN") || !slices.Contains(rtr.Needs, "AV") {
 		t.Errorf("INIT→RTR %+v, want legal and needing DEST_QPN and AV", rtr)
 	}
-	if rts := steps["RTS"]; rts.Legal || rts.Why == "" {
+	if rts := steps[rdma.QPStateRTS]; rts.Legal || rts.Why == "" {
 		t.Errorf("INIT→RTS %+v, want illegal with a reason", rts)
 	}
 	if len(next) != 7 {
@@ -209,7 +210,7 @@ func TestListenCancelled(t *testing.T) {
 	case <-time.After(labkit.Step):
 		t.Fatalf("listen did not end within %v of its context being cancelled", labkit.Step)
 	}
-	if qp, _ := s.State().Object("qp1"); qp.Name != "qp1" || qp.State != "INIT" {
+	if qp, _ := s.State().Object("qp1"); qp.Name != "qp1" || qp.State != rdma.QPStateInit {
 		t.Errorf("after the cancelled listen: %+v, want qp1 in INIT", qp)
 	}
 	// The session is usable again at once.
@@ -305,7 +306,7 @@ func TestCommandQueriesOnlyItsQPs(t *testing.T) {
 	if diff := cmp.Diff(without(before, "qp7"), without(after, "qp7")); diff != "" {
 		t.Errorf("the objects next qp7 did not touch changed (-before +after):\n%s", diff)
 	}
-	if qp, _ := after.Object("qp7"); qp.State != "INIT" || len(qp.History) != 1 {
+	if qp, _ := after.Object("qp7"); qp.State != rdma.QPStateInit || len(qp.History) != 1 {
 		t.Errorf("qp7 after next: %+v", qp)
 	}
 	mustExec(t, s, "connect qp1 qp2", "post recv qp2 mr1[0:64]", "post send qp1 mr1[0:4]")

@@ -68,17 +68,17 @@ func (s *Shell) object(e *entry) front.Object {
 // qpObject fills in what a QP is now: its number, type, state, port, CQs
 // and the modifies it went through (one ibv_query_qp).
 func qpObject(e *entry, o *front.Object) {
-	o.QPN, o.QPType = e.qp.Num(), e.qp.Type().String()
+	o.QPN, o.QPType = e.qp.Num(), e.qp.Type()
 	o.SendCQ, o.RecvCQ = e.sendCQ.name, e.recvCQ.name
-	o.State = rdma.QPStateUnknown.String()
+	o.State = rdma.QPStateUnknown
 	if q, err := e.qp.Query(rdma.AttrState | rdma.AttrPort); err == nil {
-		o.State = q.State.String()
+		o.State = q.State
 		if q.State != rdma.QPStateReset {
 			o.Port = int(q.Port)
 		}
 	}
 	for _, h := range e.history {
-		o.History = append(o.History, front.Transition{At: h.At, From: h.From.String(), To: h.To.String()})
+		o.History = append(o.History, front.Transition{At: h.At, From: h.From, To: h.To})
 	}
 }
 

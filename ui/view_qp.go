@@ -186,13 +186,13 @@ func (v *objectView) sessionLines(o *front.Object) []string {
 			if len(s.Needs) > 0 {
 				needs = th.Render(themes.SlotDim, "  needs "+strings.Join(s.Needs, ", "))
 			}
-			out = append(out, th.Render(themes.SlotOK, "  → "+s.To)+needs+th.Render(themes.SlotDim, "   (shell: modify "+o.Name+" "+strings.ToLower(s.To)+")"))
+			out = append(out, th.Render(themes.SlotOK, "  → "+s.To.String())+needs+th.Render(themes.SlotDim, "   (shell: modify "+o.Name+" "+strings.ToLower(s.To.String())+")"))
 		}
 	}
 	var refused []string
 	for _, s := range next {
 		if !s.Legal {
-			refused = append(refused, s.To)
+			refused = append(refused, s.To.String())
 		}
 	}
 	if len(refused) > 0 {
@@ -201,7 +201,7 @@ func (v *objectView) sessionLines(o *front.Object) []string {
 	if len(o.History) > 0 {
 		out = append(out, "", th.Render(themes.SlotHeader, "modifies in the shell"))
 		for _, t := range o.History {
-			out = append(out, "  "+t.At.Format("15:04:05.000")+"  "+t.From+" → "+t.To)
+			out = append(out, "  "+t.At.Format("15:04:05.000")+"  "+t.From.String()+" → "+t.To.String())
 		}
 	}
 	return out
@@ -210,12 +210,8 @@ func (v *objectView) sessionLines(o *front.Object) []string {
 // diagram draws the QP on the state machine's main line as the lesson
 // pane does (rdma.StateDiagram): [its state] in the theme's colour, red
 // when failed, and (the legal next steps).
-func (v *objectView) diagram(state string, next []front.Step) string {
+func (v *objectView) diagram(cur rdma.QPState, next []front.Step) string {
 	th := v.c.theme
-	cur, ok := rdma.ParseQPState(state)
-	if !ok {
-		cur = rdma.QPStateUnknown // marks none
-	}
 	o := rdma.DiagramOptions{ASCII: th.ASCII, Mark: func(s rdma.QPState, drawn string) string {
 		switch {
 		case s != cur:
@@ -226,8 +222,8 @@ func (v *objectView) diagram(state string, next []front.Step) string {
 		return th.Render(themes.SlotSelected, drawn)
 	}}
 	for _, n := range next {
-		if st, ok := rdma.ParseQPState(n.To); ok && n.Legal {
-			o.Next = append(o.Next, st)
+		if n.Legal {
+			o.Next = append(o.Next, n.To)
 		}
 	}
 	return rdma.StateDiagram(cur, o)[0]

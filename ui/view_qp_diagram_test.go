@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/verbscope/verbscope/rdma"
 	"github.com/verbscope/verbscope/shell/front"
 	"github.com/verbscope/verbscope/themes"
 )
@@ -16,17 +17,17 @@ func TestQPViewDiagram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := []front.Step{{To: "RESET", Legal: true}, {To: "INIT"}, {To: "RTS", Legal: true}, {To: "SQD", Legal: true}, {To: "ERR", Legal: true}}
+	steps := []front.Step{{To: rdma.QPStateReset, Legal: true}, {To: rdma.QPStateInit}, {To: rdma.QPStateRTS, Legal: true}, {To: rdma.QPStateSQD, Legal: true}, {To: rdma.QPStateErr, Legal: true}}
 	for _, tc := range []struct {
 		th    *themes.Theme
-		state string
+		state rdma.QPState
 		next  []front.Step
 		want  string
 	}{
-		{mustLoad(t, "dark", true), "RTS", steps, "(RESET) → INIT → RTR → [RTS] · (SQD) · (ERR)"},
-		{ascii, "RTS", steps, "(RESET) -> INIT -> RTR -> [RTS] | (SQD) | (ERR)"},
-		{mustLoad(t, "dark", true), "ERR", nil, "RESET → INIT → RTR → RTS · [ERR]"},
-		{mustLoad(t, "dark", true), "", nil, "RESET → INIT → RTR → RTS"},
+		{mustLoad(t, "dark", true), rdma.QPStateRTS, steps, "(RESET) → INIT → RTR → [RTS] · (SQD) · (ERR)"},
+		{ascii, rdma.QPStateRTS, steps, "(RESET) -> INIT -> RTR -> [RTS] | (SQD) | (ERR)"},
+		{mustLoad(t, "dark", true), rdma.QPStateErr, nil, "RESET → INIT → RTR → RTS · [ERR]"},
+		{mustLoad(t, "dark", true), rdma.QPStateUnknown, nil, "RESET → INIT → RTR → RTS"},
 	} {
 		v := &objectView{c: &common{theme: tc.th}}
 		if got := ansi.Strip(v.diagram(tc.state, tc.next)); got != tc.want {

@@ -86,8 +86,10 @@ type Object struct {
 
 	// QPs, as of the last command that used the QP (the kernel may move
 	// a QP to ERR meanwhile: the inspector shows that).
-	QPN            uint32
-	QPType, State  string
+	QPN    uint32
+	QPType rdma.QPType
+	// State is rdma.QPStateUnknown until the shell asked the QP.
+	State          rdma.QPState
 	SendCQ, RecvCQ string
 
 	// CQs: the entries the device gave (at least those asked for).
@@ -104,13 +106,13 @@ type Object struct {
 // Transition is one successful modify of a QP.
 type Transition struct {
 	At       time.Time
-	From, To string
+	From, To rdma.QPState
 }
 
 // Step says whether a modify to state To is legal now, which attributes
 // it needs, and if not, why.
 type Step struct {
-	To    string
+	To    rdma.QPState
 	Legal bool
 	Needs []string // attributes the kernel requires for this step
 	Why   string   // when not legal: the reason, in words
@@ -122,16 +124,15 @@ type Step struct {
 // a QP whose state is unknown. It is computed when asked (a pane asks
 // for the QP it shows), not with every snapshot.
 func (o Object) NextSteps() []Step {
-	cur, okState := rdma.ParseQPState(o.State)
-	typ, okType := rdma.ParseQPType(o.QPType)
-	if o.Kind != rdma.KindQP || !okState || !okType || cur == rdma.QPStateUnknown {
+	cur, typ := o.State, o.QPType
+	if o.Kind != rdma.KindQP || cur == rdma.QPStateUnknown {
 		return nil
 	}
 	var out []Step
 	for _, to := range rdma.QPStates {
 		rule := rdma.LookupTransition(cur, to, typ)
 		v := rdma.Check(cur, to, typ, rdma.AttrState|rule.Required, nil, nil)
-		st := Step{To: to.String(), Legal: v.Known && v.TableOK}
+		st := Step{To: to, Legal: v.Known && v.TableOK}
 		if rule.Valid {
 			st.Needs = rule.Required.Names()
 		}

@@ -77,9 +77,9 @@ func TestTreeStaysShallow(t *testing.T) {
 func TestPutSharesTheRest(t *testing.T) {
 	var st State
 	for i := range uint64(1000) {
-		st = st.Put(Object{ID: i + 1, Kind: rdma.KindQP, Name: fmt.Sprint("qp", i+1), State: "RESET"})
+		st = st.Put(Object{ID: i + 1, Kind: rdma.KindQP, Name: fmt.Sprint("qp", i+1), State: rdma.QPStateReset})
 	}
-	next := st.Put(Object{ID: 500, Kind: rdma.KindQP, Name: "qp500", State: "INIT"})
+	next := st.Put(Object{ID: 500, Kind: rdma.KindQP, Name: "qp500", State: rdma.QPStateInit})
 	for id := range uint64(1000) {
 		a, _ := st.byID.get(id + 1)
 		b, _ := next.byID.get(id + 1)
@@ -87,10 +87,10 @@ func TestPutSharesTheRest(t *testing.T) {
 			t.Fatalf("object %d: shared %v", id+1, a == b)
 		}
 	}
-	if o, _ := st.Object("qp500"); o.State != "RESET" {
+	if o, _ := st.Object("qp500"); o.State != rdma.QPStateReset {
 		t.Errorf("the old State's qp500 is %s, want RESET", o.State)
 	}
-	if o, _ := next.Object("qp500"); o.State != "INIT" {
+	if o, _ := next.Object("qp500"); o.State != rdma.QPStateInit {
 		t.Errorf("the new State's qp500 is %s, want INIT", o.State)
 	}
 }
@@ -123,21 +123,21 @@ func TestPutRenameRemove(t *testing.T) {
 // TestNextSteps judges a QP's modifies by the kernel's rules when asked,
 // and nothing for other objects or an unknown state.
 func TestNextSteps(t *testing.T) {
-	qp := Object{Kind: rdma.KindQP, QPType: "RC", State: "INIT"}
-	steps := map[string]Step{}
+	qp := Object{Kind: rdma.KindQP, QPType: rdma.QPTypeRC, State: rdma.QPStateInit}
+	steps := map[rdma.QPState]Step{}
 	for _, s := range qp.NextSteps() {
 		steps[s.To] = s
 	}
 	if len(steps) != len(rdma.QPStates) {
 		t.Errorf("%d steps judged, want one per state (%d)", len(steps), len(rdma.QPStates))
 	}
-	if rtr := steps["RTR"]; !rtr.Legal || !slices.Contains(rtr.Needs, "DEST_QPN") || !slices.Contains(rtr.Needs, "AV") {
+	if rtr := steps[rdma.QPStateRTR]; !rtr.Legal || !slices.Contains(rtr.Needs, "DEST_QPN") || !slices.Contains(rtr.Needs, "AV") {
 		t.Errorf("INIT→RTR %+v, want legal and needing DEST_QPN and AV", rtr)
 	}
-	if rts := steps["RTS"]; rts.Legal || rts.Why == "" {
+	if rts := steps[rdma.QPStateRTS]; rts.Legal || rts.Why == "" {
 		t.Errorf("INIT→RTS %+v, want illegal with a reason", rts)
 	}
-	for _, o := range []Object{{Kind: rdma.KindCQ}, {Kind: rdma.KindQP, QPType: "RC", State: "UNKNOWN"}} {
+	for _, o := range []Object{{Kind: rdma.KindCQ}, {Kind: rdma.KindQP, QPType: rdma.QPTypeRC, State: rdma.QPStateUnknown}} {
 		if got := o.NextSteps(); got != nil {
 			t.Errorf("%+v: %d steps, want none", o, len(got))
 		}
