@@ -106,6 +106,11 @@ type Verdict struct {
 }
 
 // Key is the verdict's QP as the Tracker keys it.
+// Failed reports whether the verdict's QP is in a state a QP falls
+// into on an error (rdma.QPState.Failed: ERR, SQE), rather than one that
+// waits.
+func (v *Verdict) Failed() bool { return failedState(v.State) }
+
 func (v *Verdict) Key() inspect.Key { return inspect.Key{Kind: rdma.KindQP, Dev: v.Dev, ID: v.LQPN} }
 
 // Summary is the verdict in one line: "rxe0 qp 17 rnr (peer 10.0.1.2:9879

@@ -28,7 +28,7 @@ func (c *common) verdictOf(k inspect.Key) *diagnose.Verdict {
 // or SQD) rather than one that failed or outlived its process: those
 // have alerts of their own.
 func stalledVerdict(v *diagnose.Verdict) bool {
-	return v.State != "ERR" && v.State != "SQE" && v.Cause != diagnose.CauseOwnerExited
+	return !v.Failed() && v.Cause != diagnose.CauseOwnerExited
 }
 
 // stuckAlert names the first stuck QP's cause ("stuck: rxe0 qp 17 rnr
