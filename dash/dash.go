@@ -122,30 +122,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer stop()
-	if o.Course != nil {
-		src.Shell, src.Lesson = o.Course, func() ui.Lesson { return lessonOf(o.Course.Status()) }
-	} else if o.Shell {
-		sh := transcript.Wrap(shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex}), "dash")
-		defer sh.Close()
-		src.Shell = sh
-		// :learn starts the course in a Cmd; it is closed at the end.
-		var course atomic.Pointer[learn.Tutor]
-		defer func() {
-			if t := course.Load(); t != nil {
-				t.Close()
-			}
-		}()
-		src.Learn = func() (front.Engine, func() ui.Lesson, error) {
-			t, err := startCourse(ctx, conn, o)
-			if err != nil {
-				return nil, nil, err
-			}
-			if old := course.Swap(t); old != nil {
-				old.Close()
-			}
-			return t, func() ui.Lesson { return lessonOf(t.Status()) }, nil
-		}
-	}
+	defer shellSources(ctx, conn, o, &src)()
 	// The shell pane's one rule: it shows this process's shell (or the
 	// course's). A live dashboard without one (--no-shell) has no pane,
 	// even while it rewinds: the rewinder's recorded lines would be the
@@ -170,6 +147,39 @@ func Run(ctx context.Context, o Options) error {
 		src.Fleet = func(ctx context.Context) ([]fleet.Host, error) { return fleet.Rows(ctx, c, o.Job) }
 	}
 	return program(ctx, o, ui.New(src, ui.Options{Theme: o.Theme, ThemeOpts: topts, View: o.View, FrameFile: o.FrameFile}, th), noColor)
+}
+
+// shellSources gives the dashboard its shell: the course's (--course),
+// or a verbs shell of its own with :learn starting the course; none
+// with --no-shell. The function it returns closes what it opened.
+func shellSources(ctx context.Context, conn *inspect.Conn, o Options, src *ui.Sources) (closeAll func()) {
+	if o.Course != nil {
+		src.Shell, src.Lesson = o.Course, func() ui.Lesson { return lessonOf(o.Course.Status()) }
+		return func() {}
+	}
+	if !o.Shell {
+		return func() {}
+	}
+	sh := transcript.Wrap(shell.New(shell.Options{Device: o.Dev, GIDIndex: o.GIDIndex}), "dash")
+	src.Shell = sh
+	// :learn starts the course in a Cmd; it is closed at the end.
+	var course atomic.Pointer[learn.Tutor]
+	src.Learn = func() (front.Engine, func() ui.Lesson, error) {
+		t, err := startCourse(ctx, conn, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		if old := course.Swap(t); old != nil {
+			old.Close()
+		}
+		return t, func() ui.Lesson { return lessonOf(t.Status()) }, nil
+	}
+	return func() {
+		if t := course.Load(); t != nil {
+			t.Close()
+		}
+		sh.Close()
+	}
 }
 
 // program runs the dashboard's model on the terminal until the user
