@@ -69,39 +69,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case openViewMsg:
 		return m.jump(msg.name)
-	case shellDoneMsg:
-		if m.pane == nil {
-			return nil
-		}
-		cmd := m.pane.done(msg)
-		return tea.Batch(cmd, m.afterShell())
-	case learnMsg:
-		return m.startCourse(msg)
-	case historyErrMsg:
-		m.c.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
-		return nil
-	case replayShellMsg:
-		if m.pane != nil {
-			m.pane.setRecorded(msg.lines)
-		}
-		return nil
-	case shellEventMsg:
-		if m.pane == nil || m.pane.eng == nil || !msg.ok || msg.from != m.pane.eng.Events() {
-			// Closed, or the engine before :learn replaced it.
-			return nil
-		}
-		m.pane.event(msg.ev)
-		return tea.Batch(m.pane.reread(msg.ev), m.pane.events())
-	case lessonMsg:
-		if m.pane != nil && m.pane.lessonFn != nil {
-			m.pane.lesson = &msg.lesson
-		}
-		return nil
-	case shellCompleteMsg:
-		if m.pane != nil {
-			m.pane.completed(msg)
-		}
-		return nil
+	case shellDoneMsg, learnMsg, historyErrMsg, replayShellMsg, shellEventMsg, lessonMsg, shellCompleteMsg:
+		return m.paneUpdate(msg)
 	case tea.PasteMsg:
 		return m.paste(msg.Content)
 	case tea.MouseWheelMsg:
@@ -115,6 +84,42 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	// The views' own messages (doctor's answers, fleet's ticks) and the
 	// readings of Sources.Feeds.
 	return m.routeAll(msg)
+}
+
+// paneUpdate takes the shell pane's messages: a command's end, the
+// course started by :learn, the engine's events, a lesson's status,
+// completions, the recorded lines of a replay, a history not saved.
+func (m *model) paneUpdate(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case learnMsg:
+		return m.startCourse(msg)
+	case historyErrMsg:
+		m.c.note(themes.SlotError, "shell history not saved: "+firstLine(msg.err.Error()))
+		return nil
+	}
+	if m.pane == nil {
+		return nil
+	}
+	switch msg := msg.(type) {
+	case shellDoneMsg:
+		return tea.Batch(m.pane.done(msg), m.afterShell())
+	case replayShellMsg:
+		m.pane.setRecorded(msg.lines)
+	case shellEventMsg:
+		if m.pane.eng == nil || !msg.ok || msg.from != m.pane.eng.Events() {
+			// Closed, or the engine before :learn replaced it.
+			return nil
+		}
+		m.pane.event(msg.ev)
+		return tea.Batch(m.pane.reread(msg.ev), m.pane.events())
+	case lessonMsg:
+		if m.pane.lessonFn != nil {
+			m.pane.lesson = &msg.lesson
+		}
+	case shellCompleteMsg:
+		m.pane.completed(msg)
+	}
+	return nil
 }
 
 // route gives a message to one page's view and takes the rows it
