@@ -292,26 +292,36 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.route(m.cur, msg)
 	case m.mode == modeDetail:
 		m.detailKey(msg)
+	default:
+		m.tableKey(msg)
+	}
+	return nil
+}
+
+// tableKey takes the keys of the shown view's table: open the selected
+// row, move, sort.
+func (m *model) tableKey(msg tea.KeyPressMsg) {
+	k, t := m.keys, m.cur.table
+	switch {
 	case key.Matches(msg, k.Open):
 		m.openDetail()
 	case key.Matches(msg, k.Up):
-		m.cur.table.Move(-1)
+		t.Move(-1)
 	case key.Matches(msg, k.Down):
-		m.cur.table.Move(+1)
+		t.Move(+1)
 	case key.Matches(msg, k.Top):
-		m.cur.table.Home()
+		t.Home()
 	case key.Matches(msg, k.Bottom):
-		m.cur.table.End()
+		t.End()
 	case key.Matches(msg, k.PageUp):
-		m.cur.table.Page(-1)
+		t.Page(-1)
 	case key.Matches(msg, k.PageDown):
-		m.cur.table.Page(+1)
+		t.Page(+1)
 	case key.Matches(msg, k.Sort):
-		m.cur.table.CycleSort()
+		t.CycleSort()
 	case key.Matches(msg, k.Reverse):
-		m.cur.table.Reverse()
+		t.Reverse()
 	}
-	return nil
 }
 
 // explainsOnHelp tells whether ? on view explains its selected row.
