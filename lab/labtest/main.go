@@ -200,7 +200,12 @@ func runSuite(ctx context.Context, c config, st suite) error {
 	if c.bench != "" {
 		vms = 1
 	}
-	groups := split(st.pkgs, vms, loadDurations(cacheDir))
+	durations := loadDurations(cacheDir)
+	var lead float64
+	if c.then != "" {
+		lead = durations[thenKey]
+	}
+	groups := split(st.pkgs, vms, durations, lead)
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup
@@ -248,6 +253,11 @@ func runSuite(ctx context.Context, c config, st suite) error {
 	st.rep.summary(os.Stdout, 15, c.bench != "")
 	if next != nil {
 		err = errors.Join(err, next.finish(os.Stdout))
+		if c.run == "" {
+			last := loadDurations(cacheDir)
+			last[thenKey] = next.took.Seconds()
+			saveDurations(cacheDir, last)
+		}
 	}
 	if err != nil {
 		return err

@@ -65,7 +65,7 @@ func TestSplit(t *testing.T) {
 		{importPath: "b", tests: []string{"TestB1", "TestB2", "TestB3"}, benchmarks: []string{"BenchmarkB"}},
 	}
 	last := map[string]float64{"a.TestA1": 100, "a.TestA2": 5, "b.TestB1": 60, "b.TestB2": 50}
-	got := split(pkgs, 2, last)
+	got := split(pkgs, 2, last, 0)
 	show := func(g []labPackage) (s []string) {
 		for _, p := range g {
 			s = append(s, p.importPath+":"+strings.Join(p.tests, ","))
@@ -79,7 +79,15 @@ func TestSplit(t *testing.T) {
 	if diff := cmp.Diff(want, [][]string{show(got[0]), show(got[1])}); diff != "" {
 		t.Error(diff)
 	}
-	if n := len(split(pkgs[:1], 5, nil)); n != 2 {
+	// A lead of 100 s (the -then step) on the first VM: A1 to 2 (100
+	// each), B1 to 1 (160), B2 and B3 to 2 (160), A2 to 1: the first VM
+	// has 65 s of tests, the second 160.
+	led := split(pkgs, 2, last, 100)
+	want = [][]string{{"a:TestA2", "b:TestB1"}, {"a:TestA1", "b:TestB2,TestB3"}}
+	if diff := cmp.Diff(want, [][]string{show(led[0]), show(led[1])}); diff != "" {
+		t.Errorf("with a lead: %s", diff)
+	}
+	if n := len(split(pkgs[:1], 5, nil, 0)); n != 2 {
 		t.Errorf("two tests in %d VMs", n)
 	}
 }

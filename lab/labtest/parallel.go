@@ -26,11 +26,17 @@ const durationsFile = "labtest-durations.json"
 // unknownTest is what a test never timed counts for.
 const unknownTest = 10.0
 
+// thenKey keeps the -then step's last time among the tests' (in
+// seconds), for the lead the next deal gives it.
+const thenKey = "(-then)"
+
 // split deals the tests of pkgs to n VMs, longest first, each to the VM
 // with the least work so far, and returns each VM's packages holding only
 // its tests (in their files' order). Benchmarks stay whole: they run in
-// one VM.
-func split(pkgs []labPackage, n int, last map[string]float64) [][]labPackage {
+// one VM. The first VM starts with lead seconds of work: the -then step
+// that begins when it ends (make test's VM tests), so that it ends that
+// much earlier and the step ends with the others, not minutes after.
+func split(pkgs []labPackage, n int, last map[string]float64, lead float64) [][]labPackage {
 	type item struct {
 		pkg  int
 		test string
@@ -49,6 +55,7 @@ func split(pkgs []labPackage, n int, last map[string]float64) [][]labPackage {
 	sort.SliceStable(items, func(a, b int) bool { return items[a].w > items[b].w })
 	n = max(1, min(n, len(items)))
 	load := make([]float64, n)
+	load[0] = lead
 	mine := make([]map[string]bool, n) // "pkg/test" each VM runs
 	for k := range mine {
 		mine[k] = map[string]bool{}

@@ -24,6 +24,7 @@ type thenStep struct {
 	cmd     *exec.Cmd
 	out     bytes.Buffer
 	start   time.Time
+	took    time.Duration // once finished
 	done    chan error
 }
 
@@ -50,7 +51,8 @@ func startThen(ctx context.Context, cmdline string) *thenStep {
 // returns its failure.
 func (s *thenStep) finish(w io.Writer) error {
 	err := <-s.done
-	fmt.Fprintf(w, "labtest: %s (started as the first VM ended, took %.0f s):\n", s.cmdline, time.Since(s.start).Seconds())
+	s.took = time.Since(s.start)
+	fmt.Fprintf(w, "labtest: %s (started as the first VM ended, took %.0f s):\n", s.cmdline, s.took.Seconds())
 	w.Write(s.out.Bytes())
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.cmdline, err)
