@@ -88,8 +88,9 @@ func split(pkgs []labPackage, n int, last map[string]float64, lead float64) [][]
 	return groups
 }
 
-// shippedDurations are the times of a whole run on a loaded 2-core
-// machine, for a first run whose cache has none.
+// shippedDurations are the times of a whole run on a 2-core machine
+// (make test's, the -then step's included, at be4f9f5), for a first run
+// whose cache has none.
 //
 //go:embed durations.json
 var shippedDurations []byte
