@@ -45,7 +45,7 @@ func busyRecording(b *testing.B, name string, readings int, naive *int64) string
 				*naive += int64(len(body))
 			}
 		}
-		if err := w.Frame(ctx, trackedFrame(tr, uint64(r + 1), s)); err != nil {
+		if err := w.Frame(ctx, trackedFrame(tr, uint64(r+1), s)); err != nil {
 			b.Fatal(err)
 		}
 	}

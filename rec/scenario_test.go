@@ -72,7 +72,7 @@ func frames() []inspect.Frame {
 		if i == 2 {
 			tr.Observe(errModify)
 		}
-		out = append(out, trackedFrame(tr, uint64(i + 1), s))
+		out = append(out, trackedFrame(tr, uint64(i+1), s))
 	}
 	return out
 }
@@ -173,7 +173,7 @@ func recordSnaps(t testing.TB, name string, h Host, o WriterOptions, snaps ...*i
 	w, path := createT(t, name, h, o)
 	tr := inspect.NewTracker(inspect.TrackerConfig{})
 	for i, s := range snaps {
-		if err := w.Frame(context.Background(), trackedFrame(tr, uint64(i + 1), s)); err != nil {
+		if err := w.Frame(context.Background(), trackedFrame(tr, uint64(i+1), s)); err != nil {
 			t.Fatal(err)
 		}
 	}
