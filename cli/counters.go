@@ -29,11 +29,7 @@ func countersSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) e
 	onlyErr := fs.Bool("errors", false, "only error counters")
 	nonzero := fs.Bool("nonzero", false, "only counters that are not 0 (or, with --interval, that moved)")
 	return func(ctx context.Context, args []string) error {
-		flt, err := parseWords("counters", args)
-		if err != nil {
-			return err
-		}
-		f, err := o.openChecked(flt)
+		flt, f, err := o.openWords("counters", args)
 		if err != nil {
 			return err
 		}

@@ -28,11 +28,7 @@ func irqsSetup(fs *flag.FlagSet, env *Env) func(context.Context, []string) error
 	o := addViewFlags(fs)
 	interval := addIntervalFlag(fs, "read twice this `long` apart and show interrupts per second")
 	return func(ctx context.Context, args []string) error {
-		flt, err := parseWords("irqs", args)
-		if err != nil {
-			return err
-		}
-		f, err := o.openChecked(flt)
+		flt, f, err := o.openWords("irqs", args)
 		if err != nil {
 			return err
 		}

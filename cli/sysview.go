@@ -62,15 +62,20 @@ func (o *viewOpts) open() (*sysfsmon.FS, error) {
 	return sysfsmon.NewFS(o.sys, o.proc, sysfsmon.WithClock(viewClock))
 }
 
-// openChecked opens the roots, refusing a device the filters name that
-// does not exist, and a port (DEV/PORT) its device does not have.
-func (o *viewOpts) openChecked(flt view.Filters) (*sysfsmon.FS, error) {
+// openWords reads a view command's words (parseWords) and opens the
+// roots, refusing a device the filters name that does not exist, and a
+// port (DEV/PORT) its device does not have.
+func (o *viewOpts) openWords(cmd string, args []string) (view.Filters, *sysfsmon.FS, error) {
+	flt, err := parseWords(cmd, args)
+	if err != nil {
+		return nil, nil, err
+	}
 	f, err := o.open()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	_, err = f.CheckFilters(flt)
-	return f, err
+	return flt, f, err
 }
 
 // readTwice reads once, or, with a positive interval, twice that far
