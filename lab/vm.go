@@ -221,6 +221,12 @@ func (l *Lab) boot(ctx context.Context, s vmSpec) result {
 	}
 	con := l.readConsole(stdout, s.out, fmt.Sprintf("%s booted, rxe0 ready", name), m.CPUs, start, func() { cmd.Process.Kill() })
 	werr := cmd.Wait()
+	if st := cmd.ProcessState; st != nil && con.ready {
+		// The host's CPU is what VMs share: a run's cost to the VMs
+		// beside it, beside its own time.
+		fmt.Fprintf(l.opts.Log, "lab: %s ended after %.0f s; qemu used %.0f s of the host's CPUs\n",
+			name, time.Since(start).Seconds(), (st.UserTime() + st.SystemTime()).Seconds())
+	}
 	switch {
 	case len(con.kernel) > 0:
 		return result{err: fmt.Errorf("lab: %s: the guest kernel reported trouble %s after boot, so the run was stopped; its lines:\n%s",

@@ -16,8 +16,22 @@ import (
 // release what they held, and fails the test, naming each object left and
 // its owner, if the host has more objects than when the test began. So a
 // leak fails the test that made it, not the ones after it.
+//
+// It also logs how busy the guest's CPUs were over the test (busyLog):
+// the lab runner lists the costliest tests by it, the figure to cut
+// when the suite is too slow, since the host's cores are what the two
+// VMs share.
 func Clean(t testing.TB) {
 	t.Helper()
+	busy0, busyErr := cpuBusy()
+	if busyErr == nil {
+		start := time.Now()
+		t.Cleanup(func() {
+			if busy, err := cpuBusy(); err == nil {
+				t.Logf("%s %.1f s in %.1f s", busyLog, (busy - busy0).Seconds(), time.Since(start).Seconds())
+			}
+		})
+	}
 	before, err := objectCounts()
 	if err != nil {
 		t.Fatalf("labkit: count the host's verbs objects: %v", err)

@@ -96,20 +96,36 @@ func (p *Proc) Wait(t testing.TB, timeout time.Duration) {
 	}
 }
 
-// WaitFor polls cond every 20 ms until it holds, or fails the test after
-// timeout (one of the limits in limits.go). A wait that took more than a
-// third of its limit is logged, for the runner's list of slow waits.
+// WaitFor polls cond until it holds, or fails the test after timeout
+// (one of the limits in limits.go). A wait that took more than a third
+// of its limit is logged, for the runner's list of slow waits.
+//
+// Between looks it pauses twice as long as the last look took (at least
+// 20 ms, at most a second): many conds start a program (verbscope res -j,
+// rdma, tmux), each a second of a vCPU under TCG, and polled back to
+// back they kept a vCPU busy for the whole wait, taken from the program
+// under test and from the other VM on the host.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	start := time.Now()
 	deadline := start.Add(timeout)
-	for !cond() {
+	for {
+		t0 := time.Now()
+		if cond() {
+			break
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %v waiting for %s", timeout, what)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pollPause(time.Since(t0)))
 	}
 	NoteWait(t, what, time.Since(start), timeout)
+}
+
+// pollPause is the pause after a look that took took: twice it, within
+// [20 ms, 1 s], so polling takes at most a third of a CPU.
+func pollPause(took time.Duration) time.Duration {
+	return min(max(2*took, 20*time.Millisecond), time.Second)
 }
 
 // NoteWait logs a wait that used more than a third of its limit: less

@@ -35,7 +35,9 @@ func TestSelectPattern(t *testing.T) {
 
 func TestReport(t *testing.T) {
 	r := &report{module: "example.com/m"}
-	out := "=== PACKAGE example.com/m/cli\n=== RUN   TestA\n--- PASS: TestA (12.50s)\n--- FAIL: TestB (3.00s)\n    x_test.go:1: boom\n" +
+	out := "=== PACKAGE example.com/m/cli\n=== RUN   TestA\n    clean.go:30: labkit: the guest's CPUs were busy 20.0 s in 12.5 s\n--- PASS: TestA (12.50s)\n" +
+		"=== RUN   TestB\n=== RUN   TestB/one\n    clean.go:30: labkit: the guest's CPUs were busy 1.5 s in 1.0 s\n=== RUN   TestB/two\n    clean.go:30: labkit: the guest's CPUs were busy 1.5 s in 1.0 s\n" +
+		"--- FAIL: TestB (3.00s)\n    x_test.go:1: boom\n" +
 		"    --- PASS: TestB/sub (1.00s)\nFAIL\tgithub\n=== PACKAGE example.com/m/inspect\n--- PASS: TestC (0.10s)\n" +
 		"panic: test timed out after 10m0s\n\trunning tests:\n\t\tTestD (9m58s)\n\ngoroutine 1 [running]:\n"
 	// Lines arrive in pieces, as the console gives them.
@@ -50,6 +52,9 @@ func TestReport(t *testing.T) {
      598.0s  ./inspect    TestD  FAIL
       12.5s  ./cli        TestA
        3.0s  ./cli        TestB  FAIL
+labtest: the 2 busiest (the guest's CPU-seconds over the test, of 2 vCPUs):
+      20.0s  ./cli        TestA  (80% of its VM for 12.5s)
+       3.0s  ./cli        TestB  (50% of its VM for 3.0s)
 labtest: to run a failed test again, alone:
   make lab-test PKGS=./cli RUN='^TestB$'
   make lab-test PKGS=./inspect RUN='^TestD$'

@@ -23,11 +23,17 @@ type report struct {
 	partial string             // a line not yet ended
 	took    map[string]float64 // each test's seconds, keyed importpath.TestName
 	inPanic bool               // after "running tests:" of a test binary's timeout
+	// The guest's busy CPU-seconds labkit.Clean logged since the last
+	// result: the test's own, or its subtests' summed; inSub says the
+	// output is a subtest's (go test -v's === lines name the test).
+	busy, subBusy float64
+	inSub         bool
 }
 
 type testResult struct {
 	pkg, name string
 	took      time.Duration
+	busy      float64 // the guest's CPU-seconds over it, if it logged them
 	failed    bool
 }
 
@@ -38,6 +44,11 @@ var (
 	resultRE = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)`)
 	// runningRE is a test named under go test's "panic: test timed out".
 	runningRE = regexp.MustCompile(`^\s+(Test\w+) \(([0-9hms.]+)\)$`)
+	// busyRE is labkit.Clean's line: how busy the guest's CPUs were
+	// over a test.
+	busyRE = regexp.MustCompile(`^ +\S+\.go:\d+: labkit: the guest's CPUs were busy ([0-9.]+) s in`)
+	// nameRE is go test -v's line naming the test whose output follows.
+	nameRE = regexp.MustCompile(`^=== (?:RUN|CONT|NAME)\s+(\S+)$`)
 )
 
 // Write takes the output stream; lines may arrive in pieces.
@@ -58,13 +69,31 @@ func (r *report) line(l string) {
 		r.pkg, r.inPanic = m[1], false
 		return
 	}
+	if m := nameRE.FindStringSubmatch(l); m != nil {
+		r.inSub = strings.Contains(m[1], "/")
+		return
+	}
+	if m := busyRE.FindStringSubmatch(l); m != nil {
+		secs, _ := strconv.ParseFloat(m[1], 64)
+		if !r.inSub {
+			r.busy = secs
+		} else {
+			r.subBusy += secs
+		}
+		return
+	}
 	if m := resultRE.FindStringSubmatch(l); m != nil {
 		secs, _ := strconv.ParseFloat(m[3], 64)
+		busy := r.busy
+		if busy == 0 {
+			busy = r.subBusy
+		}
+		r.busy, r.subBusy = 0, 0
 		if r.took == nil {
 			r.took = map[string]float64{}
 		}
 		r.took[r.pkg+"."+m[2]] = secs
-		r.results = append(r.results, testResult{pkg: r.pkg, name: m[2], took: time.Duration(secs * float64(time.Second)), failed: m[1] == "FAIL"})
+		r.results = append(r.results, testResult{pkg: r.pkg, name: m[2], took: time.Duration(secs * float64(time.Second)), busy: busy, failed: m[1] == "FAIL"})
 		return
 	}
 	switch {
@@ -117,6 +146,7 @@ func (r *report) summary(w io.Writer, n int, bench bool) {
 		}
 		fmt.Fprintf(w, "  %8.1fs  %-12s %s%s\n", t.took.Seconds(), r.dir(t.pkg), t.name, mark)
 	}
+	r.busiest(w, n)
 	target := "lab-test"
 	if bench {
 		target = "bench"
@@ -130,5 +160,26 @@ func (r *report) summary(w io.Writer, n int, bench bool) {
 	if len(again) > 0 {
 		fmt.Fprintln(w, "labtest: to run a failed test again, alone:")
 		fmt.Fprintln(w, strings.Join(again, "\n"))
+	}
+}
+
+// busiest prints the n tests that kept the guest's CPUs busiest, the
+// cost the two VMs share the host's cores by (a slow test that only
+// waits costs the other VM nothing). Nothing if no test logged it.
+func (r *report) busiest(w io.Writer, n int) {
+	var byBusy []testResult
+	for _, t := range r.results {
+		if t.busy > 0 {
+			byBusy = append(byBusy, t)
+		}
+	}
+	if len(byBusy) == 0 {
+		return
+	}
+	sort.SliceStable(byBusy, func(i, j int) bool { return byBusy[i].busy > byBusy[j].busy })
+	byBusy = byBusy[:min(n, len(byBusy))]
+	fmt.Fprintf(w, "labtest: the %d busiest (the guest's CPU-seconds over the test, of 2 vCPUs):\n", len(byBusy))
+	for _, t := range byBusy {
+		fmt.Fprintf(w, "  %8.1fs  %-12s %s  (%.0f%% of its VM for %.1fs)\n", t.busy, r.dir(t.pkg), t.name, 100*t.busy/2/t.took.Seconds(), t.took.Seconds())
 	}
 }
