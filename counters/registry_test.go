@@ -57,7 +57,7 @@ func TestKernelNames(t *testing.T) {
 // carry them.
 func TestEntriesWellFormed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, tbl := range tables {
+	for _, tbl := range tables() {
 		for _, e := range tbl {
 			k := e.driver + "/" + e.Name
 			if seen[k] {

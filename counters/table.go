@@ -119,10 +119,13 @@ func prefixed(prefix string, rows []spec) []spec {
 	return out
 }
 
-// tables are every driver's, each in its own file.
-var tables = [][]entry{
-	portCounters(), rxeTable(), mlx5Table(), mlx4Table(), bnxtTable(), irdmaTable(), i40iwTable(),
-	efaTable(), hnsTable(), erdmaTable(), hfi1Table(),
+// tables are every driver's, each in its own file; built by the first
+// lookup (index), not at every verbscope command's start.
+func tables() [][]entry {
+	return [][]entry{
+		portCounters(), rxeTable(), mlx5Table(), mlx4Table(), bnxtTable(), irdmaTable(), i40iwTable(),
+		efaTable(), hnsTable(), erdmaTable(), hfi1Table(),
+	}
 }
 
 var (
@@ -143,7 +146,7 @@ func index() {
 	byDriver = map[string]map[string]Info{}
 	byName = map[string][]Info{}
 	families = map[string][]familyInfo{}
-	for _, t := range tables {
+	for _, t := range tables() {
 		for _, e := range t {
 			e.Info.Explain = explain(e.driver, e.Info)
 			if e.numbered != nil {

@@ -11,7 +11,7 @@ import (
 // files it is read from: a file the registry lacks would leave a HELP
 // without one.
 func TestHelpFromRegistry(t *testing.T) {
-	for _, pc := range portCounters {
+	for _, pc := range portCounters() {
 		in, ok := counters.Lookup("", pc.file)
 		if !ok {
 			t.Errorf("counters/%s: not in the counter registry", pc.file)
@@ -21,6 +21,7 @@ func TestHelpFromRegistry(t *testing.T) {
 			t.Errorf("counters/%s: HELP does not come from the registry: %s", pc.file, h)
 		}
 	}
+	hwCounters, hwHelp := hwTables()
 	for name, help := range hwHelp {
 		for _, part := range strings.Split(help[strings.LastIndex(help, "(")+1:len(help)-2], ", ") {
 			drv, file, _ := strings.Cut(part, " hw_counters/")

@@ -2,6 +2,7 @@ package export
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -82,30 +83,33 @@ func counterDesc(name, help string) *prometheus.Desc {
 }
 
 // portCounters' HELP texts are the counter registry's meanings
-// (counters.Lookup), with the file they come from.
-var portCounters = []portCounter{
-	portMetric("port_rcv_data", "receive_bytes", 4),
-	portMetric("port_xmit_data", "transmit_bytes", 4),
-	portMetric("port_rcv_packets", "receive_packets", 1),
-	portMetric("port_xmit_packets", "transmit_packets", 1),
-	portMetric("unicast_rcv_packets", "receive_unicast_packets", 1),
-	portMetric("unicast_xmit_packets", "transmit_unicast_packets", 1),
-	portMetric("multicast_rcv_packets", "receive_multicast_packets", 1),
-	portMetric("multicast_xmit_packets", "transmit_multicast_packets", 1),
-	portMetric("symbol_error", "symbol_errors", 1),
-	portMetric("link_downed", "link_downed", 1),
-	portMetric("link_error_recovery", "link_error_recovery", 1),
-	portMetric("port_rcv_errors", "receive_errors", 1),
-	portMetric("port_rcv_remote_physical_errors", "receive_remote_physical_errors", 1),
-	portMetric("port_rcv_switch_relay_errors", "receive_switch_relay_errors", 1),
-	portMetric("port_rcv_constraint_errors", "receive_constraint_errors", 1),
-	portMetric("port_xmit_discards", "transmit_discards", 1),
-	portMetric("port_xmit_constraint_errors", "transmit_constraint_errors", 1),
-	portMetric("port_xmit_wait", "transmit_wait", 1),
-	portMetric("local_link_integrity_errors", "local_link_integrity_errors", 1),
-	portMetric("excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors", 1),
-	portMetric("VL15_dropped", "vl15_dropped", 1),
-}
+// (counters.Lookup), with the file they come from; built on first use,
+// as hwTables is (the registry's index is built by its first lookup).
+var portCounters = sync.OnceValue(func() []portCounter {
+	return []portCounter{
+		portMetric("port_rcv_data", "receive_bytes", 4),
+		portMetric("port_xmit_data", "transmit_bytes", 4),
+		portMetric("port_rcv_packets", "receive_packets", 1),
+		portMetric("port_xmit_packets", "transmit_packets", 1),
+		portMetric("unicast_rcv_packets", "receive_unicast_packets", 1),
+		portMetric("unicast_xmit_packets", "transmit_unicast_packets", 1),
+		portMetric("multicast_rcv_packets", "receive_multicast_packets", 1),
+		portMetric("multicast_xmit_packets", "transmit_multicast_packets", 1),
+		portMetric("symbol_error", "symbol_errors", 1),
+		portMetric("link_downed", "link_downed", 1),
+		portMetric("link_error_recovery", "link_error_recovery", 1),
+		portMetric("port_rcv_errors", "receive_errors", 1),
+		portMetric("port_rcv_remote_physical_errors", "receive_remote_physical_errors", 1),
+		portMetric("port_rcv_switch_relay_errors", "receive_switch_relay_errors", 1),
+		portMetric("port_rcv_constraint_errors", "receive_constraint_errors", 1),
+		portMetric("port_xmit_discards", "transmit_discards", 1),
+		portMetric("port_xmit_constraint_errors", "transmit_constraint_errors", 1),
+		portMetric("port_xmit_wait", "transmit_wait", 1),
+		portMetric("local_link_integrity_errors", "local_link_integrity_errors", 1),
+		portMetric("excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors", 1),
+		portMetric("VL15_dropped", "vl15_dropped", 1),
+	}
+})
 
 // portMetric is the metric of a PortCounters file, its HELP the
 // registry's meaning; the data counters are exported in bytes.
@@ -128,18 +132,18 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// hwCounters is the curated set of hw_counters/ files: retransmissions,
-// timeouts, out-of-sequence packets and congestion notifications, under
-// one name when two drivers count the same thing (mlx5's
-// drivers/infiniband/hw/mlx5/counters.c, rxe's
-// drivers/infiniband/sw/rxe/rxe_hw_counters.c).
-var hwCounters = map[string]*prometheus.Desc{}
-
-// hwHelp is each curated metric's HELP: the first file's meaning in the
-// counter registry, and every driver's file it is read from.
-var hwHelp = map[string]string{}
-
-func init() {
+// hwTables are the curated hw_counters/ metrics, built on first use
+// (only the exporter reads them; built at init they were a quarter of
+// every verbscope command's start), as two maps:
+//   - by file name: each hw_counters/ file's metric: retransmissions,
+//     timeouts, out-of-sequence packets and congestion notifications,
+//     under one name when two drivers count the same thing (mlx5's
+//     drivers/infiniband/hw/mlx5/counters.c, rxe's
+//     drivers/infiniband/sw/rxe/rxe_hw_counters.c);
+//   - by metric name: each metric's HELP: the first file's meaning in the counter
+//     registry, and every driver's file it is read from.
+var hwTables = sync.OnceValues(func() (map[string]*prometheus.Desc, map[string]string) {
+	hwCounters, hwHelp := map[string]*prometheus.Desc{}, map[string]string{}
 	for _, h := range []struct {
 		name  string
 		files []string // driver/name
@@ -179,4 +183,5 @@ func init() {
 			hwCounters[name] = d
 		}
 	}
-}
+	return hwCounters, hwHelp
+})

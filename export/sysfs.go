@@ -64,7 +64,7 @@ func (c *Collector) collectCounters(ch chan<- prometheus.Metric) {
 		return
 	}
 	byFile := map[string]portCounter{}
-	for _, pc := range portCounters {
+	for _, pc := range portCounters() {
 		byFile[pc.file] = pc
 	}
 	type series struct {
@@ -87,7 +87,7 @@ func (c *Collector) collectCounters(ch chan<- prometheus.Metric) {
 			}
 			d, scale = pc.desc, pc.scale
 		case "hw_counters":
-			if d = hwCounters[k.Name]; d == nil {
+			if d = hwByFile()[k.Name]; d == nil {
 				continue
 			}
 		}
@@ -98,4 +98,10 @@ func (c *Collector) collectCounters(ch chan<- prometheus.Metric) {
 		sent[s] = true
 		ch <- counter(d, float64(k.Value)*scale, k.Device, strconv.Itoa(k.Port))
 	}
+}
+
+// hwByFile is hwTables' metric of each hw_counters/ file.
+func hwByFile() map[string]*prometheus.Desc {
+	byFile, _ := hwTables()
+	return byFile
 }
