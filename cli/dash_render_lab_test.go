@@ -22,7 +22,7 @@ import (
 
 // TestDashboardRendersEveryFrame: what the terminal shows is what the
 // dashboard drew, line for line, after every step of a session (every
-// view, a filter, a detail, the shell pane, a resize, 30 s of live
+// view, a filter, a detail, the shell pane, a resize, 15 s of live
 // refreshes with a pingpong pair running), through tmux as tmux-256color
 // and as screen-256color, and through a plain xterm emulator. The
 // dashboard writes each frame it draws as text (VERBSCOPE_DASH_FRAME);
@@ -55,8 +55,9 @@ type renderPlan struct {
 
 var (
 	// renderFull: every view, then :irq and :doctor again (the jump that
-	// left half of the old tab row on screen in issue 18), and 30 s live.
-	renderFull = renderPlan{views: append(ui.ViewNames(), "irq", "doctor", "qp"), live: 30 * time.Second}
+	// left half of the old tab row on screen in issue 18), and 15 s live
+	// (five refreshes).
+	renderFull = renderPlan{views: append(ui.ViewNames(), "irq", "doctor", "qp"), live: 15 * time.Second}
 	// renderShort: one view of each kind, the same jump back, 10 s live.
 	renderShort = renderPlan{views: []string{"overview", "qp", "irq", "counters", "events", "doctor", "irq", "doctor", "qp"}, live: 10 * time.Second}
 )

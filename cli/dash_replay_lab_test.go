@@ -265,12 +265,13 @@ func initDetail(s *tmuxAs) []string {
 }
 
 // TestDashRewindLab: the live dashboard keeps its last minutes; a verbs
-// shell's QP that vanished 30 s ago is back on screen after `t -40s`
+// shell's QP that vanished 10 s ago is back on screen after `t -25s`
 // (the header says REWIND and how far behind live) and the shell pane
 // shows that shell's recorded session, and esc returns to live, where
 // it is gone and the pane is the dashboard's own shell again.
 func TestDashRewindLab(t *testing.T) {
 	labkit.Clean(t)
+	start := time.Now()
 	live := startTmux(t, "rewind", "xterm-256color", "verbscope dash --view qp --no-trace --rewind 5m", 160, 40)
 	live.waitFor("· [ rewinds")
 	sh := labkit.Start(t, "verbscope", "shell", "-c", "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; next qp1; wait cq1 timeout=10m")
@@ -283,17 +284,20 @@ func TestDashRewindLab(t *testing.T) {
 	sh.Signal(syscall.SIGTERM)
 	sh.Exit(t, labkit.Run)
 	labkit.WaitFor(t, labkit.Screen, "the QP gone from the live view", func() bool { return len(qpRows(live.screen())) == 0 })
-	time.Sleep(30 * time.Second)
+	// Gone from the screen keepGone (5 s) and up to a refresh after it
+	// was destroyed; 10 s on, -25s lands near the middle of its 15 s
+	// life, 7 s from either end (typing the jump takes a second or two).
+	time.Sleep(10 * time.Second)
 	live.press("t")
 	live.waitFor("enter jumps")
-	live.typeText("-40s")
+	live.typeText("-25s")
 	live.press("Enter")
 	session := fmt.Sprintf("recorded session of pid %d (script)", sh.PID())
-	labkit.WaitFor(t, labkit.Screen, "the vanished QP back, 40 s behind live, with its shell's session", func() bool {
+	labkit.WaitFor(t, labkit.Screen, "the vanished QP back, 25 s behind live, with its shell's session", func() bool {
 		s := live.screen()
 		return slices.Equal(qpRows(s), rows) && strings.Contains(s, "behind live") && strings.Contains(s, session)
 	})
-	// What the minute kept costs: the file and its -wal in the rewind's
+	// What the half minute kept costs: the file and its -wal in the rewind's
 	// private folder (root's are in /run/verbscope).
 	files := rewindFiles("rewind.vsrec*")
 	var size int64
@@ -305,7 +309,7 @@ func TestDashRewindLab(t *testing.T) {
 	if len(files) == 0 {
 		t.Errorf("no rewind file in %v", rewindPlaces())
 	}
-	t.Logf("the rewind's files after about a minute: %d bytes (%v)", size, files)
+	t.Logf("the rewind's files after %v: %d bytes (%v)", time.Since(start).Round(time.Second), size, files)
 	live.press("Escape")
 	labkit.WaitFor(t, labkit.Screen, "live again, without the QP or the recorded session", func() bool {
 		s := live.screen()

@@ -24,13 +24,23 @@ import (
 // scraping both with
 // the shipped rules (their for: shortened to 5s). cli/testdata/fleetpair
 // waits in a for each outcome and writes report.json; this side judges it.
-const exportPairA = `cd /tmp
+//
+// Each pair is throttled as labkit.Throttle does in the lab tests (run
+// 0.1 s a second, stopped the rest): the test needs their QPs in RTS,
+// not their speed, and left to run they kept both guests' vCPUs busy for
+// the whole test, taken from the lab suite's VM beside it on the host.
+// A killed pair dies at its next 0.1 s, and its throttle ends with it.
+const exportPairThrottle = `throttle() { while kill -CONT "$@" 2>/dev/null; do sleep 0.1; kill -STOP "$@" 2>/dev/null; sleep 0.9; done; }
+`
+
+const exportPairA = exportPairThrottle + `cd /tmp
 verbscope export --web.listen-address=:9879 --interval=1s --web.config.file=/mnt/host/web.yml >/mnt/host/export-a.log 2>&1 &
 ibv_rc_pingpong -g $LAB_GID_INDEX -e -n 1000000000 >/tmp/pp-server.log 2>&1 &
 echo $! >>/tmp/workload.pids
 sleep 2
 ibv_rc_pingpong -g $LAB_GID_INDEX -e -n 1000000000 $LAB_IP >/tmp/pp-client.log 2>&1 &
 echo $! >>/tmp/workload.pids
+throttle $(cat /tmp/workload.pids) &
 mkfifo /tmp/shell.in
 verbscope shell </tmp/shell.in >/mnt/host/shell-a.log 2>&1 &
 echo $! >>/tmp/workload.pids
@@ -41,13 +51,14 @@ touch /mnt/host/done /mnt/host/end
 exit $st
 `
 
-const exportPairB = `cd /tmp
+const exportPairB = exportPairThrottle + `cd /tmp
 verbscope export --web.listen-address=:9879 --interval=1s --web.config.file=/mnt/host/web.yml >/mnt/host/export-b.log 2>&1 &
 ibv_rc_pingpong -g $LAB_GID_INDEX -e -n 1000000000 >/tmp/pp-server.log 2>&1 &
 p1=$!
 sleep 2
 ibv_rc_pingpong -g $LAB_GID_INDEX -e -n 1000000000 $LAB_IP >/tmp/pp-client.log 2>&1 &
 p2=$!
+throttle $p1 $p2 &
 i=0
 while [ ! -e /mnt/host/done ] && [ $i -lt 300 ]; do
   rdma -j resource show qp >/mnt/host/b-rdma.json.new && mv /mnt/host/b-rdma.json.new /mnt/host/b-rdma.json

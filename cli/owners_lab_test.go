@@ -36,9 +36,9 @@ const (
 )
 
 // TestResOwners: an ibv_rc_pingpong pair in a cgroup named like a systemd
-// service and a verbs shell registering a 4 KiB MR a second (then 32 KiB
-// every 2 s) in one
-// named like a containerd container of a Kubernetes pod, under a 1 MiB
+// service and a verbs shell registering a 4 KiB MR a second (then 64 KiB
+// four times a second, held at 7/8 of its limit) in one named like a
+// containerd container of a Kubernetes pod, under a 1 MiB
 // RLIMIT_MEMLOCK and without CAP_IPC_LOCK (so the limit binds it).
 // res owners -j groups them by unit, container and pod, and so does the
 // dashboard's owners view, whose header names the growing MRs; the exporter
@@ -67,7 +67,7 @@ func TestResOwners(t *testing.T) {
 	for _, p := range []*labkit.Proc{srv, cli} {
 		joinCgroup(t, unitDir, int(p.PID()))
 	}
-	shell, stderr, mrSize := startMRLoop(t, podDir)
+	shell, stderr, loop := startMRLoop(t, podDir)
 	shellPID := shell.Process.Pid
 	// doctor --watch observes while the shell registers its MRs.
 	doctor := labkit.Start(t, "verbscope", "doctor", "--watch", "20s", "--only", "growth")
@@ -147,16 +147,18 @@ func TestResOwners(t *testing.T) {
 	} else if v, _ := strconv.ParseFloat(m[2], 64); v < 10 || v > 120 {
 		t.Errorf("doctor: the shell gains %s MRs a minute; it registers about 60", m[2])
 	}
-	// Now MRs 8 times larger: the limit comes near, then binds.
-	mrSize.Store(32 << 10)
-	flagged := false
+	// Now MRs 16 times larger, 4 a second, up to 7/8 of the limit and
+	// no further until the flag is seen: over the flag's 80%, short of
+	// the limit, however slow the guest is to look.
+	loop.hold.Store(mrHold)
+	loop.pause.Store(int64(250 * time.Millisecond))
+	loop.size.Store(64 << 10)
 	labkit.WaitFor(t, labkit.Run, "the shell's memlock flag", func() bool {
 		r := ownerRows(t)[strconv.Itoa(shellPID)]
 		if r == nil {
 			t.Fatalf("the shell is gone before its memlock flag was raised:\n%s", stderr.String())
 		}
-		flagged = strings.Contains(fmt.Sprint(r["flags"]), "memlock")
-		return flagged
+		return strings.Contains(fmt.Sprint(r["flags"]), "memlock")
 	})
 	if regexp.MustCompile(`(?m)^line \d+:`).MatchString(stderr.String()) {
 		t.Fatalf("the shell failed before the memlock flag was raised:\n%s", stderr.String())
@@ -167,6 +169,9 @@ func TestResOwners(t *testing.T) {
 		v, _ := strconv.ParseFloat(valueOr(m), 64)
 		return v > 0.8
 	})
+	// Then one MR past the limit: refused.
+	loop.size.Store(256 << 10)
+	loop.hold.Store(0)
 	done := make(chan error, 1)
 	go func() { done <- shell.Wait() }()
 	select {
@@ -325,7 +330,21 @@ func joinCgroup(t *testing.T, dir string, pid int) {
 // limit. It opens the device and a PD, then registers a 4 KiB MR a
 // second, or once the test stores 32 KiB in the size it returns, one of
 // those every 2 s, until a registration fails and the script stops.
-func startMRLoop(t *testing.T, podDir string) (*exec.Cmd, *syncio.Buffer, *atomic.Int64) {
+// mrHold is where the MR loop stops growing while the test looks for the
+// memlock flag: 7/8 of the shell's 1 MiB limit, above the flag's 80%.
+const mrHold = 7 << 17
+
+// mrLoop is what the test changes of the shell's MR loop as it runs: the
+// size of each MR, the pause after each, and the bytes it holds at (0:
+// none, it registers until the shell refuses).
+type mrLoop struct {
+	size, pause, hold atomic.Int64
+}
+
+// startMRLoop starts a verbs shell in podDir's cgroup, without
+// CAP_IPC_LOCK under a 1 MiB RLIMIT_MEMLOCK, that registers an MR of
+// loop.size every loop.pause: at first 4 KiB a second.
+func startMRLoop(t *testing.T, podDir string) (*exec.Cmd, *syncio.Buffer, *mrLoop) {
 	t.Helper()
 	cmd := exec.Command("verbscope", "shell", "--dev", labkit.Env(t, "LAB_DEV"))
 	in, err := cmd.StdinPipe()
@@ -354,19 +373,26 @@ func startMRLoop(t *testing.T, podDir string) (*exec.Cmd, *syncio.Buffer, *atomi
 		t.Fatalf("prlimit: %v", err)
 	}
 	joinCgroup(t, podDir, cmd.Process.Pid)
-	size := new(atomic.Int64)
-	size.Store(4 << 10)
+	loop := new(mrLoop)
+	loop.size.Store(4 << 10)
+	loop.pause.Store(int64(time.Second))
 	go func() {
 		io.WriteString(in, "open\npd\n")
+		var total int64
 		for {
-			n := size.Load()
+			n := loop.size.Load()
+			if h := loop.hold.Load(); h > 0 && total+n > h {
+				time.Sleep(50 * time.Millisecond)
+				continue
+			}
 			if _, err := fmt.Fprintf(in, "mr size=%d\n", n); err != nil {
 				return // the shell stopped
 			}
-			time.Sleep(time.Second + time.Duration(n>>15)*time.Second) // 1 s for 4 KiB, 2 s for 32 KiB
+			total += n
+			time.Sleep(time.Duration(loop.pause.Load()))
 		}
 	}()
-	return cmd, out, size
+	return cmd, out, loop
 }
 
 // ownerRows runs `verbscope res owners -j ARGS` and returns its rows by

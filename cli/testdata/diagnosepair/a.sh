@@ -4,11 +4,13 @@
 . /mnt/host/lib.sh
 cd /tmp
 bn=0
-# bdo STEP: run STEP (sh) on b and wait until it is done.
-bdo() {
+# bstart STEP: hand STEP (sh) to b; bwait: wait until b has done it.
+bstart() {
   bn=$((bn+1))
   printf '. /mnt/host/lib.sh\ncd /tmp\n%s\n' "$1" >/mnt/host/b.$bn.tmp
   mv /mnt/host/b.$bn.tmp /mnt/host/b.$bn
+}
+bwait() {
   i=0
   until [ -e /mnt/host/b.$bn.done ]; do
     i=$((i+1))
@@ -16,6 +18,11 @@ bdo() {
     sleep 0.2
   done
 }
+# bdo STEP: run STEP on b and wait until it is done.
+bdo() { bstart "$1"; bwait; }
+# diag_both NAME: the diagnosis on both hosts at once (each reads its own
+# host for 5 s and asks the other's exporter; neither disturbs the other).
+diag_both() { bstart "diag $1 $A"; diag $1 $B; bwait; }
 fail() { echo "lab: $*"; touch /mnt/host/end; exit 1; }
 A=http://10.0.1.1:9879
 B=http://10.0.1.2:9879
@@ -29,22 +36,19 @@ bdo 'ibv_rc_pingpong -g $LAB_GID_INDEX -n 100000000 >/tmp/pp.log 2>&1 & echo $! 
 ibv_rc_pingpong -g $LAB_GID_INDEX -n 100000000 10.0.1.2 >/tmp/pp.log 2>&1 &
 pp=$!
 wait_state RTS || fail busy
-diag busy $B
-bdo "diag busy $A"
+diag_both busy
 kill -9 $pp; bdo 'kill -9 $(cat /tmp/pp.pid); wait_no_rc'; wait_no_rc
 
 echo "== idle: a connected pair that sends nothing"
 bdo 'shell_start listen-b; wait_state INIT'
 shell_start dial-a; wait_state RTS || fail idle
-diag idle $B
-bdo "diag idle $A"
+diag_both idle
 shell_kill dial-a; bdo 'shell_kill listen-b'
 
 echo "== rnr: b posted no receive, a sends"
 bdo 'shell_start listen-b; wait_state INIT'
 shell_start send-a; wait_state RTS || fail rnr
-diag rnr $B
-bdo "diag rnr $A"
+diag_both rnr
 
 echo "== peer_gone: b's process killed while a retries"
 bdo 'shell_kill listen-b'
@@ -62,8 +66,7 @@ echo "== peer in ERR: b moved its QP to ERR"
 bdo 'shell_start err-b; wait_state INIT'
 shell_start send-a; wait_state RTS || fail err
 bdo 'wait_state ERR'
-diag err $B
-bdo "diag err $A"
+diag_both err
 shell_kill send-a; bdo 'shell_kill err-b'
 
 echo "== remote_access: an RDMA write with a bad rkey"
@@ -72,8 +75,7 @@ shell_start write-a; wait_state ERR || fail remote
 # b's responder moves its QP to ERR after its NAK: a's verdict needs it
 # (b's exporter shows it a reading later, which the diagnosis waits out).
 bdo 'wait_state ERR'
-diag remote $B
-bdo "diag remote $A"
+diag_both remote
 shell_kill write-a; bdo 'shell_kill recv-b'
 
 echo "== wrong_destination: a sends to a QP number b never had"
@@ -96,8 +98,7 @@ bdo 'shell_start listen-b; wait_state INIT'
 shell_start dial-a; wait_state RTS || fail link
 bdo 'ip link set $LAB_NETDEV down; shell_say listen-b "post send qp1 mr1[0:16]"'
 shell_say dial-a 'post send qp1 mr1[0:16]'
-bdo "diag link $A"
-diag link $B
+diag_both link
 shell_kill dial-a; bdo 'shell_kill listen-b'
 
 echo "== done"
