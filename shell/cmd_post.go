@@ -481,7 +481,7 @@ func runPoll(ctx context.Context, s *Shell, a *args) (Result, error) {
 				waited = true
 				waiting = fmt.Sprintf("%s: waiting up to %s for a completion", e.name, wait)
 			}
-			s.waitUnlocked(e.name, waiting, func() { n, err = e.cq.BusyPoll(wctx, wcs, 1) })
+			s.waitUnlocked(e.name, waiting, func() { n, err = e.cq.Await(wctx, wcs, 1) })
 			got = append(got, wcs[:n]...)
 			if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 				break
