@@ -64,7 +64,9 @@ examples:
 (default 2s; wait=0 polls once). until= keeps polling (within wait)
 until a completion of that kind arrives: send, recv, rdma_write,
 rdma_read, comp_swap, fetch_add, recv_rdma_with_imm, or error. Errors are
-explained; a RECV shows the bytes that arrived.
+explained; a RECV shows the bytes that arrived. It spins for the first
+2 ms, then polls every few ms: a long wait does not hold a CPU (to sleep
+until the completion instead, see wait).
 
 examples:
   open; pd; cq; mr; qp; qp; connect qp1 qp2; post recv qp2 mr1[0:64]; post send qp1 mr1[0:4]
