@@ -37,14 +37,9 @@ run: build
 	echo "run: no RDMA on this host: starting the dashboard in the lab VM (Debian's kernel with rdma_rxe under qemu)"; \
 	exec $(BIN) lab -i -- 'verbscope dash --dev "$$LAB_DEV" --gid-index "$$LAB_GID_INDEX"' $(if $(filter 1,$(DEMO)),--demo)
 
-# unit, stub and bpf-check run side by side (-O keeps each one's output
-# together): go test leaves a core idle for a third of the unit tests,
-# waiting on links and on its slowest packages.
 test: deps
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory vet && \
-	$(MAKE) --no-print-directory -j3 -O unit stub bpf-check && \
-	$(MAKE) --no-print-directory lab-vm-test && \
+	$(MAKE) --no-print-directory vet unit stub bpf-check lab-vm-test && \
 	echo "make test: all passed in $$(( $$(date +%s) - start )) s"
 
 # staticcheck comes from the module proxy at a pinned version.
