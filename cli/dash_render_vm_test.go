@@ -16,7 +16,7 @@ import (
 // dashboard in the lab VM (verbscope lab -i, as make run starts it) in
 // a tmux pane with Debian tmux's default TERM, screen. The guest's
 // bytes pass qemu's serial console and this host's terminal on their way
-// to tmux; after every view, :irq then :doctor, the help and 30 s of
+// to tmux; after every view, :irq then :doctor, the help and 15 s of
 // live refreshes, the screen must be the frame the dashboard drew,
 // which it writes to a folder shared with the guest. (No --demo: its
 // pair spins on two vCPUs under TCG, and the test is about the bytes.)
@@ -50,7 +50,7 @@ func TestLabDashboardRendersEveryFrame(t *testing.T) {
 	s.press("?")
 	screenIsFrame(t, s, frame, "help", func(l []string) bool { return strings.Contains(strings.Join(l, "\n"), "key closes)") })
 	s.press("Escape")
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); { // five refreshes
 		screenIsFrame(t, s, frame, "live refresh", nil)
 		time.Sleep(time.Second)
 	}
