@@ -191,14 +191,18 @@ func (p *Player) run(ctx context.Context, st playState) {
 }
 
 // deliver sends reading i's frame, its moment's sysfs reading and the
-// shells' lines up to it, replacing any not yet taken.
+// shells' lines up to its end, replacing any not yet taken. Up to its
+// end, not its start: a command the reading saw the effect of (a QP the
+// dump found in ERR) may have been typed after the reading began, and
+// the pane must not show the QP in ERR without the command that put it
+// there (a lab run caught it so).
 func (p *Player) deliver(ctx context.Context, i int) {
 	f := p.frame(ctx, i)
 	pace.Deliver(p.frames, f)
 	if u, ok := p.sysAt(ctx, p.res[i].Time); ok {
 		pace.Deliver(p.sysOut, u)
 	}
-	if lines, err := p.r.shell(ctx, p.res[i].Time); err == nil {
+	if lines, err := p.r.shell(ctx, p.res[i].Time.Add(p.res[i].Took)); err == nil {
 		pace.Deliver(p.shell, lines)
 	}
 	if vs, err := p.r.verdictsAt(ctx, p.res[i].Seq); err == nil {

@@ -93,6 +93,13 @@ func sysUpdate(seq int, t time.Time, xmit, rcv uint64) sysfsmon.Update {
 // record writes the scenario to a new file and returns its path.
 func record(t testing.TB, o WriterOptions) string {
 	t.Helper()
+	return recordFrames(t, o, frames())
+}
+
+// recordFrames writes fs, the scenario's frames changed as a test
+// needs, with the scenario's shell session and sysfs readings.
+func recordFrames(t testing.TB, o WriterOptions, fs []inspect.Frame) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "session.vsrec")
 	ctx := context.Background()
 	if o.Sessions == "" {
@@ -102,7 +109,7 @@ func record(t testing.TB, o WriterOptions) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, f := range frames() {
+	for i, f := range fs {
 		appendFile(t, filepath.Join(o.Sessions, "400-1.jsonl"), shellSession[i])
 		if err := w.Frame(ctx, f); err != nil {
 			t.Fatal(err)

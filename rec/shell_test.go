@@ -108,3 +108,25 @@ func TestPlayerShell(t *testing.T) {
 		t.Errorf("at reading 1: %q, want none", got)
 	}
 }
+
+// TestPlayerShellUpToReadingEnd: a reading shows the shell's lines up to
+// its end, not its start: the command typed while it ran (whose effect
+// its dump may hold) is there, the answer after it is not.
+func TestPlayerShellUpToReadingEnd(t *testing.T) {
+	fs := frames()
+	fs[1].Snapshot.Took = 450 * time.Millisecond // began at 1 s: the modify typed at 1.4 s is inside it
+	r := openT(t, recordFrames(t, WriterOptions{KeyEvery: 2}, fs))
+	p, err := NewPlayer(context.Background(), r, t0.Add(1200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	select {
+	case ls := <-p.Shell():
+		if diff := cmp.Diff([]string{"in open", "out opened rxe0", "in modify qp1 err"}, shellTexts(ls)); diff != "" {
+			t.Errorf("at reading 2, 1 s to 1.45 s (-want +got):\n%s", diff)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no shell lines from the Player")
+	}
+}

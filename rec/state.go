@@ -19,8 +19,9 @@ var ErrNoReading = errors.New("no reading there")
 // Reading is one row of the readings table.
 type Reading struct {
 	Seq      int64
-	Time     time.Time
-	Source   string // "res" (the objects) or "sys" (sysfs)
+	Time     time.Time     // when the reading began
+	Took     time.Duration // how long it took: what it saw was so by Time+Took
+	Source   string        // "res" (the objects) or "sys" (sysfs)
 	Keyframe bool
 	Err      string
 }
@@ -29,14 +30,14 @@ type Reading struct {
 // oldest first, from the first keyframe on: the ones a seek lands on.
 func (r *Reader) Readings(ctx context.Context, source string) ([]Reading, error) {
 	var out []Reading
-	err := r.each(ctx, `SELECT seq, t, keyframe, COALESCE(err, '') FROM readings WHERE source = ?1
+	err := r.each(ctx, `SELECT seq, t, took, keyframe, COALESCE(err, '') FROM readings WHERE source = ?1
 		AND seq >= (SELECT MIN(seq) FROM readings WHERE source = ?1 AND keyframe) ORDER BY seq`, func(rows *sql.Rows) error {
 		rd := Reading{Source: source}
-		var t int64
-		if err := rows.Scan(&rd.Seq, &t, &rd.Keyframe, &rd.Err); err != nil {
+		var t, took int64
+		if err := rows.Scan(&rd.Seq, &t, &took, &rd.Keyframe, &rd.Err); err != nil {
 			return err
 		}
-		rd.Time = time.Unix(0, t)
+		rd.Time, rd.Took = time.Unix(0, t), time.Duration(took)
 		out = append(out, rd)
 		return nil
 	}, source)
