@@ -48,6 +48,11 @@ func main() {
 	short := flag.Bool("short", false, "pass -test.short")
 	cache := flag.String("cache", "", "lab cache `folder` (default $VERBSCOPE_CACHE, else .cache/lab in the repository)")
 	verbose := flag.Bool("v", false, "print the guest boot log too")
+	// cli's lab tests start verbscope (the plain build, or the race-built
+	// one where labkit.RaceBinary asks) and read its screens and output;
+	// the race detector in their own binary only slowed the polling
+	// (10-20% of their guest CPU, the suite's bulk).
+	plain := flag.String("plain", "./cli", "build these packages' test binaries (comma-separated `dirs`) without -race and cgocheck2: their lab tests drive the verbscope binary, not the product in process")
 	then := flag.String("then", "", "a shell `command` to start as soon as the first VM ends, beside the rest; its output follows the suite's and its failure fails the run (make test: the vm-tagged tests)")
 	flag.Parse()
 	if *timeout == 0 {
@@ -63,6 +68,7 @@ func main() {
 	err := runTests(ctx, config{
 		race: *race, cgocheck2: *cgocheck2, run: *run, bench: *bench, count: *count,
 		timeout: *timeout, vms: *vms, short: *short, cache: *cache, verbose: *verbose, then: *then, pkgs: flag.Args(),
+		plain: plainDirs(*plain),
 	})
 	var exit exitCode
 	switch {
@@ -84,6 +90,18 @@ type config struct {
 	count, vms                      int
 	timeout                         time.Duration
 	pkgs                            []string
+	plain                           map[string]bool // dirs (cli) built without -race and cgocheck2
+}
+
+// plainDirs is -plain's list as a set of dirs relative to the module.
+func plainDirs(list string) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range strings.Split(list, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			out[filepath.Clean(d)] = true
+		}
+	}
+	return out
 }
 
 // labPackage is a package with lab tests.
@@ -145,16 +163,29 @@ func buildGuestFiles(ctx context.Context, c config, root, out string, pkgs []lab
 	if c.cgocheck2 {
 		env = append(env, "GOEXPERIMENT=cgocheck2")
 	}
-	build := []string{"test", "-c", "-tags", "lab", "-o", out + "/"}
-	if c.race {
-		build = append(build, "-race")
-	}
+	var checked, plain []string
 	for _, p := range pkgs {
-		build = append(build, p.importPath)
+		if rel, err := filepath.Rel(root, p.dir); err == nil && c.plain[rel] {
+			plain = append(plain, p.importPath)
+		} else {
+			checked = append(checked, p.importPath)
+		}
 	}
-	fmt.Fprintf(os.Stderr, "labtest: building %d test binaries%s\n", len(pkgs), flagNote(c))
-	if _, err := goOutput(ctx, env, build...); err != nil {
-		return nil, err
+	fmt.Fprintf(os.Stderr, "labtest: building %d test binaries%s\n", len(pkgs), flagNote(c, len(plain)))
+	build := []string{"test", "-c", "-tags", "lab", "-o", out + "/"}
+	if len(checked) > 0 {
+		flags := build
+		if c.race {
+			flags = append(flags, "-race")
+		}
+		if _, err := goOutput(ctx, env, append(flags, checked...)...); err != nil {
+			return nil, err
+		}
+	}
+	if len(plain) > 0 {
+		if _, err := goOutput(ctx, os.Environ(), append(build, plain...)...); err != nil {
+			return nil, err
+		}
 	}
 	// The guest's verbscope is the plain build, the binary people run,
 	// built as `make build` builds it (make vet has compiled what it
@@ -279,13 +310,16 @@ func goBuild(ctx context.Context, root string, env []string, dst string, flags .
 	return nil
 }
 
-func flagNote(c config) string {
+func flagNote(c config, plain int) string {
 	var f []string
 	if c.race {
 		f = append(f, "-race")
 	}
 	if c.cgocheck2 {
 		f = append(f, "GOEXPERIMENT=cgocheck2")
+	}
+	if plain > 0 && (c.race || c.cgocheck2) {
+		f = append(f, fmt.Sprintf("but %d plain (-plain)", plain))
 	}
 	if len(f) == 0 {
 		return ""
