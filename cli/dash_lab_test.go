@@ -149,11 +149,13 @@ func TestDashboardLive(t *testing.T) {
 
 // TestDashboardSIGTERM: SIGTERM while the pane's shell holds objects
 // ends the dashboard at once; the terminal is restored and every object
-// is destroyed.
+// is destroyed. Without trace: loading its programs, race-built under
+// TCG, took most of the test's minute of both vCPUs, and trace's
+// teardown is TestDashboardLive's and TestDashboardTracedDetail's.
 func TestDashboardSIGTERM(t *testing.T) {
 	labkit.Clean(t)
 	labkit.RaceBinary(t)
-	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --view qp; echo status=$?")
+	s, pid := startDash(t, "stty -a > /tmp/stty-before.txt; verbscope dash --view qp --no-trace; echo status=$?")
 	s.key("Tab")
 	s.keys("-l", "open; pd; cq; qp cq=cq1")
 	s.key("Enter")

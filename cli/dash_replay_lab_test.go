@@ -158,7 +158,8 @@ func TestReplayMatchesLive(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "live.vsrec")
 	recorder := labkit.Start(t, "verbscope", "record", "-o", path, "--interval", "500ms", "--no-trace")
 	labkit.WaitFor(t, labkit.Step, "the recorder started", func() bool { return strings.Contains(recorder.Output(), "recording to") })
-	live := startTmux(t, "live", "xterm-256color", "verbscope dash --view qp", 160, 40)
+	// Without trace, as the recorder: the two read the same way.
+	live := startTmux(t, "live", "xterm-256color", "verbscope dash --view qp --no-trace", 160, 40)
 	live.waitFor("lqpn")
 	hold := "open; pd; channel; cq channel=ch1; qp type=rc cq=cq1; %s wait cq1 timeout=10m"
 	steps := []struct{ then, state string }{{"", "RESET"}, {"next qp1;", "INIT"}, {"next qp1; modify qp1 err;", "ERR"}}
