@@ -344,8 +344,12 @@ func (l *Lab) machine(g guest, link *link, ctl string) machine {
 
 // controlDir makes the run's private 9p share: run.sh and bin/.
 func (l *Lab) controlDir(script string) (string, error) {
+	sweepRuns(l.cache.Dir)
 	dir, err := os.MkdirTemp(filepath.Join(l.cache.Dir), "run-")
 	if err != nil {
+		return "", err
+	}
+	if err := ownRun(dir); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte(". /etc/lab.env\n"+script+"\n"), 0o755); err != nil {
