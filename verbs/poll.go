@@ -92,7 +92,12 @@ func (cq *CQ) Await(ctx context.Context, wcs []WC, atLeast int) (int, error) {
 	spinCtx, cancel := context.WithTimeout(ctx, awaitSpin)
 	got, err := cq.BusyPoll(spinCtx, wcs, atLeast)
 	cancel()
-	if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+	if cerr := ctx.Err(); err != nil && cerr != nil {
+		// Ended by the caller's context, maybe just after the spin's
+		// own deadline: say the caller's reason (Close cancels).
+		return got, &Error{Op: "ibv_poll_cq", Err: cerr, Hint: pollTimeoutHint(got)}
+	}
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		return got, err
 	}
 	nap := awaitNapMin
