@@ -1,11 +1,9 @@
 package labkit
 
 import (
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // busyLog starts the line Clean logs with the CPU time the guest spent
@@ -13,33 +11,18 @@ import (
 const busyLog = "labkit: the guest's CPUs were busy"
 
 // cpuBusy is the CPU time all of the host's CPUs have spent busy since
-// boot: the first line of /proc/stat (proc(5)) less its idle and iowait,
-// in USER_HZ ticks (100 a second on Linux's ABI).
+// boot: /proc/stat's cpu total (proc(5), read by procfs) less its idle
+// and iowait (guest time is counted in user already).
 func cpuBusy() (time.Duration, error) {
-	b, err := os.ReadFile("/proc/stat")
+	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return 0, err
 	}
-	return parseCPUBusy(string(b))
-}
-
-func parseCPUBusy(stat string) (time.Duration, error) {
-	line, _, _ := strings.Cut(stat, "\n")
-	f := strings.Fields(line)
-	if len(f) < 5 || f[0] != "cpu" {
-		return 0, fmt.Errorf("/proc/stat: first line %q is not the cpu total", line)
+	st, err := fs.Stat()
+	if err != nil {
+		return 0, err
 	}
-	var busy uint64
-	// user nice system idle iowait irq softirq steal (guest time is
-	// counted in user already).
-	for i, v := range f[1:min(len(f), 9)] {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/stat: cpu field %d: %w", i+1, err)
-		}
-		if i != 3 && i != 4 {
-			busy += n
-		}
-	}
-	return time.Duration(busy) * (time.Second / 100), nil
+	c := st.CPUTotal
+	busy := c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
+	return time.Duration(busy * float64(time.Second)), nil
 }
